@@ -1,0 +1,95 @@
+/** What the fetch layer hands to the rest of the pipeline: one HTTP exchange, redirects followed. */
+
+export type Header = [name: string, value: string];
+
+export interface RedirectHop {
+  url: string;
+  status: number;
+  location: string;
+}
+
+export type FetchErrorCode =
+  | 'dns' // name did not resolve
+  | 'connect' // refused, reset, unreachable
+  | 'timeout' // connect, header or total timeout
+  | 'blocked-address' // private/loopback/link-local target without --allow-private
+  | 'redirect-loop'
+  | 'too-many-redirects'
+  | 'bad-url'
+  | 'robots' // disallowed by robots.txt
+  | 'robots-unavailable' // robots.txt 5xx or timeout: the host is deferred
+  | 'decode' // broken gzip/deflate/br
+  | 'protocol'
+  | 'aborted';
+
+export interface FetchError {
+  code: FetchErrorCode;
+  message: string;
+}
+
+export interface FetchResponse {
+  /** The URL that was asked for. */
+  requestUrl: string;
+  /** The URL of the body after following redirects. */
+  finalUrl: string;
+  /** Each redirect hop in order; empty when there was none. */
+  hops: RedirectHop[];
+  /** Set when a 303 See Other led from a resource IRI to the document that describes it. */
+  seeOther?: { resource: string; document: string };
+  status: number;
+  statusText: string;
+  httpVersion: string;
+  requestHeaders: Header[];
+  /** Response headers exactly as received, in order. */
+  headers: Header[];
+  /** Bytes as transferred (still content-encoded): what goes into WARC. */
+  rawBody: Buffer;
+  /** Bytes after content-decoding: what the extractors read. */
+  body: Buffer;
+  /** The body hit --max-body (or the inflate limit) and was cut. */
+  truncated: boolean;
+  /** Lower-cased media type without parameters, '' when absent. */
+  mediaType: string;
+  /** The charset parameter of Content-Type, if any. */
+  charset?: string;
+  startedAt: Date;
+  /** Time from sending the request to the end of the body. */
+  durationMs: number;
+  /** The server answered 304 to a conditional request. */
+  notModified: boolean;
+  /** IP address the final response came from. */
+  remoteAddress?: string;
+}
+
+export interface FetchOutcome {
+  response?: FetchResponse;
+  error?: FetchError;
+  /** Set on 429/503 with Retry-After, or on robots 5xx: do not fetch from this host before then. */
+  retryAfter?: Date;
+}
+
+export interface ConditionalHeaders {
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface Fetcher {
+  fetch(url: string, conditional?: ConditionalHeaders, signal?: AbortSignal): Promise<FetchOutcome>;
+  close(): Promise<void>;
+}
+
+export interface FetchOptions {
+  userAgent: string;
+  /** Accept header; defaults to one that prefers RDF over HTML. */
+  accept?: string;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxBodyBytes: number;
+  maxInflatedBytes: number;
+  maxRedirects: number;
+  allowPrivate: boolean;
+  proxy?: string;
+  /** Connections kept per origin by the HTTP agent. */
+  connectionsPerOrigin: number;
+}

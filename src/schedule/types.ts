@@ -1,0 +1,38 @@
+/**
+ * A re-crawl strategy decides, from what one download just observed, when to fetch a URL next.
+ * Strategies are pure: the per-URL state goes in and out as plain JSON (it lives in the store),
+ * and the same code runs in the live scheduler and in the lab's simulator.
+ */
+
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
+export const WEEK = 7 * DAY;
+export const MONTH = 30 * DAY;
+
+export interface StrategyBounds {
+  minIntervalMs: number; // default 1 day (seed 000)
+  maxIntervalMs: number; // default 6 months (seed 000)
+}
+
+export interface Observation {
+  /** When this download happened (epoch ms). */
+  time: number;
+  /** Did the document change since the previous download? (false on the first download) */
+  changed: boolean;
+  /** Is this the first download of the URL? */
+  first: boolean;
+}
+
+export interface StrategyContext {
+  bounds: StrategyBounds;
+  /** The true mean change interval, for `gold` only (the lab knows it; live crawls do not). */
+  trueMeanIntervalMs?: number;
+}
+
+export interface Strategy<S = unknown> {
+  readonly name: string;
+  /** State for a URL that has never been downloaded. */
+  initial(ctx: StrategyContext): S;
+  /** Updates the state with an observation and returns the interval until the next download. */
+  next(state: S, obs: Observation, ctx: StrategyContext): { state: S; intervalMs: number };
+}

@@ -1,0 +1,112 @@
+/**
+ * The metadata store (seed 000's "meta data store"): documents with their schedule, the crawl log,
+ * hosts, and cycles. SQLite (embedded default) and PostgreSQL implement this one interface; every
+ * method is async so that both fit.
+ */
+
+export type ChangeState = 'new' | 'changed' | 'unchanged' | 'error';
+
+export type DocumentState = 'queued' | 'fetched' | 'failed' | 'skipped';
+
+export interface DocumentRow {
+  /** Normalised URL: the key of the seen test. */
+  url: string;
+  host: string;
+  depth: number;
+  state: DocumentState;
+  firstSeen: number; // epoch ms
+  lastFetched?: number;
+  nextFetch?: number;
+  /** Re-crawl strategy name and its per-URL state (JSON-serialisable). */
+  strategy?: string;
+  strategyState?: unknown;
+  etag?: string;
+  lastModified?: string;
+  checksum?: string;
+  graphHash?: string;
+  /** Monitored by the re-crawl scheduler (added with `add`), not only crawled once. */
+  monitored: boolean;
+}
+
+export interface CrawlLogEntry {
+  id?: number;
+  url: string;
+  /** The URL the body came from after redirects. */
+  finalUrl?: string;
+  time: number; // epoch ms, start of the fetch
+  status: number; // 0 when no HTTP response
+  headers?: [string, string][];
+  durationMs: number;
+  bytes: number;
+  mediaType?: string;
+  /** sha1 of the payload, base32, as WARC-Payload-Digest */
+  checksum?: string;
+  graphHash?: string;
+  change: ChangeState;
+  error?: string;
+  triples: number;
+  truncated?: boolean;
+  diagnostics?: string[];
+  /** Where the bytes are: WARC file (relative to the data dir), record offset and length. */
+  warcFile?: string;
+  warcOffset?: number;
+  warcLength?: number;
+  /** Canonical N-Quads of this version: a WARC conversion record in the same file (offset, length). */
+  rdfOffset?: number;
+  rdfLength?: number;
+  cycleId?: number;
+}
+
+export interface HostRow {
+  host: string;
+  robotsTxt?: string;
+  robotsStatus?: number;
+  robotsFetchedAt?: number;
+  crawlDelayMs?: number;
+  meanDownloadMs?: number;
+  fetches: number;
+  errors: number;
+}
+
+export interface CycleRow {
+  id: number;
+  startedAt: number;
+  endedAt?: number;
+  urls: number;
+  estimateMs?: number;
+  actualMs?: number;
+  status: 'running' | 'done' | 'failed' | 'skipped';
+  note?: string;
+}
+
+export interface MetadataStore {
+  /** Creates tables / runs migrations. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Inserts documents that are not yet known; returns how many were new. */
+  addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts?: { monitored?: boolean; strategy?: string; nextFetch?: number }): Promise<number>;
+  getDocument(url: string): Promise<DocumentRow | undefined>;
+  updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void>;
+  /** Documents still waiting to be fetched by a one-off crawl (for resume). */
+  queuedDocuments(limit?: number): Promise<DocumentRow[]>;
+  /** Monitored documents whose nextFetch <= now, soonest first. */
+  dueDocuments(now: number, limit: number): Promise<DocumentRow[]>;
+  countDocuments(state?: DocumentState): Promise<number>;
+
+  appendLog(entry: CrawlLogEntry): Promise<number>;
+  /** Versions (log entries that carry a WARC record) of one URL, oldest first. */
+  versions(url: string): Promise<CrawlLogEntry[]>;
+  /** Every log entry, oldest first, optionally since an id (for export and the dashboard). */
+  log(opts?: { sinceId?: number; limit?: number; url?: string }): Promise<CrawlLogEntry[]>;
+
+  getHost(host: string): Promise<HostRow | undefined>;
+  putHost(row: HostRow): Promise<void>;
+
+  startCycle(row: Omit<CycleRow, 'id'>): Promise<number>;
+  finishCycle(id: number, patch: Partial<CycleRow>): Promise<void>;
+  cycles(): Promise<CycleRow[]>;
+
+  /** Runs fn inside one transaction (batching writes is what keeps SQLite fast). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+}
