@@ -1,0 +1,54 @@
+import type { Observation, StrategyBounds, StrategyContext } from '../../schedule/types.ts';
+import type { SteppedStrategy } from '../../schedule/strategies/define.ts';
+import { documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
+
+/** Per document: re-downloads (the first download at `created` is not counted) and changes captured. */
+export interface SimulationResult {
+  strategy: string;
+  downloads: Int32Array;
+  captured: Int32Array;
+}
+
+/**
+ * Replays one strategy over every document: first download at `created`, then every interval the
+ * strategy returns until `end`. A download captures a change when at least one change happened since
+ * the previous download (several changes in between count as one captured, the rest are missed).
+ */
+export function simulate(h: HistorySet, strategy: SteppedStrategy<any>, bounds: StrategyBounds): SimulationResult {
+  const n = documentCount(h);
+  const downloads = new Int32Array(n);
+  const captured = new Int32Array(n);
+  const ctx: StrategyContext = { bounds, trueMeanIntervalMs: undefined };
+  const obs: Observation = { time: 0, changed: false, first: true };
+  const { created, end, changeStart, changes } = h;
+  for (let d = 0; d < n; d++) {
+    ctx.trueMeanIntervalMs = meanChangeIntervalMs(h, d);
+    const state = strategy.initial(ctx);
+    let t = created[d]!;
+    const stop = end[d]!;
+    let j = changeStart[d]!;
+    const last = changeStart[d + 1]!;
+    obs.time = t;
+    obs.first = true;
+    obs.changed = false;
+    let interval = strategy.step(state, obs, ctx);
+    obs.first = false;
+    let dl = 0;
+    let cap = 0;
+    for (;;) {
+      if (!(interval > 0)) throw new Error(`strategy ${strategy.name} returned interval ${interval} for ${h.ids[d]}`);
+      t += interval;
+      if (t > stop) break;
+      const before = j;
+      while (j < last && changes[j]! <= t) j++;
+      dl++;
+      obs.changed = j > before;
+      if (obs.changed) cap++;
+      obs.time = t;
+      interval = strategy.step(state, obs, ctx);
+    }
+    downloads[d] = dl;
+    captured[d] = cap;
+  }
+  return { strategy: strategy.name, downloads, captured };
+}

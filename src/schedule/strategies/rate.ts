@@ -1,0 +1,97 @@
+import { clampInterval, INITIAL_INTERVAL_MS } from '../bounds.ts';
+import { isRegular, mleRate, regularRate, type ObservationWindow } from '../estimate.ts';
+import { defineStrategy, type SteppedStrategy } from './define.ts';
+
+/** The last observations as a ring (plain arrays: the state is JSON). */
+export interface RateState {
+  intervalMs: number;
+  /** Interval that led to each observation, ring of `capacity`. */
+  t: number[];
+  /** 1 if that observation saw a change. */
+  c: number[];
+  /** Observations so far (the ring position is n % capacity). */
+  n: number;
+  /** The last estimate, changes per day (for `status` displays and the budget allocator). */
+  ratePerDay: number;
+}
+
+export interface RateOptions {
+  name: string;
+  summary: string;
+  /** How many recent observations to keep. */
+  capacity: number;
+  /** Weight of an observation k downloads old: decay^k. */
+  decay: number;
+  /** Gamma prior: pseudo-changes (shape − 1) and pseudo-exposure (ms); 0/0 is the plain MLE. */
+  priorChanges: number;
+  priorExposureMs: number;
+  /** Next interval = intervalFactor / λ̂. 1 is "once per expected change"; see docs/strategies.md. */
+  intervalFactor: number;
+  /** Use Cho & Garcia-Molina's closed form when all kept intervals are equal (no prior only). */
+  regularClosedForm: boolean;
+}
+
+const DAY_MS = 86_400_000;
+// Scratch buffers for the ordered, weighted window: reused across calls (no allocation per update).
+const scratchT = new Float64Array(256);
+const scratchC = new Float64Array(256);
+const scratchW = new Float64Array(256);
+const scratch: ObservationWindow = { intervals: scratchT, changed: scratchC, weights: scratchW, count: 0 };
+
+export function rateStrategy(o: RateOptions): SteppedStrategy<RateState> {
+  if (o.capacity > scratchT.length) throw new Error(`rate strategy capacity ${o.capacity} > ${scratchT.length}`);
+  return defineStrategy<RateState>({
+    name: o.name,
+    summary: o.summary,
+    initial: (ctx) => ({
+      intervalMs: clampInterval(INITIAL_INTERVAL_MS, ctx.bounds),
+      t: new Array<number>(o.capacity).fill(0),
+      c: new Array<number>(o.capacity).fill(0),
+      n: 0,
+      ratePerDay: 0,
+    }),
+    step(s, obs, ctx) {
+      if (obs.first) return s.intervalMs;
+      const slot = s.n % o.capacity;
+      s.t[slot] = s.intervalMs;
+      s.c[slot] = obs.changed ? 1 : 0;
+      s.n++;
+      const count = Math.min(s.n, o.capacity);
+      let weight = 1;
+      let nw = 0;
+      let xw = 0;
+      for (let age = 0; age < count; age++) {
+        const i = (s.n - 1 - age) % o.capacity;
+        scratchT[age] = s.t[i]!;
+        scratchC[age] = s.c[i]!;
+        scratchW[age] = weight;
+        nw += weight;
+        xw += weight * s.c[i]!;
+        weight *= o.decay;
+      }
+      scratch.count = count;
+      const floor = 1 / ctx.bounds.maxIntervalMs;
+      const cap = 1 / ctx.bounds.minIntervalMs;
+      let lambda =
+        o.regularClosedForm && isRegular(scratch)
+          ? regularRate(nw, xw, scratchT[0]!)
+          : mleRate(scratch, floor, cap, o.priorChanges, o.priorExposureMs);
+      lambda = lambda < floor ? floor : lambda > cap ? cap : lambda;
+      s.ratePerDay = lambda * DAY_MS;
+      s.intervalMs = Math.round(clampInterval(o.intervalFactor / lambda, ctx.bounds));
+      return s.intervalMs;
+    },
+  });
+}
+
+/** Cho & Garcia-Molina's estimator: the closed form on regular intervals, the MLE otherwise; interval = 1/λ̂. */
+export const estimator = rateStrategy({
+  name: 'estimator',
+  summary: "Cho & Garcia-Molina's change-rate estimate (closed form / MLE, last 32 observations, decay 0.9); interval = 1/λ",
+  capacity: 32,
+  decay: 0.9,
+  priorChanges: 0,
+  priorExposureMs: 0,
+  intervalFactor: 1,
+  regularClosedForm: true,
+});
