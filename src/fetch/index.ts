@@ -1,0 +1,6 @@
+/** The fetch layer's public API. */
+export type * from './types.ts';
+export { createHttpFetcher, DEFAULT_FETCH_OPTIONS, parseRetryAfter, type HttpFetcherOptions } from './http.ts';
+export { staticLookup, systemLookup, addressBlocker, BlockedAddressError, type LookupFn, type ResolvedAddress, type AddressPolicy } from './address.ts';
+export { DEFAULT_ACCEPT, USER_AGENT_TOKEN, VERSION, buildUserAgent, userAgentToken } from './accept.ts';
+export { decodeBody, type Decoded } from './decode.ts';
