@@ -1,0 +1,174 @@
+import { JsonLdParser } from 'jsonld-streaming-parser';
+import type { Quad } from '@rdfjs/types';
+import { decodeText } from './charset.ts';
+import { abortedDiagnostic, errorDiagnostic, quadLimitDiagnostic } from './diagnostics.ts';
+import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
+
+export const JSONLD_LIMITS = {
+  /** Distinct remote contexts one document may load. */
+  maxRemoteContexts: 10,
+  /** Loader calls per document, cache hits included (scoped contexts are re-applied often). */
+  maxContextLoads: 200,
+  /** Nesting of JSON arrays and objects; real JSON-LD stays far below. */
+  maxDepth: 256,
+};
+
+const JSONLD_CONTEXT_REL = 'http://www.w3.org/ns/json-ld#context';
+
+/**
+ * The nesting depth of JSON text, stopping as soon as it exceeds `limit`. A cheap scan before
+ * parsing, because the streaming parser's work grows with depth on every value.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+interface RemoteContextLoader {
+  load(url: string): Promise<Record<string, unknown>>;
+  close(): void;
+}
+
+/**
+ * The document loader for one document: remote contexts go through ctx.loadDocument (the
+ * crawler's polite fetcher), are cached per document, and are bounded in number. Cycles and
+ * inclusion depth are caught by jsonld-context-parser itself (RECURSIVE_CONTEXT_INCLUSION,
+ * CONTEXT_OVERFLOW at 32 levels); the bounds here cap what a cycle or a fan-out can cost.
+ */
+function remoteContextLoader(loadDocument: ExtractContext['loadDocument']): RemoteContextLoader {
+  const cache = new Map<string, Promise<Record<string, unknown>>>();
+  let loads = 0;
+  let closed = false;
+  return {
+    load(url: string) {
+      if (closed) return Promise.reject(new Error('document already finished'));
+      if (!loadDocument) return Promise.reject(new Error('remote contexts are not loaded here (no loader)'));
+      if (!/^https?:\/\//i.test(url)) return Promise.reject(new Error('only http(s) contexts are loaded'));
+      if (++loads > JSONLD_LIMITS.maxContextLoads) {
+        return Promise.reject(new Error(`more than ${JSONLD_LIMITS.maxContextLoads} context loads`));
+      }
+      const cached = cache.get(url);
+      if (cached) return cached;
+      if (cache.size >= JSONLD_LIMITS.maxRemoteContexts) {
+        return Promise.reject(new Error(`more than ${JSONLD_LIMITS.maxRemoteContexts} remote contexts`));
+      }
+      const loaded = Promise.resolve()
+        .then(() => loadDocument(url))
+        .then((document) => {
+          if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+            throw new Error('remote context is not a JSON object');
+          }
+          return document as Record<string, unknown>;
+        });
+      cache.set(url, loaded);
+      return loaded;
+    },
+    close() {
+      closed = true;
+    },
+  };
+}
+
+/** The JSON-LD context named by a Link header (rel=http://www.w3.org/ns/json-ld#context), if any. */
+export function contextFromLinkHeader(link: string | undefined): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(/,(?=\s*<)/)) {
+    const target = /^\s*<([^>]*)>/.exec(part);
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(part);
+    const rels = (rel?.[1] ?? rel?.[2] ?? '').split(/\s+/);
+    if (target && rels.includes(JSONLD_CONTEXT_REL)) return target[1];
+  }
+  return undefined;
+}
+
+export interface JsonLdParseOptions {
+  baseIRI: string;
+  maxQuads: number;
+  loadDocument?: ExtractContext['loadDocument'];
+  signal?: AbortSignal;
+  /** A context from a Link header (for plain application/json). */
+  context?: string;
+}
+
+class CollectingJsonLdParser extends JsonLdParser {
+  sink: (quad: Quad) => void = () => {};
+  override push(chunk: unknown): boolean {
+    if (chunk === null) return super.push(null);
+    this.sink(chunk as Quad);
+    return true;
+  }
+}
+
+/** Parses JSON-LD text. Quads before the first error are kept; the error becomes a diagnostic. */
+export async function parseJsonLdText(text: string, options: JsonLdParseOptions): Promise<{ quads: Quad[]; diagnostics: Diagnostic[] }> {
+  const quads: Quad[] = [];
+  const diagnostics: Diagnostic[] = [];
+  if (jsonDepthExceeds(text, JSONLD_LIMITS.maxDepth)) {
+    diagnostics.push({ level: 'error', message: `JSON nested deeper than ${JSONLD_LIMITS.maxDepth} levels: not parsed` });
+    return { quads, diagnostics };
+  }
+  const loader = remoteContextLoader(options.loadDocument);
+  let overLimit = false;
+  let done = false;
+  const parser = new CollectingJsonLdParser({
+    baseIRI: options.baseIRI,
+    context: options.context,
+    documentLoader: loader as never,
+  });
+  parser.sink = (quad) => {
+    if (done) return;
+    if (quads.length < options.maxQuads) quads.push(quad);
+    else overLimit = true;
+  };
+  await new Promise<void>((resolve) => {
+    const finish = (diagnostic?: Diagnostic): void => {
+      if (done) return;
+      done = true;
+      loader.close();
+      options.signal?.removeEventListener('abort', onAbort);
+      if (diagnostic) diagnostics.push(diagnostic);
+      resolve();
+    };
+    const onAbort = (): void => finish(abortedDiagnostic());
+    if (options.signal?.aborted) return finish(abortedDiagnostic());
+    options.signal?.addEventListener('abort', onAbort);
+    parser.on('error', (error: unknown) => finish(errorDiagnostic(error)));
+    parser.on('end', () => finish());
+    parser.resume();
+    try {
+      parser.end(text);
+    } catch (error) {
+      finish(errorDiagnostic(error));
+    }
+  });
+  if (overLimit) diagnostics.push(quadLimitDiagnostic(options.maxQuads));
+  return { quads, diagnostics };
+}
+
+export const jsonLdExtractor: Extractor = {
+  name: 'json-ld',
+  mediaTypes: ['application/ld+json', 'application/activity+json'],
+  async extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
+    const text = decodeText(input.body, input.charset);
+    const context = input.mediaType === 'application/ld+json' ? undefined : contextFromLinkHeader(input.headers['link']);
+    const { quads, diagnostics } = await parseJsonLdText(text, {
+      baseIRI: input.url,
+      maxQuads: ctx.maxQuads,
+      loadDocument: ctx.loadDocument,
+      signal: ctx.signal,
+      context,
+    });
+    return { quads, links: [], diagnostics };
+  },
+};

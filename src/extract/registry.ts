@@ -1,0 +1,150 @@
+import { jsonLdExtractor } from './jsonld.ts';
+import { notation3Extractor, nquadsExtractor, ntriplesExtractor, trigExtractor, turtleExtractor } from './n3.ts';
+import { rdfXmlExtractor } from './rdfxml.ts';
+import { sniffFormat, type SniffedFormat } from './sniff.ts';
+import type { ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
+
+/** Types that say nothing about the format: the body decides. */
+const GENERIC_MEDIA_TYPES = new Set([
+  '', 'text/plain', 'application/octet-stream', 'binary/octet-stream', 'application/unknown',
+  'application/x-unknown', 'unknown/unknown', 'application/download', 'application/force-download',
+]);
+/** Generic XML: RDF/XML if the root says so, else the embedded-XML extractor (if registered). */
+const GENERIC_XML_TYPES = new Set(['application/xml', 'text/xml']);
+const GENERIC_JSON_TYPES = new Set(['application/json', 'text/json']);
+/** Served by the HTML engineer's extractors (src/extract/html/); listed so sniffing can route to them. */
+export const HTML_MEDIA_TYPES = ['text/html', 'application/xhtml+xml', 'image/svg+xml'] as const;
+
+/** The media type each sniffed format is parsed as. Turtle goes to TriG, its superset. */
+const SNIFFED_MEDIA_TYPE: Record<SniffedFormat, string> = {
+  rdfxml: 'application/rdf+xml',
+  xml: 'application/xml',
+  html: 'text/html',
+  json: 'application/ld+json',
+  turtle: 'application/trig',
+  nquads: 'application/n-quads',
+};
+
+/** Which sniffed family a registered extractor belongs to, to tell a mismatched type. */
+const FAMILY: Record<string, 'rdf-text' | 'markup' | 'json'> = {
+  turtle: 'rdf-text', trig: 'rdf-text', 'n-triples': 'rdf-text', 'n-quads': 'rdf-text', n3: 'rdf-text',
+  'rdf-xml': 'markup', 'json-ld': 'json',
+};
+const SNIFFED_FAMILY: Record<SniffedFormat, 'rdf-text' | 'markup' | 'json'> = {
+  rdfxml: 'markup', xml: 'markup', html: 'markup', json: 'json', turtle: 'rdf-text', nquads: 'rdf-text',
+};
+
+function familyOf(essence: string, extractor: Extractor | undefined): 'rdf-text' | 'markup' | 'json' | undefined {
+  if (GENERIC_XML_TYPES.has(essence) || (HTML_MEDIA_TYPES as readonly string[]).includes(essence)) return 'markup';
+  return extractor ? FAMILY[extractor.name] : undefined;
+}
+
+const byMediaType = new Map<string, Extractor>();
+/** The XML-embedded extractor (SVG/XML with RDFa or embedded RDF) registers under this key. */
+const EMBEDDED_XML_KEY = 'application/xml';
+let embeddedXmlExtractor: Extractor | undefined;
+
+/**
+ * Registers an extractor for its media types (a later registration for a type replaces the
+ * earlier one). The HTML engineer's module registers through this too, see loadOptionalExtractors.
+ */
+export function registerExtractor(extractor: Extractor): void {
+  for (const type of extractor.mediaTypes) {
+    if (type === EMBEDDED_XML_KEY || type === 'text/xml') embeddedXmlExtractor = extractor;
+    else byMediaType.set(type.toLowerCase(), extractor);
+  }
+}
+
+for (const extractor of [turtleExtractor, ntriplesExtractor, nquadsExtractor, trigExtractor, notation3Extractor, rdfXmlExtractor, jsonLdExtractor]) {
+  registerExtractor(extractor);
+}
+
+// ---- HTML/XML extractors, written in src/extract/html/ by another engineer -------------------
+// Imported lazily (and only once) so this registry works before that module exists, and so that
+// module may import registerExtractor from here without an import cycle at load time.
+const HTML_MODULE = new URL('./html/index.ts', import.meta.url).href;
+let optionalExtractorsLoaded: Promise<void> | undefined;
+
+/** Loads and registers `htmlExtractor` and `xmlEmbeddedExtractor` from ./html/index.ts if present. */
+export function loadOptionalExtractors(): Promise<void> {
+  optionalExtractorsLoaded ??= import(HTML_MODULE).then(
+    (module: { htmlExtractor?: Extractor; xmlEmbeddedExtractor?: Extractor }) => {
+      if (module.htmlExtractor) registerExtractor(module.htmlExtractor);
+      if (module.xmlEmbeddedExtractor) registerExtractor(module.xmlEmbeddedExtractor);
+    },
+    (error: NodeJS.ErrnoException) => {
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('html')) {
+        console.warn(`extract: HTML extractors not loaded: ${error?.message ?? error}`);
+      }
+    },
+  );
+  return optionalExtractorsLoaded;
+}
+// ---------------------------------------------------------------------------------------------
+
+/** The media type without parameters, lower-cased ("Text/Turtle; charset=utf-8" → "text/turtle"). */
+export function essenceOf(mediaType: string): string {
+  const semicolon = mediaType.indexOf(';');
+  return (semicolon < 0 ? mediaType : mediaType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/** The extractor registered for a media type (parameters ignored), if any. */
+export function extractorFor(mediaType: string): Extractor | undefined {
+  const essence = essenceOf(mediaType);
+  if (GENERIC_XML_TYPES.has(essence)) return embeddedXmlExtractor;
+  if (GENERIC_JSON_TYPES.has(essence) || (essence.endsWith('+json') && !byMediaType.has(essence))) return jsonLdExtractor;
+  return byMediaType.get(essence);
+}
+
+/** Media types worth fetching (for the fetcher's --mime filter / Accept header). */
+export function acceptedMediaTypes(): string[] {
+  const types = new Set(byMediaType.keys());
+  for (const type of [...GENERIC_XML_TYPES, ...GENERIC_JSON_TYPES]) types.add(type);
+  return [...types].sort();
+}
+
+/**
+ * The extractor for a document and the media type it is parsed as: the declared type unless it
+ * is generic (then the body decides) or the body plainly contradicts it (a Turtle type on an
+ * `<?xml` body). Unregistered, non-generic types get no extractor.
+ */
+export function chooseExtractor(input: Pick<ExtractInput, 'mediaType' | 'body'>): { extractor: Extractor; mediaType: string; sniffed: boolean } | undefined {
+  const declared = essenceOf(input.mediaType);
+  const generic = GENERIC_MEDIA_TYPES.has(declared);
+  const sniffed = sniffFormat(input.body);
+  const extractor = generic ? undefined : extractorFor(declared);
+  const declaredFamily = familyOf(declared, extractor);
+
+  if (GENERIC_XML_TYPES.has(declared) && sniffed?.format === 'rdfxml') {
+    return { extractor: rdfXmlExtractor, mediaType: 'application/rdf+xml', sniffed: true };
+  }
+  const contradicted = sniffed?.strong && declaredFamily !== undefined && declaredFamily !== SNIFFED_FAMILY[sniffed.format];
+  if (sniffed && (contradicted || generic)) {
+    const mediaType = SNIFFED_MEDIA_TYPE[sniffed.format];
+    const chosen = extractorFor(mediaType);
+    if (chosen) return { extractor: chosen, mediaType, sniffed: true };
+  }
+  return extractor ? { extractor, mediaType: declared, sniffed: false } : undefined;
+}
+
+/**
+ * Extracts quads and links from a fetched document with the extractor for its media type.
+ * Never throws for bad input: problems are diagnostics. Unknown types give an empty result.
+ */
+export async function extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
+  await loadOptionalExtractors();
+  const choice = chooseExtractor(input);
+  if (!choice) return { quads: [], links: [], diagnostics: [] };
+  const { extractor, mediaType, sniffed } = choice;
+  let result: ExtractResult;
+  try {
+    result = await extractor.extract(sniffed ? { ...input, mediaType } : input, ctx);
+  } catch (error) {
+    // An extractor bug must not take the crawler down with it.
+    result = { quads: [], links: [], diagnostics: [{ level: 'error', message: `${extractor.name} extractor failed: ${error instanceof Error ? error.message : String(error)}` }] };
+  }
+  if (sniffed && essenceOf(input.mediaType) !== mediaType) {
+    result.diagnostics.unshift({ level: 'warning', message: `served as "${essenceOf(input.mediaType) || '(none)'}", parsed as ${mediaType} (sniffed)` });
+  }
+  return result;
+}
