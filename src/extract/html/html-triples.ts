@@ -1,0 +1,159 @@
+import type { Quad, NamedNode } from '@rdfjs/types';
+import { DataFactory } from 'rdf-data-factory';
+import type { FoundLink } from '../types.ts';
+import type { HeaderLink } from './link-header.ts';
+import { resolveReference, type ScanResult } from './scanner.ts';
+import { DCTERMS, DM, RDF_MEDIA_TYPES, XHV, relPredicate } from './vocab.ts';
+
+/**
+ * The HTML of a page as triples (docs/vocabulary.md) and the links the crawler should follow.
+ * Subject of everything is the document itself (its final URL).
+ */
+
+export interface HtmlTriplesInput {
+  docUrl: string;
+  scan: ScanResult;
+  headerLinks: HeaderLink[];
+  /** `s p o` keys of XHTML-vocabulary triples RDFa already produced: not produced twice. */
+  rdfaXhvKeys: Set<string>;
+  factory: DataFactory;
+}
+
+/** Relations that point to a description of the document whatever the media type says. */
+const DESCRIPTION_RELS = new Set(['meta', 'describedby', 'metainfo']);
+/** Schemes whose targets are not documents. */
+const NOT_A_DOCUMENT = /^(?:javascript|data|vbscript|about|blob):/i;
+
+export function xhvKey(s: string, p: string, o: string): string {
+  return `${s} ${p} ${o}`;
+}
+
+export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f }: HtmlTriplesInput): { quads: Quad[]; links: FoundLink[] } {
+  const quads: Quad[] = [];
+  const links: FoundLink[] = [];
+  const doc = f.namedNode(docUrl);
+  const add = (s: Quad['subject'], p: string, o: Quad['object']): void => {
+    quads.push(f.quad(s, f.namedNode(p), o));
+  };
+  const literal = (value: string) => f.literal(value);
+
+  if (scan.title) add(doc, `${DCTERMS}title`, literal(scan.title));
+  for (const { name, content } of scan.metas) metaTriples(name, content.trim(), doc, add, literal, f);
+
+  const relation = (subject: NamedNode, token: string, object: NamedNode): void => {
+    const predicate = relPredicate(token);
+    if (!predicate) return;
+    if (predicate.startsWith(XHV) && rdfaXhvKeys.has(xhvKey(subject.value, predicate, object.value))) return;
+    add(subject, predicate, object);
+  };
+  const follow = new Set<string>();
+  const followLink = (url: string, kind: FoundLink['kind'], rel: string | undefined): void => {
+    if (!/^https?:/i.test(url) || follow.has(`${kind} ${url}`)) return;
+    follow.add(`${kind} ${url}`);
+    links.push(rel ? { url, kind, rel } : { url, kind });
+  };
+  const recordType = (target: NamedNode, type: string | undefined): void => {
+    if (type) add(target, `${DCTERMS}format`, literal(type));
+  };
+
+  for (const link of scan.linkElements) {
+    const url = resolveReference(link.href, link.base ?? scan.base);
+    if (!url || NOT_A_DOCUMENT.test(url)) continue;
+    const target = f.namedNode(url);
+    const rels = tokens(link.rel);
+    for (const token of rels) relation(doc, token, target);
+    // rev: the target stands in that relation to this document (seed 003: REV="Subsection").
+    for (const token of tokens(link.rev)) relation(target, token, doc);
+    const type = link.type?.split(';')[0].trim().toLowerCase();
+    const rdfType = type !== undefined && RDF_MEDIA_TYPES.has(type);
+    if (rdfType || rels.some((r) => DESCRIPTION_RELS.has(r.toLowerCase()))) {
+      followLink(url, 'alternate', link.rel);
+      if (rdfType) recordType(target, type);
+    }
+  }
+
+  for (const link of headerLinks) {
+    const url = resolveReference(link.target, docUrl);
+    if (!url || NOT_A_DOCUMENT.test(url)) continue;
+    const rdfType = link.type !== undefined && RDF_MEDIA_TYPES.has(link.type);
+    const describes = link.rels.some((r) => DESCRIPTION_RELS.has(r));
+    if (!(describes || (rdfType && link.rels.includes('alternate')))) continue;
+    const target = f.namedNode(url);
+    for (const token of link.rels) relation(doc, token, target);
+    if (rdfType) recordType(target, link.type);
+    followLink(url, 'header', link.rels.join(' '));
+  }
+
+  const seenTargets = new Set<string>();
+  const seenAnchors = new Set<string>();
+  for (const anchor of scan.anchors) {
+    if (anchor.href.trim().startsWith('#')) continue; // a place in this document, not a link to another
+    const url = resolveReference(anchor.href, anchor.base ?? scan.base);
+    if (!url || NOT_A_DOCUMENT.test(url)) continue;
+    const target = f.namedNode(url);
+    if (!seenTargets.has(url)) {
+      seenTargets.add(url);
+      add(doc, `${DM}linksTo`, target);
+    }
+    if (anchor.text && !seenAnchors.has(`${url}\n${anchor.text}`)) {
+      seenAnchors.add(`${url}\n${anchor.text}`);
+      const node = f.blankNode();
+      add(doc, `${DM}anchor`, node);
+      add(node, `${DM}target`, target);
+      add(node, `${DM}text`, literal(anchor.text));
+    }
+    if (!/^https?:/i.test(url) || tokens(anchor.rel).some((r) => r.toLowerCase() === 'nofollow')) continue;
+    const found: FoundLink = { url, kind: 'anchor' };
+    if (anchor.text) found.anchorText = anchor.text;
+    if (anchor.context) found.context = anchor.context;
+    if (anchor.rel) found.rel = anchor.rel;
+    links.push(found);
+  }
+  return { quads, links };
+}
+
+function tokens(value: string | undefined): string[] {
+  return value ? value.trim().split(/\s+/).filter(Boolean) : [];
+}
+
+/** META name/content pairs: Dublin Core where a term fits, the project vocabulary otherwise. */
+function metaTriples(
+  name: string,
+  content: string,
+  doc: NamedNode,
+  add: (s: Quad['subject'], p: string, o: Quad['object']) => void,
+  literal: (value: string) => Quad['object'],
+  f: DataFactory,
+): void {
+  if (!content) return;
+  switch (name) {
+    case 'description':
+      return add(doc, `${DCTERMS}description`, literal(content));
+    case 'author':
+      return add(doc, `${DCTERMS}creator`, literal(content));
+    case 'keywords':
+      for (const keyword of content.split(/[,;]/)) if (keyword.trim()) add(doc, `${DCTERMS}subject`, literal(keyword.trim()));
+      return;
+    case 'robots':
+      return add(doc, `${DM}robots`, literal(content.toLowerCase()));
+    default: {
+      const node = f.blankNode();
+      add(doc, `${DM}meta`, node);
+      add(node, `${DM}name`, literal(name));
+      add(node, `${DM}content`, literal(content));
+    }
+  }
+}
+
+/** META robots directives (noindex, nofollow, none). */
+export function robotsDirectives(scan: ScanResult): { noindex: boolean; nofollow: boolean } {
+  const robots = { noindex: false, nofollow: false };
+  for (const { name, content } of scan.metas) {
+    if (name !== 'robots') continue;
+    for (const directive of content.toLowerCase().split(/[\s,]+/)) {
+      if (directive === 'noindex' || directive === 'none') robots.noindex = true;
+      if (directive === 'nofollow' || directive === 'none') robots.nofollow = true;
+    }
+  }
+  return robots;
+}

@@ -1,0 +1,121 @@
+import type { Quad } from '@rdfjs/types';
+import { DataFactory } from 'rdf-data-factory';
+import type { RdfaProfile } from 'rdfa-streaming-parser';
+import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from '../types.ts';
+import { charsetFromContentType, decodeDocument } from './charset.ts';
+import { parseLinkHeader } from './link-header.ts';
+import { scanDocument } from './scanner.ts';
+import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } from './fragments.ts';
+import { htmlTriples, robotsDirectives, xhvKey } from './html-triples.ts';
+import { XHV } from './vocab.ts';
+
+/** How a media type is read: the RDFa host language profile and whether the markup is XML. */
+interface Host {
+  profile: RdfaProfile;
+  xmlMode: boolean;
+}
+
+const HOSTS: Record<string, Host> = {
+  'text/html': { profile: 'html', xmlMode: false },
+  // XHTML is read with the (forgiving) HTML tokenizer plus self-closing tags, as rdfa-streaming-parser does.
+  'application/xhtml+xml': { profile: 'xhtml', xmlMode: false },
+  'image/svg+xml': { profile: 'xml', xmlMode: true },
+  'application/xml': { profile: 'xml', xmlMode: true },
+  'text/xml': { profile: 'xml', xmlMode: true },
+};
+
+/** The internal DTD subset of an XML document, so that an rdf:RDF root keeps its entities (&owl; ...). */
+function xmlDoctype(text: string): string | undefined {
+  const match = /<!DOCTYPE\s[^[>]*(?:\[[\s\S]*?\]\s*)?>/i.exec(text.slice(0, 256 * 1024));
+  return match && match[0].includes('[') ? match[0] : undefined;
+}
+
+async function extractMarkup(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
+  const diagnostics: Diagnostic[] = [];
+  if (ctx.signal?.aborted) return { quads: [], links: [], diagnostics: [{ level: 'error', message: 'extraction aborted' }] };
+  const host = HOSTS[input.mediaType.split(';')[0].trim().toLowerCase()] ?? HOSTS['text/html'];
+  const decoded = decodeDocument(input.body, {
+    headerCharset: input.charset ?? charsetFromContentType(input.headers['content-type']),
+    xml: host.xmlMode || host.profile === 'xhtml',
+  });
+  for (const message of decoded.warnings) diagnostics.push({ level: 'warning', message });
+  const text = decoded.text;
+
+  const factory = new DataFactory();
+  const quads: Quad[] = [];
+  let overLimit = false;
+  const rdfaXhvKeys = new Set<string>();
+  const keep = (quad: Quad): boolean => {
+    if (quads.length >= ctx.maxQuads) {
+      overLimit = true;
+      return false;
+    }
+    quads.push(quad);
+    return true;
+  };
+
+  const scan = scanDocument(text, {
+    url: input.url,
+    xmlMode: host.xmlMode,
+    rdfaProfile: host.profile,
+    microdata: !host.xmlMode && text.includes('itemscope'),
+    signal: ctx.signal,
+    sink: (quad) => {
+      if (quad.predicate.value.startsWith(XHV)) rdfaXhvKeys.add(xhvKey(quad.subject.value, quad.predicate.value, quad.object.value));
+      return keep(quad);
+    },
+  });
+  diagnostics.push(...scan.diagnostics);
+
+  const doctype = host.xmlMode ? xmlDoctype(text) : undefined;
+  let island = 0;
+  for (const found of scan.islands) {
+    if (overLimit || ctx.signal?.aborted) break;
+    const xml = standaloneRdfXml(found.xml, found.namespaces, found.lang, diagnostics);
+    const result = parseRdfXmlIsland(doctype ? `${doctype}\n${xml}` : xml, found.base, ++island, ctx, ctx.maxQuads - quads.length + 1);
+    diagnostics.push(...result.diagnostics);
+    for (const quad of result.quads) if (!keep(quad)) break;
+  }
+  for (const script of scan.scripts) {
+    const format = scriptFormat(script.type);
+    if (!format || overLimit || ctx.signal?.aborted) continue;
+    const result = await parseScriptIsland(script.text, format, script.base, ++island, ctx, ctx.maxQuads - quads.length + 1);
+    diagnostics.push(...result.diagnostics);
+    for (const quad of result.quads) if (!keep(quad)) break;
+  }
+
+  const html = htmlTriples({ docUrl: input.url, scan, headerLinks: parseLinkHeader(input.headers['link']), rdfaXhvKeys, factory });
+  for (const quad of html.quads) if (!keep(quad)) break;
+  if (overLimit) diagnostics.push({ level: 'warning', message: `stopped after ${ctx.maxQuads} quads (maxQuads); the rest of the document was not kept` });
+
+  const robots = robotsDirectives(scan);
+  if (robots.noindex) diagnostics.push({ level: 'warning', message: 'META robots noindex: no triples kept' });
+  if (robots.nofollow) diagnostics.push({ level: 'warning', message: 'META robots nofollow: no links kept' });
+  const result: ExtractResult = {
+    quads: robots.noindex ? [] : quads,
+    links: robots.nofollow ? [] : html.links,
+    diagnostics,
+    robots,
+    text: scan.text,
+  };
+  if (scan.title) result.title = scan.title;
+  return result;
+}
+
+/** HTML, XHTML and SVG: RDFa, microdata, JSON-LD/Turtle data blocks, embedded RDF/XML, the page as triples, links. */
+export const htmlExtractor: Extractor = {
+  name: 'html',
+  mediaTypes: ['text/html', 'application/xhtml+xml', 'image/svg+xml'],
+  extract: extractMarkup,
+};
+
+/** Generic XML: RDFa in XML, rdf:RDF embedded anywhere (or as the root) with the namespaces in scope. */
+export const xmlEmbeddedExtractor: Extractor = {
+  name: 'xml-embedded',
+  mediaTypes: ['application/xml', 'text/xml'],
+  extract: extractMarkup,
+};
+
+export { decodeDocument } from './charset.ts';
+export { parseLinkHeader } from './link-header.ts';
+export { DM } from './vocab.ts';

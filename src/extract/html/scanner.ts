@@ -1,0 +1,482 @@
+import { Parser, type Handler } from 'htmlparser2';
+import { RdfaParser, type RdfaProfile } from 'rdfa-streaming-parser';
+import { MicrodataRdfParser } from 'microdata-rdf-streaming-parser';
+import type { Quad } from '@rdfjs/types';
+import type { Diagnostic } from '../types.ts';
+import { RDF_NS } from './vocab.ts';
+
+/**
+ * One htmlparser2 pass over a decoded HTML/XHTML/SVG/XML document drives everything: RDFa and microdata
+ * (their streaming parsers are fed our parser's events instead of parsing again), <script> data blocks,
+ * rdf:RDF islands (also in comments), <a>/<link>/<meta>/<base>/<title>, and the plain text.
+ * The scanner only collects; turning what it found into triples and links is html-triples.ts' job.
+ */
+
+export interface ScanOptions {
+  /** Final URL of the document: the base before any <base>/xml:base. */
+  url: string;
+  xmlMode: boolean;
+  rdfaProfile: RdfaProfile;
+  microdata: boolean;
+  /** Called for every RDFa/microdata quad; returns false once no more quads are wanted. */
+  sink: (quad: Quad) => boolean;
+  signal?: AbortSignal;
+}
+
+export interface RawAnchor {
+  href: string;
+  /** The base in force where the anchor was (xml:base); undefined: the document base. */
+  base?: string;
+  rel?: string;
+  text: string;
+  context: string;
+}
+
+export interface RawLinkElement {
+  rel?: string;
+  rev?: string;
+  href: string;
+  type?: string;
+  base?: string;
+}
+
+export interface RdfXmlIsland {
+  xml: string;
+  namespaces: Record<string, string>;
+  lang?: string;
+  base: string;
+}
+
+export interface ScriptBlock {
+  type: string;
+  text: string;
+  base: string;
+}
+
+export interface ScanResult {
+  /** The document base after <base href> (xml:base is per element). */
+  base: string;
+  title?: string;
+  text: string;
+  anchors: RawAnchor[];
+  linkElements: RawLinkElement[];
+  /** META name (lower case) and content, in document order. */
+  metas: Array<{ name: string; content: string }>;
+  islands: RdfXmlIsland[];
+  scripts: ScriptBlock[];
+  diagnostics: Diagnostic[];
+}
+
+export const SCAN_LIMITS = {
+  /** Characters of plain text kept (ExtractResult.text). */
+  maxText: 100_000,
+  maxTitle: 1_000,
+  maxAnchorText: 300,
+  /** Words of context on each side of an anchor. */
+  contextWords: 10,
+  maxAnchors: 20_000,
+  /** A <script> data block or rdf:RDF island larger than this is skipped with a diagnostic. */
+  maxIslandChars: 16 * 1024 * 1024,
+  maxIslands: 1_000,
+  /** The document is written to the parser in slices so that an abort or the quad limit stops it early. */
+  chunk: 1 << 16,
+};
+
+/** Elements whose boundaries separate words in the plain text. */
+const BLOCK_ELEMENTS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre',
+  'section', 'table', 'td', 'th', 'tr', 'ul', 'option', 'title', 'body', 'head', 'html',
+]);
+/** Elements whose text is not document text. */
+const HIDDEN_TEXT = new Set(['script', 'style', 'template', 'noscript']);
+
+/** The RDFa/microdata parsers push quads into a stream; we take them synchronously instead of buffering. */
+class CapturingRdfaParser extends RdfaParser {
+  sink: (quad: Quad) => unknown = () => true;
+  override push(chunk: unknown): boolean {
+    if (chunk !== null) this.sink(chunk as Quad);
+    return true;
+  }
+}
+class CapturingMicrodataParser extends MicrodataRdfParser {
+  sink: (quad: Quad) => unknown = () => true;
+  override push(chunk: unknown): boolean {
+    if (chunk !== null) this.sink(chunk as Quad);
+    return true;
+  }
+}
+
+/** Per element: what it changes in scope (most elements change nothing and get `undefined`). */
+interface ScopeFrame {
+  namespaces?: Record<string, string>;
+  lang?: string;
+  /** xml:base before this element set it. */
+  previousXmlBase?: string;
+  setsXmlBase: boolean;
+}
+
+interface OpenAnchor {
+  anchor: RawAnchor;
+  depth: number;
+  before: string;
+}
+
+interface PendingContext {
+  anchor: RawAnchor;
+  words: number;
+}
+
+function resolveOr(href: string, base: string): string | undefined {
+  try {
+    return new URL(href.trim(), base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+function lastWords(text: string, count: number): string {
+  const words = text.trim().split(/\s+/);
+  return words.slice(Math.max(0, words.length - count)).join(' ');
+}
+
+class Scanner implements Partial<Handler> {
+  readonly result: ScanResult;
+  private readonly parser: Parser;
+  private readonly rdfa?: CapturingRdfaParser;
+  private readonly microdata?: CapturingMicrodataParser;
+  private stopped = false;
+  private source = '';
+
+  private readonly stack: Array<ScopeFrame | undefined> = [];
+  private xmlBase: string | undefined;
+  private seenBase = false;
+  private hiddenDepth = 0;
+  private titleDepth = -1;
+  private titleText = '';
+  private readonly textParts: string[] = [];
+  private textLength = 0;
+  /** Last characters of text, for the words before an anchor. */
+  private tail = '';
+  private anchor: OpenAnchor | undefined;
+  private pendingContext: PendingContext[] = [];
+  private island: { depth: number; start: number; namespaces: Record<string, string>; lang?: string; base: string } | undefined;
+  private script: { depth: number; type: string; parts: string[]; length: number; base: string } | undefined;
+
+  constructor(private readonly options: ScanOptions) {
+    this.result = { base: options.url, text: '', anchors: [], linkElements: [], metas: [], islands: [], scripts: [], diagnostics: [] };
+    this.parser = new Parser(this, {
+      xmlMode: options.xmlMode,
+      decodeEntities: true,
+      lowerCaseTags: !options.xmlMode,
+      lowerCaseAttributeNames: !options.xmlMode,
+      recognizeCDATA: options.xmlMode,
+      recognizeSelfClosing: options.xmlMode || options.rdfaProfile === 'xhtml',
+    });
+    const stop = (quad: Quad): void => {
+      if (!this.stopped && !options.sink(quad)) this.stopped = true;
+    };
+    this.rdfa = new CapturingRdfaParser({ baseIRI: options.url, profile: options.rdfaProfile });
+    this.rdfa.sink = stop;
+    if (options.microdata) {
+      this.microdata = new CapturingMicrodataParser({ baseIRI: options.url });
+      this.microdata.sink = stop;
+    }
+  }
+
+  scan(source: string): ScanResult {
+    this.source = source;
+    for (let start = 0; start < source.length && !this.stopped;) {
+      if (this.options.signal?.aborted) {
+        this.result.diagnostics.push({ level: 'error', message: 'extraction aborted' });
+        this.stopped = true;
+        break;
+      }
+      let end = Math.min(source.length, start + SCAN_LIMITS.chunk);
+      // Never split a surrogate pair between two writes.
+      if (end < source.length && (source.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      this.parser.write(source.slice(start, end));
+      start = end;
+    }
+    this.parser.end();
+    return this.finish();
+  }
+
+  private finish(): ScanResult {
+    const r = this.result;
+    r.text = this.textParts.join('').replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxText);
+    if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
+    return r;
+  }
+
+  // --- RDFa / microdata forwarding: a library failure becomes a diagnostic and switches that library off.
+  private rdfaFailed = false;
+  private microdataFailed = false;
+  private forward(step: (target: RdfaParser | MicrodataRdfParser) => void): void {
+    if (this.island) return; // An rdf:RDF island is RDF/XML, not RDFa.
+    if (this.rdfa && !this.rdfaFailed) {
+      try {
+        step(this.rdfa);
+      } catch (error) {
+        this.rdfaFailed = true;
+        this.result.diagnostics.push({ level: 'error', message: `RDFa processing stopped: ${(error as Error).message}` });
+      }
+    }
+    if (this.microdata && !this.microdataFailed) {
+      try {
+        step(this.microdata);
+      } catch (error) {
+        this.microdataFailed = true;
+        this.result.diagnostics.push({ level: 'error', message: `microdata processing stopped: ${(error as Error).message}` });
+      }
+    }
+  }
+
+  onopentag(name: string, attribs: Record<string, string>): void {
+    this.stack.push(this.scopeFrame(attribs));
+    const depth = this.stack.length;
+    const lower = this.options.xmlMode ? name.toLowerCase() : name;
+
+    if (!this.island) this.elementOpened(lower, name, attribs, depth);
+    if (this.hiddenDepth === 0 && BLOCK_ELEMENTS.has(lower)) this.addText(' ');
+
+    if (this.island) return;
+    // The parsers may rewrite attributes (RDFa drops ignored rel/rev): each gets its own copy.
+    if (this.rdfa && this.microdata) {
+      const copy = { ...attribs };
+      this.forward((p) => p.onTagOpen(name, p === this.rdfa ? attribs : copy));
+    } else {
+      this.forward((p) => p.onTagOpen(name, attribs));
+    }
+  }
+
+  private elementOpened(lower: string, name: string, attribs: Record<string, string>, depth: number): void {
+    if (this.isRdfRoot(name, attribs)) {
+      this.island = { depth, start: this.parser.startIndex, namespaces: this.inScopeNamespaces(), lang: this.inScopeLang(), base: this.currentBase() };
+      return;
+    }
+    switch (lower) {
+      case 'a':
+      case 'area': {
+        const href = attribs.href ?? attribs['xlink:href'];
+        if (href === undefined || this.anchor || this.result.anchors.length >= SCAN_LIMITS.maxAnchors) break;
+        const anchor: RawAnchor = { href, base: this.xmlBase, rel: attribs.rel, text: lower === 'area' ? attribs.alt ?? '' : '', context: '' };
+        this.result.anchors.push(anchor);
+        if (lower === 'a') this.anchor = { anchor, depth, before: lastWords(this.tail, SCAN_LIMITS.contextWords) };
+        break;
+      }
+      case 'link':
+        if (attribs.href !== undefined && (attribs.rel || attribs.rev)) {
+          this.result.linkElements.push({ rel: attribs.rel, rev: attribs.rev, href: attribs.href, type: attribs.type, base: this.xmlBase });
+        }
+        break;
+      case 'meta': {
+        const metaName = attribs.name;
+        if (metaName && attribs.content !== undefined) this.result.metas.push({ name: metaName.toLowerCase(), content: attribs.content });
+        break;
+      }
+      case 'base':
+        if (!this.seenBase && attribs.href !== undefined) {
+          this.seenBase = true;
+          const resolved = resolveOr(attribs.href, this.options.url);
+          if (resolved) {
+            this.result.base = resolved;
+            // The microdata library has no <base> support: tell it the base it must use from now on.
+            if (this.microdata) (this.microdata as unknown as { util: { baseIRI: string } }).util.baseIRI = resolved;
+          }
+        }
+        break;
+      case 'title':
+        if (this.titleDepth < 0 && !this.titleText) this.titleDepth = depth;
+        break;
+      case 'script': {
+        this.hiddenDepth++;
+        const type = attribs.type?.split(';')[0].trim().toLowerCase();
+        if (type && type !== 'text/javascript' && type !== 'module' && type !== 'application/javascript') {
+          this.script = { depth, type, parts: [], length: 0, base: this.currentBase() };
+        }
+        break;
+      }
+      default:
+        if (HIDDEN_TEXT.has(lower)) this.hiddenDepth++;
+    }
+  }
+
+  ontext(data: string): void {
+    if (this.island) return;
+    if (this.script) {
+      this.script.length += data.length;
+      if (this.script.length <= SCAN_LIMITS.maxIslandChars) this.script.parts.push(data);
+    } else if (this.titleDepth >= 0) {
+      if (this.titleText.length < SCAN_LIMITS.maxTitle) this.titleText += data;
+    } else if (this.hiddenDepth === 0) {
+      this.addText(data);
+      if (this.anchor && this.anchor.anchor.text.length < SCAN_LIMITS.maxAnchorText) this.anchor.anchor.text += data;
+    }
+    this.forward((p) => p.onText(data));
+  }
+
+  onclosetag(name: string): void {
+    const depth = this.stack.length;
+    const lower = this.options.xmlMode ? name.toLowerCase() : name;
+    if (this.island) {
+      if (depth === this.island.depth) this.closeIsland();
+    } else {
+      this.forward((p) => p.onTagClose());
+      this.elementClosed(lower, depth);
+    }
+    if (this.hiddenDepth === 0 && BLOCK_ELEMENTS.has(lower)) this.addText(' ');
+    const frame = this.stack.pop();
+    if (frame?.setsXmlBase) this.xmlBase = frame.previousXmlBase;
+  }
+
+  private elementClosed(lower: string, depth: number): void {
+    if (this.anchor && depth === this.anchor.depth) {
+      const { anchor, before } = this.anchor;
+      anchor.text = anchor.text.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxAnchorText);
+      anchor.context = `${before} ${anchor.text}`.trim();
+      this.pendingContext.push({ anchor, words: 0 });
+      this.anchor = undefined;
+    }
+    if (depth === this.titleDepth) this.titleDepth = -1;
+    if (HIDDEN_TEXT.has(lower)) this.hiddenDepth = Math.max(0, this.hiddenDepth - 1);
+    if (this.script && depth === this.script.depth) {
+      const { type, parts, length, base } = this.script;
+      this.script = undefined;
+      if (length > SCAN_LIMITS.maxIslandChars) {
+        this.result.diagnostics.push({ level: 'warning', message: `<script type="${type}"> block of ${length} characters skipped (limit ${SCAN_LIMITS.maxIslandChars})` });
+      } else if (this.result.scripts.length < SCAN_LIMITS.maxIslands) {
+        this.result.scripts.push({ type, text: parts.join(''), base });
+      }
+    }
+  }
+
+  oncomment(data: string): void {
+    // Seed 003: RDF hidden from browsers in a comment. Its namespaces may be declared outside the comment.
+    const open = /<((?:[A-Za-z_][\w.-]*:)?)RDF[\s>]/.exec(data);
+    if (!open) return;
+    const closeTag = `</${open[1]}RDF`;
+    const close = data.indexOf(closeTag, open.index);
+    if (close < 0) {
+      this.result.diagnostics.push({ level: 'warning', message: 'an rdf:RDF element in an HTML comment has no end tag: skipped' });
+      return;
+    }
+    const end = data.indexOf('>', close);
+    this.addIsland(data.slice(open.index, end < 0 ? data.length : end + 1), this.inScopeNamespaces(), this.inScopeLang(), this.currentBase());
+  }
+
+  onend(): void {
+    this.forward((p) => p.onEnd());
+  }
+
+  onerror(error: Error): void {
+    this.result.diagnostics.push({ level: 'error', message: `HTML parser: ${error.message}` });
+  }
+
+  // --- rdf:RDF islands
+
+  private isRdfRoot(name: string, attribs: Record<string, string>): boolean {
+    const colon = name.indexOf(':');
+    if (name.slice(colon + 1).toLowerCase() !== 'rdf') return false;
+    const prefix = colon < 0 ? '' : name.slice(0, colon);
+    const declaration = prefix ? `xmlns:${prefix}` : 'xmlns';
+    const ns = attribs[declaration] ?? this.lookupNamespace(prefix);
+    // HTML pages often forget the declaration: an undeclared rdf: prefix still means RDF.
+    return ns === RDF_NS || (ns === undefined && prefix.toLowerCase() === 'rdf');
+  }
+
+  private closeIsland(): void {
+    const island = this.island!;
+    this.island = undefined;
+    const xml = this.source.slice(island.start, this.parser.endIndex + 1);
+    this.addIsland(xml, island.namespaces, island.lang, island.base);
+  }
+
+  private addIsland(xml: string, namespaces: Record<string, string>, lang: string | undefined, base: string): void {
+    if (xml.length > SCAN_LIMITS.maxIslandChars) {
+      this.result.diagnostics.push({ level: 'warning', message: `embedded rdf:RDF of ${xml.length} characters skipped (limit ${SCAN_LIMITS.maxIslandChars})` });
+    } else if (this.result.islands.length < SCAN_LIMITS.maxIslands) {
+      this.result.islands.push({ xml, namespaces, lang, base });
+    }
+  }
+
+  // --- scope: namespaces, language, xml:base
+
+  private scopeFrame(attribs: Record<string, string>): ScopeFrame | undefined {
+    let frame: ScopeFrame | undefined;
+    for (const key in attribs) {
+      if (key.startsWith('xmlns')) {
+        if (key === 'xmlns' || key.charCodeAt(5) === 0x3a /* : */) {
+          frame ??= { setsXmlBase: false };
+          (frame.namespaces ??= {})[key === 'xmlns' ? '' : key.slice(6)] = attribs[key];
+        }
+      } else if (key === 'xml:lang' || key === 'lang') {
+        frame ??= { setsXmlBase: false };
+        frame.lang ??= attribs[key];
+      } else if (key === 'xml:base') {
+        frame ??= { setsXmlBase: false };
+        const resolved = resolveOr(attribs[key], this.currentBase());
+        if (resolved) {
+          frame.setsXmlBase = true;
+          frame.previousXmlBase = this.xmlBase;
+          this.xmlBase = resolved;
+        }
+      }
+    }
+    return frame;
+  }
+
+  private currentBase(): string {
+    return this.xmlBase ?? this.result.base;
+  }
+
+  private lookupNamespace(prefix: string): string | undefined {
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const ns = this.stack[i]?.namespaces?.[prefix];
+      if (ns !== undefined) return ns;
+    }
+    return undefined;
+  }
+
+  /** Namespace declarations in scope at the current element, innermost first wins. */
+  private inScopeNamespaces(): Record<string, string> {
+    const scope: Record<string, string> = {};
+    for (const frame of this.stack) if (frame?.namespaces) Object.assign(scope, frame.namespaces);
+    return scope;
+  }
+
+  private inScopeLang(): string | undefined {
+    for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i]?.lang !== undefined) return this.stack[i]!.lang;
+    return undefined;
+  }
+
+  // --- plain text and anchor context
+
+  private addText(data: string): void {
+    if (this.textLength < SCAN_LIMITS.maxText * 2) {
+      this.textParts.push(data);
+      this.textLength += data.length;
+    }
+    this.tail = (this.tail + data).slice(-200);
+    if (this.pendingContext.length > 0 && /\S/.test(data)) this.feedContext(data);
+  }
+
+  /** Gives the words after closed anchors to their context until each has enough. */
+  private feedContext(data: string): void {
+    const words = data.trim().split(/\s+/);
+    for (const pending of this.pendingContext) {
+      const take = words.slice(0, SCAN_LIMITS.contextWords - pending.words);
+      pending.anchor.context += ` ${take.join(' ')}`;
+      pending.words += take.length;
+    }
+    this.pendingContext = this.pendingContext.filter((p) => p.words < SCAN_LIMITS.contextWords);
+  }
+}
+
+/** Scans a decoded document once. */
+export function scanDocument(source: string, options: ScanOptions): ScanResult {
+  return new Scanner(options).scan(source);
+}
+
+/** Resolves a (possibly relative) reference; undefined for unparseable ones. */
+export { resolveOr as resolveReference };
