@@ -1,0 +1,93 @@
+import * as ox from 'oxigraph';
+import { analyseQuery } from './sparql-text.ts';
+import { evaluate } from './sparql.ts';
+import { nquadLine, type VersionArchive } from './version-store.ts';
+import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
+
+type Answer = AnswerVersions['answer'];
+
+/**
+ * Evaluates a query at every change point of the archive (the instants some selected graph got a
+ * version), moving one in-memory store forward by the deltas between points instead of reloading it.
+ * Quads go in through `ox.parse` + add/delete, which keeps the archive's stable blank-node labels, so a
+ * blank node removed at a later point is the same node that was added before.
+ */
+export function* answersOverTime(archive: VersionArchive, sparql: string, opts: EvolutionOptions = {}): Generator<{ time: number; answers: Map<string, Answer> }> {
+  const shape = analyseQuery(sparql);
+  const graphs = shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
+  const points = archive.changePoints({ graphs, from: opts.from, to: opts.to });
+  const store = new ox.Store();
+  let previous: number | undefined;
+  for (const time of points) {
+    if (previous === undefined) apply(store, archive.snapshot(time, { graphs }), 'add');
+    else {
+      const delta = archive.delta(previous, time, { graphs });
+      apply(store, delta.removed, 'delete');
+      apply(store, delta.added, 'add');
+    }
+    previous = time;
+    yield { time, answers: answersOf(store, sparql, shape.form, shape.hasDataset) };
+  }
+}
+
+function apply(store: ox.Store, rows: Iterable<QuadRow>, op: 'add' | 'delete'): void {
+  const lines: string[] = [];
+  for (const r of rows) lines.push(nquadLine(r));
+  if (lines.length === 0) return;
+  lines.push('');
+  for (const q of ox.parse(lines.join('\n'), { format: 'application/n-quads', lenient: true })) store[op](q);
+}
+
+function answersOf(store: ox.Store, sparql: string, form: string, hasDataset: boolean): Map<string, Answer> {
+  const answers = new Map<string, Answer>();
+  if (form === 'construct' || form === 'describe') {
+    const text = evaluate(store, sparql, hasDataset, 'application/n-triples') as string;
+    for (const line of text.split('\n')) if (line) answers.set(line, { triple: line });
+    return answers;
+  }
+  const json = JSON.parse(evaluate(store, sparql, hasDataset, 'application/sparql-results+json') as string) as SparqlJsonResults;
+  if (typeof json.boolean === 'boolean') {
+    answers.set(String(json.boolean), { boolean: json.boolean });
+    return answers;
+  }
+  // Solutions are a multiset: the n-th copy of a row is its own answer.
+  for (const binding of json.results?.bindings ?? []) {
+    const base = JSON.stringify(Object.keys(binding).sort().map((k) => [k, binding[k]]));
+    let key = base;
+    for (let n = 1; answers.has(key); n++) key = `${base}#${n}`;
+    answers.set(key, binding);
+  }
+  return answers;
+}
+
+/** Ver(Q): every answer the query ever had, with the intervals and change points where it held. */
+export async function queryVersions(archive: VersionArchive, sparql: string, opts: EvolutionOptions = {}): Promise<AnswerVersions[]> {
+  const byKey = new Map<string, AnswerVersions>();
+  let previous = new Set<string>();
+  for (const { time, answers } of answersOverTime(archive, sparql, opts)) {
+    for (const [key, answer] of answers) {
+      let entry = byKey.get(key);
+      if (!entry) byKey.set(key, (entry = { answer, intervals: [], versions: [] }));
+      if (!previous.has(key)) entry.intervals.push({ from: time });
+      entry.versions.push(time);
+    }
+    for (const key of previous) if (!answers.has(key)) byKey.get(key)!.intervals.at(-1)!.to = time;
+    previous = new Set(answers.keys());
+  }
+  return [...byKey.values()];
+}
+
+/** Change(Q): the change points where the answers differ from the previous point (the first counts if non-empty). */
+export async function queryChanges(archive: VersionArchive, sparql: string, opts: EvolutionOptions = {}): Promise<AnswerChange[]> {
+  const changes: AnswerChange[] = [];
+  let previous = new Set<string>();
+  for (const { time, answers } of answersOverTime(archive, sparql, opts)) {
+    let added = 0;
+    for (const key of answers.keys()) if (!previous.has(key)) added++;
+    let removed = 0;
+    for (const key of previous) if (!answers.has(key)) removed++;
+    if (added + removed > 0) changes.push({ time, added, removed, answers: answers.size });
+    previous = new Set(answers.keys());
+  }
+  return changes;
+}

@@ -1,0 +1,9 @@
+/** The archive over time: the versioned store the crawler writes, and the queries the CLI and server run. */
+export { openVersionStore, VersionArchive, VERSIONS_FILE, nquadLine, ntripleLine } from './version-store.ts';
+export { runQuery, materialise, evaluate, renderTable, termText, formatsFor, mediaTypeOf, NOW } from './sparql.ts';
+export { analyseQuery } from './sparql-text.ts';
+export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';
+export { parseTriplePattern } from './pattern.ts';
+export { parseTime, isoTime } from './time.ts';
+export { skolemise, ntTerm } from './terms.ts';
+export type * from './types.ts';

@@ -1,0 +1,127 @@
+import { UserError } from '../util/errors.ts';
+import type { QueryForm } from './types.ts';
+
+/**
+ * Just enough lexing of a SPARQL request to decide, before running it, what it is (a query form or a
+ * refused update) and which graphs its FROM / FROM NAMED clauses name: the snapshot then loads only those.
+ * Strings, IRIs and comments are skipped properly so that keywords inside them are never mistaken.
+ */
+export interface QueryShape {
+  form: QueryForm;
+  /** Whether the query has a dataset clause (FROM / FROM NAMED): it then defines the dataset itself. */
+  hasDataset: boolean;
+  /** The absolute graph IRIs of the dataset clause; undefined if some could not be resolved here. */
+  datasetGraphs?: string[];
+}
+
+const UPDATE_WORDS = new Set(['INSERT', 'DELETE', 'LOAD', 'CLEAR', 'CREATE', 'DROP', 'COPY', 'MOVE', 'ADD', 'WITH']);
+const FORMS = new Set(['SELECT', 'ASK', 'CONSTRUCT', 'DESCRIBE']);
+
+type Token = { kind: 'iri' | 'word' | 'punct' | 'string'; text: string };
+
+const IRIREF = /<[^<>"{}|^`\\\u0000-\u0020]*>/y;
+const WORD = /[^\s{}()<>"'#,;.]+(?:\.[^\s{}()<>"'#,;.]+)*/y;
+
+function* tokens(text: string): Generator<Token> {
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (/\s/.test(c)) { i++; continue; }
+    if (c === '#') { const nl = text.indexOf('\n', i); i = nl < 0 ? text.length : nl + 1; continue; }
+    if (c === '"' || c === "'") {
+      const long = text.startsWith(c.repeat(3), i);
+      const close = long ? c.repeat(3) : c;
+      let j = i + close.length;
+      while (j < text.length && !text.startsWith(close, j)) j += text[j] === '\\' ? 2 : 1;
+      yield { kind: 'string', text: text.slice(i, j + close.length) };
+      i = j + close.length;
+      continue;
+    }
+    if (c === '<') {
+      IRIREF.lastIndex = i;
+      const m = IRIREF.exec(text);
+      if (m) { yield { kind: 'iri', text: m[0].slice(1, -1) }; i += m[0].length; continue; }
+    }
+    WORD.lastIndex = i;
+    const w = WORD.exec(text);
+    if (w && w[0].length > 0) { yield { kind: 'word', text: w[0] }; i += w[0].length; continue; }
+    yield { kind: 'punct', text: c };
+    i++;
+  }
+}
+
+export function analyseQuery(text: string): QueryShape {
+  if (typeof text !== 'string' || text.trim() === '') throw new UserError('empty SPARQL query: give a SELECT, ASK, CONSTRUCT or DESCRIBE query');
+  const prefixes = new Map<string, string>();
+  let base: string | undefined;
+  const it = tokens(text);
+  let form: QueryForm | undefined;
+  let next = it.next();
+  // Prologue.
+  while (!next.done) {
+    const t = next.value;
+    const word = t.kind === 'word' ? t.text.toUpperCase() : '';
+    if (word === 'BASE') {
+      const iri = it.next();
+      if (!iri.done && iri.value.kind === 'iri') base = resolve(iri.value.text, base);
+    } else if (word === 'PREFIX') {
+      const name = it.next();
+      const iri = it.next();
+      if (!name.done && !iri.done && iri.value.kind === 'iri') {
+        const ns = resolve(iri.value.text, base);
+        if (ns) prefixes.set(name.value.text.replace(/:$/, ''), ns);
+        else prefixes.delete(name.value.text.replace(/:$/, ''));
+      }
+    } else if (UPDATE_WORDS.has(word)) {
+      throw new UserError(`SPARQL updates (${word}) are refused: the archive is read-only history; it changes only by crawling`);
+    } else if (FORMS.has(word)) {
+      form = word.toLowerCase() as QueryForm;
+      break;
+    } else {
+      throw new UserError(`not a SPARQL query: expected SELECT, ASK, CONSTRUCT or DESCRIBE, found ${JSON.stringify(t.text.slice(0, 40))}`);
+    }
+    next = it.next();
+  }
+  if (!form) throw new UserError('not a SPARQL query: expected SELECT, ASK, CONSTRUCT or DESCRIBE');
+  // Dataset clauses sit before the first top-level `{` (braces inside parentheses belong to EXISTS in a projection).
+  let depth = 0;
+  let hasDataset = false;
+  let graphs: string[] | undefined = [];
+  for (let t = it.next(); !t.done; t = it.next()) {
+    const tok = t.value;
+    if (tok.kind === 'punct') {
+      if (tok.text === '(') depth++;
+      else if (tok.text === ')') depth--;
+      else if (tok.text === '{' && depth <= 0) break;
+      continue;
+    }
+    if (depth > 0 || tok.kind !== 'word' || tok.text.toUpperCase() !== 'FROM') continue;
+    hasDataset = true;
+    let target = it.next();
+    if (!target.done && target.value.kind === 'word' && target.value.text.toUpperCase() === 'NAMED') target = it.next();
+    const iri = target.done ? undefined : graphIri(target.value, prefixes, base);
+    if (iri && graphs) graphs.push(iri);
+    else graphs = undefined;
+  }
+  return { form, hasDataset, datasetGraphs: hasDataset ? graphs : undefined };
+}
+
+function graphIri(tok: Token, prefixes: Map<string, string>, base: string | undefined): string | undefined {
+  if (tok.kind === 'iri') return resolve(tok.text, base);
+  if (tok.kind !== 'word') return undefined;
+  const colon = tok.text.indexOf(':');
+  if (colon < 0) return undefined;
+  const ns = prefixes.get(tok.text.slice(0, colon));
+  // Escaped local names (\-sequences, %XX) are left to the engine: we then load every graph.
+  if (ns === undefined || /[\\%]/.test(tok.text)) return undefined;
+  return ns + tok.text.slice(colon + 1);
+}
+
+/** Relative IRIs are left unresolved (undefined): resolving them differently from the engine would load the wrong graphs. */
+function resolve(iri: string, _base: string | undefined): string | undefined {
+  return isAbsolute(iri) ? iri : undefined;
+}
+
+function isAbsolute(iri: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(iri);
+}

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Quad, Term } from '@rdfjs/types';
+
+const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
+const RDF_DIR_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString';
+
+/** Escapes what N-Triples forbids raw in a literal (quotes, backslash, line breaks, other controls). */
+function escapeLiteral(value: string): string {
+  return value.replace(/["\\\u0000-\u001f\u007f]/g, (c) => {
+    switch (c) {
+      case '"': return '\\"';
+      case '\\': return '\\\\';
+      case '\n': return '\\n';
+      case '\r': return '\\r';
+      case '\t': return '\\t';
+      default: return '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
+    }
+  });
+}
+
+/** Parsers may let through characters an IRIREF cannot hold; \u-escaping keeps the line parseable. */
+function escapeIri(value: string): string {
+  return value.replace(/[\u0000-\u0020<>"{}|^`\\]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** The N-Triples form of a term: the key of the term dictionary and the text every output is built from. */
+export function ntTerm(term: Term): string {
+  switch (term.termType) {
+    case 'NamedNode': return `<${escapeIri(term.value)}>`;
+    case 'BlankNode': return `_:${term.value}`;
+    case 'Literal': {
+      const quoted = `"${escapeLiteral(term.value)}"`;
+      const direction = (term as { direction?: string }).direction;
+      if (term.language) return `${quoted}@${term.language}${direction ? `--${direction}` : ''}`;
+      const datatype = term.datatype?.value ?? XSD_STRING;
+      if (datatype === XSD_STRING || datatype === RDF_LANG_STRING || datatype === RDF_DIR_LANG_STRING) return quoted;
+      return `${quoted}^^<${escapeIri(datatype)}>`;
+    }
+    case 'Quad': return `<< ${ntTerm(term.subject)} ${ntTerm(term.predicate)} ${ntTerm(term.object)} >>`;
+    case 'DefaultGraph': return '';
+    case 'Variable': throw new Error(`a variable (?${term.value}) cannot be stored in the archive`);
+  }
+}
+
+export function iriTerm(iri: string): string {
+  return `<${escapeIri(iri)}>`;
+}
+
+/** A triple as three N-Triples terms. */
+export type NtTriple = [s: string, p: string, o: string];
+
+/**
+ * Turns the quads of one document version into distinct N-Triples triples with stable blank-node labels.
+ *
+ * A version's blank nodes are local to it, and a parser names them afresh on every fetch. Labelling each
+ * one by a hash of the document IRI and its neighbourhood (the triples around it, other blank nodes
+ * masked, as in the first step of RDF canonicalisation) keeps an unchanged blank node under the same label
+ * across versions, so re-fetching an isomorphic document yields no spurious delta, while the document IRI
+ * in the hash keeps two documents' blank nodes apart in the union of all graphs.
+ */
+export function skolemise(graph: string, quads: Iterable<Quad>): NtTriple[] {
+  const raw: Array<[Term, Term, Term]> = [];
+  let hasBlank = false;
+  for (const q of quads) {
+    raw.push([q.subject, q.predicate, q.object]);
+    if (q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode') hasBlank = true;
+  }
+  const labels = hasBlank ? blankLabels(graph, raw) : undefined;
+  const seen = new Set<string>();
+  const out: NtTriple[] = [];
+  for (const [s, p, o] of raw) {
+    const triple: NtTriple = [termWith(s, labels), ntTerm(p), termWith(o, labels)];
+    const key = triple.join(' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(triple);
+  }
+  return out;
+}
+
+function termWith(term: Term, labels: Map<string, string> | undefined): string {
+  if (term.termType === 'BlankNode' && labels) return `_:${labels.get(term.value)}`;
+  return ntTerm(term);
+}
+
+function blankLabels(graph: string, triples: Array<[Term, Term, Term]>): Map<string, string> {
+  const around = new Map<string, Array<[Term, Term, Term]>>();
+  for (const t of triples) {
+    for (const term of [t[0], t[2]]) {
+      if (term.termType !== 'BlankNode') continue;
+      let list = around.get(term.value);
+      if (!list) around.set(term.value, (list = []));
+      if (list[list.length - 1] !== t) list.push(t);
+    }
+  }
+  // Round 0 masks every other blank node; later rounds name tied nodes' neighbours by their current hash.
+  let hashes = new Map<string, string>();
+  for (const [node, list] of around) hashes.set(node, neighbourhoodHash(graph, node, list, undefined));
+  for (let round = 0; round < 3; round++) {
+    const ties = tiedNodes(hashes);
+    if (ties.size === 0) break;
+    const next = new Map(hashes);
+    for (const node of ties) next.set(node, neighbourhoodHash(graph, node, around.get(node)!, hashes));
+    hashes = next;
+  }
+  // Nodes still alike are interchangeable within this version: number them in a fixed order.
+  const labels = new Map<string, string>();
+  const used = new Map<string, number>();
+  for (const node of [...hashes.keys()].sort((a, b) => (hashes.get(a)! < hashes.get(b)! ? -1 : 1))) {
+    const h = hashes.get(node)!;
+    const n = used.get(h) ?? 0;
+    used.set(h, n + 1);
+    labels.set(node, n === 0 ? `b${h}` : `b${h}x${n}`);
+  }
+  return labels;
+}
+
+function tiedNodes(hashes: Map<string, string>): Set<string> {
+  const byHash = new Map<string, string[]>();
+  for (const [node, h] of hashes) {
+    const list = byHash.get(h);
+    if (list) list.push(node);
+    else byHash.set(h, [node]);
+  }
+  const ties = new Set<string>();
+  for (const list of byHash.values()) if (list.length > 1) for (const n of list) ties.add(n);
+  return ties;
+}
+
+function neighbourhoodHash(graph: string, node: string, triples: Array<[Term, Term, Term]>, named: Map<string, string> | undefined): string {
+  const name = (t: Term): string => {
+    if (t.termType !== 'BlankNode') return ntTerm(t);
+    if (t.value === node) return '_:a';
+    return named ? `_:${named.get(t.value)}` : '_:z';
+  };
+  const lines = triples.map(([s, p, o]) => `${name(s)} ${ntTerm(p)} ${name(o)}`).sort();
+  return createHash('sha1').update(graph).update('\n').update(lines.join('\n')).digest('hex').slice(0, 24);
+}

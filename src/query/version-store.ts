@@ -1,0 +1,373 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { Quad } from '@rdfjs/types';
+import { iriTerm, skolemise } from './terms.ts';
+import type {
+  ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
+  VersionedGraphStore, VersionInfo, VersionKind,
+} from './types.ts';
+
+/** `to_t` of a triple that still holds: a number, so that one index serves "valid at T" for every T. */
+const OPEN = Number.MAX_SAFE_INTEGER;
+export const VERSIONS_FILE = 'versions.sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS terms_by_hash ON terms (h);
+CREATE TABLE IF NOT EXISTS versions (
+  graph INTEGER NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL,
+  added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL,
+  PRIMARY KEY (graph, time)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time);
+CREATE TABLE IF NOT EXISTS quads (
+  g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
+  from_t INTEGER NOT NULL, to_t INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, to_t);
+CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
+CREATE INDEX IF NOT EXISTS quads_by_to ON quads (to_t);
+CREATE INDEX IF NOT EXISTS quads_by_s ON quads (s);
+CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
+CREATE INDEX IF NOT EXISTS quads_by_o ON quads (o);
+`;
+
+const QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o`;
+const QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o`;
+
+interface RawRow { g: string; s: string; p: string; o: string }
+
+function checkTime(time: number, what: string): number {
+  if (!Number.isFinite(time)) throw new Error(`${what}: time must be epoch milliseconds, got ${time}`);
+  return Math.floor(time);
+}
+
+function toQuadRow(r: RawRow): QuadRow {
+  return { graph: r.g.slice(1, -1), s: r.s, p: r.p, o: r.o };
+}
+
+/** The N-Quads line of a row (for loading into Oxigraph and for output). */
+export function nquadLine(q: QuadRow): string {
+  return `${q.s} ${q.p} ${q.o} ${iriTerm(q.graph)} .`;
+}
+export function ntripleLine(q: QuadRow): string {
+  return `${q.s} ${q.p} ${q.o} .`;
+}
+
+/**
+ * The versioned archive of every document graph: BEAR's timestamp-based storage (TB). Each triple of a
+ * graph is one row per validity interval [from_t, to_t) over a term dictionary, so a new version costs
+ * only its delta, any instant is one range scan, and a version query reads a triple's intervals directly.
+ */
+export class VersionArchive implements VersionedGraphStore {
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly termIds = new Map<string, number>();
+  private generationCounter = 0;
+
+  private readonly stmts: ReturnType<typeof prepareStatements>;
+
+  constructor(file: string, opts: { readonly?: boolean } = {}) {
+    this.file = file;
+    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    if (!opts.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.exec(SCHEMA);
+    }
+    this.stmts = prepareStatements(this.db);
+  }
+
+  /** Changes whenever this or another connection writes: a cache key for materialised snapshots. */
+  get generation(): string {
+    return `${this.generationCounter}:${this.db.pragma('data_version', { simple: true })}`;
+  }
+
+  // ---- writes -------------------------------------------------------------------------------------
+
+  async putVersion(graph: string, time: number, quads: Iterable<Quad>): Promise<{ added: number; removed: number }> {
+    checkGraph(graph);
+    const t = checkTime(time, `putVersion(${graph})`);
+    const triples = skolemise(graph, quads);
+    return this.db.transaction(() => this.applyVersion(graph, t, triples))();
+  }
+
+  async deleteGraph(graph: string, time: number): Promise<void> {
+    checkGraph(graph);
+    const t = checkTime(time, `deleteGraph(${graph})`);
+    this.db.transaction(() => this.applyVersion(graph, t, undefined))();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** One version: `triples` undefined means the graph is gone. */
+  private applyVersion(graph: string, time: number, triples: Array<[string, string, string]> | undefined): { added: number; removed: number } {
+    const g = this.termId(iriTerm(graph));
+    const last = this.stmts.lastVersion.get(g);
+    if (last && time < last.time) {
+      throw new Error(`putVersion(${graph}): time ${new Date(time).toISOString()} is before the graph's last version ${new Date(last.time).toISOString()}`);
+    }
+    const current = new Map<string, { rowid: number; from: number }>();
+    for (const r of this.stmts.openRows.iterate(g)) current.set(`${r.s} ${r.p} ${r.o}`, { rowid: r.rowid, from: r.from_t });
+    let added = 0;
+    let removed = 0;
+    const kept = new Set<string>();
+    for (const [s, p, o] of triples ?? []) {
+      const ids = [this.termId(s), this.termId(p), this.termId(o)] as const;
+      const key = ids.join(' ');
+      if (current.has(key)) { kept.add(key); continue; }
+      this.stmts.insertQuad.run(g, ids[0], ids[1], ids[2], time);
+      added++;
+    }
+    for (const [key, row] of current) {
+      if (kept.has(key)) continue;
+      // A row born at this same instant was never visible: drop it instead of leaving an empty interval.
+      if (row.from === time) this.stmts.deleteQuad.run(row.rowid);
+      else this.stmts.closeQuad.run(time, row.rowid);
+      removed++;
+    }
+    const kind: VersionKind = triples ? 'put' : 'deleted';
+    const sameInstant = last?.time === time;
+    if (!triples && !last) return { added: 0, removed: 0 }; // never seen: nothing to delete
+    const isNews = !last || last.kind !== kind || added + removed > 0;
+    if (!isNews && !sameInstant) return { added: 0, removed: 0 };
+    if (sameInstant) {
+      // Against the version before this instant, not against the replaced one.
+      added = this.stmts.countAddedAt.get(g, time)!.n;
+      removed = this.stmts.countRemovedAt.get(g, time)!.n;
+      if (added + removed === 0 && kind === 'put' && this.previousKind(g, time) === 'put') {
+        this.stmts.deleteVersionRow.run(g, time);
+        this.generationCounter++;
+        return { added, removed };
+      }
+    }
+    this.stmts.putVersionRow.run(g, time, kind, added, removed, triples ? triples.length : 0);
+    this.generationCounter++;
+    return { added, removed };
+  }
+
+  private previousKind(g: number, time: number): VersionKind | undefined {
+    const row = this.db.prepare<[number, number], { kind: VersionKind }>(
+      'SELECT kind FROM versions WHERE graph = ? AND time < ? ORDER BY time DESC LIMIT 1').get(g, time);
+    return row?.kind;
+  }
+
+  private termId(nt: string): number {
+    const cached = this.termIds.get(nt);
+    if (cached !== undefined) return cached;
+    const h = termHash(nt);
+    let id: number | undefined;
+    for (const row of this.stmts.termByHash.iterate(h)) if (row.nt === nt) { id = row.id; break; }
+    if (id === undefined) id = Number(this.stmts.insertTerm.run(h, nt).lastInsertRowid);
+    // Bounded: predicates and common IRIs stay hot, a 10^5-document crawl does not grow the heap forever.
+    if (this.termIds.size >= 200_000) this.termIds.clear();
+    this.termIds.set(nt, id);
+    return id;
+  }
+
+  private graphId(graph: string): number | undefined {
+    const nt = iriTerm(graph);
+    const cached = this.termIds.get(nt);
+    if (cached !== undefined) return cached;
+    for (const row of this.stmts.termByHash.iterate(termHash(nt))) if (row.nt === nt) return row.id;
+    return undefined;
+  }
+
+  private graphIds(graphs: string[] | undefined): number[] | undefined {
+    if (!graphs) return undefined;
+    return graphs.map((g) => this.graphId(g)).filter((id): id is number => id !== undefined);
+  }
+
+  // ---- reads --------------------------------------------------------------------------------------
+
+  /** Every document graph with its version span and current size. */
+  graphs(): GraphSummary[] {
+    const rows = this.db.prepare<[], { graph: string; firstTime: number; lastTime: number; versions: number; lastKind: VersionKind; triples: number }>(`
+      SELECT t.nt AS graph, min(v.time) AS firstTime, max(v.time) AS lastTime, count(*) AS versions,
+        (SELECT kind FROM versions l WHERE l.graph = v.graph ORDER BY time DESC LIMIT 1) AS lastKind,
+        (SELECT triples FROM versions l WHERE l.graph = v.graph ORDER BY time DESC LIMIT 1) AS triples
+      FROM versions v JOIN terms t ON t.id = v.graph GROUP BY v.graph ORDER BY t.nt`).all();
+    return rows.map((r) => ({
+      graph: r.graph.slice(1, -1), firstTime: r.firstTime, lastTime: r.lastTime, versions: r.versions,
+      deleted: r.lastKind === 'deleted', triples: r.triples,
+    }));
+  }
+
+  /** The version log of one graph, oldest first (empty if the archive never saw it). */
+  versions(graph: string): VersionInfo[] {
+    const g = this.graphId(graph);
+    if (g === undefined) return [];
+    return this.db.prepare<[number], VersionInfo>(
+      'SELECT time, kind, added, removed, triples FROM versions WHERE graph = ? ORDER BY time').all(g);
+  }
+
+  /** Distinct instants at which some (selected) graph got a version: where answers can change. */
+  changePoints(opts: { graphs?: string[]; from?: number; to?: number } = {}): number[] {
+    const ids = this.graphIds(opts.graphs);
+    if (ids && ids.length === 0) return [];
+    const where = [`time >= ${Math.floor(opts.from ?? -OPEN)}`, `time <= ${Math.floor(opts.to ?? OPEN)}`];
+    if (ids) where.push(`graph IN (${ids.join(',')})`);
+    return this.db.prepare<[], { time: number }>(`SELECT DISTINCT time FROM versions WHERE ${where.join(' AND ')} ORDER BY time`)
+      .all().map((r) => r.time);
+  }
+
+  /** The quads valid at instant `at` (inclusive: a version at exactly `at` counts), streamed. */
+  *snapshot(at: number, opts: { graphs?: string[] } = {}): Generator<QuadRow> {
+    const t = checkTime(at, 'snapshot');
+    const ids = this.graphIds(opts.graphs);
+    if (ids) {
+      const stmt = this.db.prepare<[number, number, number], RawRow>(
+        `SELECT ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS} WHERE q.g = ? AND q.to_t > ? AND q.from_t <= ?`);
+      for (const g of ids) for (const r of stmt.iterate(g, t, t)) yield toQuadRow(r);
+      return;
+    }
+    const stmt = this.db.prepare<[number, number], RawRow>(
+      `SELECT ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS} WHERE q.to_t > ? AND q.from_t <= ?`);
+    for (const r of stmt.iterate(t, t)) yield toQuadRow(r);
+  }
+
+  /**
+   * Diff(from, to): what was added and removed between the state at `from` and the state at `to`.
+   * A triple removed and re-added in between is in neither list (it holds at both instants).
+   */
+  delta(from: number, to: number, opts: { graphs?: string[] } = {}): Delta {
+    const t1 = checkTime(from, 'delta');
+    const t2 = checkTime(to, 'delta');
+    if (t2 < t1) throw new Error('delta: `to` is before `from`');
+    const ids = this.graphIds(opts.graphs);
+    if (ids && ids.length === 0) return { from: t1, to: t2, added: [], removed: [] };
+    const inGraphs = ids ? ` AND q.g IN (${ids.join(',')})` : '';
+    const addedRows = this.db.prepare<[number, number, number], RawRow & { k: string }>(
+      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o AS k, ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS}
+       WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${inGraphs}`).all(t1, t2, t2);
+    const removedRows = this.db.prepare<[number, number, number], RawRow & { k: string }>(
+      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o AS k, ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS}
+       WHERE q.to_t > ? AND q.to_t <= ? AND q.from_t <= ?${inGraphs}`).all(t1, t2, t1);
+    const addedKeys = new Set(addedRows.map((r) => r.k));
+    const removedKeys = new Set(removedRows.map((r) => r.k));
+    return {
+      from: t1,
+      to: t2,
+      added: addedRows.filter((r) => !removedKeys.has(r.k)).map(toQuadRow),
+      removed: removedRows.filter((r) => !addedKeys.has(r.k)).map(toQuadRow),
+    };
+  }
+
+  /**
+   * Ver(pattern): every quad matching a triple pattern at some time, with its validity intervals and the
+   * versions of its graph in which it holds. Reads the timestamped rows directly (no materialisation).
+   */
+  patternVersions(pattern: TriplePattern): PatternVersions[] {
+    const where: string[] = [];
+    const args: number[] = [];
+    for (const [column, position] of [['s', pattern.s], ['p', pattern.p], ['o', pattern.o], ['g', pattern.graph]] as const) {
+      if (!position || !('term' in position)) continue;
+      const nt = column === 'g' ? (position.term.startsWith('<') ? position.term : iriTerm(position.term)) : position.term;
+      const id = column === 'g' ? this.graphId(nt.slice(1, -1)) : this.lookupTerm(nt);
+      if (id === undefined) return [];
+      where.push(`q.${column} = ?`);
+      args.push(id);
+    }
+    const rows = this.db.prepare<number[], RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
+      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o AS k, q.g AS gid, q.from_t, q.to_t, ${QUAD_COLUMNS}
+       FROM quads q ${QUAD_JOINS} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY k, q.from_t`).all(...args);
+    const sameVariable = repeatedVariables(pattern);
+    const byKey = new Map<string, PatternVersions & { gid: number }>();
+    for (const r of rows) {
+      if (sameVariable && !sameVariable(r)) continue;
+      let entry = byKey.get(r.k);
+      if (!entry) byKey.set(r.k, (entry = { quad: toQuadRow(r), intervals: [], versions: [], gid: r.gid }));
+      entry.intervals.push(r.to_t === OPEN ? { from: r.from_t } : { from: r.from_t, to: r.to_t });
+    }
+    const versionTimes = this.db.prepare<[number], { time: number }>(`SELECT time FROM versions WHERE graph = ? AND kind = 'put' ORDER BY time`);
+    const timesOf = new Map<number, number[]>();
+    const out: PatternVersions[] = [];
+    for (const { gid, ...entry } of byKey.values()) {
+      let times = timesOf.get(gid);
+      if (!times) timesOf.set(gid, (times = versionTimes.all(gid).map((r) => r.time)));
+      entry.versions = times.filter((t) => entry.intervals.some((i: Interval) => t >= i.from && (i.to === undefined || t < i.to)));
+      out.push(entry);
+    }
+    return out;
+  }
+
+  private lookupTerm(nt: string): number | undefined {
+    const cached = this.termIds.get(nt);
+    if (cached !== undefined) return cached;
+    for (const row of this.stmts.termByHash.iterate(termHash(nt))) if (row.nt === nt) return row.id;
+    return undefined;
+  }
+
+  /** Size and counts (bytes are what the file and its WAL take on disk now). */
+  stats(): ArchiveStats {
+    const count = (sql: string): number => (this.db.prepare<[], { n: number }>(sql).get()!.n);
+    let bytes = 0;
+    for (const f of [this.file, `${this.file}-wal`]) if (fs.existsSync(f)) bytes += fs.statSync(f).size;
+    return {
+      file: this.file,
+      bytes,
+      graphs: count('SELECT count(DISTINCT graph) AS n FROM versions'),
+      versions: count('SELECT count(*) AS n FROM versions'),
+      terms: count('SELECT count(*) AS n FROM terms'),
+      rows: count('SELECT count(*) AS n FROM quads'),
+    };
+  }
+
+  /** Folds the WAL into the database file (for measuring size, or before copying the file). */
+  checkpoint(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    termByHash: db.prepare<[number], { id: number; nt: string }>('SELECT id, nt FROM terms WHERE h = ?'),
+    termById: db.prepare<[number], { nt: string }>('SELECT nt FROM terms WHERE id = ?'),
+    insertTerm: db.prepare<[number, string]>('INSERT INTO terms (h, nt) VALUES (?, ?)'),
+    lastVersion: db.prepare<[number], { time: number; kind: VersionKind }>(
+      'SELECT time, kind FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1'),
+    openRows: db.prepare<[number], { rowid: number; s: number; p: number; o: number; from_t: number }>(
+      `SELECT rowid, s, p, o, from_t FROM quads WHERE g = ? AND to_t = ${OPEN}`),
+    insertQuad: db.prepare<[number, number, number, number, number]>(
+      `INSERT INTO quads (g, s, p, o, from_t, to_t) VALUES (?, ?, ?, ?, ?, ${OPEN})`),
+    closeQuad: db.prepare<[number, number]>('UPDATE quads SET to_t = ? WHERE rowid = ?'),
+    deleteQuad: db.prepare<[number]>('DELETE FROM quads WHERE rowid = ?'),
+    countAddedAt: db.prepare<[number, number], { n: number }>(
+      `SELECT count(*) AS n FROM quads WHERE g = ? AND to_t = ${OPEN} AND from_t = ?`),
+    countRemovedAt: db.prepare<[number, number], { n: number }>(
+      'SELECT count(*) AS n FROM quads WHERE g = ? AND to_t = ?'),
+    putVersionRow: db.prepare<[number, number, VersionKind, number, number, number]>(
+      'INSERT OR REPLACE INTO versions (graph, time, kind, added, removed, triples) VALUES (?, ?, ?, ?, ?, ?)'),
+    deleteVersionRow: db.prepare<[number, number]>('DELETE FROM versions WHERE graph = ? AND time = ?'),
+  };
+}
+
+function checkGraph(graph: string): void {
+  if (typeof graph !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(graph)) throw new Error(`graph must be an absolute IRI, got ${JSON.stringify(graph)}`);
+}
+
+/** 48 bits of sha1: a dictionary key small enough for a JS number, collisions resolved by comparing text. */
+function termHash(nt: string): number {
+  return createHash('sha1').update(nt).digest().readUIntBE(0, 6);
+}
+
+/** A pattern like `?x <p> ?x` needs equal terms where the variable repeats; SQL matched only constants. */
+function repeatedVariables(pattern: TriplePattern): ((r: RawRow) => boolean) | undefined {
+  const positions = new Map<string, Array<'s' | 'p' | 'o' | 'g'>>();
+  for (const [column, position] of [['s', pattern.s], ['p', pattern.p], ['o', pattern.o], ['g', pattern.graph]] as const) {
+    if (position && 'variable' in position) positions.set(position.variable, [...(positions.get(position.variable) ?? []), column]);
+  }
+  const groups = [...positions.values()].filter((cols) => cols.length > 1);
+  if (groups.length === 0) return undefined;
+  return (r) => groups.every((cols) => cols.every((c) => r[c] === r[cols[0]]));
+}
+
+/** Opens (creating if needed) the versioned store of a data directory: `<dataDir>/versions.sqlite`. */
+export function openVersionStore(dataDir: string, opts: { readonly?: boolean } = {}): VersionArchive {
+  if (!opts.readonly) fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, VERSIONS_FILE);
+  if (opts.readonly && !fs.existsSync(file)) throw new Error(`no versioned archive at ${file}`);
+  return new VersionArchive(file, opts);
+}
