@@ -4,3 +4,4 @@ export { createHttpFetcher, DEFAULT_FETCH_OPTIONS, parseRetryAfter, type HttpFet
 export { staticLookup, systemLookup, addressBlocker, BlockedAddressError, type LookupFn, type ResolvedAddress, type AddressPolicy } from './address.ts';
 export { DEFAULT_ACCEPT, USER_AGENT_TOKEN, VERSION, buildUserAgent, userAgentToken } from './accept.ts';
 export { decodeBody, type Decoded } from './decode.ts';
+export { RobotsCache, type RobotsOptions, type RobotsRecord, type RobotsVerdict } from './robots.ts';
