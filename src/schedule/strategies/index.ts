@@ -4,7 +4,7 @@ import { dyn, fix } from './snapshots.ts';
 import { window } from './window.ts';
 import { state1, state2 } from './markov.ts';
 import { gold, week } from './fixed.ts';
-import { estimator } from './rate.ts';
+import { estimator, poisson } from './rate.ts';
 
 export type { SteppedStrategy } from './define.ts';
 
@@ -20,6 +20,7 @@ export const strategies: Record<string, SteppedStrategy<any>> = {
   gold,
   week,
   estimator,
+  poisson,
 };
 
 /** Strategies a live URL can use (gold needs the future). */
