@@ -93,6 +93,8 @@ export interface MetadataStore {
   /** Monitored documents whose nextFetch <= now, soonest first. */
   dueDocuments(now: number, limit: number): Promise<DocumentRow[]>;
   countDocuments(state?: DocumentState): Promise<number>;
+  /** Every known URL (to warm the seen test when a crawl resumes). */
+  allDocumentUrls(): Promise<string[]>;
 
   appendLog(entry: CrawlLogEntry): Promise<number>;
   /** Versions (log entries that carry a WARC record) of one URL, oldest first. */
@@ -107,6 +109,8 @@ export interface MetadataStore {
   finishCycle(id: number, patch: Partial<CycleRow>): Promise<void>;
   cycles(): Promise<CycleRow[]>;
 
-  /** Runs fn inside one transaction (batching writes is what keeps SQLite fast). */
-  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Makes every write so far durable (writes may be batched into transactions until then). */
+  flush(): Promise<void>;
+  /** Largest end offset (offset + length) of any record the log points to in a WARC file. */
+  warcEnd(file: string): Promise<number>;
 }

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
+import { register as crawl } from './crawl.ts';
+import { register as exportCmd } from './export.ts';
+import { register as demo } from './demo.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
+  crawl,
+  exportCmd,
+  demo,
 ];

@@ -1,0 +1,76 @@
+import { Parser, Writer, DataFactory } from 'n3';
+import type { Quad } from '@rdfjs/types';
+import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import { readRecord } from './warc-reader.ts';
+import { quadToNQuads, termToNQuads } from './canonical.ts';
+
+const { quad, namedNode, literal } = DataFactory;
+
+export const DM = 'https://w3id.org/datamonitor/ns#';
+const PROV = 'http://www.w3.org/ns/prov#';
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+export const PROVENANCE_GRAPH = `${DM}provenance`;
+
+/** The newest version (with RDF) of every archived document, optionally as it was at a time. */
+export async function latestVersions(store: MetadataStore, at?: number): Promise<CrawlLogEntry[]> {
+  const latest = new Map<string, CrawlLogEntry>();
+  for (const e of await store.log()) {
+    if (at !== undefined && e.time > at) continue;
+    if (e.rdfOffset !== undefined) latest.set(e.url, e);
+    else if (e.status === 404 || e.status === 410) latest.delete(e.url);
+  }
+  return [...latest.values()];
+}
+
+/** A version's quads, read from its WARC conversion record, placed in the document's own graph. */
+export function versionQuads(dataDir: string, e: CrawlLogEntry, blankPrefix: string): Quad[] {
+  const rec = readRecord(dataDir, e.warcFile as string, e.rdfOffset as number, e.rdfLength as number);
+  const graph = namedNode(e.url);
+  const parsed = new Parser({ format: 'N-Quads', blankNodePrefix: blankPrefix }).parse(rec.block.toString('utf8'));
+  return parsed.map((q) => quad(q.subject, q.predicate, q.object, graph));
+}
+
+/** PROV-O description of one fetch: when, what status and media type, from which URL. */
+export function provenanceQuads(e: CrawlLogEntry): Quad[] {
+  const g = namedNode(PROVENANCE_GRAPH);
+  const doc = namedNode(e.url);
+  const act = namedNode(`${DM}fetch/${e.id ?? e.time}`);
+  const out = [
+    quad(doc, namedNode(`${PROV}wasGeneratedBy`), act, g),
+    quad(doc, namedNode(`${PROV}generatedAtTime`), literal(new Date(e.time).toISOString(), namedNode(`${XSD}dateTime`)), g),
+    quad(act, namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type'), namedNode(`${PROV}Activity`), g),
+    quad(act, namedNode(`${PROV}startedAtTime`), literal(new Date(e.time).toISOString(), namedNode(`${XSD}dateTime`)), g),
+    quad(act, namedNode(`${PROV}used`), namedNode(e.finalUrl ?? e.url), g),
+    quad(act, namedNode(`${DM}httpStatus`), literal(String(e.status), namedNode(`${XSD}integer`)), g),
+  ];
+  if (e.mediaType) out.push(quad(act, namedNode(`${DM}mediaType`), literal(e.mediaType), g));
+  if (e.checksum) out.push(quad(act, namedNode(`${DM}payloadDigest`), literal(e.checksum), g));
+  if (e.graphHash) out.push(quad(act, namedNode(`${DM}graphHash`), literal(e.graphHash), g));
+  return out;
+}
+
+function prologAtom(t: Quad['subject'] | Quad['object']): string {
+  const v = t.termType === 'Literal' ? t.value : termToNQuads(t).replace(/^<|>$/g, '');
+  return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+}
+
+export type ExportFormat = 'nquads' | 'turtle' | 'prolog';
+
+/** Streams the archive out: N-Quads (a graph per document), one consolidated Turtle file, or seed 003's triple/3 facts. */
+export async function exportArchive(store: MetadataStore, dataDir: string, format: ExportFormat, write: (s: string) => void, opts: { at?: number; provenance?: boolean } = {}): Promise<{ documents: number; quads: number }> {
+  const versions = await latestVersions(store, opts.at);
+  let quads = 0;
+  const turtle = format === 'turtle' ? new Writer({ format: 'Turtle' }) : undefined;
+  versions.forEach((e, i) => {
+    const qs = versionQuads(dataDir, e, `d${i}_`);
+    if (opts.provenance) qs.push(...provenanceQuads(e));
+    quads += qs.length;
+    for (const q of qs) {
+      if (format === 'nquads') write(quadToNQuads(q));
+      else if (format === 'prolog') write(`triple(${prologAtom(q.predicate)}, ${prologAtom(q.subject)}, ${prologAtom(q.object)}).\n`);
+      else turtle?.addQuad(q.subject, q.predicate, q.object);
+    }
+  });
+  if (turtle) await new Promise<void>((resolve, reject) => turtle.end((err, out) => (err ? reject(err) : (write(out), resolve()))));
+  return { documents: versions.length, quads };
+}

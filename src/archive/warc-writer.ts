@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import type { FetchResponse } from '../fetch/types.ts';
+import { httpHead, recordId, serializeRecord, sha1Digest } from './warc-record.ts';
+
+const gzip = promisify(zlib.gzip);
+
+/**
+ * Appends exchanges to WARC files laid out as `warc/YYYY/MM/DD/HH/<host>/` (seed 000). Each record
+ * is its own gzip member, so any record can be read from its offset alone. A file is written under
+ * a `.open` name and renamed when closed; after a crash, `recover` cuts an open file back to the
+ * last record the committed crawl log points to, so no reader ever meets half a record.
+ */
+
+export interface ArchivedExchange {
+  /** Path relative to the data directory, under its final (closed) name. */
+  file: string;
+  offset: number;
+  length: number;
+  recordId: string;
+  rdfOffset?: number;
+  rdfLength?: number;
+}
+
+export interface ExchangeInput {
+  response: FetchResponse;
+  payloadDigest: string;
+  /** The bytes did not change since this earlier capture: write a revisit record instead. */
+  revisitOf?: { uri: string; date: Date };
+  /** Canonical N-Quads of this version, written as a conversion record. */
+  nquads?: string;
+}
+
+interface OpenFile {
+  rel: string;
+  fd: number;
+  size: number;
+  /** Serialises appends to one file. */
+  tail: Promise<unknown>;
+}
+
+const REVISIT_IDENTICAL = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
+const REVISIT_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
+function safeHost(host: string): string {
+  return host.replace(/[^A-Za-z0-9.\-]/g, '_');
+}
+
+export class WarcWriter {
+  private open = new Map<string, OpenFile>();
+  private seq = 0;
+  private readonly stamp: string;
+
+  constructor(
+    readonly dataDir: string,
+    private readonly opts: { maxFileBytes?: number; maxOpenFiles?: number; software?: string } = {},
+  ) {
+    const d = new Date();
+    this.stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+  }
+
+  private fileFor(date: Date, host: string): OpenFile {
+    const dir = path.join('warc', String(date.getUTCFullYear()), pad(date.getUTCMonth() + 1), pad(date.getUTCDate()), pad(date.getUTCHours()), safeHost(host));
+    let f = this.open.get(dir);
+    if (f && f.size >= (this.opts.maxFileBytes ?? 1 << 30)) {
+      this.closeFile(dir, f);
+      f = undefined;
+    }
+    if (f) {
+      // LRU: re-insert so the least recently used file is first in the map.
+      this.open.delete(dir);
+      this.open.set(dir, f);
+      return f;
+    }
+    if (this.open.size >= (this.opts.maxOpenFiles ?? 64)) {
+      const [oldDir, old] = this.open.entries().next().value as [string, OpenFile];
+      this.closeFile(oldDir, old);
+    }
+    fs.mkdirSync(path.join(this.dataDir, dir), { recursive: true });
+    const rel = path.join(dir, `datamonitor-${this.stamp}-${process.pid}-${this.seq++}.warc.gz`);
+    const fd = fs.openSync(path.join(this.dataDir, rel + '.open'), 'a');
+    const info = serializeRecord({
+      type: 'warcinfo',
+      date: new Date(),
+      contentType: 'application/warc-fields',
+      block: Buffer.from(`software: ${this.opts.software ?? 'datamonitor'}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n`),
+    });
+    const gz = zlib.gzipSync(info.bytes);
+    fs.writeSync(fd, gz);
+    f = { rel, fd, size: gz.length, tail: Promise.resolve() };
+    this.open.set(dir, f);
+    return f;
+  }
+
+  private closeFile(key: string, f: OpenFile): void {
+    this.open.delete(key);
+    void f.tail.finally(() => {
+      fs.fsyncSync(f.fd);
+      fs.closeSync(f.fd);
+      fs.renameSync(path.join(this.dataDir, f.rel + '.open'), path.join(this.dataDir, f.rel));
+    });
+  }
+
+  async writeExchange(ex: ExchangeInput): Promise<ArchivedExchange> {
+    const r = ex.response;
+    const u = new URL(r.finalUrl);
+    const responseId = recordId();
+    const requestLine = `GET ${u.pathname}${u.search} HTTP/1.1`;
+    const request = serializeRecord({
+      type: 'request',
+      date: r.startedAt,
+      targetUri: r.finalUrl,
+      contentType: 'application/http;msgtype=request',
+      headers: [['WARC-Concurrent-To', responseId]],
+      block: httpHead(requestLine, [['Host', u.host], ...r.requestHeaders]),
+    });
+    const statusLine = `HTTP/${r.httpVersion || '1.1'} ${r.status} ${r.statusText}`.trimEnd();
+    const head = httpHead(statusLine, r.headers);
+    const common: [string, string][] = [['WARC-Payload-Digest', ex.payloadDigest]];
+    if (r.remoteAddress) common.push(['WARC-IP-Address', r.remoteAddress]);
+    let main;
+    if (r.notModified || ex.revisitOf) {
+      const headers: [string, string][] = [...common, ['WARC-Profile', r.notModified ? REVISIT_NOT_MODIFIED : REVISIT_IDENTICAL]];
+      if (ex.revisitOf) headers.push(['WARC-Refers-To-Target-URI', ex.revisitOf.uri], ['WARC-Refers-To-Date', ex.revisitOf.date.toISOString()]);
+      main = serializeRecord({ type: 'revisit', id: responseId, date: r.startedAt, targetUri: r.finalUrl, contentType: 'application/http;msgtype=response', headers, block: head });
+    } else {
+      const headers = r.truncated ? [...common, ['WARC-Truncated', 'length'] as [string, string]] : common;
+      main = serializeRecord({ type: 'response', id: responseId, date: r.startedAt, targetUri: r.finalUrl, contentType: 'application/http;msgtype=response', headers, block: Buffer.concat([head, r.rawBody]) });
+    }
+    const conversion = ex.nquads === undefined ? undefined : serializeRecord({
+      type: 'conversion',
+      date: r.startedAt,
+      targetUri: r.finalUrl,
+      contentType: 'application/n-quads',
+      headers: [['WARC-Refers-To', responseId]],
+      block: Buffer.from(ex.nquads, 'utf8'),
+    });
+    // Compress on the thread pool, then append in order.
+    const [gReq, gMain, gConv] = await Promise.all([gzip(request.bytes), gzip(main.bytes), conversion ? gzip(conversion.bytes) : undefined]);
+    const f = this.fileFor(r.startedAt, u.host);
+    const write = f.tail.then(() => {
+      const offset = f.size + gReq.length;
+      fs.writeSync(f.fd, gConv ? Buffer.concat([gReq, gMain, gConv]) : Buffer.concat([gReq, gMain]));
+      f.size += gReq.length + gMain.length + (gConv?.length ?? 0);
+      const out: ArchivedExchange = { file: f.rel, offset, length: gMain.length, recordId: responseId };
+      if (gConv) {
+        out.rdfOffset = offset + gMain.length;
+        out.rdfLength = gConv.length;
+      }
+      return out;
+    });
+    f.tail = write.catch(() => undefined);
+    return write;
+  }
+
+  async close(): Promise<void> {
+    const files = [...this.open.entries()];
+    for (const [k, f] of files) this.closeFile(k, f);
+    await Promise.all(files.map(([, f]) => f.tail));
+    // closeFile's finally runs after tail; wait one more turn for the renames.
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** Files left `.open` by a crash: cut each back to the end of its last logged record, then close it. */
+export async function recoverOpenFiles(dataDir: string, warcEnd: (rel: string) => Promise<number>): Promise<{ repaired: string[]; removed: string[] }> {
+  const repaired: string[] = [];
+  const removed: string[] = [];
+  const root = path.join(dataDir, 'warc');
+  if (!fs.existsSync(root)) return { repaired, removed };
+  for (const entry of fs.readdirSync(root, { recursive: true }) as string[]) {
+    if (!entry.endsWith('.warc.gz.open')) continue;
+    const rel = path.join('warc', entry.slice(0, -'.open'.length));
+    const abs = path.join(dataDir, rel);
+    const end = await warcEnd(rel);
+    if (end === 0) {
+      fs.rmSync(abs + '.open');
+      removed.push(rel);
+      continue;
+    }
+    fs.truncateSync(abs + '.open', end);
+    fs.renameSync(abs + '.open', abs);
+    repaired.push(rel);
+  }
+  return { repaired, removed };
+}
+
+export { sha1Digest };

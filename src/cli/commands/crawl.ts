@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
+import { openStore } from '../../store/index.ts';
+import { UserError } from '../../util/errors.ts';
+import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration } from '../../util/units.ts';
+import { ProgressLine } from '../progress.ts';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** The crawl flags, shared by `crawl`, `demo` and `worker`. */
+export function addCrawlFlags(cmd: Command): Command {
+  return cmd
+    .option('--data <dir>', 'data directory (metadata store and WARC files)', 'data')
+    .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data)')
+    .option('--depth <n>', 'hops from the seeds', '3')
+    .option('--include <regex>', 'only URLs matching (repeatable)', collect)
+    .option('--exclude <regex>', 'skip URLs matching (repeatable)', collect)
+    .option('--domain <host>', 'only these hosts and their subdomains (repeatable)', collect)
+    .option('--mime <type>', 'parse only these media types, e.g. text/turtle or text/* (repeatable)', collect)
+    .option('--max-docs <n>', 'stop after this many documents')
+    .option('--max-bytes <size>', 'stop after downloading this much, e.g. 500MiB')
+    .option('--max-triples <n>', 'stop after extracting this many triples')
+    .option('--max-time <duration>', 'stop after this long, e.g. 10m')
+    .option('--delay <duration>', 'least time between two requests to one host', '1s')
+    .option('--per-host <n>', 'requests in flight per host', '1')
+    .option('--concurrency <n>', 'requests in flight in all', '16')
+    .option('--timeout <duration>', 'connect/header timeout (the whole request gets twice this)', '30s')
+    .option('--max-body <size>', 'largest body kept; longer ones are truncated and marked', '10MiB')
+    .option('--user-agent <ua>', 'User-Agent header (default: datamonitor/<version> with --contact)')
+    .option('--contact <url>', 'contact URL or e-mail put in the User-Agent')
+    .option('--no-robots', 'ignore robots.txt (only for your own sites)')
+    .option('--no-vocabularies', 'do not fetch the vocabularies the data uses')
+    .option('--allow-private', 'allow private, loopback and link-local addresses')
+    .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
+    .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
+    .option('--trace-out <file>', 'append every URL the seen test receives to this file')
+    .option('--json', 'print the summary as JSON');
+}
+
+export function readSeeds(args: string[], file?: string): string[] {
+  const seeds = [...args];
+  if (file) {
+    if (!fs.existsSync(file)) throw new UserError(`seeds file '${file}' does not exist`);
+    for (const line of fs.readFileSync(file, 'utf8').split(/\r?\n/)) {
+      const t = line.trim();
+      if (t && !t.startsWith('#')) seeds.push(t);
+    }
+  }
+  return seeds;
+}
+
+function parseResolve(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs?.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const i = p.lastIndexOf(':');
+    const host = p.slice(0, i);
+    const ip = p.slice(i + 1);
+    if (i <= 0 || !ip) throw new UserError(`--resolve '${p}' must look like host:ip, e.g. example.org:127.0.0.1`);
+    out[host.toLowerCase()] = ip;
+  }
+  return out;
+}
+
+/** Flags → CrawlOptions (everything validated, with errors that name the flag). */
+export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string[]): Promise<CrawlOptions> {
+  const opt = <T>(v: unknown, f: (s: string) => T): T | undefined => (v === undefined ? undefined : f(String(v)));
+  return {
+    seeds,
+    dataDir: path.resolve(flags.data),
+    store: flags.db ? await openStore(path.resolve(flags.data), flags.db) : undefined,
+    depth: opt(flags.depth, (s) => parseCount(s, '--depth')),
+    include: flags.include,
+    exclude: flags.exclude,
+    domains: flags.domain,
+    mime: flags.mime,
+    vocabularies: flags.vocabularies,
+    maxDocs: opt(flags.maxDocs, (s) => parseCount(s, '--max-docs')),
+    maxBytes: opt(flags.maxBytes, (s) => parseBytes(s, '--max-bytes')),
+    maxTriples: opt(flags.maxTriples, (s) => parseCount(s, '--max-triples')),
+    maxTimeMs: opt(flags.maxTime, (s) => parseDuration(s, '--max-time')),
+    delayMs: opt(flags.delay, (s) => parseDuration(s, '--delay')),
+    perHost: opt(flags.perHost, (s) => parseCount(s, '--per-host')),
+    concurrency: opt(flags.concurrency, (s) => parseCount(s, '--concurrency')),
+    timeoutMs: opt(flags.timeout, (s) => parseDuration(s, '--timeout')),
+    maxBodyBytes: opt(flags.maxBody, (s) => parseBytes(s, '--max-body')),
+    userAgent: flags.userAgent,
+    contact: flags.contact,
+    robots: flags.robots,
+    allowPrivate: flags.allowPrivate,
+    proxy: flags.proxy,
+    resolve: parseResolve(flags.resolve),
+    traceOut: flags.traceOut,
+  };
+}
+
+export function printSummary(s: CrawlSummary, json: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(s, null, 2) + '\n');
+    return;
+  }
+  const lines = [
+    `Crawled ${s.documents} documents in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
+    `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
+    `  skipped: robots.txt ${s.skipped.robots}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
+    s.stoppedBy ? `  stopped by ${s.stoppedBy}` : '  frontier exhausted',
+    `  archive: ${s.dataDir}`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Runs a crawl with a progress line and prints its summary. */
+export async function runCrawlCommand(options: CrawlOptions, json: boolean): Promise<CrawlSummary> {
+  const progress = new ProgressLine();
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const c = crawl({ ...options, signal: controller.signal }).onProgress((p) => {
+      const rate = p.elapsedMs > 0 ? (p.documents / p.elapsedMs) * 1000 : 0;
+      progress.update(`crawling: ${p.documents} docs, ${p.queued} queued, ${rate.toFixed(1)} docs/s, ${p.errors} errors, ${p.triples} triples`);
+    });
+    const summary = await c.run();
+    progress.done();
+    printSummary(summary, json);
+    return summary;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await options.store?.close();
+  }
+}
+
+export function register(program: Command): void {
+  addCrawlFlags(
+    program
+      .command('crawl')
+      .description('crawl Linked Data from seed URLs, archive every response, extract the RDF')
+      .argument('[seeds...]', 'seed URLs')
+      .option('--seeds <file>', 'file with one seed URL a line'),
+  ).action(async (args: string[], flags) => {
+    const seeds = readSeeds(args, flags.seeds);
+    if (seeds.length === 0 && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite')) && !flags.db) {
+      throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
+    }
+    await runCrawlCommand(await crawlOptionsFrom(flags, seeds), Boolean(flags.json));
+  });
+}

@@ -1,0 +1,33 @@
+import { Command, CommanderError } from 'commander';
+import { commands } from './commands/index.ts';
+import { UserError } from '../util/errors.ts';
+import { VERSION } from '../fetch/accept.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('datamonitor')
+    .description('Capture, archive and query the changing Web of Data')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for the options)')
+    .exitOverride();
+  for (const register of commands) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode;
+      return;
+    }
+    if (e instanceof UserError) {
+      process.stderr.write(`datamonitor: ${e.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`datamonitor: unexpected error: ${(e as Error).stack ?? e}\n`);
+    process.exitCode = 1;
+  }
+}

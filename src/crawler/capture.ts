@@ -1,0 +1,154 @@
+import type { Quad } from '@rdfjs/types';
+import type { FetchOutcome, Fetcher, FetchResponse } from '../fetch/types.ts';
+import type { FoundLink, Diagnostic } from '../extract/types.ts';
+import type { ChangeState, DocumentRow, MetadataStore } from '../store/types.ts';
+import type { WarcWriter } from '../archive/warc-writer.ts';
+import { sha1Digest } from '../archive/warc-record.ts';
+import { canonicalize, type CanonicalMethod } from '../archive/canonical.ts';
+import { extract } from '../extract/registry.ts';
+import { linksFromQuads } from '../extract/links.ts';
+import { mimeAccepted } from '../frontier/filters.ts';
+
+/**
+ * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
+ * log. Shared by one-off crawls and by the re-crawl downloader, so both archive the same way.
+ */
+
+export interface CapturedDocument {
+  url: string;
+  finalUrl?: string;
+  status: number;
+  mediaType?: string;
+  change: ChangeState;
+  /** Triples of this version (empty when unchanged bytes were not parsed again, or noindex). */
+  quads: Quad[];
+  links: FoundLink[];
+  diagnostics: Diagnostic[];
+  bytes: number;
+  error?: string;
+  graphHash?: string;
+  canonical?: CanonicalMethod;
+  seeOther?: { resource: string; document: string };
+  robots?: { noindex: boolean; nofollow: boolean };
+  title?: string;
+  text?: string;
+  time: number;
+  durationMs: number;
+  truncated?: boolean;
+  /** The server asked us to come back later (429/503 Retry-After). */
+  retryAfter?: number;
+}
+
+export interface CaptureContext {
+  store: MetadataStore;
+  warc: WarcWriter;
+  fetcher: Fetcher;
+  mime: string[];
+  maxQuads: number;
+  cycleId?: number;
+  loadDocument?: (url: string) => Promise<unknown>;
+  onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
+}
+
+function headerMap(r: FetchResponse): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of r.headers) {
+    const key = k.toLowerCase();
+    out[key] = out[key] === undefined ? v : `${out[key]}, ${v}`;
+  }
+  return out;
+}
+
+function headerValue(r: FetchResponse, name: string): string | undefined {
+  for (const [k, v] of r.headers) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+/** Fetches `url` (conditionally when it was fetched before) and captures the outcome. */
+export async function fetchAndCapture(url: string, ctx: CaptureContext, signal?: AbortSignal): Promise<CapturedDocument> {
+  const prev = await ctx.store.getDocument(url);
+  const outcome = await ctx.fetcher.fetch(url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, signal);
+  return capture(url, outcome, ctx, prev);
+}
+
+export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureContext, prev?: DocumentRow): Promise<CapturedDocument> {
+  const time = outcome.response?.startedAt.getTime() ?? Date.now();
+  const r = outcome.response;
+  if (!r) {
+    const error = `${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no response'}`;
+    await ctx.store.appendLog({ url, time, status: 0, durationMs: 0, bytes: 0, change: 'error', error, triples: 0, cycleId: ctx.cycleId });
+    await ctx.store.updateDocument(url, { state: 'failed', lastFetched: time });
+    return { url, status: 0, change: 'error', quads: [], links: [], diagnostics: [], bytes: 0, error, time, durationMs: 0 };
+  }
+
+  const lastVersion = prev?.checksum ? (await ctx.store.versions(url)).at(-1) : undefined;
+  const payloadDigest = r.notModified && prev?.checksum ? prev.checksum : sha1Digest(r.rawBody);
+  const bytesSame = r.notModified || (prev?.checksum !== undefined && prev.checksum === payloadDigest);
+  const ok = r.status >= 200 && r.status < 300;
+  const doc: CapturedDocument = {
+    url, finalUrl: r.finalUrl, status: r.status, mediaType: r.mediaType, change: 'new', quads: [], links: [], diagnostics: [],
+    bytes: r.rawBody.length, time, durationMs: r.durationMs, truncated: r.truncated, seeOther: r.seeOther,
+    retryAfter: outcome.retryAfter?.getTime(),
+  };
+
+  let nquads: string | undefined;
+  let graphHash = prev?.graphHash;
+  if (!ok && !r.notModified) {
+    doc.change = 'error';
+    doc.error = `HTTP ${r.status}`;
+    if (r.status === 404 || r.status === 410) {
+      // The document is gone: its graph is empty from now on.
+      if (prev?.graphHash) await ctx.onVersion?.(url, time, []);
+      graphHash = undefined;
+    }
+  } else if (bytesSame) {
+    doc.change = 'unchanged';
+  } else if (!mimeAccepted(r.mediaType, ctx.mime)) {
+    doc.change = prev?.checksum ? 'changed' : 'new';
+    doc.diagnostics.push({ level: 'warning', message: `media type ${r.mediaType || '(none)'} not accepted by --mime: archived, not parsed` });
+  } else {
+    const result = await extract(
+      { url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: headerMap(r) },
+      { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument },
+    );
+    doc.diagnostics = result.diagnostics;
+    doc.robots = result.robots;
+    doc.title = result.title;
+    doc.text = result.text;
+    if (r.truncated) doc.diagnostics.push({ level: 'warning', message: 'body truncated at the size limit: triples may be missing' });
+    if (!result.robots?.noindex) doc.quads = result.quads;
+    if (!result.robots?.nofollow) doc.links = [...linksFromQuads(doc.quads), ...result.links];
+    const canon = await canonicalize(doc.quads);
+    doc.graphHash = canon.hash;
+    doc.canonical = canon.method;
+    if (prev?.graphHash === canon.hash) {
+      doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
+    } else {
+      doc.change = prev?.graphHash !== undefined || prev?.checksum !== undefined ? 'changed' : 'new';
+      nquads = canon.nquads;
+      graphHash = canon.hash;
+    }
+  }
+  if (r.seeOther) doc.links.push({ url: r.seeOther.document, kind: 'iri' });
+
+  const archived = await ctx.warc.writeExchange({
+    response: r,
+    payloadDigest,
+    revisitOf: bytesSame && lastVersion ? { uri: lastVersion.finalUrl ?? url, date: new Date(lastVersion.time) } : undefined,
+    nquads,
+  });
+  if (nquads !== undefined) await ctx.onVersion?.(url, time, doc.quads);
+
+  await ctx.store.appendLog({
+    url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
+    mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,
+    triples: doc.quads.length, truncated: r.truncated, diagnostics: doc.diagnostics.length ? doc.diagnostics.map((d) => `${d.level}: ${d.message}`) : undefined,
+    warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, rdfOffset: archived.rdfOffset, rdfLength: archived.rdfLength,
+    cycleId: ctx.cycleId,
+  });
+  await ctx.store.updateDocument(url, {
+    state: 'fetched', lastFetched: time, checksum: ok || r.notModified ? payloadDigest : prev?.checksum, graphHash,
+    etag: headerValue(r, 'etag') ?? prev?.etag, lastModified: headerValue(r, 'last-modified') ?? prev?.lastModified,
+  });
+  return doc;
+}

@@ -1,0 +1,313 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHttpFetcher, staticLookup, RobotsCache, buildUserAgent } from '../fetch/index.ts';
+import type { Fetcher } from '../fetch/types.ts';
+import type { MetadataStore } from '../store/types.ts';
+import { openStore } from '../store/index.ts';
+import { WarcWriter, recoverOpenFiles } from '../archive/warc-writer.ts';
+import { HostQueues, type FrontierEntry } from '../frontier/host-queues.ts';
+import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
+import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
+import { UserError } from '../util/errors.ts';
+import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
+import { DEFAULTS, type CrawlOptions } from './options.ts';
+
+export type { CrawlOptions } from './options.ts';
+export type { CapturedDocument } from './capture.ts';
+
+export interface CrawlSummary {
+  documents: number;
+  triples: number;
+  bytes: number;
+  errors: number;
+  durationMs: number;
+  changed: number;
+  unchanged: number;
+  new: number;
+  skipped: { robots: number; filtered: number; hostFailing: number };
+  queued: number;
+  hosts: number;
+  /** Which traffic limit ended the crawl, if one did. */
+  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal';
+  resumed: boolean;
+  dataDir: string;
+}
+
+export interface CrawlProgress {
+  documents: number;
+  queued: number;
+  errors: number;
+  triples: number;
+  bytes: number;
+  elapsedMs: number;
+}
+
+/**
+ * A crawl: iterate it to receive each captured document as it is archived (seed 003's producer and
+ * consumer), then read `summary`. Stopping iteration early stops the crawl cleanly.
+ */
+export class Crawl implements AsyncIterable<CapturedDocument> {
+  summary: CrawlSummary | undefined;
+  private started = false;
+  private progressListeners: Array<(p: CrawlProgress) => void> = [];
+
+  constructor(readonly options: CrawlOptions) {}
+
+  onProgress(fn: (p: CrawlProgress) => void): this {
+    this.progressListeners.push(fn);
+    return this;
+  }
+
+  /** Runs the crawl to its end without looking at the documents; returns the summary. */
+  async run(): Promise<CrawlSummary> {
+    for await (const _ of this) {
+      // consume
+    }
+    return this.summary as CrawlSummary;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<CapturedDocument> {
+    if (this.started) throw new Error('a Crawl can be iterated once');
+    this.started = true;
+    return runCrawl(this.options, (s) => (this.summary = s), (p) => this.progressListeners.forEach((f) => f(p)));
+  }
+}
+
+/** Starts a crawl (nothing happens until it is iterated or run). */
+export function crawl(options: CrawlOptions): Crawl {
+  return new Crawl(options);
+}
+
+function validate(o: CrawlOptions): void {
+  const positive = (v: number | undefined, flag: string) => {
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new UserError(`${flag} must be a number ≥ 0, got ${v}`);
+  };
+  positive(o.depth, '--depth');
+  positive(o.delayMs, '--delay');
+  positive(o.maxDocs, '--max-docs');
+  positive(o.maxBytes, '--max-bytes');
+  positive(o.maxTriples, '--max-triples');
+  positive(o.maxTimeMs, '--max-time');
+  if (o.perHost !== undefined && !(o.perHost >= 1)) throw new UserError(`--per-host must be at least 1, got ${o.perHost}`);
+  if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
+  for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
+}
+
+async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
+  validate(o);
+  const t0 = Date.now();
+  fs.mkdirSync(o.dataDir, { recursive: true });
+  const store: MetadataStore = o.store ?? (await openStore(o.dataDir));
+  const ownsStore = !o.store;
+  await store.init();
+  await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
+
+  const filters: FilterOptions = {
+    maxDepth: o.depth ?? DEFAULTS.depth,
+    include: compilePatterns(o.include, '--include'),
+    exclude: compilePatterns(o.exclude, '--exclude'),
+    domains: o.domains ?? [],
+  };
+  const userAgent = o.userAgent ?? buildUserAgent(o.contact);
+  const fetcher: Fetcher = createHttpFetcher({
+    userAgent,
+    connectTimeoutMs: Math.min(10_000, o.timeoutMs ?? DEFAULTS.timeoutMs),
+    headersTimeoutMs: o.timeoutMs ?? DEFAULTS.timeoutMs,
+    totalTimeoutMs: 2 * (o.timeoutMs ?? DEFAULTS.timeoutMs),
+    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    maxInflatedBytes: 4 * (o.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
+    maxRedirects: 5,
+    allowPrivate: o.allowPrivate ?? false,
+    proxy: o.proxy,
+    connectionsPerOrigin: Math.max(o.perHost ?? DEFAULTS.perHost, 1),
+    lookup: o.resolve ? staticLookup(o.resolve) : undefined,
+  });
+  const robots = o.robots === false ? undefined : new RobotsCache(fetcher, { userAgent, maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs });
+  const warc = new WarcWriter(o.dataDir);
+  const queues = new HostQueues({ delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost });
+  const seen = new Set<string>();
+  const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
+  let seq = 0;
+
+  const contexts = new Map<string, Promise<unknown>>();
+  const loadDocument = (url: string): Promise<unknown> => {
+    let p = contexts.get(url);
+    if (!p) {
+      if (contexts.size >= 100) return Promise.reject(new Error('too many JSON-LD remote contexts in this crawl'));
+      p = fetcher.fetch(url).then((out) => {
+        if (!out.response || out.response.status !== 200) throw new Error(`context ${url}: ${out.error?.message ?? `HTTP ${out.response?.status}`}`);
+        return JSON.parse(out.response.body.toString('utf8'));
+      });
+      contexts.set(url, p);
+    }
+    return p;
+  };
+  const ctx: CaptureContext = { store, warc, fetcher, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
+
+  const s: CrawlSummary = {
+    documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
+    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir,
+  };
+
+  // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
+  const known = await store.allDocumentUrls();
+  for (const u of known) seen.add(u);
+  if (known.length > 0) {
+    const queued = await store.queuedDocuments();
+    s.resumed = true;
+    for (const d of queued) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+  }
+  const newDocs: { url: string; host: string; depth: number }[] = [];
+  const offer = (raw: string, depth: number, vocabulary: boolean, base?: string): void => {
+    const url = normalizeUrl(raw, base);
+    if (!url) return;
+    trace?.write(url + '\n');
+    if (seen.has(url)) return;
+    const host = hostOf(url);
+    if (rejectReason(url, host, depth, filters, vocabulary)) return;
+    seen.add(url);
+    newDocs.push({ url, host, depth });
+    queues.push({ url, host, depth, key: seq++, vocabulary });
+  };
+  for (const seed of o.seeds) offer(seed, 0, false);
+  await store.addDocuments(newDocs.splice(0));
+
+  let running = 0;
+  let stopReason: CrawlSummary['stoppedBy'];
+  let wake: (() => void) | undefined;
+  const done: CapturedDocument[] = [];
+  const follow = o.vocabularies !== false;
+
+  const limitHit = (): CrawlSummary['stoppedBy'] => {
+    if (o.signal?.aborted) return 'signal';
+    if (o.maxDocs !== undefined && s.documents + running >= o.maxDocs) return 'max-docs';
+    if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
+    if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';
+    if (o.maxTimeMs !== undefined && Date.now() - t0 >= o.maxTimeMs) return 'max-time';
+    return undefined;
+  };
+
+  const requeue = (e: FrontierEntry): boolean => {
+    if ((e.retries ?? 0) >= DEFAULTS.maxRetries) return false;
+    queues.push({ ...e, retries: (e.retries ?? 0) + 1 });
+    return true;
+  };
+
+  const work = async (e: FrontierEntry): Promise<void> => {
+    let notBefore: number | undefined;
+    let ok = true;
+    try {
+      if (robots) {
+        const verdict = await robots.check(e.url);
+        if ('deferUntil' in verdict) {
+          notBefore = verdict.deferUntil.getTime();
+          if (!requeue(e)) {
+            await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots.txt unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId });
+            await store.updateDocument(e.url, { state: 'failed' });
+            s.errors++;
+          }
+          return;
+        }
+        if (verdict.crawlDelayMs) queues.setDelay(e.host, verdict.crawlDelayMs);
+        if (!verdict.allowed) {
+          s.skipped.robots++;
+          await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId });
+          await store.updateDocument(e.url, { state: 'skipped' });
+          return;
+        }
+      }
+      const prev = await store.getDocument(e.url);
+      const outcome = await fetcher.fetch(e.url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, o.signal);
+      if (outcome.retryAfter) {
+        notBefore = outcome.retryAfter.getTime();
+        if (requeue(e)) return;
+      }
+      const doc = await capture(e.url, outcome, ctx, prev);
+      ok = doc.status > 0 && doc.status < 500;
+      s.documents += doc.status > 0 ? 1 : 0;
+      s.triples += doc.quads.length;
+      s.bytes += doc.bytes;
+      if (doc.change === 'error') s.errors++;
+      else s[doc.change]++;
+      if (doc.finalUrl) {
+        const fin = normalizeUrl(doc.finalUrl);
+        if (fin && fin !== e.url && !seen.has(fin)) {
+          seen.add(fin);
+          newDocs.push({ url: fin, host: hostOf(fin), depth: e.depth });
+        }
+      }
+      for (const link of doc.links) {
+        const vocab = follow && link.kind === 'vocabulary';
+        if (link.kind === 'vocabulary' && !follow) continue;
+        offer(link.url, e.depth + 1, vocab);
+      }
+      if (newDocs.length) await store.addDocuments(newDocs.splice(0));
+      done.push(doc);
+    } catch (err) {
+      ok = false;
+      s.errors++;
+      await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }).catch(() => undefined);
+      await store.updateDocument(e.url, { state: 'failed' }).catch(() => undefined);
+    } finally {
+      running--;
+      queues.release(e.host, Date.now(), { ok, notBefore });
+      if (!ok && queues.failures(e.host) >= DEFAULTS.maxHostFailures) {
+        for (const dropped of queues.drain(e.host)) {
+          s.skipped.hostFailing++;
+          await store.updateDocument(dropped.url, { state: 'skipped' }).catch(() => undefined);
+          await store.appendLog({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `host ${e.host} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }).catch(() => undefined);
+        }
+      }
+      wake?.();
+    }
+  };
+
+  const concurrency = o.concurrency ?? DEFAULTS.concurrency;
+  let lastProgress = 0;
+  try {
+    for (;;) {
+      stopReason ??= limitHit();
+      while (!stopReason && running < concurrency) {
+        const e = queues.pop(Date.now());
+        if (!e) break;
+        running++;
+        void work(e);
+        stopReason ??= limitHit();
+      }
+      while (done.length) yield done.shift() as CapturedDocument;
+      if (Date.now() - lastProgress > 200) {
+        lastProgress = Date.now();
+        progress({ documents: s.documents, queued: queues.size, errors: s.errors, triples: s.triples, bytes: s.bytes, elapsedMs: Date.now() - t0 });
+      }
+      if (running === 0 && (stopReason || queues.size === 0)) break;
+      const next = queues.nextReadyAt();
+      const waitMs = running < concurrency && next !== undefined ? Math.max(0, next - Date.now()) : 1_000;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(waitMs, 1_000));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    // An early `break` by the consumer lands here too: let running fetches finish and archive.
+    while (running > 0) await new Promise((r) => setTimeout(r, 10));
+    done.length = 0;
+    await warc.close();
+    await store.flush();
+    s.queued = await store.countDocuments('queued');
+    s.hosts = queues.hostCount;
+    s.durationMs = Date.now() - t0;
+    s.stoppedBy = stopReason;
+    await fetcher.close();
+    trace?.end();
+    if (ownsStore) await store.close();
+    setSummary(s);
+  }
+}
+
+export function defaultDataDir(): string {
+  return path.resolve('data');
+}

@@ -1,0 +1,63 @@
+import type { MetadataStore } from '../store/types.ts';
+import type { Quad } from '@rdfjs/types';
+
+/** Everything a crawl can be told; the CLI flags map one to one onto these. */
+export interface CrawlOptions {
+  seeds: string[];
+  /** Data directory: metadata store, WARC files. */
+  dataDir: string;
+  /** Use this store instead of `<dataDir>/meta.sqlite` (e.g. PostgreSQL). */
+  store?: MetadataStore;
+
+  // Filtering conditions (seed 003)
+  depth?: number;
+  include?: string[];
+  exclude?: string[];
+  domains?: string[];
+  mime?: string[];
+  /** Fetch the vocabularies used by the data whatever the depth (default true). */
+  vocabularies?: boolean;
+
+  // Traffic limits
+  maxDocs?: number;
+  maxBytes?: number;
+  maxTriples?: number;
+  maxTimeMs?: number;
+
+  // Politeness and fetching
+  delayMs?: number;
+  perHost?: number;
+  concurrency?: number;
+  userAgent?: string;
+  contact?: string;
+  robots?: boolean;
+  allowPrivate?: boolean;
+  proxy?: string;
+  /** `host → ip` pairs, like curl's --resolve. */
+  resolve?: Record<string, string>;
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+
+  /** Write every URL the seen test receives to this file (seed 002 traces). */
+  traceOut?: string;
+  /** Called with each version whose graph changed (the versioned query store listens here). */
+  onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
+  /** Stop the crawl from outside. */
+  signal?: AbortSignal;
+  /** Re-crawl cycle that these fetches belong to. */
+  cycleId?: number;
+}
+
+export const DEFAULTS = {
+  depth: 3,
+  delayMs: 1000,
+  perHost: 1,
+  concurrency: 16,
+  timeoutMs: 30_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  maxRetries: 3,
+  /** Consecutive errors after which a host's queue is dropped (Nutch does the same). */
+  maxHostFailures: 5,
+  /** Crawl-delay cap (Nutch, StormCrawler). */
+  maxCrawlDelayMs: 30_000,
+} as const;

@@ -1,0 +1,43 @@
+import { UserError } from '../util/errors.ts';
+
+/** Seed 003's filtering conditions, applied to every candidate URL before it is queued. */
+export interface FilterOptions {
+  maxDepth: number;
+  include: RegExp[];
+  exclude: RegExp[];
+  /** Host patterns: `example.org` (that host and its subdomains) or `*.example.org`. */
+  domains: string[];
+}
+
+export type Rejection = 'depth' | 'include' | 'exclude' | 'domain';
+
+export function compilePatterns(patterns: string[] | undefined, flag: string): RegExp[] {
+  return (patterns ?? []).map((p) => {
+    try {
+      return new RegExp(p);
+    } catch (e) {
+      throw new UserError(`${flag} '${p}' is not a valid regular expression: ${(e as Error).message}`);
+    }
+  });
+}
+
+function hostMatches(host: string, pattern: string): boolean {
+  const bare = host.replace(/:\d+$/, '').toLowerCase();
+  const p = pattern.toLowerCase().replace(/^\*\./, '');
+  return bare === p || bare.endsWith('.' + p);
+}
+
+/** Returns why the URL is rejected, or undefined when it passes. Vocabulary links skip the depth test. */
+export function rejectReason(url: string, host: string, depth: number, f: FilterOptions, ignoreDepth = false): Rejection | undefined {
+  if (!ignoreDepth && depth > f.maxDepth) return 'depth';
+  if (f.domains.length > 0 && !f.domains.some((d) => hostMatches(host, d))) return 'domain';
+  if (f.include.length > 0 && !f.include.some((r) => r.test(url))) return 'include';
+  if (f.exclude.some((r) => r.test(url))) return 'exclude';
+  return undefined;
+}
+
+/** Media-type filter (--mime): exact types or `type/*`. Empty means everything. */
+export function mimeAccepted(mediaType: string, accepted: string[]): boolean {
+  if (accepted.length === 0) return true;
+  return accepted.some((a) => (a.endsWith('/*') ? mediaType.startsWith(a.slice(0, -1)) : a === mediaType));
+}

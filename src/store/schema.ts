@@ -1,0 +1,103 @@
+/**
+ * One schema for every backend: column lists and row mapping live here so that SQLite and
+ * PostgreSQL read and write the same shapes.
+ */
+import type { CrawlLogEntry, CycleRow, DocumentRow, HostRow } from './types.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export function ddl(d: Dialect): string[] {
+  const id = d === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGSERIAL PRIMARY KEY';
+  const big = 'BIGINT';
+  return [
+    `CREATE TABLE IF NOT EXISTS documents (
+      url TEXT PRIMARY KEY, host TEXT NOT NULL, depth INTEGER NOT NULL, state TEXT NOT NULL,
+      first_seen ${big} NOT NULL, last_fetched ${big}, next_fetch ${big}, strategy TEXT, strategy_state TEXT,
+      etag TEXT, last_modified TEXT, checksum TEXT, graph_hash TEXT, monitored INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE INDEX IF NOT EXISTS documents_due ON documents (monitored, next_fetch)`,
+    `CREATE INDEX IF NOT EXISTS documents_state ON documents (state)`,
+    `CREATE TABLE IF NOT EXISTS crawl_log (
+      id ${id}, url TEXT NOT NULL, final_url TEXT, time ${big} NOT NULL, status INTEGER NOT NULL, headers TEXT,
+      duration_ms DOUBLE PRECISION NOT NULL, bytes ${big} NOT NULL, media_type TEXT, checksum TEXT, graph_hash TEXT,
+      change TEXT NOT NULL, error TEXT, triples INTEGER NOT NULL, truncated INTEGER NOT NULL DEFAULT 0, diagnostics TEXT,
+      warc_file TEXT, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER)`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_file ON crawl_log (warc_file)`,
+    `CREATE TABLE IF NOT EXISTS hosts (
+      host TEXT PRIMARY KEY, robots_txt TEXT, robots_status INTEGER, robots_fetched_at ${big}, crawl_delay_ms INTEGER,
+      mean_download_ms DOUBLE PRECISION, fetches INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE TABLE IF NOT EXISTS cycles (
+      id ${id}, started_at ${big} NOT NULL, ended_at ${big}, urls INTEGER NOT NULL, estimate_ms DOUBLE PRECISION,
+      actual_ms DOUBLE PRECISION, status TEXT NOT NULL, note TEXT)`,
+  ];
+}
+
+type Col<R> = readonly [keyof R & string, string, 'json' | 'bool' | 'num' | 'text'];
+
+export const DOCUMENT_COLS: readonly Col<DocumentRow>[] = [
+  ['url', 'url', 'text'], ['host', 'host', 'text'], ['depth', 'depth', 'num'], ['state', 'state', 'text'],
+  ['firstSeen', 'first_seen', 'num'], ['lastFetched', 'last_fetched', 'num'], ['nextFetch', 'next_fetch', 'num'],
+  ['strategy', 'strategy', 'text'], ['strategyState', 'strategy_state', 'json'], ['etag', 'etag', 'text'],
+  ['lastModified', 'last_modified', 'text'], ['checksum', 'checksum', 'text'], ['graphHash', 'graph_hash', 'text'],
+  ['monitored', 'monitored', 'bool'],
+];
+
+export const LOG_COLS: readonly Col<CrawlLogEntry>[] = [
+  ['url', 'url', 'text'], ['finalUrl', 'final_url', 'text'], ['time', 'time', 'num'], ['status', 'status', 'num'],
+  ['headers', 'headers', 'json'], ['durationMs', 'duration_ms', 'num'], ['bytes', 'bytes', 'num'],
+  ['mediaType', 'media_type', 'text'], ['checksum', 'checksum', 'text'], ['graphHash', 'graph_hash', 'text'],
+  ['change', 'change', 'text'], ['error', 'error', 'text'], ['triples', 'triples', 'num'],
+  ['truncated', 'truncated', 'bool'], ['diagnostics', 'diagnostics', 'json'], ['warcFile', 'warc_file', 'text'],
+  ['warcOffset', 'warc_offset', 'num'], ['warcLength', 'warc_length', 'num'], ['rdfOffset', 'rdf_offset', 'num'],
+  ['rdfLength', 'rdf_length', 'num'], ['cycleId', 'cycle_id', 'num'],
+];
+
+export const HOST_COLS: readonly Col<HostRow>[] = [
+  ['host', 'host', 'text'], ['robotsTxt', 'robots_txt', 'text'], ['robotsStatus', 'robots_status', 'num'],
+  ['robotsFetchedAt', 'robots_fetched_at', 'num'], ['crawlDelayMs', 'crawl_delay_ms', 'num'],
+  ['meanDownloadMs', 'mean_download_ms', 'num'], ['fetches', 'fetches', 'num'], ['errors', 'errors', 'num'],
+];
+
+export const CYCLE_COLS: readonly Col<CycleRow>[] = [
+  ['startedAt', 'started_at', 'num'], ['endedAt', 'ended_at', 'num'], ['urls', 'urls', 'num'],
+  ['estimateMs', 'estimate_ms', 'num'], ['actualMs', 'actual_ms', 'num'], ['status', 'status', 'text'], ['note', 'note', 'text'],
+];
+
+/** A row object → values in column order (undefined → null, JSON encoded, booleans as 0/1). */
+export function toValues<R>(cols: readonly Col<R>[], row: Partial<R>): unknown[] {
+  return cols.map(([key, , kind]) => encode(row[key], kind));
+}
+
+export function encode(v: unknown, kind: Col<unknown>[2]): unknown {
+  if (v === undefined || v === null) return null;
+  if (kind === 'json') return JSON.stringify(v);
+  if (kind === 'bool') return v ? 1 : 0;
+  return v;
+}
+
+/** A database row → a row object (null → absent, JSON decoded, BIGINT strings as numbers). */
+export function fromRow<R>(cols: readonly Col<R>[], row: Record<string, unknown>, extra?: Record<string, string>): R {
+  const out: Record<string, unknown> = {};
+  for (const [key, col, kind] of cols) {
+    const v = row[col];
+    if (v === null || v === undefined) continue;
+    if (kind === 'json') out[key] = JSON.parse(v as string);
+    else if (kind === 'bool') out[key] = Boolean(Number(v));
+    else if (kind === 'num') out[key] = Number(v);
+    else out[key] = v;
+  }
+  if (extra) for (const [key, col] of Object.entries(extra)) if (row[col] != null) out[key] = Number(row[col]);
+  return out as R;
+}
+
+/** camelCase keys of a patch → "col = ?" assignments for an UPDATE. */
+export function assignments<R>(cols: readonly Col<R>[], patch: Partial<R>): { cols: string[]; values: unknown[] } {
+  const out: string[] = [];
+  const values: unknown[] = [];
+  for (const [key, col, kind] of cols) {
+    if (!(key in patch)) continue;
+    out.push(col);
+    values.push(encode(patch[key], kind));
+  }
+  return { cols: out, values };
+}

@@ -1,0 +1,179 @@
+import Database from 'better-sqlite3';
+import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, MetadataStore } from './types.ts';
+import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+
+const SCHEMA_VERSION = 1;
+
+/**
+ * The embedded metadata store. Writes are grouped into one transaction that commits every
+ * `batchMs` (or on flush): a crawl writes several rows per page, and one fsync per page would cap
+ * the crawler far below what the network allows. A crash loses at most the open batch; the WARC
+ * writer cuts any bytes the committed log does not point to, so the two never disagree.
+ */
+export class SqliteStore implements MetadataStore {
+  readonly db: Database.Database;
+  private timer: NodeJS.Timeout | undefined;
+  private stmts = new Map<string, Database.Statement>();
+
+  constructor(readonly file: string, private readonly batchMs = 100) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+  }
+
+  async init(): Promise<void> {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${this.file} was written by a newer datamonitor (schema ${version}); upgrade datamonitor to read it`);
+    }
+    this.db.transaction(() => {
+      for (const sql of ddl('sqlite')) this.db.exec(sql);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Opens the batch transaction if none is open; it commits on the timer. */
+  private write(): void {
+    if (this.db.inTransaction) return;
+    this.db.exec('BEGIN');
+    this.timer = setTimeout(() => this.commit(), this.batchMs);
+    this.timer.unref?.();
+  }
+
+  private commit(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.db.inTransaction) this.db.exec('COMMIT');
+  }
+
+  async flush(): Promise<void> {
+    this.commit();
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.commit();
+    this.db.close();
+  }
+
+  async addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts: { monitored?: boolean; strategy?: string; nextFetch?: number } = {}): Promise<number> {
+    if (docs.length === 0) return 0;
+    this.write();
+    const now = Date.now();
+    const insert = this.stmt(
+      `INSERT INTO documents (url, host, depth, state, first_seen, monitored, strategy, next_fetch)
+       VALUES (?, ?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`,
+    );
+    const monitor = opts.monitored
+      ? this.stmt(`UPDATE documents SET monitored = 1, strategy = COALESCE(?, strategy), next_fetch = COALESCE(next_fetch, ?) WHERE url = ? AND monitored = 0`)
+      : undefined;
+    let added = 0;
+    for (const d of docs) {
+      added += insert.run(d.url, d.host, d.depth, now, opts.monitored ? 1 : 0, opts.strategy ?? null, opts.nextFetch ?? null).changes;
+      monitor?.run(opts.strategy ?? null, opts.nextFetch ?? now, d.url);
+    }
+    return added;
+  }
+
+  async getDocument(url: string): Promise<DocumentRow | undefined> {
+    const row = this.stmt('SELECT * FROM documents WHERE url = ?').get(url) as Record<string, unknown> | undefined;
+    return row && fromRow(DOCUMENT_COLS, row);
+  }
+
+  async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
+    const { cols, values } = assignments(DOCUMENT_COLS, patch);
+    if (cols.length === 0) return;
+    this.write();
+    this.stmt(`UPDATE documents SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE url = ?`).run(...values, url);
+  }
+
+  async queuedDocuments(limit = 1e9): Promise<DocumentRow[]> {
+    const rows = this.stmt(`SELECT * FROM documents WHERE state = 'queued' ORDER BY depth, first_seen LIMIT ?`).all(limit);
+    return rows.map((r) => fromRow(DOCUMENT_COLS, r as Record<string, unknown>));
+  }
+
+  async dueDocuments(now: number, limit: number): Promise<DocumentRow[]> {
+    const rows = this.stmt(`SELECT * FROM documents WHERE monitored = 1 AND next_fetch <= ? ORDER BY next_fetch LIMIT ?`).all(now, limit);
+    return rows.map((r) => fromRow(DOCUMENT_COLS, r as Record<string, unknown>));
+  }
+
+  async countDocuments(state?: DocumentState): Promise<number> {
+    const row = (state
+      ? this.stmt('SELECT COUNT(*) AS n FROM documents WHERE state = ?').get(state)
+      : this.stmt('SELECT COUNT(*) AS n FROM documents').get()) as { n: number };
+    return row.n;
+  }
+
+  async allDocumentUrls(): Promise<string[]> {
+    return (this.stmt('SELECT url FROM documents').pluck().all() as string[]);
+  }
+
+  async appendLog(entry: CrawlLogEntry): Promise<number> {
+    this.write();
+    const cols = LOG_COLS.map(([, c]) => c);
+    const info = this.stmt(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(LOG_COLS, entry));
+    return Number(info.lastInsertRowid);
+  }
+
+  async versions(url: string): Promise<CrawlLogEntry[]> {
+    const rows = this.stmt('SELECT * FROM crawl_log WHERE url = ? AND warc_file IS NOT NULL ORDER BY time, id').all(url);
+    return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
+  }
+
+  async log(opts: { sinceId?: number; limit?: number; url?: string } = {}): Promise<CrawlLogEntry[]> {
+    const rows = opts.url
+      ? this.stmt('SELECT * FROM crawl_log WHERE id > ? AND url = ? ORDER BY id LIMIT ?').all(opts.sinceId ?? 0, opts.url, opts.limit ?? 1e9)
+      : this.stmt('SELECT * FROM crawl_log WHERE id > ? ORDER BY id LIMIT ?').all(opts.sinceId ?? 0, opts.limit ?? 1e9);
+    return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
+  }
+
+  async warcEnd(file: string): Promise<number> {
+    const row = this.stmt(
+      `SELECT MAX(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
+       FROM crawl_log WHERE warc_file = ?`,
+    ).get(file) as { e: number | null };
+    return row.e ?? 0;
+  }
+
+  async getHost(host: string): Promise<HostRow | undefined> {
+    const row = this.stmt('SELECT * FROM hosts WHERE host = ?').get(host) as Record<string, unknown> | undefined;
+    return row && fromRow(HOST_COLS, row);
+  }
+
+  async putHost(row: HostRow): Promise<void> {
+    this.write();
+    const cols = HOST_COLS.map(([, c]) => c);
+    this.stmt(
+      `INSERT INTO hosts (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+       ON CONFLICT (host) DO UPDATE SET ${cols.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    ).run(...toValues(HOST_COLS, row));
+  }
+
+  async startCycle(row: Omit<CycleRow, 'id'>): Promise<number> {
+    const cols = CYCLE_COLS.map(([, c]) => c);
+    this.commit();
+    const info = this.stmt(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(CYCLE_COLS, row));
+    return Number(info.lastInsertRowid);
+  }
+
+  async finishCycle(id: number, patch: Partial<CycleRow>): Promise<void> {
+    const { cols, values } = assignments(CYCLE_COLS, patch);
+    this.commit();
+    if (cols.length) this.stmt(`UPDATE cycles SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...values, id);
+  }
+
+  async cycles(): Promise<CycleRow[]> {
+    const rows = this.stmt('SELECT * FROM cycles ORDER BY id').all();
+    return rows.map((r) => fromRow(CYCLE_COLS, r as Record<string, unknown>, { id: 'id' }) as CycleRow);
+  }
+}
