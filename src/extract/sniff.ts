@@ -30,7 +30,7 @@ export function sniffFormat(body: Uint8Array): { format: SniffedFormat; strong: 
     if (/^(?:<[^>\s]*>|_:\S+)\s+<[^>\s]*>/.test(text)) return { format: 'turtle', strong: false };
     return undefined;
   }
-  if (/^\{\s*("|\})/.test(text) || /^\[\s*[{"\]]/.test(text)) return { format: 'json', strong: true };
+  if (/^\{\s*"/.test(text) || /^\[\s*[{"]/.test(text)) return { format: 'json', strong: true };
   if (/^(?:@prefix|@base)\s/.test(text) || /^(?:prefix|base)\s+\S*\s*</i.test(text)) return { format: 'turtle', strong: true };
   if (/^_:\S+\s+</.test(text)) return { format: 'turtle', strong: false };
   return undefined;
