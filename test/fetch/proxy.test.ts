@@ -1,0 +1,125 @@
+import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpFetcher, staticLookup, buildUserAgent } from '../../src/fetch/index.ts';
+import { startServer, type TestServer } from './server.ts';
+
+const UA = buildUserAgent('https://example.test/crawler');
+const timeouts = { connectTimeoutMs: 1000, headersTimeoutMs: 1000, totalTimeoutMs: 2000 };
+
+/** A tiny forward proxy: takes absolute-URI requests, resolves the names it knows to 127.0.0.1, relays. */
+async function startProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url ?? '');
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400).end('proxy: absolute URI expected');
+      return;
+    }
+    const upstream = http.request(
+      { host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, via: '1.1 test-proxy' });
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end('proxy: upstream failed'));
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let origin: TestServer;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  origin = await startServer({
+    '/doc.ttl': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/turtle' });
+      res.end('<s> <p> "via proxy?" .\n');
+    },
+  });
+  proxy = await startProxy();
+});
+
+afterEach(() => {
+  for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) {
+    if (savedEnv[name] === undefined) delete process.env[name];
+    else process.env[name] = savedEnv[name];
+  }
+  proxy.seen.length = 0;
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await origin?.close();
+});
+
+describe('proxy', () => {
+  it('--proxy URL sends the request through the proxy, which resolves the name', async () => {
+    // The fetcher itself knows no names: without the proxy this would be a DNS failure.
+    const fetcher = createHttpFetcher({ userAgent: UA, allowPrivate: true, lookup: staticLookup({}), proxy: proxy.url, ...timeouts });
+    try {
+      const target = origin.url('/doc.ttl', 'far.example.test');
+      const { response, error } = await fetcher.fetch(target);
+      expect(error).toBeUndefined();
+      expect(response!.body.toString()).toBe('<s> <p> "via proxy?" .\n');
+      expect(response!.headers).toContainEqual(['via', '1.1 test-proxy']);
+      expect(proxy.seen).toEqual([target]);
+      expect(origin.lastHeaders.get('/doc.ttl')!['user-agent']).toBe(UA);
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('HTTP_PROXY from the environment is used, NO_PROXY hosts go direct', async () => {
+    process.env.HTTP_PROXY = proxy.url;
+    process.env.NO_PROXY = 'direct.example.test';
+    const fetcher = createHttpFetcher({
+      userAgent: UA,
+      allowPrivate: true,
+      lookup: staticLookup({ 'direct.example.test': '127.0.0.1' }),
+      ...timeouts,
+    });
+    try {
+      const viaProxy = await fetcher.fetch(origin.url('/doc.ttl', 'far.example.test'));
+      expect(viaProxy.response!.status).toBe(200);
+      expect(proxy.seen).toEqual([origin.url('/doc.ttl', 'far.example.test')]);
+      const direct = await fetcher.fetch(origin.url('/doc.ttl', 'direct.example.test'));
+      expect(direct.response!.status).toBe(200);
+      expect(direct.response!.headers.find(([n]) => n === 'via')).toBeUndefined();
+      expect(proxy.seen).toHaveLength(1);
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('through a proxy, private targets are still refused unless allowPrivate', async () => {
+    const fetcher = createHttpFetcher({
+      userAgent: UA,
+      lookup: staticLookup({ 'inside.example.test': '192.168.1.10' }),
+      proxy: proxy.url,
+      ...timeouts,
+    });
+    try {
+      expect((await fetcher.fetch(origin.url('/doc.ttl'))).error!.code).toBe('blocked-address');
+      expect((await fetcher.fetch(origin.url('/doc.ttl', 'inside.example.test'))).error!.code).toBe('blocked-address');
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await fetcher.close();
+    }
+  });
+});
