@@ -241,30 +241,43 @@ export class RandomCache extends SlotTable implements FingerprintCache {
 }
 
 /**
- * Static cache: a fixed set chosen beforehand (the seed: the most frequent URLs of
- * an earlier crawl) and never changed; misses do not enter it.
+ * Static cache: a fixed set of keys chosen beforehand (the seed: the most frequent
+ * URLs of an earlier crawl) that never changes; other keys never enter it. A
+ * preloaded key only answers "seen" once it has been added in this run, so the
+ * cache never claims a URL the set does not hold (its first request is a miss,
+ * as for every policy).
  */
 export class StaticCache extends SlotTable implements FingerprintCache {
   readonly policy = 'static' as const;
+  /** Preloaded keys (the fixed content); `size` counts those added so far. */
+  readonly preloaded: number;
+  private readonly present: Uint8Array;
 
-  /** `keys` holds hi, lo pairs; at most `capacity` distinct keys are kept, in the order given. */
+  /** `keys` holds hi, lo pairs, most valuable first; at most `capacity` distinct keys are kept. */
   constructor(capacity: number, keys: Uint32Array = new Uint32Array(0)) {
     super(capacity);
-    for (let i = 0; i + 1 < keys.length && this.size < capacity; i += 2) {
-      if (this.find(keys[i], keys[i + 1]) < 0) this.place(this.size++, keys[i], keys[i + 1]);
+    this.present = new Uint8Array(capacity);
+    let n = 0;
+    for (let i = 0; i + 1 < keys.length && n < capacity; i += 2) {
+      if (this.find(keys[i], keys[i + 1]) < 0) this.place(n++, keys[i], keys[i + 1]);
     }
+    this.preloaded = n;
   }
 
   has(hi: number, lo: number): boolean {
-    return this.find(hi, lo) >= 0;
+    const s = this.find(hi, lo);
+    return s >= 0 && this.present[s] === 1;
   }
 
-  add(_hi: number, _lo: number): void {
-    // Static by definition.
+  add(hi: number, lo: number): void {
+    const s = this.find(hi, lo);
+    if (s >= 0 && this.present[s] === 0) { this.present[s] = 1; this.size++; }
   }
 
   access(hi: number, lo: number): boolean {
-    return this.find(hi, lo) >= 0;
+    if (this.has(hi, lo)) return true;
+    this.add(hi, lo);
+    return false;
   }
 }
 
