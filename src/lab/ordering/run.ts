@@ -1,0 +1,172 @@
+/**
+ * The ordering lab: for one importance metric and hot-page rule, one virtual crawl per ordering
+ * metric, scored by how early the hot pages are found (seed 001's experiments), as numbers, JSON
+ * and a plot.
+ */
+import { UserError } from '../../util/errors.ts';
+import { createOrderingPolicy } from '../../frontier/order/policies.ts';
+import { ORDERING_NAMES, type OrderingName } from '../../frontier/order/policy.ts';
+import { indexRepository, type RepositoryGraph } from './graph.ts';
+import { crawlAndStopCurve, hotPages, importanceOf, type HotRule, type ImportanceName } from './importance.ts';
+import { lineChartSvg } from './plot.ts';
+import { virtualCrawl } from './virtual-crawl.ts';
+
+export const MODEL_NAMES = ['crawl-and-stop', 'threshold', 'buffer'] as const;
+export type ModelName = (typeof MODEL_NAMES)[number];
+
+export interface OrderingLabOptions {
+  /** What makes a page hot: its importance under this metric (backlink by default). */
+  hot?: ImportanceName;
+  query?: string;
+  /** Top K or threshold G; the top 10 % of pages by default. */
+  rule?: HotRule;
+  model?: ModelName;
+  /** Frontier size for the limited-buffer model; 10 % of the pages by default. */
+  buffer?: number;
+  orderings?: readonly OrderingName[];
+  seed?: number;
+  /** Points per curve in the result. */
+  points?: number;
+}
+
+export interface OrderingRun {
+  ordering: OrderingName;
+  /** Pages crawled (fewer than the repository when the buffer forgot some, or some are unreachable). */
+  crawled: number;
+  dropped: number;
+  /** Mean of the curve over the whole crawl: 1 is perfect, about 0.5 for random under the threshold model. */
+  auc: number;
+  /** The curve's value after crawling 10 %, 25 %, 50 % of the pages. */
+  at: Record<'0.1' | '0.25' | '0.5', number>;
+  /** Fraction of the pages crawled when half, and 90 %, of the hot pages were found (threshold, buffer); null if never. */
+  crawledFor?: Record<'0.5' | '0.9', number | null>;
+  /** P_CS at the given K (crawl-and-stop with --top K). */
+  pcs?: number;
+  /** [fraction of pages crawled, fraction of hot pages found (or P_CS)]. */
+  curve: [number, number][];
+}
+
+export interface OrderingLabResult {
+  repository: { pages: number; links: number; externalLinks: number; start: string };
+  hot: { metric: ImportanceName; query?: string; rule: HotRule; threshold: number; count: number };
+  model: ModelName;
+  buffer?: number;
+  orderings: OrderingRun[];
+  /** Orderings left out, and why. */
+  skipped: { ordering: OrderingName; reason: string }[];
+}
+
+const round = (v: number) => Math.round(v * 10000) / 10000;
+
+export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptions = {}): OrderingLabResult {
+  const repo = indexRepository(graph);
+  const n = repo.pages.length;
+  const metric = options.hot ?? 'backlink';
+  const model = options.model ?? 'threshold';
+  const rule = options.rule ?? { top: Math.max(1, Math.round(n / 10)) };
+  const points = options.points ?? 100;
+  let buffer: number | undefined;
+  if (model === 'buffer') {
+    buffer = options.buffer ?? Math.max(1, Math.round(n / 10));
+    if (!Number.isInteger(buffer) || buffer < 1) throw new UserError('--buffer must be a positive whole number of URLs');
+  }
+  const importance = importanceOf(repo, metric, options.query);
+  const hot = hotPages(importance, rule);
+  if (hot.count === 0) throw new UserError(`no page is hot under ${metric} ≥ ${hot.threshold}: lower --threshold`);
+
+  const skipped: OrderingLabResult['skipped'] = [];
+  const runs: OrderingRun[] = [];
+  // Global refreshes (PageRank, IDF) about every 1 % of the repository, as a crawler would re-rank.
+  const refreshEvery = Math.max(1, Math.round(n / 100));
+  for (const ordering of options.orderings ?? ORDERING_NAMES) {
+    if (ordering === 'similarity' && !options.query?.trim()) {
+      skipped.push({ ordering, reason: 'no --query' });
+      continue;
+    }
+    const policy = createOrderingPolicy(ordering, { query: options.query, seed: options.seed, refreshEvery, refreshGrowth: 0 });
+    const crawl = virtualCrawl(repo, policy, { buffer });
+    const k = crawl.order.length;
+    // values[j] is the curve after j + 1 pages; past the end of a short crawl it stays flat.
+    let values: Float64Array;
+    if (model === 'crawl-and-stop') values = crawlAndStopCurve(importance, crawl.order);
+    else {
+      values = new Float64Array(k);
+      let found = 0;
+      crawl.order.forEach((p, j) => (values[j] = (found += hot.hot[p]) / hot.count));
+    }
+    const valueAt = (pages: number) => (pages < 1 || k === 0 ? 0 : values[Math.min(pages, k) - 1]);
+    let sum = 0;
+    for (let j = 1; j <= n; j++) sum += valueAt(j);
+    const run: OrderingRun = {
+      ordering,
+      crawled: k,
+      dropped: crawl.dropped,
+      auc: round(sum / n),
+      at: { '0.1': round(valueAt(Math.round(n * 0.1))), '0.25': round(valueAt(Math.round(n * 0.25))), '0.5': round(valueAt(Math.round(n * 0.5))) },
+      curve: [],
+    };
+    if (model !== 'crawl-and-stop') {
+      const firstReaching = (f: number) => {
+        const j = values.findIndex((v) => v >= f - 1e-12);
+        return j < 0 ? null : round((j + 1) / n);
+      };
+      run.crawledFor = { '0.5': firstReaching(0.5), '0.9': firstReaching(0.9) };
+    } else if ('top' in rule) run.pcs = round(valueAt(rule.top));
+    for (let s = model === 'crawl-and-stop' ? 1 : 0; s <= points; s++) {
+      const pages = Math.round((s * n) / points);
+      run.curve.push([round(pages / n), round(valueAt(pages))]);
+    }
+    runs.push(run);
+  }
+  return {
+    repository: { pages: n, links: repo.out.reduce((s, o) => s + o.length, 0), externalLinks: repo.externalLinks, start: repo.pages[repo.start].url },
+    hot: { metric, ...(options.query ? { query: options.query } : {}), rule, threshold: hot.threshold, count: hot.count },
+    model,
+    ...(buffer !== undefined ? { buffer } : {}),
+    orderings: runs,
+    skipped,
+  };
+}
+
+function describeHot(r: OrderingLabResult): string {
+  const what = r.hot.metric === 'similarity' ? `similarity to "${r.hot.query}"` : r.hot.metric;
+  const rule = 'top' in r.hot.rule ? `top ${r.hot.rule.top} by ${what}` : `${what} ≥ ${r.hot.rule.threshold}`;
+  return `${r.hot.count} hot pages (${rule}, threshold ${+r.hot.threshold.toPrecision(4)})`;
+}
+
+export function orderingLabChart(r: OrderingLabResult): string {
+  const cs = r.model === 'crawl-and-stop';
+  const model = cs ? 'crawl and stop' : r.model === 'buffer' ? `limited buffer of ${r.buffer} URLs` : 'crawl and stop with threshold';
+  return lineChartSvg({
+    title: `${r.repository.pages} pages, ${describeHot(r)}; ${model}`,
+    xLabel: 'fraction of pages crawled',
+    yLabel: cs ? 'P_CS: hot share of the pages crawled' : 'fraction of hot pages crawled',
+    series: r.orderings.map((o) => ({ name: o.ordering, points: o.curve })),
+    diagonal: !cs,
+  });
+}
+
+export function formatOrderingLab(r: OrderingLabResult): string {
+  const cs = r.model === 'crawl-and-stop';
+  const lines = [
+    `repository: ${r.repository.pages} pages, ${r.repository.links} links between them, start ${r.repository.start}`,
+    `${describeHot(r)}; model ${r.model}${r.buffer !== undefined ? ` (buffer ${r.buffer} URLs)` : ''}`,
+    cs
+      ? 'ordering     crawled  P_CS@10%  P_CS@25%  P_CS@50%  mean' + ('top' in r.hot.rule ? '  P_CS@K' : '')
+      : 'ordering     crawled  hot@10%  hot@25%  hot@50%  crawled for 50%  for 90%  mean',
+  ];
+  const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${(v * 100).toFixed(1)}%`);
+  for (const o of r.orderings) {
+    const head = `${o.ordering.padEnd(12)} ${String(o.crawled).padStart(7)}`;
+    if (cs) {
+      lines.push(`${head}  ${pct(o.at['0.1']).padStart(8)}  ${pct(o.at['0.25']).padStart(8)}  ${pct(o.at['0.5']).padStart(8)}  ${o.auc.toFixed(3)}${o.pcs !== undefined ? `  ${pct(o.pcs).padStart(6)}` : ''}`);
+    } else {
+      lines.push(
+        `${head}  ${pct(o.at['0.1']).padStart(7)}  ${pct(o.at['0.25']).padStart(7)}  ${pct(o.at['0.5']).padStart(7)}  ${pct(o.crawledFor?.['0.5']).padStart(15)}  ${pct(o.crawledFor?.['0.9']).padStart(7)}  ${o.auc.toFixed(3)}` +
+          (o.dropped ? `  (${o.dropped} URLs dropped)` : ''),
+      );
+    }
+  }
+  for (const s of r.skipped) lines.push(`${s.ordering}: skipped (${s.reason})`);
+  return lines.join('\n');
+}
