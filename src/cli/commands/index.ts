@@ -2,10 +2,16 @@ import type { Command } from 'commander';
 import { register as crawl } from './crawl.ts';
 import { register as exportCmd } from './export.ts';
 import { register as demo } from './demo.ts';
+import { register as query } from './query.ts';
+import { register as diff } from './diff.ts';
+import { register as labOrdering } from './lab-ordering.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
   crawl,
   exportCmd,
   demo,
+  query,
+  diff,
+  labOrdering,
 ];
