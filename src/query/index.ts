@@ -4,6 +4,5 @@ export { runQuery, materialise, evaluate, renderTable, termText, formatsFor, med
 export { analyseQuery } from './sparql-text.ts';
 export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';
 export { parseTriplePattern } from './pattern.ts';
-export { parseTime, isoTime } from './time.ts';
 export { skolemise, ntTerm } from './terms.ts';
 export type * from './types.ts';

@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
+import { parseTime } from '../../util/units.ts';
+import {
+  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE,
+  type AnswerVersions, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
+} from '../../query/index.ts';
+
+export interface QueryFlags {
+  data: string;
+  file?: string;
+  at?: string;
+  graph?: string[];
+  json?: boolean;
+  csv?: boolean;
+  tsv?: boolean;
+  format?: string;
+  versions?: boolean;
+  changes?: boolean;
+  from?: string;
+  to?: string;
+  list?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('query')
+    .description('SPARQL over the archive as it was at any time (each document in its named graph; default graph = their union), version queries and changes')
+    .argument('[query]', "a SPARQL query; with --versions also a triple pattern like '<http://x/s> ?p ?o'")
+    .option('--data <dir>', 'data directory', 'data')
+    .option('-f, --file <file>', 'read the query from this file')
+    .option('--at <time>', 'evaluate over the archive as it was then (ISO 8601); default now')
+    .option('--graph <url...>', 'only these documents form the dataset')
+    .option('--json', 'SPARQL 1.1 Query Results JSON (or JSON for --versions/--changes/--list)')
+    .option('--csv', 'SPARQL 1.1 CSV results')
+    .option('--tsv', 'SPARQL 1.1 TSV results')
+    .option('--format <format>', 'json | xml | csv | tsv for SELECT/ASK; ntriples | turtle | rdfxml | nquads for CONSTRUCT/DESCRIBE')
+    .option('--versions', 'Ver: each answer (or triple matching the pattern) with the times it held')
+    .option('--changes', 'Change: the times at which the answers changed')
+    .option('--from <time>', 'with --versions/--changes: from this time')
+    .option('--to <time>', 'with --versions/--changes: up to this time')
+    .option('--list', 'list the archived documents and their versions')
+    .action(async (query: string | undefined, flags: QueryFlags) => {
+      process.stdout.write(await queryCommand(query, flags));
+    });
+}
+
+/** The whole command as a function of its arguments: returns what goes to standard output. */
+export async function queryCommand(query: string | undefined, flags: QueryFlags): Promise<string> {
+  const archive = openArchive(flags.data);
+  try {
+    if (flags.list) return listDocuments(archive, flags);
+    const text = queryText(query, flags);
+    const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
+    if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
+    if (flags.changes) {
+      const changes = await queryChanges(archive, text, window);
+      if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
+      return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${c.answers} answers)`).join('\n') + `\n${changes.length} change${changes.length === 1 ? '' : 's'}\n`;
+    }
+    if (flags.versions) {
+      if (looksLikeSparql(text)) {
+        const ver = await queryVersions(archive, text, window);
+        if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
+        return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${ver.length} answers\n`;
+      }
+      const pattern = parseTriplePattern(text);
+      if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
+      const ver = archive.patternVersions(pattern).filter((v) => inWindow(v, window.from, window.to));
+      if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
+      return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}\n    ${intervalsText(v.intervals)}  (${v.versions.length} versions)`).join('\n')
+        + `\n${ver.length} triple${ver.length === 1 ? '' : 's'}\n`;
+    }
+    const format = resultFormat(flags);
+    const result = await runQuery(archive, text, { at: flags.at ? parseTime(flags.at, '--at') : undefined, graphs: flags.graph, format: format ?? undefined });
+    if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(result.body);
+    return renderTable(JSON.parse(result.body) as SparqlJsonResults);
+  } finally {
+    await archive.close();
+  }
+}
+
+export function openArchive(data: string): VersionArchive {
+  const dir = path.resolve(data);
+  if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (${VERSIONS_FILE}): crawl into it first, or give --data`);
+  return openVersionStore(dir, { readonly: true });
+}
+
+function queryText(query: string | undefined, flags: QueryFlags): string {
+  if (query && flags.file) throw new UserError('give the query either as an argument or with --file, not both');
+  if (flags.file) {
+    try {
+      return fs.readFileSync(flags.file, 'utf8');
+    } catch (e) {
+      throw new UserError(`cannot read the query file '${flags.file}': ${(e as Error).message}`);
+    }
+  }
+  if (!query) throw new UserError("no query: give one, e.g. datamonitor query --data DIR 'SELECT * WHERE { ?s ?p ?o } LIMIT 10'");
+  return query;
+}
+
+function resultFormat(flags: QueryFlags): ResultFormat | undefined {
+  const chosen = [flags.json && 'json', flags.csv && 'csv', flags.tsv && 'tsv', flags.format].filter(Boolean) as string[];
+  if (chosen.length > 1) throw new UserError(`one output format at a time (got ${chosen.join(', ')})`);
+  const known: ResultFormat[] = ['json', 'xml', 'csv', 'tsv', 'ntriples', 'turtle', 'rdfxml', 'nquads'];
+  if (chosen[0] && !known.includes(chosen[0] as ResultFormat)) throw new UserError(`--format '${chosen[0]}' is not one of ${known.join(', ')}`);
+  return chosen[0] as ResultFormat | undefined;
+}
+
+function looksLikeSparql(text: string): boolean {
+  return /\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b/i.test(text) && /[{]/.test(text);
+}
+
+function listDocuments(archive: VersionArchive, flags: QueryFlags): string {
+  const graphs = archive.graphs();
+  if (flags.json) return JSON.stringify(graphs.map((g) => ({ ...g, firstTime: iso(g.firstTime), lastTime: iso(g.lastTime), versions: archive.versions(g.graph).map((v) => ({ ...v, time: iso(v.time) })) })), null, 1) + '\n';
+  return graphs.map((g) => `${g.graph}  ${g.versions} versions ${iso(g.firstTime)} … ${iso(g.lastTime)}  ${g.deleted ? 'deleted' : `${g.triples} triples`}`).join('\n') + `\n${graphs.length} documents\n`;
+}
+
+function inWindow(v: PatternVersions, from?: number, to?: number): boolean {
+  return v.intervals.some((i) => (to === undefined || i.from <= to) && (from === undefined || i.to === undefined || i.to > from));
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function intervalsText(intervals: Interval[]): string {
+  return intervals.map((i) => `[${iso(i.from)}, ${i.to === undefined ? 'now' : iso(i.to)})`).join(' ');
+}
+
+function jsonTimes<T extends { intervals: Interval[]; versions: number[] }>(v: T): Omit<T, 'intervals' | 'versions'> & { intervals: Array<{ from: string; to?: string }>; versions: string[] } {
+  return { ...v, intervals: v.intervals.map((i) => (i.to === undefined ? { from: iso(i.from) } : { from: iso(i.from), to: iso(i.to) })), versions: v.versions.map(iso) };
+}
+
+function answerText(answer: AnswerVersions['answer']): string {
+  if ('triple' in answer && typeof answer.triple === 'string') return answer.triple;
+  if ('boolean' in answer && typeof answer.boolean === 'boolean') return String(answer.boolean);
+  return Object.entries(answer as Record<string, { type: string; value: unknown }>).map(([k, t]) => `?${k}=${t.type === 'uri' ? `<${t.value}>` : JSON.stringify(t.value)}`).join(' ');
+}
+
+function ensureNewline(s: string): string {
+  return s.endsWith('\n') || s === '' ? s : s + '\n';
+}
