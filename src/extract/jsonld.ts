@@ -126,21 +126,26 @@ export async function parseJsonLdText(text: string, options: JsonLdParseOptions)
     context: options.context,
     documentLoader: loader as never,
   });
+  let stop = (): void => {};
   parser.sink = (quad) => {
     if (done) return;
-    if (quads.length < options.maxQuads) quads.push(quad);
-    else overLimit = true;
+    if (quads.length < options.maxQuads) return void quads.push(quad);
+    overLimit = true;
+    stop();
   };
   await new Promise<void>((resolve) => {
     const finish = (diagnostic?: Diagnostic): void => {
       if (done) return;
       done = true;
       loader.close();
+      // Pending value jobs are abandoned: nothing they produce is kept.
+      parser.destroy();
       options.signal?.removeEventListener('abort', onAbort);
       if (diagnostic) diagnostics.push(diagnostic);
       resolve();
     };
     const onAbort = (): void => finish(abortedDiagnostic());
+    stop = () => finish();
     if (options.signal?.aborted) return finish(abortedDiagnostic());
     options.signal?.addEventListener('abort', onAbort);
     parser.on('error', (error: unknown) => finish(errorDiagnostic(error)));
