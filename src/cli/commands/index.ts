@@ -5,6 +5,7 @@ import { register as demo } from './demo.ts';
 import { register as query } from './query.ts';
 import { register as diff } from './diff.ts';
 import { register as labOrdering } from './lab-ordering.ts';
+import { register as labRecrawl } from './lab-recrawl.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -14,4 +15,5 @@ export const commands: Array<(program: Command) => void> = [
   query,
   diff,
   labOrdering,
+  labRecrawl,
 ];

@@ -1,0 +1,59 @@
+/** `datamonitor lab recrawl`: seed 000's re-crawl strategy evaluation over change histories. */
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
+import { checkBounds, DEFAULT_BOUNDS, parseDuration } from '../../schedule/bounds.ts';
+import { strategies } from '../../schedule/strategies/index.ts';
+import { formatRecrawlLab, readHistories, recrawlLabSvg, runRecrawlLab } from '../../lab/recrawl/index.ts';
+import { ProgressLine } from '../progress.ts';
+import { labCommand } from './lab.ts';
+
+interface Options {
+  histories?: string[];
+  strategies?: string;
+  plot?: string;
+  json?: boolean;
+  min?: string;
+  max?: string;
+  budget?: string;
+  groups?: boolean;
+}
+
+export function register(program: Command): void {
+  labCommand(program)
+    .command('recrawl')
+    .description('simulate re-crawl strategies over change histories: recall and precision (seed 000, section 4)')
+    .option('--histories <file...>', 'history files, JSON Lines (.jsonl or .jsonl.gz)')
+    .option('--strategies <list>', `comma-separated, default all: ${Object.keys(strategies).join(',')}`)
+    .option('--min <duration>', 'minimum crawl interval', '1d')
+    .option('--max <duration>', 'maximum crawl interval', '180d')
+    .option('--budget <n>', 'also run the budget strategy with n downloads per day')
+    .option('--plot <file.svg>', 'write recall/precision charts (overall and per group) as SVG')
+    .option('--no-groups', 'print only the overall table')
+    .option('--json', 'print the numbers as JSON')
+    .action(async (o: Options) => {
+      if (!o.histories?.length) throw new UserError('give at least one history file: --histories FILE.jsonl.gz (see ../shared/data/histories)');
+      const bounds = checkBounds({
+        minIntervalMs: o.min ? parseDuration(o.min, '--min') : DEFAULT_BOUNDS.minIntervalMs,
+        maxIntervalMs: o.max ? parseDuration(o.max, '--max') : DEFAULT_BOUNDS.maxIntervalMs,
+      });
+      const names = o.strategies ? o.strategies.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      let budgetPerDay: number | undefined;
+      if (o.budget !== undefined) {
+        budgetPerDay = Number(o.budget);
+        if (!(budgetPerDay > 0)) throw new UserError(`--budget must be a positive number of downloads per day (got "${o.budget}")`);
+      }
+      const progress = new ProgressLine();
+      progress.update(`reading ${o.histories.length} file(s)`);
+      const h = await readHistories(o.histories);
+      if (h.ids.length === 0) throw new UserError(`no usable history in ${o.histories.join(', ')}: ${h.diagnostics[0] ?? 'empty'}`);
+      const result = runRecrawlLab(h, { strategies: names, bounds, budgetPerDay, onProgress: (t) => progress.update(t) });
+      progress.done();
+      if (o.plot) await writeFile(o.plot, recrawlLabSvg(result, `Re-crawl strategies (${o.histories.map((f) => f.split('/').pop()).join(', ')})`));
+      if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      else {
+        process.stdout.write(formatRecrawlLab(result, o.groups !== false) + '\n');
+        if (o.plot) process.stdout.write(`plot written to ${o.plot}\n`);
+      }
+    });
+}
