@@ -25,7 +25,7 @@ export async function latestVersions(store: MetadataStore, at?: number): Promise
 /** A version's quads, read from its WARC conversion record, placed in the document's own graph. */
 export function versionQuads(dataDir: string, e: CrawlLogEntry, blankPrefix: string): Quad[] {
   const rec = readRecord(dataDir, e.warcFile as string, e.rdfOffset as number, e.rdfLength as number);
-  const graph = namedNode(e.url);
+  const graph = namedNode(e.finalUrl ?? e.url);
   const parsed = new Parser({ format: 'N-Quads', blankNodePrefix: blankPrefix }).parse(rec.block.toString('utf8'));
   return parsed.map((q) => quad(q.subject, q.predicate, q.object, graph));
 }
@@ -33,7 +33,7 @@ export function versionQuads(dataDir: string, e: CrawlLogEntry, blankPrefix: str
 /** PROV-O description of one fetch: when, what status and media type, from which URL. */
 export function provenanceQuads(e: CrawlLogEntry): Quad[] {
   const g = namedNode(PROVENANCE_GRAPH);
-  const doc = namedNode(e.url);
+  const doc = namedNode(e.finalUrl ?? e.url);
   const act = namedNode(`${DM}fetch/${e.id ?? e.time}`);
   const out = [
     quad(doc, namedNode(`${PROV}wasGeneratedBy`), act, g),

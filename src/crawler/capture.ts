@@ -98,7 +98,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     doc.error = `HTTP ${r.status}`;
     if (r.status === 404 || r.status === 410) {
       // The document is gone: its graph is empty from now on.
-      if (prev?.graphHash) await ctx.onVersion?.(url, time, []);
+      if (prev?.graphHash) await ctx.onVersion?.(r.finalUrl, time, []);
       graphHash = undefined;
     }
   } else if (bytesSame) {
@@ -137,7 +137,8 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     revisitOf: bytesSame && lastVersion ? { uri: lastVersion.finalUrl ?? url, date: new Date(lastVersion.time) } : undefined,
     nquads,
   });
-  if (nquads !== undefined) await ctx.onVersion?.(url, time, doc.quads);
+  // The graph is named by the document that was actually fetched (after redirects), not the IRI asked for.
+  if (nquads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads);
 
   await ctx.store.appendLog({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,

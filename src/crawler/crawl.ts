@@ -217,6 +217,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
       }
       const prev = await store.getDocument(e.url);
+      // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
+      if (prev?.state === 'fetched' && !o.refetch) return;
       const outcome = await fetcher.fetch(e.url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, o.signal);
       if (outcome.retryAfter) {
         notBefore = outcome.retryAfter.getTime();
@@ -229,14 +231,16 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       s.bytes += doc.bytes;
       if (doc.change === 'error') s.errors++;
       else s[doc.change]++;
-      if (doc.finalUrl) {
+      if (doc.finalUrl && doc.status > 0) {
+        // The redirect target is archived now: known, and not to be fetched again by this crawl.
         const fin = normalizeUrl(doc.finalUrl);
-        if (fin && fin !== e.url && !seen.has(fin)) {
+        if (fin && fin !== e.url) {
           seen.add(fin);
-          newDocs.push({ url: fin, host: hostOf(fin), depth: e.depth });
+          await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
+          await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
         }
       }
-      for (const link of doc.links) {
+      if (!o.noFollow) for (const link of doc.links) {
         const vocab = follow && link.kind === 'vocabulary';
         if (link.kind === 'vocabulary' && !follow) continue;
         offer(link.url, e.depth + 1, vocab);

@@ -44,6 +44,10 @@ export interface CrawlOptions {
   onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;
+  /** Fetch URLs again even when the store says they were fetched (re-crawl cycles). */
+  refetch?: boolean;
+  /** Follow no links: fetch exactly the seeds (the re-crawl downloader). */
+  noFollow?: boolean;
   /** Re-crawl cycle that these fetches belong to. */
   cycleId?: number;
 }

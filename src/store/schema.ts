@@ -69,9 +69,10 @@ export function toValues<R>(cols: readonly Col<R>[], row: Partial<R>): unknown[]
 }
 
 export function encode(v: unknown, kind: Col<unknown>[2]): unknown {
+  // Boolean columns are NOT NULL (an explicit NULL would bypass their DEFAULT 0): absent means false.
+  if (kind === 'bool') return v ? 1 : 0;
   if (v === undefined || v === null) return null;
   if (kind === 'json') return JSON.stringify(v);
-  if (kind === 'bool') return v ? 1 : 0;
   return v;
 }
 

@@ -10,7 +10,7 @@ export interface SeenRequest {
   host: string;
 }
 
-export type Route = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => void | Promise<void>;
+export type Route = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => unknown;
 
 export interface TestServer {
   url: string;

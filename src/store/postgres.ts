@@ -1,0 +1,308 @@
+import pg from 'pg';
+import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow } from './types.ts';
+import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
+import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
+import { UserError } from '../util/errors.ts';
+
+/** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
+const MIGRATIONS: { version: number; sql: string[] }[] = [
+  { version: 1, sql: ddl('postgres') },
+  { version: 2, sql: LEASE_DDL },
+];
+const LATEST = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** `$1, $2, …` for n values starting at `from`. */
+function params(n: number, from = 1): string {
+  return Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
+}
+
+const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/** The connection URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * Splits the datamonitor-only `schema` parameter off a postgres:// URL: the tables live in that
+ * schema (via search_path), so several archives, or tests, share one database without meeting.
+ */
+export function parsePostgresUrl(url: string): { connectionString: string; schema?: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UserError(`--db '${redactUrl(url)}' is not a valid URL; write it like postgres://user@host:5432/database`);
+  }
+  const schema = u.searchParams.get('schema') ?? undefined;
+  u.searchParams.delete('schema');
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new UserError(`schema '${schema}' in --db must be letters, digits and _ (at most 63), not starting with a digit`);
+  }
+  return { connectionString: u.toString(), schema };
+}
+
+/**
+ * The PostgreSQL metadata store (seed 000's meta data store) for several processes or machines
+ * sharing one archive. Every write is its own statement in autocommit, so nothing is pending
+ * between calls and `flush()` has nothing to do; the crawler's per-page writes are one statement
+ * each (addDocuments is one multi-row INSERT). Multi-row writes go in a fixed key order so that
+ * two workers inserting overlapping batches cannot deadlock.
+ */
+export class PostgresStore implements WorkerStore {
+  readonly pool: pg.Pool;
+  readonly schema: string | undefined;
+  /** Hosts this process has already put in host_leases (saves a statement per page). */
+  private registered = new Set<string>();
+
+  constructor(readonly url: string, opts: { max?: number } = {}) {
+    const { connectionString, schema } = parsePostgresUrl(url);
+    this.schema = schema;
+    this.pool = new pg.Pool({
+      connectionString,
+      max: opts.max ?? 8,
+      // Set at connection start-up, so no query can ever run in the wrong schema.
+      options: schema ? `-c search_path=${schema}` : undefined,
+    });
+    // An idle client that loses its server must not crash the process; the next query reports it.
+    this.pool.on('error', () => {});
+  }
+
+  private async query(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.pool.query(sql, values);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === '3D000' || err.code === '28000') {
+        throw new UserError(`cannot use PostgreSQL at ${redactUrl(this.url)}: ${err.message}; check that the server runs and the URL names an existing database and user`);
+      }
+      throw e;
+    }
+  }
+
+  async init(): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw new UserError(`cannot connect to PostgreSQL at ${redactUrl(this.url)}: ${(e as Error).message}; check that the server runs and the URL names an existing database and user`);
+    }
+    try {
+      await client.query('BEGIN');
+      // Two processes starting at once: the second waits here, then finds the migrations done.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`datamonitor:${this.schema ?? 'public'}`]);
+      if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
+      await client.query('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+      const current = Number((await client.query('SELECT MAX(version) AS v FROM schema_version')).rows[0].v ?? 0);
+      if (current > LATEST) {
+        throw new UserError(`${redactUrl(this.url)} was written by a newer datamonitor (schema ${current}, this one knows ${LATEST}); upgrade datamonitor`);
+      }
+      for (const m of MIGRATIONS) {
+        if (m.version <= current) continue;
+        for (const sql of m.sql) await client.query(sql);
+        await client.query('INSERT INTO schema_version (version) VALUES ($1)', [m.version]);
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => {});
+  }
+
+  async addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts: { monitored?: boolean; strategy?: string; nextFetch?: number } = {}): Promise<number> {
+    if (docs.length === 0) return 0;
+    const now = Date.now();
+    const sorted = [...docs].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+    const res = await this.query(
+      `INSERT INTO documents (url, host, depth, state, first_seen, monitored, strategy, next_fetch)
+       SELECT u, h, d, 'queued', $4, $5, $6, $7 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(u, h, d)
+       ON CONFLICT (url) DO NOTHING`,
+      [sorted.map((d) => d.url), sorted.map((d) => d.host), sorted.map((d) => d.depth), now, opts.monitored ? 1 : 0, opts.strategy ?? null, opts.nextFetch ?? null],
+    );
+    if (opts.monitored) {
+      await this.query(
+        `UPDATE documents SET monitored = 1, strategy = COALESCE($1, strategy), next_fetch = COALESCE(next_fetch, $2)
+         WHERE url = ANY($3::text[]) AND monitored = 0`,
+        [opts.strategy ?? null, opts.nextFetch ?? now, sorted.map((d) => d.url)],
+      );
+    }
+    await this.registerHosts(docs, now);
+    return res.rowCount ?? 0;
+  }
+
+  /** Puts hosts not seen before into host_leases (free since now), so that workers can lease them. */
+  private async registerHosts(docs: { host: string }[], now: number): Promise<void> {
+    const hosts = newHosts(docs, this.registered);
+    if (hosts.length === 0) return;
+    await this.query(
+      `INSERT INTO host_leases (host, hash, worker, expires_at)
+       SELECT h, x, NULL, $3 FROM unnest($1::text[], $2::bigint[]) AS t(h, x) ON CONFLICT (host) DO NOTHING`,
+      [hosts, hosts.map(hostHash), now],
+    );
+    for (const h of hosts) this.registered.add(h);
+  }
+
+  async getDocument(url: string): Promise<DocumentRow | undefined> {
+    const { rows } = await this.query('SELECT * FROM documents WHERE url = $1', [url]);
+    return rows[0] && fromRow(DOCUMENT_COLS, rows[0]);
+  }
+
+  async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
+    const { cols, values } = assignments(DOCUMENT_COLS, patch);
+    if (cols.length === 0) return;
+    await this.query(`UPDATE documents SET ${cols.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE url = $${cols.length + 1}`, [...values, url]);
+  }
+
+  async queuedDocuments(limit = 1e9): Promise<DocumentRow[]> {
+    const { rows } = await this.query(`SELECT * FROM documents WHERE state = 'queued' ORDER BY depth, first_seen, url LIMIT $1`, [limit]);
+    return rows.map((r) => fromRow(DOCUMENT_COLS, r));
+  }
+
+  async dueDocuments(now: number, limit: number): Promise<DocumentRow[]> {
+    const { rows } = await this.query(`SELECT * FROM documents WHERE monitored = 1 AND next_fetch <= $1 ORDER BY next_fetch, url LIMIT $2`, [now, limit]);
+    return rows.map((r) => fromRow(DOCUMENT_COLS, r));
+  }
+
+  async countDocuments(state?: DocumentState): Promise<number> {
+    const { rows } = state
+      ? await this.query('SELECT COUNT(*) AS n FROM documents WHERE state = $1', [state])
+      : await this.query('SELECT COUNT(*) AS n FROM documents');
+    return Number(rows[0].n);
+  }
+
+  async allDocumentUrls(): Promise<string[]> {
+    const { rows } = await this.query('SELECT url FROM documents');
+    return rows.map((r) => r.url as string);
+  }
+
+  async appendLog(entry: CrawlLogEntry): Promise<number> {
+    const cols = LOG_COLS.map(([, c]) => c);
+    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, toValues(LOG_COLS, entry));
+    return Number(rows[0].id);
+  }
+
+  async versions(url: string): Promise<CrawlLogEntry[]> {
+    const { rows } = await this.query('SELECT * FROM crawl_log WHERE url = $1 AND warc_file IS NOT NULL ORDER BY time, id', [url]);
+    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  }
+
+  async log(opts: { sinceId?: number; limit?: number; url?: string } = {}): Promise<CrawlLogEntry[]> {
+    const { rows } = opts.url
+      ? await this.query('SELECT * FROM crawl_log WHERE id > $1 AND url = $2 ORDER BY id LIMIT $3', [opts.sinceId ?? 0, opts.url, opts.limit ?? 1e9])
+      : await this.query('SELECT * FROM crawl_log WHERE id > $1 ORDER BY id LIMIT $2', [opts.sinceId ?? 0, opts.limit ?? 1e9]);
+    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  }
+
+  async warcEnd(file: string): Promise<number> {
+    const { rows } = await this.query(
+      `SELECT GREATEST(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
+       FROM crawl_log WHERE warc_file = $1`,
+      [file],
+    );
+    return Number(rows[0].e ?? 0);
+  }
+
+  async getHost(host: string): Promise<HostRow | undefined> {
+    const { rows } = await this.query('SELECT * FROM hosts WHERE host = $1', [host]);
+    return rows[0] && fromRow(HOST_COLS, rows[0]);
+  }
+
+  async putHost(row: HostRow): Promise<void> {
+    const cols = HOST_COLS.map(([, c]) => c);
+    await this.query(
+      `INSERT INTO hosts (${cols.join(', ')}) VALUES (${params(cols.length)})
+       ON CONFLICT (host) DO UPDATE SET ${cols.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
+      toValues(HOST_COLS, row),
+    );
+  }
+
+  async startCycle(row: Omit<CycleRow, 'id'>): Promise<number> {
+    const cols = CYCLE_COLS.map(([, c]) => c);
+    const { rows } = await this.query(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, toValues(CYCLE_COLS, row));
+    return Number(rows[0].id);
+  }
+
+  async finishCycle(id: number, patch: Partial<CycleRow>): Promise<void> {
+    const { cols, values } = assignments(CYCLE_COLS, patch);
+    if (cols.length === 0) return;
+    await this.query(`UPDATE cycles SET ${cols.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${cols.length + 1}`, [...values, id]);
+  }
+
+  async cycles(): Promise<CycleRow[]> {
+    const { rows } = await this.query('SELECT * FROM cycles ORDER BY id');
+    return rows.map((r) => fromRow(CYCLE_COLS, r, { id: 'id' }) as CycleRow);
+  }
+
+  // ---- leases (WorkerStore) ----
+
+  async leaseHosts(workerId: string, partition: Partition, leaseMs: number, maxHosts: number, now = Date.now()): Promise<HostLease[]> {
+    checkPartition(partition);
+    if (maxHosts <= 0) return [];
+    const own = partitionSql('h.hash', '$2::bigint', '$3::bigint');
+    // SKIP LOCKED: a worker passes over the hosts another worker is leasing this very moment
+    // instead of queueing behind it; the UPDATE re-checks that the host is still free.
+    const { rows } = await this.query(
+      `WITH cand AS (
+         SELECT h.host FROM host_leases h
+         WHERE h.expires_at <= $1
+           AND (${own} OR h.worker IS NOT NULL OR h.expires_at <= $1 - $4::bigint)
+           AND EXISTS (SELECT 1 FROM documents d WHERE d.host = h.host AND (d.state = 'queued' OR (d.monitored = 1 AND d.next_fetch <= $1)))
+         ORDER BY (${own}) DESC, h.expires_at, h.host
+         LIMIT $5
+         FOR UPDATE OF h SKIP LOCKED
+       )
+       UPDATE host_leases h SET worker = $6, expires_at = $1 + $4::bigint
+       FROM cand WHERE h.host = cand.host AND h.expires_at <= $1
+       RETURNING h.host, h.worker, h.expires_at`,
+      [now, partition.count, partition.index, leaseMs, maxHosts, workerId],
+    );
+    return rows.map(toLease).sort((a, b) => (a.host < b.host ? -1 : 1));
+  }
+
+  async renewLease(workerId: string, hosts: string[], leaseMs: number, now = Date.now()): Promise<string[]> {
+    if (hosts.length === 0) return [];
+    // Still ours as long as nobody took it over, even if the renewal comes a little late.
+    const { rows } = await this.query(
+      `UPDATE host_leases SET expires_at = $1 WHERE worker = $2 AND host = ANY($3::text[]) RETURNING host`,
+      [now + leaseMs, workerId, [...hosts].sort()],
+    );
+    return rows.map((r) => r.host as string).sort();
+  }
+
+  async releaseHost(workerId: string, host: string, now = Date.now()): Promise<void> {
+    await this.query('UPDATE host_leases SET worker = NULL, expires_at = $1 WHERE host = $2 AND worker = $3', [now, host, workerId]);
+  }
+
+  async hostDocuments(host: string, now: number, limit: number): Promise<DocumentRow[]> {
+    const { rows } = await this.query(
+      `SELECT * FROM documents WHERE host = $1 AND (state = 'queued' OR (monitored = 1 AND next_fetch <= $2))
+       ORDER BY depth, COALESCE(next_fetch, first_seen), url LIMIT $3`,
+      [host, now, limit],
+    );
+    return rows.map((r) => fromRow(DOCUMENT_COLS, r));
+  }
+
+  async activeLeases(now = Date.now()): Promise<HostLease[]> {
+    const { rows } = await this.query('SELECT host, worker, expires_at FROM host_leases WHERE worker IS NOT NULL AND expires_at > $1 ORDER BY host', [now]);
+    return rows.map(toLease);
+  }
+}
+
+function toLease(r: Record<string, unknown>): HostLease {
+  return { host: r.host as string, worker: r.worker as string, expiresAt: Number(r.expires_at) };
+}
