@@ -195,6 +195,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const work = async (e: FrontierEntry): Promise<void> => {
     let notBefore: number | undefined;
+    let startedAt: number | undefined;
     let ok = true;
     try {
       if (robots) {
@@ -219,6 +220,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       const prev = await store.getDocument(e.url);
       // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
       if (prev?.state === 'fetched' && !o.refetch) return;
+      startedAt = Date.now();
       const outcome = await fetcher.fetch(e.url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, o.signal);
       if (outcome.retryAfter) {
         notBefore = outcome.retryAfter.getTime();
@@ -254,7 +256,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       await store.updateDocument(e.url, { state: 'failed' }).catch(() => undefined);
     } finally {
       running--;
-      queues.release(e.host, Date.now(), { ok, notBefore });
+      queues.release(e.host, Date.now(), { ok, notBefore, startedAt });
       if (!ok && queues.failures(e.host) >= DEFAULTS.maxHostFailures) {
         for (const dropped of queues.drain(e.host)) {
           s.skipped.hostFailing++;

@@ -165,6 +165,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       return;
     }
     baseConnect(target, (err, socket) => {
+      if (remoteAddresses.size > 10_000) remoteAddresses.clear(); // bounded on a crawl of many hosts
       if (socket?.remoteAddress) remoteAddresses.set(`${host}:${target.port}`, socket.remoteAddress);
       callback(err as Error, socket as never);
     });
@@ -223,8 +224,9 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     const startedAt = new Date();
     const t0 = performance.now();
     let current = parseTarget(requestUrl, 'the URL');
+    current.hash = ''; // never sent; keeps hop URLs comparable
     const hops: RedirectHop[] = [];
-    const seen = new Set<string>([current.href]);
+    let seen: Set<string> | undefined; // made on the first redirect: most fetches have none
     let seeOtherResource: string | undefined;
 
     for (;;) {
@@ -260,6 +262,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
           throw new FetchFailure('bad-url', `${current.href} redirected to unsupported scheme ${next.protocol}`);
         }
         next.hash = '';
+        seen ??= new Set([hops[0].url]);
         if (seen.has(next.href)) {
           throw new FetchFailure('redirect-loop', `redirect loop: ${hops.map((h) => h.url).join(' -> ')} -> ${next.href}`);
         }

@@ -115,8 +115,10 @@ export class HostQueues {
   }
 
   /** A fetch to `host` ended. `ok` false grows the host's back-off; `notBefore` defers it (Retry-After). */
-  release(host: string, now: number, outcome: { ok: boolean; notBefore?: number }): void {
+  release(host: string, now: number, outcome: { ok: boolean; notBefore?: number; startedAt?: number }): void {
     const s = this.state(host);
+    // The request may have started after the pop (robots.txt came first): space from the real start.
+    if (outcome.startedAt !== undefined) s.lastStart = Math.max(s.lastStart, outcome.startedAt);
     s.inFlight = Math.max(0, s.inFlight - 1);
     s.failures = outcome.ok ? 0 : s.failures + 1;
     const backoff = s.failures === 0 ? 0 : Math.min(this.opts.maxBackoffMs ?? 300_000, s.delayMs * 2 ** s.failures);

@@ -216,6 +216,8 @@ export class SimilarityPolicy implements OrderingPolicy {
   readonly name = 'similarity';
   private readonly query: TermCounts;
   private readonly described = new Map<string, TermCounts>();
+  /** The best similarity of a crawled page linking to the URL, weighted (topics cluster: seed 001). */
+  private readonly parent = new Map<string, number>();
   private readonly df = new DocumentFrequencies();
   private readonly changes = new ChangeLog();
   private readonly clock: RefreshClock;
@@ -228,8 +230,14 @@ export class SimilarityPolicy implements OrderingPolicy {
   }
 
   onPageCrawled(page: CrawledPage): void {
-    if (page.text !== undefined) this.df.addDocument(tokenize(page.text));
+    let pageScore = 0;
+    if (page.text !== undefined) {
+      const words = tokenize(page.text);
+      this.df.addDocument(words);
+      pageScore = PARENT_WEIGHT * cosineSimilarity(addTerms(new Map(), words), this.query, this.idf);
+    }
     for (const link of page.links) {
+      if (pageScore > (this.parent.get(link.url) ?? 0)) this.parent.set(link.url, pageScore);
       let terms = this.described.get(link.url);
       if (!terms) {
         terms = addTerms(new Map(), tokenize(urlWords(link.url)));
@@ -248,13 +256,16 @@ export class SimilarityPolicy implements OrderingPolicy {
 
   priority(url: string): number {
     const terms = this.described.get(url);
-    return terms ? cosineSimilarity(terms, this.query, this.idf) : 0;
+    return terms ? cosineSimilarity(terms, this.query, this.idf) + (this.parent.get(url) ?? 0) : 0;
   }
 
   takeChanged(): readonly string[] | 'all' {
     return this.changes.take();
   }
 }
+
+/** How much a linking page's own similarity counts next to the link's words. */
+const PARENT_WEIGHT = 0.5;
 
 function urlWords(url: string): string {
   try {

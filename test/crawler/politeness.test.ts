@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { crawlLog, tempDir } from '../helpers.ts';
+
+/** A site of `n` Turtle pages in a chain, with the given robots.txt. */
+function chainSite(n: number, robots: string) {
+  return (_req: unknown, res: import('node:http').ServerResponse, url: URL) => {
+    if (url.pathname === '/robots.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end(robots);
+    }
+    const m = /^\/p(\d+)$/.exec(url.pathname);
+    if (!m) {
+      res.writeHead(404);
+      return res.end();
+    }
+    const i = Number(m[1]);
+    res.writeHead(200, { 'content-type': 'text/turtle' });
+    res.end(`<${url.origin}/p${i}> <http://example.org/next> <${url.origin}/p${(i + 1) % n}> , <${url.origin}/p${(i + 2) % n}> .\n`);
+  };
+}
+
+function gaps(server: TestServer): number[] {
+  const times = server.requests.filter((r) => r.path !== '/robots.txt').map((r) => r.time);
+  return times.slice(1).map((t, i) => t - times[i]);
+}
+
+describe('politeness', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => server?.close());
+
+  it('spaces requests to one host by at least --delay, with one in flight', async () => {
+    server = await startServer(chainSite(6, 'User-agent: *\nAllow: /\n'));
+    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 150, concurrency: 8, allowPrivate: true, vocabularies: false }).run();
+    expect(s.documents).toBe(6);
+    const g = gaps(server);
+    expect(g.length).toBe(5);
+    for (const gap of g) expect(gap).toBeGreaterThanOrEqual(140); // server clock granularity
+  });
+
+  it('honours Crawl-delay from robots.txt when it is longer than --delay', async () => {
+    server = await startServer(chainSite(4, 'User-agent: *\nCrawl-delay: 0.4\n'));
+    await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 10, allowPrivate: true, vocabularies: false }).run();
+    for (const gap of gaps(server)) expect(gap).toBeGreaterThanOrEqual(390);
+  });
+
+  it('skips what robots.txt disallows for our user agent and records why', async () => {
+    server = await startServer(chainSite(4, 'User-agent: datamonitor\nDisallow: /p2\n\nUser-agent: *\nDisallow: /\n'));
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false }).run();
+    expect(server.requests.some((r) => r.path === '/p2')).toBe(false);
+    expect(s.skipped.robots).toBe(1);
+    expect(crawlLog(dataDir).find((e) => e.url.endsWith('/p2'))?.error).toMatch(/robots/);
+    expect(s.documents).toBe(3);
+  });
+
+  it('refuses loopback addresses unless --allow-private is given', async () => {
+    server = await startServer(chainSite(2, ''));
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir, delayMs: 0 }).run();
+    expect(server.requests.length).toBe(0);
+    expect(s.documents).toBe(0);
+    expect(crawlLog(dataDir).map((e) => e.error).join(' ')).toMatch(/blocked|private|robots/i);
+  });
+});
