@@ -74,7 +74,8 @@ describe('re-crawl simulator', () => {
   });
 
   it('groups documents by mean change interval and reports every strategy', () => {
-    const h = historiesFromRecords([daily(70), poissonHistory('slow', 1 / (45 * DAY), 1000 * DAY, 9)]);
+    const slow = { id: 'slow', created: iso(T0), end: iso(T0 + 900 * DAY), changes: Array.from({ length: 19 }, (_, i) => iso(T0 + (i + 1) * 45 * DAY)) };
+    const h = historiesFromRecords([daily(70), slow]); // mean intervals ≈ 1 day and 900/19 ≈ 47 days
     const r = runRecrawlLab(h, { bounds: DEFAULT_BOUNDS });
     expect(r.reports.map((s) => s.strategy)).toEqual(Object.keys(strategies));
     const week = r.reports.find((s) => s.strategy === 'week')!;
