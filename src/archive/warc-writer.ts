@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import type { FetchResponse } from '../fetch/types.ts';
 import { httpHead, recordId, serializeRecord, sha1Digest } from './warc-record.ts';
 
@@ -52,9 +53,11 @@ function safeHost(host: string): string {
   return host.replace(/[^A-Za-z0-9.\-]/g, '_');
 }
 
+/** Counts files across every writer in this process, so two writers never pick one name. */
+let fileSeq = 0;
+
 export class WarcWriter {
   private open = new Map<string, OpenFile>();
-  private seq = 0;
   private readonly stamp: string;
 
   constructor(
@@ -83,8 +86,9 @@ export class WarcWriter {
       this.closeFile(oldDir, old);
     }
     fs.mkdirSync(path.join(this.dataDir, dir), { recursive: true });
-    const rel = path.join(dir, `datamonitor-${this.stamp}-${process.pid}-${this.seq++}.warc.gz`);
-    const fd = fs.openSync(path.join(this.dataDir, rel + '.open'), 'a');
+    const rel = path.join(dir, `datamonitor-${this.stamp}-${process.pid}-${fileSeq++}-${randomBytes(3).toString('hex')}.warc.gz`);
+    // 'wx': an archive file is never appended to by a second writer.
+    const fd = fs.openSync(path.join(this.dataDir, rel + '.open'), 'wx');
     const info = serializeRecord({
       type: 'warcinfo',
       date: new Date(),

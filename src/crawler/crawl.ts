@@ -158,18 +158,19 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     for (const d of queued) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
-  const offer = (raw: string, depth: number, vocabulary: boolean, base?: string): void => {
-    const url = normalizeUrl(raw, base);
+  const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
+    const url = normalizeUrl(raw);
     if (!url) return;
     trace?.write(url + '\n');
-    if (seen.has(url)) return;
+    if (seen.has(url) && !force) return;
     const host = hostOf(url);
     if (rejectReason(url, host, depth, filters, vocabulary)) return;
     seen.add(url);
     newDocs.push({ url, host, depth });
     queues.push({ url, host, depth, key: seq++, vocabulary });
   };
-  for (const seed of o.seeds) offer(seed, 0, false);
+  // A re-crawl fetches its seeds again even though the store knows them.
+  for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
   await store.addDocuments(newDocs.splice(0));
 
   let running = 0;
