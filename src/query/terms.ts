@@ -6,7 +6,11 @@ const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
 const RDF_DIR_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString';
 
 /** Escapes what N-Triples forbids raw in a literal (quotes, backslash, line breaks, other controls). */
+const LITERAL_SPECIALS = /["\\\u0000-\u001f\u007f]/;
+const IRI_SPECIALS = /[\u0000-\u0020<>"{}|^`\\]/;
+
 function escapeLiteral(value: string): string {
+  if (!LITERAL_SPECIALS.test(value)) return value;
   return value.replace(/["\\\u0000-\u001f\u007f]/g, (c) => {
     switch (c) {
       case '"': return '\\"';
@@ -21,6 +25,7 @@ function escapeLiteral(value: string): string {
 
 /** Parsers may let through characters an IRIREF cannot hold; \u-escaping keeps the line parseable. */
 function escapeIri(value: string): string {
+  if (!IRI_SPECIALS.test(value)) return value;
   return value.replace(/[\u0000-\u0020<>"{}|^`\\]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
@@ -51,7 +56,7 @@ export function iriTerm(iri: string): string {
 export type NtTriple = [s: string, p: string, o: string];
 
 /**
- * Turns the quads of one document version into distinct N-Triples triples with stable blank-node labels.
+ * Turns the quads of one document version into N-Triples triples with stable blank-node labels.
  *
  * A version's blank nodes are local to it, and a parser names them afresh on every fetch. Labelling each
  * one by a hash of the document IRI and its neighbourhood (the triples around it, other blank nodes
@@ -67,16 +72,8 @@ export function skolemise(graph: string, quads: Iterable<Quad>): NtTriple[] {
     if (q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode') hasBlank = true;
   }
   const labels = hasBlank ? blankLabels(graph, raw) : undefined;
-  const seen = new Set<string>();
-  const out: NtTriple[] = [];
-  for (const [s, p, o] of raw) {
-    const triple: NtTriple = [termWith(s, labels), ntTerm(p), termWith(o, labels)];
-    const key = triple.join(' ');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(triple);
-  }
-  return out;
+  // Duplicates are dropped by the store (by triple hash), cheaper than a string set here.
+  return raw.map(([s, p, o]) => [termWith(s, labels), ntTerm(p), termWith(o, labels)]);
 }
 
 function termWith(term: Term, labels: Map<string, string> | undefined): string {

@@ -9,7 +9,7 @@ export interface VersionedGraphStore {
   /**
    * Stores the quads of ONE document version as the graph `graph` (their own graph terms are replaced).
    * `time` is epoch ms and must not go back in time for one graph; a second version at the same time
-   * replaces the first. A version identical to the current one records nothing (added = removed = 0).
+   * replaces the first. A version identical to the current one is recorded with added = removed = 0.
    * Blank nodes are relabelled by a hash of the graph IRI and their neighbourhood (see docs/query.md).
    */
   putVersion(graph: string, time: number, quads: Iterable<Quad>): Promise<{ added: number; removed: number }>;
