@@ -3,8 +3,11 @@
  * several processes start at once, the schema parameter, clear errors.
  */
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import pg from 'pg';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PostgresStore, parsePostgresUrl } from '../../src/store/postgres.ts';
+import { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
 import { partitionOfHost } from '../../src/store/host-partition.ts';
 import { partitionOf } from '../../src/frontier/seen/fingerprint.ts';
 import type { WorkerStore } from '../../src/store/worker-types.ts';
@@ -93,6 +96,18 @@ describe('PostgresStore: bad URLs and unreachable servers', () => {
 
 /** Backends that implement WorkerStore; `open()` gives another instance on the same database. */
 const workerBackends = [
+  {
+    name: 'SQLite',
+    skip: false,
+    async setup() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-leases-'));
+      const file = path.join(dir, 'meta.sqlite');
+      return {
+        open: async (): Promise<WorkerStore> => { const s = new SqliteWorkerStore(file); await s.init(); return s; },
+        cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
   {
     name: 'PostgreSQL',
     skip: !pgBase,
