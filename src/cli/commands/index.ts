@@ -6,6 +6,7 @@ import { register as query } from './query.ts';
 import { register as diff } from './diff.ts';
 import { register as labOrdering } from './lab-ordering.ts';
 import { register as labRecrawl } from './lab-recrawl.ts';
+import { register as labCache } from './lab-cache.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -16,4 +17,5 @@ export const commands: Array<(program: Command) => void> = [
   diff,
   labOrdering,
   labRecrawl,
+  labCache,
 ];

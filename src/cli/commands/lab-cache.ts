@@ -1,11 +1,7 @@
 /** `datamonitor lab cache`: the caching lab of seed 002 (miss ratio against cache size per policy). */
 import type { Command } from 'commander';
 import { formatCacheTable, parsePolicies, parseSizes, runCacheLab, COUNTING_NOTE } from '../../lab/cache/index.ts';
-
-/** The `lab` parent command, shared with the other labs: created by whichever registers first. */
-function labCommand(program: Command): Command {
-  return program.commands.find((c) => c.name() === 'lab') ?? program.command('lab').description('research labs: simulations over crawl data');
-}
+import { labCommand } from './lab.ts';
 
 export function register(program: Command): void {
   labCommand(program)
