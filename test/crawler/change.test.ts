@@ -11,7 +11,7 @@ describe('a change is a change of the graph, not of its serialisation', () => {
   let body = '';
   let etag: string | undefined;
   const dataDir = tempDir();
-  const fetchAgain = () => crawl({ seeds: [`${server.url}/doc`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, refetch: true, noFollow: true }).run();
+  const fetchAgain = () => crawl({ seeds: [`${server.url}/doc`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, refetch: true, noFollow: true, domains: ['127.0.0.1'] }).run();
 
   beforeAll(async () => {
     server = await startServer((req, res) => {

@@ -32,7 +32,7 @@ describe('politeness', () => {
 
   it('spaces requests to one host by at least --delay, with one in flight', async () => {
     server = await startServer(chainSite(6, 'User-agent: *\nAllow: /\n'));
-    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 150, concurrency: 8, allowPrivate: true, vocabularies: false }).run();
+    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 150, concurrency: 8, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
     expect(s.documents).toBe(6);
     const g = gaps(server);
     expect(g.length).toBe(5);
@@ -41,14 +41,14 @@ describe('politeness', () => {
 
   it('honours Crawl-delay from robots.txt when it is longer than --delay', async () => {
     server = await startServer(chainSite(4, 'User-agent: *\nCrawl-delay: 0.4\n'));
-    await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 10, allowPrivate: true, vocabularies: false }).run();
+    await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 10, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
     for (const gap of gaps(server)) expect(gap).toBeGreaterThanOrEqual(390);
   });
 
   it('skips what robots.txt disallows for our user agent and records why', async () => {
     server = await startServer(chainSite(4, 'User-agent: datamonitor\nDisallow: /p2\n\nUser-agent: *\nDisallow: /\n'));
     const dataDir = tempDir();
-    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false }).run();
+    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
     expect(server.requests.some((r) => r.path === '/p2')).toBe(false);
     expect(s.skipped.robots).toBe(1);
     expect(crawlLog(dataDir).find((e) => e.url.endsWith('/p2'))?.error).toMatch(/robots/);
