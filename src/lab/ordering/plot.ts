@@ -28,7 +28,7 @@ function escapeXml(s: string): string {
 export function lineChartSvg(spec: ChartSpec): string {
   const width = 640;
   const height = 440;
-  const m = { left: 60, right: 150, top: 36, bottom: 50 };
+  const m = { left: 60, right: 150, top: 52, bottom: 50 };
   const w = width - m.left - m.right;
   const h = height - m.top - m.bottom;
   const x = (v: number) => (m.left + v * w).toFixed(1);
@@ -36,8 +36,10 @@ export function lineChartSvg(spec: ChartSpec): string {
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${m.left + w / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(spec.title)}</text>`,
   ];
+  // A long title goes on lines of at most about 80 characters (the chart is 640 px wide).
+  const titleLines = spec.title.split('\n').flatMap((line) => line.match(/.{1,80}(\s|$)/g) ?? [line]);
+  titleLines.slice(0, 2).forEach((line, i) => out.push(`<text x="${width / 2}" y="${18 + i * 16}" text-anchor="middle" font-size="13">${escapeXml(line.trim())}</text>`));
   for (let t = 0; t <= 5; t++) {
     const v = t / 5;
     out.push(

@@ -130,15 +130,17 @@ export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptio
 
 function describeHot(r: OrderingLabResult): string {
   const what = r.hot.metric === 'similarity' ? `similarity to "${r.hot.query}"` : r.hot.metric;
-  const rule = 'top' in r.hot.rule ? `top ${r.hot.rule.top} by ${what}` : `${what} ≥ ${r.hot.rule.threshold}`;
-  return `${r.hot.count} hot pages (${rule}, threshold ${+r.hot.threshold.toPrecision(4)})`;
+  const t = +r.hot.threshold.toPrecision(4);
+  if (!('top' in r.hot.rule)) return `${r.hot.count} hot pages (${what} ≥ ${t})`;
+  const short = r.hot.count < r.hot.rule.top ? `: only ${r.hot.count} score above ${t}` : `, ${what} ≥ ${t}`;
+  return `${r.hot.count} hot pages (top ${r.hot.rule.top} by ${what}${short})`;
 }
 
 export function orderingLabChart(r: OrderingLabResult): string {
   const cs = r.model === 'crawl-and-stop';
   const model = cs ? 'crawl and stop' : r.model === 'buffer' ? `limited buffer of ${r.buffer} URLs` : 'crawl and stop with threshold';
   return lineChartSvg({
-    title: `${r.repository.pages} pages, ${describeHot(r)}; ${model}`,
+    title: `${r.repository.pages} pages, ${describeHot(r)}\n${model}`,
     xLabel: 'fraction of pages crawled',
     yLabel: cs ? 'P_CS: hot share of the pages crawled' : 'fraction of hot pages crawled',
     series: r.orderings.map((o) => ({ name: o.ordering, points: o.curve })),
