@@ -30,7 +30,7 @@ export class SqliteStore implements MetadataStore {
     this.db.transaction(() => {
       for (const sql of ddl('sqlite')) this.db.exec(sql);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    })();
+    }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"
   }
 
   private stmt(sql: string): Database.Statement {
@@ -45,7 +45,7 @@ export class SqliteStore implements MetadataStore {
   /** Opens the batch transaction if none is open; it commits on the timer. */
   private write(): void {
     if (this.db.inTransaction) return;
-    this.db.exec('BEGIN');
+    this.db.exec('BEGIN IMMEDIATE'); // IMMEDIATE: take the write lock (waiting busy_timeout) before the snapshot; a deferred BEGIN fails with SQLITE_BUSY when another process wrote meanwhile
     this.timer = setTimeout(() => this.commit(), this.batchMs);
     this.timer.unref?.();
   }
