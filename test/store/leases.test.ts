@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PostgresStore, parsePostgresUrl } from '../../src/store/postgres.ts';
 import { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
+import { openStore } from '../../src/store/index.ts';
 import { partitionOfHost } from '../../src/store/host-partition.ts';
 import { partitionOf } from '../../src/frontier/seen/fingerprint.ts';
 import type { WorkerStore } from '../../src/store/worker-types.ts';
@@ -44,6 +45,19 @@ describe.skipIf(!pgBase)('PostgresStore: start-up and URL handling', () => {
       expect(rows.map((r) => r.version)).toEqual([1, 2]);
     } finally {
       for (const s of stores) await s.close();
+      await dropSchema(url);
+    }
+  });
+
+  it('openStore selects it for a postgres:// URL', async () => {
+    const url = isolatedSchemaUrl(pgBase!);
+    const s = await openStore('/nonexistent-unused', url);
+    try {
+      expect(s).toBeInstanceOf(PostgresStore);
+      await s.init();
+      expect(await s.countDocuments()).toBe(0);
+    } finally {
+      await s.close();
       await dropSchema(url);
     }
   });
