@@ -1,6 +1,6 @@
 import * as ox from 'oxigraph';
 import { analyseQuery } from './sparql-text.ts';
-import { evaluate } from './sparql.ts';
+import { evaluate, freeStore } from './sparql.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
 
@@ -18,15 +18,19 @@ export function* answersOverTime(archive: VersionArchive, sparql: string, opts: 
   const points = archive.changePoints({ graphs, from: opts.from, to: opts.to });
   const store = new ox.Store();
   let previous: number | undefined;
-  for (const time of points) {
-    if (previous === undefined) apply(store, archive.snapshot(time, { graphs }), 'add');
-    else {
-      const delta = archive.delta(previous, time, { graphs });
-      apply(store, delta.removed, 'delete');
-      apply(store, delta.added, 'add');
+  try {
+    for (const time of points) {
+      if (previous === undefined) apply(store, archive.snapshot(time, { graphs }), 'add');
+      else {
+        const delta = archive.delta(previous, time, { graphs });
+        apply(store, delta.removed, 'delete');
+        apply(store, delta.added, 'add');
+      }
+      previous = time;
+      yield { time, answers: answersOf(store, sparql, shape.form, shape.hasDataset) };
     }
-    previous = time;
-    yield { time, answers: answersOf(store, sparql, shape.form, shape.hasDataset) };
+  } finally {
+    freeStore(store);
   }
 }
 

@@ -1,6 +1,6 @@
 /** The archive over time: the versioned store the crawler writes, and the queries the CLI and server run. */
 export { openVersionStore, VersionArchive, VERSIONS_FILE, nquadLine, ntripleLine } from './version-store.ts';
-export { runQuery, materialise, evaluate, renderTable, termText, formatsFor, mediaTypeOf, NOW } from './sparql.ts';
+export { runQuery, materialise, freeStore, evaluate, renderTable, termText, formatsFor, mediaTypeOf, NOW } from './sparql.ts';
 export { analyseQuery } from './sparql-text.ts';
 export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';
 export { parseTriplePattern } from './pattern.ts';

@@ -59,9 +59,18 @@ function cachedSnapshot(archive: VersionArchive, at: number, graphs: string[] | 
   const key = JSON.stringify([archive.generation, at, graphs ?? null]);
   const hit = lastSnapshot.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
+  if (hit) freeStore(hit.snapshot.store);
   const snapshot = materialise(archive, at, graphs);
   lastSnapshot.set(archive, { key, snapshot });
   return snapshot;
+}
+
+/**
+ * Frees an Oxigraph store's WebAssembly memory now. Left to the garbage collector, dropped stores pile up
+ * in the WASM heap and make the next load several times slower (measured: ~1 s instead of ~0.2 s).
+ */
+export function freeStore(store: ox.Store): void {
+  (store as unknown as { free?: () => void }).free?.();
 }
 
 /**

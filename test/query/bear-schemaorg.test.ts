@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
+import { readReleases, parseRelease, type Release } from './schemaorg.ts';
 import { openVersionStore, runQuery, queryChanges, ntripleLine, type VersionArchive, type QuadRow } from '../../src/query/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,29 +24,6 @@ if (!present) console.warn(`\n*** bear-schemaorg.test.ts SKIPPED: ${tarball} is 
 const DOC = 'https://schema.org/version/releases.nq';
 const SCHEMA = 'http://schema.org/';
 const RDFS_SUBCLASS = 'http://www.w3.org/2000/01/rdf-schema#subClassOf';
-const HOUR = 3_600_000;
-
-interface Release { name: string; file: string; time: number }
-
-/** Release dates from index.tsv (official date, else the date it entered git), made strictly increasing. */
-export function readReleases(dir: string): Release[] {
-  const lines = fs.readFileSync(path.join(dir, 'index.tsv'), 'utf8').trim().split('\n').slice(1);
-  const releases: Release[] = [];
-  for (const line of lines) {
-    const [name, gitAdded, official] = line.split('\t');
-    let time = Date.parse(official || gitAdded);
-    // Some releases share a day (7.01/7.02) or a missing official date falls after the next one (19.0):
-    // the archive wants one instant per version, in release order.
-    const prev = releases.at(-1);
-    if (prev && time <= prev.time) time = prev.time + HOUR;
-    releases.push({ name, file: path.join(dir, `${name}.nq`), time });
-  }
-  return releases;
-}
-
-export function parseRelease(file: string): Quad[] {
-  return new N3.Parser({ format: 'application/n-quads' }).parse(fs.readFileSync(file, 'utf8'));
-}
 
 /** A triple's key from N3's own term ids: independent of the archive's serialiser. */
 const key = (q: { subject: N3.Term | Quad['subject']; predicate: Quad['predicate']; object: Quad['object'] }): string =>
