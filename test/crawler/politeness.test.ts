@@ -32,17 +32,19 @@ describe('politeness', () => {
 
   it('spaces requests to one host by at least --delay, with one in flight', async () => {
     server = await startServer(chainSite(6, 'User-agent: *\nAllow: /\n'));
-    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 150, concurrency: 8, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
+    const s = await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 250, concurrency: 8, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
     expect(s.documents).toBe(6);
     const g = gaps(server);
     expect(g.length).toBe(5);
-    for (const gap of g) expect(gap).toBeGreaterThanOrEqual(140); // server clock granularity
+    // Measured where the server sees them, so network jitter on a loaded machine is allowed for.
+    for (const gap of g) expect(gap).toBeGreaterThanOrEqual(220);
+    expect(g.reduce((a, b) => a + b, 0) / g.length).toBeGreaterThanOrEqual(245);
   });
 
   it('honours Crawl-delay from robots.txt when it is longer than --delay', async () => {
     server = await startServer(chainSite(4, 'User-agent: *\nCrawl-delay: 0.4\n'));
     await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 10, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
-    for (const gap of gaps(server)) expect(gap).toBeGreaterThanOrEqual(390);
+    for (const gap of gaps(server)) expect(gap).toBeGreaterThanOrEqual(370);
   });
 
   it('skips what robots.txt disallows for our user agent and records why', async () => {
