@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHttpFetcher, staticLookup, RobotsCache, buildUserAgent } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
-import type { MetadataStore } from '../store/types.ts';
+import type { HostRow, MetadataStore } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
 import { WarcWriter, recoverOpenFiles } from '../archive/warc-writer.ts';
 import { HostQueues, type FrontierEntry } from '../frontier/host-queues.ts';
 import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { UserError } from '../util/errors.ts';
+import { openVersionStore } from '../query/index.ts';
+import type { Quad } from '@rdfjs/types';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
@@ -122,7 +124,18 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     connectionsPerOrigin: Math.max(o.perHost ?? DEFAULTS.perHost, 1),
     lookup: o.resolve ? staticLookup(o.resolve) : undefined,
   });
-  const robots = o.robots === false ? undefined : new RobotsCache(fetcher, { userAgent, maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs });
+  // Per-host figures the crawl-time estimate needs next cycle: download time, errors, robots.txt.
+  const hostStats = new Map<string, HostRow>();
+  const hostRow = (host: string): HostRow => {
+    let h = hostStats.get(host);
+    if (!h) hostStats.set(host, (h = { host, fetches: 0, errors: 0 }));
+    return h;
+  };
+  const robots = o.robots === false ? undefined : new RobotsCache(fetcher, {
+    userAgent,
+    maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
+    onFetched: (host, status, text) => Object.assign(hostRow(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
+  });
   const warc = new WarcWriter(o.dataDir);
   const queues = new HostQueues({ delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost });
   const seen = new Set<string>();
@@ -142,7 +155,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     }
     return p;
   };
-  const ctx: CaptureContext = { store, warc, fetcher, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
+  // Every changed graph also goes to the versioned store that `query`, `diff` and `serve` read.
+  const versionStore = o.onVersion || o.versions === false ? undefined : openVersionStore(o.dataDir);
+  const onVersion = o.onVersion ?? (versionStore ? async (graph: string, time: number, quads: Quad[]) => {
+    if (quads.length === 0) await versionStore.deleteGraph(graph, time);
+    else await versionStore.putVersion(graph, time, quads);
+  } : undefined);
+  const ctx: CaptureContext = { store, warc, fetcher, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
@@ -152,7 +171,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
   const known = await store.allDocumentUrls();
   for (const u of known) seen.add(u);
-  if (known.length > 0) {
+  // (A downloader given its exact list of URLs does not resume anything else.)
+  if (known.length > 0 && !o.noFollow) {
     const queued = await store.queuedDocuments();
     s.resumed = true;
     for (const d of queued) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
@@ -210,7 +230,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
           }
           return;
         }
-        if (verdict.crawlDelayMs) queues.setDelay(e.host, verdict.crawlDelayMs);
+        if (verdict.crawlDelayMs) {
+          queues.setDelay(e.host, verdict.crawlDelayMs);
+          hostRow(e.host).crawlDelayMs = verdict.crawlDelayMs;
+        }
         if (!verdict.allowed) {
           s.skipped.robots++;
           await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId });
@@ -229,6 +252,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       }
       const doc = await capture(e.url, outcome, ctx, prev);
       ok = doc.status > 0 && doc.status < 500;
+      const hs = hostRow(e.host);
+      hs.fetches++;
+      if (!ok) hs.errors++;
+      else hs.meanDownloadMs = hs.meanDownloadMs === undefined ? doc.durationMs : 0.8 * hs.meanDownloadMs + 0.2 * doc.durationMs;
       s.documents += doc.status > 0 ? 1 : 0;
       s.triples += doc.quads.length;
       s.bytes += doc.bytes;
@@ -303,12 +330,19 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     while (running > 0) await new Promise((r) => setTimeout(r, 10));
     done.length = 0;
     await warc.close();
+    for (const h of hostStats.values()) {
+      const old = await store.getHost(h.host);
+      const fetches = (old?.fetches ?? 0) + h.fetches;
+      const mean = old?.meanDownloadMs === undefined ? h.meanDownloadMs : h.meanDownloadMs === undefined ? old.meanDownloadMs : (old.meanDownloadMs * (old.fetches ?? 0) + h.meanDownloadMs * h.fetches) / Math.max(1, fetches);
+      await store.putHost({ ...old, ...h, fetches, errors: (old?.errors ?? 0) + h.errors, meanDownloadMs: mean });
+    }
     await store.flush();
     s.queued = await store.countDocuments('queued');
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     await fetcher.close();
+    await versionStore?.close();
     trace?.end();
     if (ownsStore) await store.close();
     setSummary(s);

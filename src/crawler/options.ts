@@ -40,7 +40,9 @@ export interface CrawlOptions {
 
   /** Write every URL the seen test receives to this file (seed 002 traces). */
   traceOut?: string;
-  /** Called with each version whose graph changed (the versioned query store listens here). */
+  /** Keep the versioned query store `<dataDir>/versions.sqlite` up to date (default true). */
+  versions?: boolean;
+  /** Called with each version whose graph changed, instead of the versioned query store. */
   onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { register as crawl } from './crawl.ts';
 import { register as exportCmd } from './export.ts';
 import { register as demo } from './demo.ts';
+import { register as recrawl } from './recrawl.ts';
 import { register as query } from './query.ts';
 import { register as diff } from './diff.ts';
 import { register as labOrdering } from './lab-ordering.ts';
@@ -13,6 +14,7 @@ export const commands: Array<(program: Command) => void> = [
   crawl,
   exportCmd,
   demo,
+  recrawl,
   query,
   diff,
   labOrdering,

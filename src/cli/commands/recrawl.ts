@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { openStore } from '../../store/index.ts';
+import { runCycle, DEFAULT_STRATEGY, type CycleResult } from '../../schedule/cycle.ts';
+import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
+import { estimationReport } from '../../schedule/crawl-time.ts';
+import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
+import { UserError } from '../../util/errors.ts';
+import { formatDuration, parseDuration } from '../../util/units.ts';
+import { readSeeds } from './crawl.ts';
+
+async function withStore<T>(flags: { data: string; db?: string }, fn: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
+  const store = await openStore(path.resolve(flags.data), flags.db);
+  await store.init();
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function cycleFlags(cmd: Command): Command {
+  return cmd
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://…')
+    .option('--cycle <duration>', 'length of a cycle: the batch is planned to fit it', '1h')
+    .option('--concurrency <n>', 'requests in flight in all', '16')
+    .option('--delay <duration>', 'least time between two requests to one host', '1s')
+    .option('--allow-private', 'allow private, loopback and link-local addresses')
+    .option('--json', 'print the result as JSON');
+}
+
+function cycleOptions(flags: Record<string, any>) {
+  return {
+    dataDir: path.resolve(flags.data),
+    cycleMs: parseDuration(flags.cycle, '--cycle'),
+    crawl: { concurrency: Number(flags.concurrency), delayMs: parseDuration(flags.delay, '--delay'), allowPrivate: Boolean(flags.allowPrivate) },
+  };
+}
+
+function describe(r: CycleResult): string {
+  if (r.status === 'skipped') return `cycle skipped: ${r.note}`;
+  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded, ${r.changed} changed, ${r.errors} errors; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('add')
+    .description('monitor URLs: the re-crawl scheduler fetches them again and again, as often as they change')
+    .argument('[urls...]', 'URLs to monitor')
+    .option('--seeds <file>', 'file with one URL a line')
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://…')
+    .option('--strategy <name>', `re-crawl strategy (default ${DEFAULT_STRATEGY})`, DEFAULT_STRATEGY)
+    .option('--json', 'print the result as JSON')
+    .action(async (args: string[], flags) => {
+      getStrategy(flags.strategy);
+      if (!isLiveStrategy(flags.strategy)) throw new UserError(`strategy "${flags.strategy}" needs to know the future (lab only); pick another`);
+      const urls = readSeeds(args, flags.seeds);
+      if (urls.length === 0) throw new UserError('no URLs: give URLs or --seeds FILE');
+      const docs = urls.map((u) => {
+        const url = normalizeUrl(u);
+        if (!url) throw new UserError(`'${u}' is not an http(s) URL`);
+        return { url, host: hostOf(url), depth: 0 };
+      });
+      const added = await withStore(flags, (store) => store.addDocuments(docs, { monitored: true, strategy: flags.strategy, nextFetch: Date.now() }));
+      if (flags.json) process.stdout.write(JSON.stringify({ urls: docs.length, added, strategy: flags.strategy }) + '\n');
+      else process.stdout.write(`monitoring ${docs.length} URLs (${added} new) with strategy ${flags.strategy}; run \`datamonitor run --data ${flags.data}\` for a cycle\n`);
+    });
+
+  cycleFlags(program.command('run').description('one cycle: schedule, plan, download, archive, re-schedule')).action(async (flags) => {
+    const r = await runCycle(cycleOptions(flags));
+    process.stdout.write(flags.json ? JSON.stringify(r, null, 2) + '\n' : describe(r) + '\n');
+    if (r.status === 'failed') process.exitCode = 1;
+  });
+
+  cycleFlags(program.command('daemon').description('run cycles at fixed intervals; a cycle never overlaps the previous one'))
+    .option('--every <duration>', 'start a cycle this often', '1h')
+    .option('--cycles <n>', 'stop after this many cycles (default: run until stopped)')
+    .action(async (flags) => {
+      const every = parseDuration(flags.every, '--every');
+      const limit = flags.cycles === undefined ? Infinity : Number(flags.cycles);
+      const log = (s: string) => process.stderr.write(`${new Date().toISOString()} ${s}\n`);
+      let stop = false;
+      const onSignal = () => {
+        stop = true;
+        log('stopping after this cycle');
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const t0 = Date.now();
+      for (let k = 0; k < limit && !stop; k++) {
+        const slot = t0 + k * every;
+        if (Date.now() > slot + every) {
+          log(`cycle slot ${k} skipped: the previous cycle ran past it`);
+          continue;
+        }
+        await new Promise((r) => setTimeout(r, Math.max(0, slot - Date.now())));
+        if (stop) break;
+        const r = await runCycle(cycleOptions(flags)).catch((e) => ({ status: 'failed', note: (e as Error).message }) as CycleResult);
+        log(flags.json ? JSON.stringify(r) : describe(r));
+      }
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+
+  program
+    .command('stats')
+    .description('what the archive holds; --estimates: crawl-time estimates against actual cycle times')
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://…')
+    .option('--estimates', 'over- and under-estimation of cycle times, grouped by crawl length (seed 000 Table 3)')
+    .option('--json', 'print JSON')
+    .action(async (flags) => {
+      if (!flags.db && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite'))) throw new UserError(`no archive in '${flags.data}'`);
+      await withStore(flags, async (store) => {
+        const cycles = await store.cycles();
+        if (flags.estimates) {
+          const rows = estimationReport(cycles.filter((c) => c.status === 'done').map((c) => ({ estimateMs: c.estimateMs ?? NaN, actualMs: c.actualMs ?? 0 })));
+          if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+          process.stdout.write('crawl length   crawls  over  avg over   under  avg under\n');
+          for (const r of rows) {
+            process.stdout.write(`${r.band.padEnd(14)} ${String(r.crawls).padStart(6)} ${String(r.over).padStart(5)} ${(r.overFraction * 100).toFixed(0).padStart(7)}%  ${String(r.under).padStart(6)} ${(r.underFraction * 100).toFixed(0).padStart(8)}%\n`);
+          }
+          return;
+        }
+        const out = {
+          documents: await store.countDocuments(),
+          fetched: await store.countDocuments('fetched'),
+          queued: await store.countDocuments('queued'),
+          failed: await store.countDocuments('failed'),
+          cycles: cycles.length,
+          lastCycle: cycles.at(-1),
+        };
+        process.stdout.write(flags.json ? JSON.stringify(out, null, 2) + '\n' : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n') + '\n');
+      });
+    });
+}

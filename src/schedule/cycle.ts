@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import { crawl, type CrawlOptions } from '../crawler/crawl.ts';
+import type { MetadataStore, DocumentRow } from '../store/types.ts';
+import { openStore } from '../store/index.ts';
+import { getStrategy } from './strategies/index.ts';
+import { DEFAULT_BOUNDS } from './bounds.ts';
+import { planBatch, type DueHost } from './crawl-time.ts';
+import { acquireCycleLock } from './lock.ts';
+import { HOUR, type StrategyBounds } from './types.ts';
+
+/**
+ * One scheduler/downloader cycle (seed 000, section 3): read the URLs that are due, plan the batch
+ * the crawl-time estimate says fits the cycle, download and archive it, and let each URL's
+ * strategy set its next fetch from what was just observed. A lock keeps cycles from overlapping.
+ */
+
+export const DEFAULT_STRATEGY = 'poisson';
+
+export interface CycleOptions {
+  dataDir: string;
+  store?: MetadataStore;
+  /** The scheduler's clock (epoch ms); tests drive it to replay years in seconds. */
+  now?: () => number;
+  cycleMs?: number;
+  bounds?: StrategyBounds;
+  /** Fetching options (politeness, safety, limits) passed to the downloader. */
+  crawl?: Partial<CrawlOptions>;
+}
+
+export interface CycleResult {
+  id?: number;
+  status: 'done' | 'skipped' | 'failed';
+  due: number;
+  planned: number;
+  deferred: number;
+  downloads: number;
+  changed: number;
+  errors: number;
+  estimateMs: number;
+  actualMs: number;
+  note?: string;
+}
+
+async function withStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
+  if (o.store) return fn(o.store);
+  const store = await openStore(o.dataDir);
+  await store.init();
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function dueByHost(store: MetadataStore, due: DocumentRow[]): Promise<DueHost[]> {
+  const hosts = new Map<string, DueHost>();
+  for (const d of due) {
+    let h = hosts.get(d.host);
+    if (!h) {
+      const row = await store.getHost(d.host);
+      h = { host: d.host, meanDownloadMs: row?.meanDownloadMs, delayMs: row?.crawlDelayMs, urls: [] };
+      hosts.set(d.host, h);
+    }
+    h.urls.push({ url: d.url, due: d.nextFetch ?? 0 });
+  }
+  return [...hosts.values()];
+}
+
+export async function runCycle(o: CycleOptions): Promise<CycleResult> {
+  fs.mkdirSync(o.dataDir, { recursive: true });
+  const now = o.now ?? Date.now;
+  const cycleMs = o.cycleMs ?? HOUR;
+  const bounds = o.bounds ?? DEFAULT_BOUNDS;
+  const empty = { due: 0, planned: 0, deferred: 0, downloads: 0, changed: 0, errors: 0, estimateMs: 0, actualMs: 0 };
+  const lock = acquireCycleLock(o.dataDir);
+  if ('heldBy' in lock) {
+    const note = `skipped: the previous cycle is still running (${lock.heldBy})`;
+    await withStore(o, async (store) => {
+      await store.startCycle({ startedAt: now(), endedAt: now(), urls: 0, status: 'skipped', note });
+    });
+    return { status: 'skipped', note, ...empty };
+  }
+  try {
+    return await withStore(o, async (store) => {
+      const started = now();
+      const t0 = Date.now();
+      const due = await store.dueDocuments(started, 1_000_000);
+      const concurrency = o.crawl?.concurrency ?? 16;
+      const plan = planBatch(await dueByHost(store, due), cycleMs, { concurrency, perHost: o.crawl?.perHost ?? 1 });
+      const id = await store.startCycle({ startedAt: started, urls: plan.urls.length, estimateMs: plan.estimateMs, status: 'running' });
+      const byUrl = new Map(due.map((d) => [d.url, d]));
+      const r: CycleResult = { id, status: 'done', due: due.length, planned: plan.urls.length, deferred: plan.deferred, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };
+      try {
+        if (plan.urls.length > 0) {
+          const downloader = crawl({ ...o.crawl, seeds: plan.urls, dataDir: o.dataDir, store, refetch: true, noFollow: true, cycleId: id, maxTimeMs: o.crawl?.maxTimeMs ?? cycleMs });
+          for await (const doc of downloader) {
+            const row = byUrl.get(doc.url);
+            if (!row) continue;
+            r.downloads++;
+            const t = now();
+            if (doc.change === 'error') {
+              // Not an observation of change: try again after the shortest interval.
+              r.errors++;
+              await store.updateDocument(doc.url, { nextFetch: t + bounds.minIntervalMs });
+              continue;
+            }
+            const strategy = getStrategy(row.strategy ?? DEFAULT_STRATEGY);
+            const ctx = { bounds };
+            const first = row.strategyState === undefined || row.strategyState === null;
+            const state = first ? strategy.initial(ctx) : row.strategyState;
+            const changed = doc.change === 'changed';
+            if (changed) r.changed++;
+            const next = strategy.next(state, { time: t, changed, first }, ctx);
+            await store.updateDocument(doc.url, { strategyState: next.state, nextFetch: t + next.intervalMs });
+          }
+        }
+        r.actualMs = Date.now() - t0;
+        await store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'done', note: `${r.downloads} downloads, ${r.changed} changed, ${r.errors} errors, ${r.deferred} deferred` });
+      } catch (e) {
+        r.status = 'failed';
+        r.note = (e as Error).message;
+        r.actualMs = Date.now() - t0;
+        await store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'failed', note: r.note });
+      }
+      await store.flush();
+      return r;
+    });
+  } finally {
+    lock.release();
+  }
+}
