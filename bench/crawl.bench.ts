@@ -1,0 +1,393 @@
+/**
+ * Crawl throughput (issue 2): pages per second and peak RSS crawling a synthetic site of Turtle
+ * pages on 127.0.0.1 with politeness off, for three contenders measured in the same run:
+ *   - a bare undici crawl loop (Agent of 50 connections, regex links, Set, queue): the practical
+ *     limit of this machine;
+ *   - Crawlee's HttpCrawler (crawlee@3 from bench/peers, in-memory storage, maxConcurrency 50);
+ *   - datamonitor's crawler through its API, the whole pipeline (extract, canonical hash, WARC, SQLite).
+ * The site is served from its own child process (fresh for each contender) and each contender runs
+ * in its own child process, so RSS and CPU are each one's own. A last, profiled datamonitor run
+ * (node --cpu-prof) gives the hot spots by self time.
+ *
+ *   node bin/run-ts.mjs bench/crawl.bench.ts [--pages 20000] [--quick] [--connections 50] [--no-profile]
+ *     --quick          2,000 pages
+ *     --no-profile     skip the profiled datamonitor run
+ *   node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE.cpuprofile [--top 15]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const SELF = fileURLToPath(import.meta.url);
+const BENCH_DIR = path.dirname(SELF);
+const ROOT = path.resolve(BENCH_DIR, '..');
+const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
+const PEERS_DIR = path.join(BENCH_DIR, 'peers');
+const OUT_DIR = path.join(BENCH_DIR, 'out');
+
+const args = process.argv.slice(2);
+const flag = (name: string): boolean => args.includes(name);
+const option = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const QUICK = flag('--quick');
+const PAGES = Number(option('--pages') ?? (QUICK ? 2_000 : 20_000));
+const CONNECTIONS = Number(option('--connections') ?? 50);
+const LINKS_PER_PAGE = 4;
+const BYTES_PER_PAGE = 5_000;
+
+type Contender = 'bare' | 'crawlee' | 'datamonitor';
+
+/** What a contender's child process reports on its last stdout line. */
+interface ChildResult {
+  contender: Contender;
+  pages: number;
+  errors: number;
+  seconds: number;
+  cpuSeconds: number;
+  maxRssMb: number;
+  note?: string;
+}
+
+// ---------------------------------------------------------------- children
+
+/** Every absolute link in a body that stays on the site (the subject IRI and the ex: namespace are among them). */
+function siteLinks(body: string, origin: string): string[] {
+  const out: string[] = [];
+  for (const m of body.matchAll(/<(https?:\/\/[^<>\s]+)>/g)) if (m[1].startsWith(origin)) out.push(m[1]);
+  return out;
+}
+
+/** Measures the crawl that `body` runs, from just before it to just after it (imports and setup excluded). */
+async function measure(contender: Contender, body: () => Promise<{ pages: number; errors: number; note?: string }>): Promise<ChildResult> {
+  const before = process.resourceUsage();
+  const t0 = performance.now();
+  const r = await body();
+  const seconds = (performance.now() - t0) / 1000;
+  const after = process.resourceUsage();
+  const cpuSeconds = (after.userCPUTime + after.systemCPUTime - before.userCPUTime - before.systemCPUTime) / 1e6;
+  return { contender, ...r, seconds, cpuSeconds, maxRssMb: after.maxRSS / 1024 };
+}
+
+async function bareLoop(seed: string): Promise<{ pages: number; errors: number }> {
+  const { Agent, request } = await import('undici');
+  const agent = new Agent({ connections: CONNECTIONS });
+  const origin = new URL(seed).origin;
+  const seen = new Set<string>([seed]);
+  const queue: string[] = [seed];
+  let head = 0;
+  let inFlight = 0;
+  let pages = 0;
+  let errors = 0;
+  await new Promise<void>((resolve) => {
+    const fetchOne = async (url: string): Promise<void> => {
+      try {
+        const { statusCode, body } = await request(url, { dispatcher: agent });
+        const text = await body.text();
+        if (statusCode !== 200) {
+          errors++;
+          return;
+        }
+        pages++;
+        for (const link of siteLinks(text, origin)) if (!seen.has(link)) (seen.add(link), queue.push(link));
+      } catch {
+        errors++;
+      }
+    };
+    const pump = (): void => {
+      while (inFlight < CONNECTIONS && head < queue.length) {
+        inFlight++;
+        void fetchOne(queue[head++]).finally(() => {
+          inFlight--;
+          if (inFlight === 0 && head === queue.length) resolve();
+          else pump();
+        });
+      }
+    };
+    pump();
+  });
+  await agent.close();
+  return { pages, errors };
+}
+
+/** The part of Crawlee's API this benchmark uses (its types live in bench/peers, outside the project). */
+interface CrawleeModule {
+  HttpCrawler: new (options: Record<string, unknown>, config: unknown) => {
+    run(requests: string[]): Promise<{ requestsFinished: number; requestsFailed: number }>;
+  };
+  Configuration: new (options: Record<string, unknown>) => unknown;
+  log: { setLevel(level: number): void; LEVELS: { WARNING: number } };
+}
+
+async function crawleeCrawl(seed: string): Promise<{ pages: number; errors: number; note: string }> {
+  const crawlee = createRequire(path.join(PEERS_DIR, 'package.json'))('crawlee') as CrawleeModule;
+  const version = (createRequire(path.join(PEERS_DIR, 'package.json'))('crawlee/package.json') as { version: string }).version;
+  crawlee.log.setLevel(crawlee.log.LEVELS.WARNING);
+  const origin = new URL(seed).origin;
+  const config = new crawlee.Configuration({ persistStorage: false, purgeOnStart: true });
+  let pages = 0;
+  const crawler = new crawlee.HttpCrawler(
+    {
+      maxConcurrency: CONNECTIONS,
+      additionalMimeTypes: ['text/turtle'],
+      requestHandler: async ({ body, addRequests }: { body: Buffer | string; addRequests: (r: string[]) => Promise<unknown> }) => {
+        pages++;
+        await addRequests(siteLinks(body.toString(), origin));
+      },
+    },
+    config,
+  );
+  const stats = await crawler.run([seed]);
+  return { pages, errors: stats.requestsFailed, note: `crawlee ${version}` };
+}
+
+async function datamonitorCrawl(seed: string): Promise<{ pages: number; errors: number; note: string }> {
+  const { crawl } = await import('../src/crawler/crawl.ts');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-crawl-bench-'));
+  try {
+    const s = await crawl({
+      seeds: [seed], dataDir, delayMs: 0, perHost: CONNECTIONS, concurrency: CONNECTIONS, robots: true,
+      allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'], depth: 100_000,
+    }).run();
+    const warcBytes = fs.readdirSync(dataDir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile() && d.name.includes('.warc'))
+      .reduce((n, d) => n + fs.statSync(path.join(d.parentPath, d.name)).size, 0);
+    return { pages: s.documents, errors: s.errors, note: `${s.triples.toLocaleString('en')} triples, WARC ${(warcBytes / 2 ** 20).toFixed(0)} MiB` };
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function serveSite(): Promise<void> {
+  const { startSyntheticSite } = await import('../src/testkit/synthetic-site.ts');
+  const site = await startSyntheticSite({ pages: PAGES, linksPerPage: LINKS_PER_PAGE, bytesPerPage: BYTES_PER_PAGE });
+  // The site keeps a record of every request (tests want it); a 20,000-page crawl does not need it.
+  setInterval(() => (site.requests.length = 0), 1_000).unref();
+  process.stdout.write(JSON.stringify({ seed: site.seed }) + '\n');
+  // Serve until the parent closes stdin (also when the parent dies).
+  process.stdin.resume();
+  process.stdin.on('end', () => void site.close().then(() => process.exit(0)));
+}
+
+async function child(kind: string): Promise<void> {
+  if (kind === 'server') return serveSite();
+  if (kind === 'baseline') {
+    // What any child costs before it crawls: node plus the TypeScript loader.
+    process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+    return;
+  }
+  const seed = option('--seed') as string;
+  const runs: Record<Contender, () => Promise<{ pages: number; errors: number; note?: string }>> = {
+    bare: () => bareLoop(seed),
+    crawlee: () => crawleeCrawl(seed),
+    datamonitor: () => datamonitorCrawl(seed),
+  };
+  const r = await measure(kind as Contender, runs[kind as Contender]);
+  process.stdout.write(JSON.stringify(r) + '\n');
+  // Crawlee leaves timers behind; the measurement is done.
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------- parent
+
+function ensurePeers(): void {
+  if (fs.existsSync(path.join(PEERS_DIR, 'node_modules/crawlee/package.json'))) return;
+  console.error('crawl bench: installing the peers (crawlee@3) into bench/peers/node_modules ...');
+  const r = spawnSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`npm ci --prefix bench/peers failed (exit ${r.status}); run it by hand to see why`);
+}
+
+function firstLine(p: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    p.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(buf.slice(0, nl));
+    });
+    p.on('exit', (code) => reject(new Error(`site server exited (${code}) before it was ready`)));
+  });
+}
+
+/** User + system CPU seconds of a process so far, from /proc (Linux); undefined elsewhere. */
+function procCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+function runNode(nodeArgs: string[], childArgs: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [...nodeArgs, RUN_TS, SELF, ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('close', () => resolve(out));
+  });
+}
+
+interface Row extends ChildResult {
+  serverCpuSeconds?: number;
+}
+
+/** One contender against a freshly started site, so every contender meets the same cold server. */
+async function runContender(contender: Contender, nodeArgs: string[] = []): Promise<Row> {
+  const server = spawn(process.execPath, [RUN_TS, SELF, '--child', 'server', '--pages', String(PAGES)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => server.once('exit', r).once('error', r));
+  try {
+    const { seed } = JSON.parse(await firstLine(server)) as { seed: string };
+    const cpu0 = procCpuSeconds(server.pid);
+    const out = await runNode(nodeArgs, ['--child', contender, '--seed', seed, '--pages', String(PAGES), '--connections', String(CONNECTIONS)]);
+    const cpu1 = procCpuSeconds(server.pid);
+    const last = out.trim().split('\n').pop() ?? '';
+    try {
+      const r = JSON.parse(last) as ChildResult;
+      return { ...r, serverCpuSeconds: cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined };
+    } catch {
+      return { contender, pages: 0, errors: 0, seconds: NaN, cpuSeconds: NaN, maxRssMb: NaN, note: `child failed: ${last.slice(0, 200)}` };
+    }
+  } finally {
+    server.stdin?.end();
+    await exited;
+  }
+}
+
+// ---------------------------------------------------------------- profile summary
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface HotSpot {
+  fn: string;
+  where: string;
+  selfMs: number;
+  share: number;
+}
+
+/** Self time per function and per file of a .cpuprofile (sample deltas attributed to the leaf frame). */
+export function summariseProfile(file: string): { functions: HotSpot[]; files: HotSpot[]; totalMs: number } {
+  const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  prof.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+  const fns = new Map<string, HotSpot>();
+  const files = new Map<string, HotSpot>();
+  let total = 0;
+  const shortUrl = (url: string): string => {
+    if (!url) return '(native)';
+    const p = url.startsWith('file://') ? fileURLToPath(url) : url;
+    const nm = p.lastIndexOf('node_modules/');
+    return nm >= 0 ? p.slice(nm) : p.startsWith(ROOT) ? path.relative(ROOT, p) : p;
+  };
+  for (const [id, us] of selfUs) {
+    const cf = byId.get(id)?.callFrame;
+    if (!cf) continue;
+    total += us;
+    const where = shortUrl(cf.url);
+    const fn = cf.functionName || '(anonymous)';
+    const k = `${fn}\0${where}:${cf.lineNumber + 1}`;
+    // tsx compiles TypeScript with its whitespace squeezed out, so line numbers there mean nothing.
+    const line = cf.url && !/\.tsx?$/.test(where) ? `:${cf.lineNumber + 1}` : '';
+    const f = fns.get(k) ?? { fn, where: where + line, selfMs: 0, share: 0 };
+    f.selfMs += us / 1000;
+    fns.set(k, f);
+    const g = files.get(where) ?? { fn: '', where, selfMs: 0, share: 0 };
+    g.selfMs += us / 1000;
+    files.set(where, g);
+  }
+  const rank = (m: Map<string, HotSpot>) => [...m.values()].map((h) => ({ ...h, share: h.selfMs / (total / 1000) })).sort((a, b) => b.selfMs - a.selfMs);
+  return { functions: rank(fns), files: rank(files), totalMs: total / 1000 };
+}
+
+function profileMarkdown(file: string, top: number): string {
+  const { functions, files, totalMs } = summariseProfile(file);
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  return [
+    `Profile: \`${path.relative(ROOT, file)}\` (${(totalMs / 1000).toFixed(1)} s sampled). Self time = time with the function on top of the stack.`,
+    '',
+    `| # | function | where | self ms | share |`,
+    '| ---: | --- | --- | ---: | ---: |',
+    ...functions.slice(0, top).map((h, i) => `| ${i + 1} | \`${h.fn}\` | ${h.where} | ${h.selfMs.toFixed(0)} | ${pct(h.share)} |`),
+    '',
+    'Self time by file:',
+    '',
+    '| file | self ms | share |',
+    '| --- | ---: | ---: |',
+    ...files.slice(0, top).map((h) => `| ${h.where} | ${h.selfMs.toFixed(0)} | ${pct(h.share)} |`),
+  ].join('\n');
+}
+
+async function profiledRun(): Promise<string> {
+  const dir = path.join(OUT_DIR, 'crawl-profile');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const row = await runContender('datamonitor', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const prof = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
+  // The largest profile is the crawler child's (the loader's own is tiny).
+  const main = prof.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+  if (!main) return 'No profile was written.';
+  return `Profiled datamonitor run (profiling slows it): ${(row.pages / row.seconds).toFixed(0)} pages/s.\n\n${profileMarkdown(main, 15)}`;
+}
+
+// ---------------------------------------------------------------- report
+
+function report(rows: Row[], baselineMb: number, profile: string | undefined): string {
+  const rate = (r: Row) => r.pages / r.seconds;
+  const bare = rows.find((r) => r.contender === 'bare');
+  const peer = rows.find((r) => r.contender === 'crawlee');
+  const names: Record<Contender, string> = { bare: 'bare undici loop', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor (whole pipeline)' };
+  const x = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '–');
+  const f = (v: number | undefined, d = 0) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d));
+  const check = (r: Row) => (r.pages === PAGES ? `${r.pages.toLocaleString('en')} ✓` : `${r.pages.toLocaleString('en')} ✗ (expected ${PAGES.toLocaleString('en')})`);
+  const command = `node bin/run-ts.mjs bench/crawl.bench.ts --pages ${PAGES} --connections ${CONNECTIONS}`;
+  const lines = [
+    `## Crawl throughput: ${PAGES.toLocaleString('en')}-page synthetic site on 127.0.0.1, politeness off`,
+    '',
+    `Command: \`${command}\`. ${os.cpus().length} cores shared by the site server, the crawler and whatever else runs on the machine (load average at the end: ${os.loadavg()[0].toFixed(1)}): indicative figures.`,
+    '',
+    `Site: ${PAGES.toLocaleString('en')} Turtle pages of about ${BYTES_PER_PAGE.toLocaleString('en')} bytes, ${LINKS_PER_PAGE} links each (src/testkit/synthetic-site.ts), served from its own child process, started afresh for each contender. Each contender runs in its own child process with ${CONNECTIONS} connections; time and CPU are measured from the first request to the end of the crawl; peak RSS is the child's maxRSS, which includes node and the TypeScript loader (an empty child peaks at ${baselineMb.toFixed(0)} MB).`,
+    '',
+    '| contender | pages fetched | errors | s | pages/s | vs bare loop | vs Crawlee | crawler CPU s | pages per crawler CPU-s | server CPU s | peak RSS MB | notes |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...rows.map((r) => `| ${names[r.contender]} | ${check(r)} | ${r.errors} | ${f(r.seconds, 1)} | ${f(rate(r))} | ${x(rate(r), bare && rate(bare))} | ${x(rate(r), peer && rate(peer))} | ${f(r.cpuSeconds, 1)} | ${f(r.pages / r.cpuSeconds)} | ${f(r.serverCpuSeconds, 1)} | ${f(r.maxRssMb)} | ${r.note ?? ''} |`),
+    '',
+    'Targets (issue 2): datamonitor ≥ 0.5× the bare loop (which is > 10× Crawlee), peak RSS below Crawlee\'s.',
+  ];
+  if (profile) lines.push('', '### Where datamonitor spends its time', '', profile);
+  return lines.join('\n') + '\n';
+}
+
+async function main(): Promise<void> {
+  if (!(Number.isInteger(PAGES) && PAGES >= 2)) throw new Error(`--pages must be an integer ≥ 2, got ${option('--pages')}`);
+  if (!(Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1)) throw new Error(`--connections must be an integer ≥ 1, got ${option('--connections')}`);
+  ensurePeers();
+  const baseline = JSON.parse((await runNode([], ['--child', 'baseline'])).trim().split('\n').pop() ?? '{}') as { maxRssMb: number };
+  const rows: Row[] = [];
+  for (const c of ['bare', 'crawlee', 'datamonitor'] as const) {
+    console.error(`crawl bench: ${c} on ${PAGES} pages ...`);
+    rows.push(await runContender(c));
+  }
+  let profile: string | undefined;
+  if (!flag('--no-profile')) {
+    console.error('crawl bench: profiled datamonitor run ...');
+    profile = await profiledRun();
+  }
+  process.stdout.write(report(rows, baseline.maxRssMb, profile));
+}
+
+const summarise = option('--summarise-profile');
+const childKind = option('--child');
+if (summarise) process.stdout.write(profileMarkdown(path.resolve(summarise), Number(option('--top') ?? 15)) + '\n');
+else if (childKind) await child(childKind);
+else await main();
