@@ -8,6 +8,7 @@ import { register as diff } from './diff.ts';
 import { register as labOrdering } from './lab-ordering.ts';
 import { register as labRecrawl } from './lab-recrawl.ts';
 import { register as labCache } from './lab-cache.ts';
+import { register as serve } from './serve.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -20,4 +21,5 @@ export const commands: Array<(program: Command) => void> = [
   labOrdering,
   labRecrawl,
   labCache,
+  serve,
 ];

@@ -1,0 +1,54 @@
+/** `datamonitor serve`: the archive on the web (SPARQL protocol, Memento, CDXJ, dashboard, write API). */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
+import { parseCount } from '../../util/units.ts';
+import { startServer } from '../../server/index.ts';
+
+interface ServeFlags {
+  data: string;
+  db?: string;
+  port: string;
+  host: string;
+  token?: string;
+  lab?: string;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the archive: SPARQL at /sparql, Memento (/timegate, /timemap, /memento), CDXJ at /cdx, the dashboard at /')
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data)')
+    .option('--port <n>', 'port (0 picks a free one)', '8080')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--token <token>', 'bearer token that allows writes (POST /api/urls, /api/cycle); default $DATAMONITOR_TOKEN; none: writes refused')
+    .option('--lab <file.json>', 'chart this output of `datamonitor lab recrawl --json` on the dashboard')
+    .option('--json', 'print the address as JSON')
+    .action(async (flags: ServeFlags) => {
+      const dataDir = path.resolve(flags.data);
+      if (!flags.db && !fs.existsSync(path.join(dataDir, 'meta.sqlite'))) {
+        throw new UserError(`no archive in '${dataDir}' (meta.sqlite): crawl into it first (datamonitor crawl --data ${flags.data} URL), or give --data`);
+      }
+      if (flags.lab && !fs.existsSync(flags.lab)) throw new UserError(`--lab '${flags.lab}' does not exist: write it with datamonitor lab recrawl --json > FILE.json`);
+      const port = flags.port === '0' ? 0 : parseCount(flags.port, '--port');
+      if (port > 65535) throw new UserError(`--port ${port} is not a TCP port (0 to 65535)`);
+      const token = flags.token ?? process.env.DATAMONITOR_TOKEN;
+      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab) }).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
+        if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);
+        throw e;
+      });
+      if (flags.json) process.stdout.write(JSON.stringify({ url, writes: Boolean(token) }) + '\n');
+      else {
+        process.stdout.write(`datamonitor serving ${dataDir} at ${url}/\n`);
+        process.stdout.write(`  dashboard ${url}/   SPARQL ${url}/sparql   TimeMap ${url}/timemap/link/<url>   CDXJ ${url}/cdx?url=<url>\n`);
+        process.stdout.write(token ? '  writes: allowed with the bearer token\n' : '  writes: refused (no --token / DATAMONITOR_TOKEN)\n');
+      }
+      const stop = () => void app.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

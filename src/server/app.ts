@@ -1,0 +1,68 @@
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { openStore } from '../store/index.ts';
+import type { MetadataStore } from '../store/types.ts';
+import { UserError } from '../util/errors.ts';
+import type { ServerContext } from './context.ts';
+import { ArchiveIndex } from './versions-index.ts';
+import { registerSparqlRoutes } from './sparql-routes.ts';
+import { registerMementoRoutes } from './memento-routes.ts';
+import { registerCdxRoute } from './cdx.ts';
+import { registerApiRoutes } from './api-routes.ts';
+import { registerDashboardRoutes } from './dashboard.ts';
+
+export interface ServerOptions {
+  dataDir: string;
+  /** A postgres:// URL for the metadata store; default `<dataDir>/meta.sqlite`. */
+  db?: string;
+  /** Use this open store (the caller keeps ownership) instead of opening one. */
+  store?: MetadataStore;
+  /** Bearer token for writes; without one, writes are refused with 403. */
+  token?: string;
+  /** JSON from `datamonitor lab recrawl --json`, charted on the dashboard. */
+  labFile?: string;
+  /** Fastify's request log (default off). */
+  logger?: boolean;
+}
+
+/**
+ * The archive's web front as a fastify instance (not listening: `listen` it, or `inject` requests in tests):
+ * SPARQL protocol, Memento, CDXJ, the dashboard and the token-guarded write API.
+ */
+export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
+  const dataDir = path.resolve(o.dataDir);
+  const store = o.store ?? (await openStore(dataDir, o.db));
+  if (!o.store) await store.init();
+  const index = ArchiveIndex.open(dataDir, store);
+  const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
+  // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
+  const app = Fastify({ logger: o.logger ?? false, maxParamLength: 8192, routerOptions: { ignoreDuplicateSlashes: false } });
+  app.setErrorHandler((err: Error, _req, reply) => {
+    if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) return reply.code(status).type('text/plain').send(err.message + '\n');
+    app.log.error(err);
+    return reply.code(500).type('text/plain').send(`internal error: ${err.message}\n`);
+  });
+  registerSparqlRoutes(app, ctx);
+  registerMementoRoutes(app, ctx);
+  registerCdxRoute(app, ctx);
+  registerApiRoutes(app, ctx);
+  registerDashboardRoutes(app, ctx);
+  app.addHook('onClose', async () => {
+    await index.close();
+    if (!o.store) await store.close();
+  });
+  return app;
+}
+
+/** Builds the server and listens; 127.0.0.1 unless told otherwise. Returns the instance and its URL. */
+export async function startServer(o: ServerOptions & { port?: number; host?: string }): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildServer(o);
+  const host = o.host ?? '127.0.0.1';
+  await app.listen({ port: o.port ?? 8080, host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : o.port;
+  const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return { app, url: `http://${shown}:${port}` };
+}

@@ -1,0 +1,171 @@
+/**
+ * The mementos of an archived URL (RFC 7089): each capture in the crawl log with a WARC record, named
+ * `/memento/<timestamp>/<url>`, and the bytes and RDF each one stands for.
+ */
+import { readRecord, parseHttpResponse, type HttpMessage } from '../archive/warc-reader.ts';
+import { normalizeUrl } from '../frontier/normalize.ts';
+import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { Link } from '../federation/link-format.ts';
+
+export interface Memento {
+  entry: CrawlLogEntry;
+  /** 14 digits (UTC, to the second); 17 (with milliseconds) when two captures of the URL share a second. */
+  timestamp: string;
+}
+
+/** yyyyMMddHHmmss[SSS] in UTC. */
+export function timestampOf(ms: number, withMillis = false): string {
+  const iso = new Date(ms).toISOString(); // 2025-01-02T03:04:05.678Z
+  const ts = iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16) + iso.slice(17, 19);
+  return withMillis ? ts + iso.slice(20, 23) : ts;
+}
+
+/** A Wayback timestamp of 4 to 17 digits as epoch ms (missing parts are the start of the period). */
+export function parseTimestamp(ts: string): number | undefined {
+  if (!/^\d{4,17}$/.test(ts)) return undefined;
+  const d = ts.padEnd(17, '0');
+  const t = Date.UTC(+d.slice(0, 4), +d.slice(4, 6) - 1 || 0, +d.slice(6, 8) || 1, +d.slice(8, 10), +d.slice(10, 12), +d.slice(12, 14), +d.slice(14, 17));
+  return Number.isNaN(t) ? undefined : t;
+}
+
+export function httpDate(ms: number): string {
+  return new Date(ms).toUTCString();
+}
+
+/** The normalised form of a URL asked about, as the crawl log keys it; undefined when it is not http(s). */
+export function archivedUrlKey(url: string): string | undefined {
+  return normalizeUrl(url);
+}
+
+/** Every memento of `url`, oldest first; an empty list when the archive never captured it. */
+export async function mementosOf(store: MetadataStore, url: string): Promise<Memento[]> {
+  const entries = await store.versions(url);
+  const seconds = new Map<string, number>();
+  for (const e of entries) seconds.set(timestampOf(e.time), (seconds.get(timestampOf(e.time)) ?? 0) + 1);
+  return entries.map((entry) => {
+    const ts = timestampOf(entry.time);
+    return { entry, timestamp: (seconds.get(ts) ?? 0) > 1 ? timestampOf(entry.time, true) : ts };
+  });
+}
+
+/** The memento closest to `time` (the earlier one on a tie), as a TimeGate chooses. */
+export function closestMemento(list: Memento[], time: number): Memento {
+  let best = list[0]!;
+  for (const m of list) if (Math.abs(m.entry.time - time) < Math.abs(best.entry.time - time)) best = m;
+  return best;
+}
+
+export interface MementoUris {
+  original: string;
+  timegate: string;
+  timemap: string;
+  timemapJson: string;
+  memento(m: Memento): string;
+}
+
+export function mementoUris(base: string, original: string): MementoUris {
+  return {
+    original,
+    timegate: `${base}/timegate/${original}`,
+    timemap: `${base}/timemap/link/${original}`,
+    timemapJson: `${base}/timemap/json/${original}`,
+    memento: (m) => `${base}/memento/${m.timestamp}/${original}`,
+  };
+}
+
+const timemapLink = (u: MementoUris): Link => ({ uri: u.timemap, params: { rel: 'timemap', type: 'application/link-format' } });
+
+/** Link header of a TimeGate answer: the original resource and the TimeMap. */
+export function timegateLinks(u: MementoUris): Link[] {
+  return [{ uri: u.original, params: { rel: 'original' } }, timemapLink(u)];
+}
+
+/**
+ * Link header of a memento: original, timegate, timemap, then first/prev/next/last memento; relation
+ * types of one URI are merged (`rel="first prev memento"`), as RFC 8288 allows and RFC 7089 shows.
+ */
+export function mementoLinks(u: MementoUris, list: Memento[], index: number): Link[] {
+  const rels = new Map<number, string[]>();
+  const add = (i: number, rel: string) => {
+    if (i >= 0 && i < list.length && i !== index) rels.set(i, [...(rels.get(i) ?? []), rel]);
+  };
+  add(0, 'first');
+  add(index - 1, 'prev');
+  add(index + 1, 'next');
+  add(list.length - 1, 'last');
+  const links: Link[] = [{ uri: u.original, params: { rel: 'original' } }, { uri: u.timegate, params: { rel: 'timegate' } }, timemapLink(u)];
+  for (const i of [...rels.keys()].sort((a, b) => a - b)) {
+    links.push({ uri: u.memento(list[i]!), params: { rel: `${rels.get(i)!.join(' ')} memento`, datetime: httpDate(list[i]!.entry.time) } });
+  }
+  return links;
+}
+
+/** TimeMap (application/link-format): original, self, timegate, then every memento oldest first. */
+export function timemapLinks(u: MementoUris, list: Memento[]): Link[] {
+  const first = list[0]!.entry.time;
+  const last = list[list.length - 1]!.entry.time;
+  const links: Link[] = [
+    { uri: u.original, params: { rel: 'original' } },
+    { uri: u.timemap, params: { rel: 'self', type: 'application/link-format', from: httpDate(first), until: httpDate(last) } },
+    { uri: u.timegate, params: { rel: 'timegate' } },
+  ];
+  list.forEach((m, i) => {
+    const rel = list.length === 1 ? 'first last memento' : i === 0 ? 'first memento' : i === list.length - 1 ? 'last memento' : 'memento';
+    links.push({ uri: u.memento(m), params: { rel, datetime: httpDate(m.entry.time) } });
+  });
+  return links;
+}
+
+/** A Link header value: the link-format serialisation on one line. */
+export function linkHeader(links: Link[]): string {
+  return links.map((l) => [`<${l.uri}>`, ...Object.entries(l.params).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '\\$&')}"`)].join('; ')).join(', ');
+}
+
+/** TimeMap as JSON, in the shape pywb and the federation aggregator use. */
+export function timemapJson(u: MementoUris, list: Memento[]) {
+  const item = (m: Memento) => ({ datetime: new Date(m.entry.time).toISOString(), uri: u.memento(m), status: m.entry.status, mime: m.entry.mediaType ?? null, digest: m.entry.checksum ?? null });
+  return {
+    original_uri: u.original,
+    timegate_uri: u.timegate,
+    timemap_uri: { link_format: u.timemap, json_format: u.timemapJson },
+    mementos: { first: item(list[0]!), last: item(list[list.length - 1]!), list: list.map(item) },
+  };
+}
+
+function record(dataDir: string, e: CrawlLogEntry) {
+  return readRecord(dataDir, e.warcFile as string, e.warcOffset as number, e.warcLength as number);
+}
+
+/**
+ * The HTTP response a memento stands for. A revisit record has no payload: its bytes are those of the
+ * latest earlier capture with the same payload digest that is a full response (of the URL the revisit
+ * refers to, or of the same URL for a 304).
+ */
+export async function originalResponse(dataDir: string, store: MetadataStore, list: Memento[], index: number): Promise<HttpMessage> {
+  const e = list[index]!.entry;
+  const rec = record(dataDir, e);
+  if (rec.headers.get('warc-type') !== 'revisit') return parseHttpResponse(rec.block);
+  const refersTo = rec.headers.get('warc-refers-to-target-uri');
+  const pool = list.slice(0, index).map((m) => m.entry);
+  if (refersTo && refersTo !== e.url && refersTo !== e.finalUrl) pool.push(...(await store.versions(refersTo)).filter((c) => c.time <= e.time));
+  pool.sort((a, b) => b.time - a.time);
+  for (const c of pool) {
+    if (c.checksum !== e.checksum) continue;
+    const earlier = record(dataDir, c);
+    if (earlier.headers.get('warc-type') === 'response') return parseHttpResponse(earlier.block);
+  }
+  throw new Error(`revisit record of ${e.url} at ${new Date(e.time).toISOString()}: the capture it refers to (${e.checksum}) is not in the archive`);
+}
+
+/**
+ * The RDF graph of the document at a memento, as the canonical N-Quads of the WARC conversion record of
+ * the latest version at or before it whose graph changed; '' after a 404/410 or when no RDF was found.
+ */
+export function versionNQuads(dataDir: string, list: Memento[], index: number): string | undefined {
+  for (let i = index; i >= 0; i--) {
+    const e = list[i]!.entry;
+    if (e.rdfOffset !== undefined && e.rdfLength !== undefined) return readRecord(dataDir, e.warcFile as string, e.rdfOffset, e.rdfLength).block.toString('utf8');
+    if (e.status === 404 || e.status === 410) return '';
+  }
+  return undefined;
+}
