@@ -78,6 +78,13 @@ export const SCAN_LIMITS = {
   /** A <script> data block or rdf:RDF island larger than this is skipped with a diagnostic. */
   maxIslandChars: 16 * 1024 * 1024,
   maxIslands: 1_000,
+  /**
+   * Elements nested deeper than this are not given to RDFa/microdata: the RDFa library walks up
+   * the ancestors on each element (O(depth^2) for hostile nesting); real pages stay far below.
+   */
+  maxRdfaDepth: 1_000,
+  /** Past this nesting the rest of the document is not read: htmlparser2's open-element stack costs O(depth) per element. */
+  maxDepth: 10_000,
   /** The document is written to the parser in slices so that an abort or the quad limit stops it early. */
   chunk: 1 << 16,
 };
@@ -91,12 +98,45 @@ const BLOCK_ELEMENTS = new Set([
 /** Elements whose text is not document text. */
 const HIDDEN_TEXT = new Set(['script', 'style', 'template', 'noscript']);
 
-/** The RDFa/microdata parsers push quads into a stream; we take them synchronously instead of buffering. */
+interface RdfaActiveTag {
+  predicates?: unknown;
+  collectChildTags?: boolean;
+  collectedPatternTag?: unknown;
+}
+
+/**
+ * The RDFa/microdata parsers push quads into a stream; we take them synchronously instead of buffering.
+ * RDFa also gets a fix: the library keeps the text of every element and appends it to the parent's with
+ * Array.concat on every close, so a page with many siblings (a long list of links) costs O(n^2) time
+ * (15,000 anchors: 5 s) and holds the whole text. Text is only needed under an element with @property,
+ * an XML literal or an rdfa:Pattern: elsewhere it is not handed to the library at all.
+ */
 class CapturingRdfaParser extends RdfaParser {
   sink: (quad: Quad) => unknown = () => true;
+  private readonly needsText: boolean[] = [];
+  private openNeedingText = 0;
+
   override push(chunk: unknown): boolean {
     if (chunk !== null) this.sink(chunk as Quad);
     return true;
+  }
+
+  override onTagOpen(name: string, attributes: Record<string, string>): void {
+    super.onTagOpen(name, attributes);
+    const stack = (this as unknown as { activeTagStack: RdfaActiveTag[] }).activeTagStack;
+    const tag = stack[stack.length - 1];
+    const needs = Boolean(tag.predicates || tag.collectChildTags || tag.collectedPatternTag);
+    this.needsText.push(needs);
+    if (needs) this.openNeedingText++;
+  }
+
+  override onText(data: string): void {
+    if (this.openNeedingText > 0) super.onText(data);
+  }
+
+  override onTagClose(): void {
+    super.onTagClose();
+    if (this.needsText.pop()) this.openNeedingText--;
   }
 }
 class CapturingMicrodataParser extends MicrodataRdfParser {
@@ -212,8 +252,16 @@ class Scanner implements Partial<Handler> {
   // --- RDFa / microdata forwarding: a library failure becomes a diagnostic and switches that library off.
   private rdfaFailed = false;
   private microdataFailed = false;
+  private depthWarned = false;
   private forward(step: (target: RdfaParser | MicrodataRdfParser) => void): void {
     if (this.island) return; // An rdf:RDF island is RDF/XML, not RDFa.
+    if (this.stack.length > SCAN_LIMITS.maxRdfaDepth) {
+      if (!this.depthWarned) {
+        this.depthWarned = true;
+        this.result.diagnostics.push({ level: 'warning', message: `elements nested deeper than ${SCAN_LIMITS.maxRdfaDepth} levels: their RDFa/microdata is ignored` });
+      }
+      return;
+    }
     if (this.rdfa && !this.rdfaFailed) {
       try {
         step(this.rdfa);
@@ -235,6 +283,10 @@ class Scanner implements Partial<Handler> {
   onopentag(name: string, attribs: Record<string, string>): void {
     this.stack.push(this.scopeFrame(attribs));
     const depth = this.stack.length;
+    if (depth > SCAN_LIMITS.maxDepth && !this.stopped) {
+      this.stopped = true;
+      this.result.diagnostics.push({ level: 'error', message: `elements nested deeper than ${SCAN_LIMITS.maxDepth} levels: the rest of the document is not read` });
+    }
     const lower = this.options.xmlMode ? name.toLowerCase() : name;
 
     if (!this.island) this.elementOpened(lower, name, attribs, depth);
