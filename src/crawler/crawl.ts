@@ -5,7 +5,10 @@ import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow, MetadataStore } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
 import { WarcWriter, recoverOpenFiles } from '../archive/warc-writer.ts';
-import { HostQueues, type FrontierEntry } from '../frontier/host-queues.ts';
+import { HostQueues } from '../frontier/host-queues.ts';
+import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
+import type { Frontier, FrontierEntry } from '../frontier/types.ts';
+import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
 import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { UserError } from '../util/errors.ts';
@@ -93,6 +96,8 @@ function validate(o: CrawlOptions): void {
   if (o.perHost !== undefined && !(o.perHost >= 1)) throw new UserError(`--per-host must be at least 1, got ${o.perHost}`);
   if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
+  if (o.order && !isOrderingName(o.order)) throw new UserError(`--order '${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
+  if (o.order === 'similarity' && !o.query) throw new UserError('--order similarity needs --query "words" (the driving query)');
 }
 
 async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
@@ -137,7 +142,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     onFetched: (host, status, text) => Object.assign(hostRow(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
   });
   const warc = new WarcWriter(o.dataDir);
-  const queues = new HostQueues({ delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost });
+  const timing = { delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost };
+  const queues: Frontier = !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   const seen = new Set<string>();
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
   let seq = 0;
@@ -269,6 +275,14 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
           await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
           await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
         }
+      }
+      if (queues.onPageCrawled) {
+        const links = [];
+        for (const l of doc.links) {
+          const u = normalizeUrl(l.url);
+          if (u) links.push({ url: u, anchorText: l.anchorText, context: l.context });
+        }
+        queues.onPageCrawled({ url: e.url, links, text: doc.text });
       }
       if (!o.noFollow) for (const link of doc.links) {
         const vocab = follow && link.kind === 'vocabulary';

@@ -38,6 +38,11 @@ export interface CrawlOptions {
   timeoutMs?: number;
   maxBodyBytes?: number;
 
+  /** Frontier ordering (seed 001): bfs (default), backlink, pagerank, location, similarity, random. */
+  order?: string;
+  /** The driving query of the similarity ordering. */
+  query?: string;
+
   /** Write every URL the seen test receives to this file (seed 002 traces). */
   traceOut?: string;
   /** Keep the versioned query store `<dataDir>/versions.sqlite` up to date (default true). */

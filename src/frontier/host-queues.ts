@@ -1,52 +1,31 @@
 import { MinHeap } from '../util/heap.ts';
+import { HostTiming, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
+import type { Frontier, FrontierEntry } from './types.ts';
+
+export type { FrontierEntry } from './types.ts';
 
 /**
- * The politeness queue (Mercator's back queues): one queue per host, and a host is offered only when
- * it may be fetched now. A request to a host starts no earlier than the previous start plus the
- * host's delay, and, with one request in flight per host, not before the previous one ended.
+ * The breadth-first frontier (Mercator's back queues): one queue per host, and a host is offered
+ * only when politeness lets it be fetched now. Two heaps of hosts, by ready time and by the key of
+ * their best entry, make each pop O(log hosts) at any crawl size.
  */
-
-export interface FrontierEntry {
-  url: string;
-  host: string;
-  depth: number;
-  /** Lower is fetched first (BFS: discovery order; other orderings map their importance here). */
-  key: number;
-  /** Reached through a vocabulary link: fetched whatever the depth. */
-  vocabulary?: boolean;
-  /** Times this URL was put back after a Retry-After or a deferred robots.txt. */
-  retries?: number;
-}
-
-interface HostState {
+interface HostQueue {
   host: string;
   queue: MinHeap<FrontierEntry>;
-  inFlight: number;
-  readyAt: number;
-  lastStart: number;
-  delayMs: number;
-  /** Consecutive failures (back-off grows with them). */
-  failures: number;
   /** Whether the host sits in one of the two heaps now. */
   scheduled: boolean;
 }
 
-export interface HostQueueOptions {
-  delayMs: number;
-  perHost: number;
-  /** Longest back-off after repeated errors. */
-  maxBackoffMs?: number;
-}
-
-export class HostQueues {
-  private hosts = new Map<string, HostState>();
-  /** Hosts with work that must wait, by the time they become ready. */
-  private waiting = new MinHeap<HostState>();
-  /** Hosts with work that may go now, by the key of their best entry. */
-  private ready = new MinHeap<HostState>();
+export class HostQueues implements Frontier {
+  private readonly timing: HostTiming;
+  private hosts = new Map<string, HostQueue>();
+  private waiting = new MinHeap<HostQueue>();
+  private ready = new MinHeap<HostQueue>();
   private count = 0;
 
-  constructor(private readonly opts: HostQueueOptions) {}
+  constructor(opts: HostTimingOptions) {
+    this.timing = new HostTiming(opts);
+  }
 
   get size(): number {
     return this.count;
@@ -56,97 +35,71 @@ export class HostQueues {
     return this.hosts.size;
   }
 
-  private state(host: string): HostState {
-    let s = this.hosts.get(host);
-    if (!s) {
-      s = { host, queue: new MinHeap(), inFlight: 0, readyAt: 0, lastStart: -Infinity, delayMs: this.opts.delayMs, failures: 0, scheduled: false };
-      this.hosts.set(host, s);
-    }
-    return s;
+  private queueOf(host: string): HostQueue {
+    let q = this.hosts.get(host);
+    if (!q) this.hosts.set(host, (q = { host, queue: new MinHeap(), scheduled: false }));
+    return q;
   }
 
-  private schedule(s: HostState): void {
-    if (s.scheduled || s.queue.size === 0 || s.inFlight >= this.opts.perHost) return;
-    s.scheduled = true;
-    this.waiting.push(s, s.readyAt);
+  private schedule(q: HostQueue): void {
+    if (q.scheduled || q.queue.size === 0 || !this.timing.hasRoom(q.host)) return;
+    q.scheduled = true;
+    this.waiting.push(q, this.timing.clock(q.host).readyAt);
   }
 
   push(entry: FrontierEntry): void {
-    const s = this.state(entry.host);
-    s.queue.push(entry, entry.key);
+    const q = this.queueOf(entry.host);
+    q.queue.push(entry, entry.key);
     this.count++;
-    this.schedule(s);
+    this.schedule(q);
   }
 
-  /** Sets a host's delay (from robots.txt Crawl-delay; never below the configured delay). */
   setDelay(host: string, delayMs: number): void {
-    const s = this.state(host);
-    s.delayMs = Math.max(this.opts.delayMs, delayMs);
+    this.timing.setDelay(host, delayMs);
   }
 
-  /** The best entry of any host that may be fetched at `now`, marking that host busy. */
   pop(now: number): FrontierEntry | undefined {
     while (this.waiting.size > 0 && (this.waiting.peekKey() as number) <= now) {
-      const w = this.waiting.pop() as HostState;
+      const w = this.waiting.pop() as HostQueue;
       // A back-off may have moved the host's time since it was queued.
-      if (w.readyAt > now) this.waiting.push(w, w.readyAt);
+      const readyAt = this.timing.clock(w.host).readyAt;
+      if (readyAt > now) this.waiting.push(w, readyAt);
       else this.ready.push(w, w.queue.peekKey() as number);
     }
-    let s = this.ready.pop();
-    while (s && s.readyAt > now) {
-      this.waiting.push(s, s.readyAt);
-      s = this.ready.pop();
+    let q = this.ready.pop();
+    while (q && !this.timing.ready(q.host, now)) {
+      this.waiting.push(q, this.timing.clock(q.host).readyAt);
+      q = this.ready.pop();
     }
-    if (!s) return undefined;
-    s.scheduled = false;
-    const entry = s.queue.pop() as FrontierEntry;
+    if (!q) return undefined;
+    q.scheduled = false;
+    const entry = q.queue.pop() as FrontierEntry;
     this.count--;
-    s.inFlight++;
-    s.lastStart = now;
-    s.readyAt = now + s.delayMs;
-    this.schedule(s);
+    this.timing.start(q.host, now);
+    this.schedule(q);
     return entry;
   }
 
-  /** When the next host becomes ready, if any is waiting. */
   nextReadyAt(): number | undefined {
     if (this.ready.size > 0) return 0;
     return this.waiting.peekKey();
   }
 
-  /** A fetch to `host` ended. `ok` false grows the host's back-off; `notBefore` defers it (Retry-After). */
-  release(host: string, now: number, outcome: { ok: boolean; notBefore?: number; startedAt?: number }): void {
-    const s = this.state(host);
-    // The request may have started after the pop (robots.txt came first): space from the real start.
-    if (outcome.startedAt !== undefined) s.lastStart = Math.max(s.lastStart, outcome.startedAt);
-    s.inFlight = Math.max(0, s.inFlight - 1);
-    s.failures = outcome.ok ? 0 : s.failures + 1;
-    const backoff = s.failures === 0 ? 0 : Math.min(this.opts.maxBackoffMs ?? 300_000, s.delayMs * 2 ** s.failures);
-    let readyAt = Math.max(s.lastStart + s.delayMs, now + backoff);
-    if (this.opts.perHost === 1) readyAt = Math.max(readyAt, now);
-    if (outcome.notBefore !== undefined) readyAt = Math.max(readyAt, outcome.notBefore);
-    // A host already in a heap keeps its place; pop() re-checks readyAt.
-    s.readyAt = Math.max(s.readyAt, readyAt);
-    this.schedule(s);
+  release(host: string, now: number, outcome: ReleaseOutcome): void {
+    this.timing.release(host, now, outcome);
+    this.schedule(this.queueOf(host));
   }
 
-  /** Consecutive failures of a host (the crawler drops a host's queue after too many). */
   failures(host: string): number {
-    return this.hosts.get(host)?.failures ?? 0;
+    return this.timing.failures(host);
   }
 
-  /** Removes and returns every queued entry of a host. */
   drain(host: string): FrontierEntry[] {
-    const s = this.hosts.get(host);
-    if (!s) return [];
+    const q = this.hosts.get(host);
+    if (!q) return [];
     const out: FrontierEntry[] = [];
-    for (let e = s.queue.pop(); e; e = s.queue.pop()) out.push(e);
+    for (let e = q.queue.pop(); e; e = q.queue.pop()) out.push(e);
     this.count -= out.length;
     return out;
-  }
-
-  /** Every queued entry, for persisting state. */
-  *entries(): IterableIterator<FrontierEntry> {
-    for (const s of this.hosts.values()) yield* s.queue.values();
   }
 }

@@ -35,6 +35,8 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--allow-private', 'allow private, loopback and link-local addresses')
     .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
+    .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random', 'bfs')
+    .option('--query <words>', 'the driving query of --order similarity')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
     .option('--json', 'print the summary as JSON');
 }
@@ -93,6 +95,8 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     proxy: flags.proxy,
     resolve: parseResolve(flags.resolve),
     traceOut: flags.traceOut,
+    order: flags.order,
+    query: flags.query,
   };
 }
 
