@@ -1,10 +1,38 @@
 /**
- * The crawl archive as a repository for the ordering lab (`lab ordering --data DIR`).
- * Not written yet: the archive's owner will read its pages and links into a RepositoryGraph here.
+ * The crawl archive as a repository for the ordering lab (`lab ordering --data DIR`): every page
+ * datamonitor archived, its links and text extracted again from the archived bytes, starting from
+ * the first URL the crawl fetched (its seed).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { UserError } from '../../util/errors.ts';
-import type { RepositoryGraph } from './graph.ts';
+import { openStore } from '../../store/index.ts';
+import { latestResponses, replayDocument } from '../../archive/replay.ts';
+import { normalizeUrl } from '../../frontier/normalize.ts';
+import { linksFromQuads } from '../../extract/links.ts';
+import type { RepositoryGraph, RepositoryPage } from './graph.ts';
 
 export async function loadArchiveGraph(dataDir: string): Promise<RepositoryGraph> {
-  throw new UserError(`reading the crawl archive (${dataDir}) is not yet available: use --site DIR`);
+  if (!fs.existsSync(path.join(dataDir, 'meta.sqlite'))) throw new UserError(`no archive in '${dataDir}': crawl into it first`);
+  const store = await openStore(dataDir);
+  await store.init();
+  try {
+    const entries = await latestResponses(store);
+    if (entries.length === 0) throw new UserError(`the archive in '${dataDir}' holds no pages yet`);
+    entries.sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+    const pages: RepositoryPage[] = [];
+    for (const e of entries) {
+      const { url, result } = await replayDocument(dataDir, e);
+      // One link per target; an HTML anchor's text and context win over the bare IRI in the data.
+      const links = new Map<string, { url: string; anchorText?: string; context?: string }>();
+      for (const l of [...result.links, ...linksFromQuads(result.quads)]) {
+        const u = normalizeUrl(l.url);
+        if (u && l.kind !== 'vocabulary' && !links.has(u)) links.set(u, { url: u, anchorText: l.anchorText, context: l.context });
+      }
+      pages.push({ url: normalizeUrl(url) ?? url, title: result.title, text: result.text, links: [...links.values()] });
+    }
+    return { pages, start: pages[0].url };
+  } finally {
+    await store.close();
+  }
 }

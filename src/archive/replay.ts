@@ -1,0 +1,38 @@
+import { readRecord, parseHttpResponse } from './warc-reader.ts';
+import { decodeBody } from '../fetch/decode.ts';
+import { extract } from '../extract/registry.ts';
+import type { ExtractResult } from '../extract/types.ts';
+import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+
+/**
+ * Reads archived responses back and extracts them again, as the crawler did when it fetched them:
+ * what offline tools (the ordering lab, re-indexing) see of the archive.
+ */
+export interface ReplayedDocument {
+  entry: CrawlLogEntry;
+  url: string;
+  result: ExtractResult;
+}
+
+/** The newest full response (not a revisit) of every document that answered 2xx. */
+export async function latestResponses(store: MetadataStore): Promise<CrawlLogEntry[]> {
+  const latest = new Map<string, CrawlLogEntry>();
+  for (const e of await store.log()) {
+    if (e.status >= 200 && e.status < 300 && e.warcFile && e.change !== 'unchanged') latest.set(e.url, e);
+  }
+  return [...latest.values()];
+}
+
+export async function replayDocument(dataDir: string, entry: CrawlLogEntry): Promise<ReplayedDocument> {
+  const rec = readRecord(dataDir, entry.warcFile as string, entry.warcOffset as number, entry.warcLength as number);
+  const http = parseHttpResponse(rec.block);
+  const header = (name: string) => http.headers.find(([k]) => k.toLowerCase() === name)?.[1];
+  const decoded = await decodeBody(http.body, header('content-encoding'), 64 * 1024 * 1024);
+  const contentType = header('content-type') ?? '';
+  const charset = /charset=([^;]+)/i.exec(contentType)?.[1]?.trim().replace(/^"|"$/g, '');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of http.headers) headers[k.toLowerCase()] = v;
+  const url = entry.finalUrl ?? entry.url;
+  const result = await extract({ url, mediaType: entry.mediaType ?? '', charset, body: decoded.body, headers }, { maxQuads: 5_000_000 });
+  return { entry, url, result };
+}
