@@ -36,7 +36,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const index = ArchiveIndex.open(dataDir, store);
   const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
-  const app = Fastify({ logger: o.logger ?? false, maxParamLength: 8192, routerOptions: { ignoreDuplicateSlashes: false } });
+  const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
     const status = (err as { statusCode?: number }).statusCode;

@@ -81,13 +81,14 @@ export function timegateLinks(u: MementoUris): Link[] {
 }
 
 /**
- * Link header of a memento: original, timegate, timemap, then first/prev/next/last memento; relation
- * types of one URI are merged (`rel="first prev memento"`), as RFC 8288 allows and RFC 7089 shows.
+ * Link header of a memento: original, timegate, timemap, then the mementos oldest first with their
+ * relations first/prev/next/last (the memento itself among them); relation types of one URI are merged
+ * (`rel="first prev memento"`), as RFC 8288 allows and RFC 7089 shows.
  */
 export function mementoLinks(u: MementoUris, list: Memento[], index: number): Link[] {
-  const rels = new Map<number, string[]>();
+  const rels = new Map<number, string[]>([[index, []]]); // the memento itself too, as rel="memento"
   const add = (i: number, rel: string) => {
-    if (i >= 0 && i < list.length && i !== index) rels.set(i, [...(rels.get(i) ?? []), rel]);
+    if (i >= 0 && i < list.length) rels.set(i, [...(rels.get(i) ?? []), rel]);
   };
   add(0, 'first');
   add(index - 1, 'prev');
@@ -95,7 +96,7 @@ export function mementoLinks(u: MementoUris, list: Memento[], index: number): Li
   add(list.length - 1, 'last');
   const links: Link[] = [{ uri: u.original, params: { rel: 'original' } }, { uri: u.timegate, params: { rel: 'timegate' } }, timemapLink(u)];
   for (const i of [...rels.keys()].sort((a, b) => a - b)) {
-    links.push({ uri: u.memento(list[i]!), params: { rel: `${rels.get(i)!.join(' ')} memento`, datetime: httpDate(list[i]!.entry.time) } });
+    links.push({ uri: u.memento(list[i]!), params: { rel: [...rels.get(i)!, 'memento'].join(' '), datetime: httpDate(list[i]!.entry.time) } });
   }
   return links;
 }
