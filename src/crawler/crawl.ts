@@ -181,7 +181,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   if (known.length > 0 && !o.noFollow) {
     const queued = await store.queuedDocuments();
     s.resumed = true;
-    for (const d of queued) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+    for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
   const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
@@ -193,7 +193,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (rejectReason(url, host, depth, filters, vocabulary)) return;
     seen.add(url);
     newDocs.push({ url, host, depth });
-    queues.push({ url, host, depth, key: seq++, vocabulary });
+    // Another worker's host: it goes to the shared store only, where that worker will find it.
+    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary });
   };
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);

@@ -55,6 +55,11 @@ export interface CrawlOptions {
   refetch?: boolean;
   /** Follow no links: fetch exactly the seeds (the re-crawl downloader). */
   noFollow?: boolean;
+  /**
+   * Cooperating workers: whether a discovered URL of this host is fetched by this crawl. URLs of
+   * other hosts are only written to the (shared) store, for the worker that leases their host.
+   */
+  queueHost?: (host: string) => boolean;
   /** Re-crawl cycle that these fetches belong to. */
   cycleId?: number;
 }
