@@ -275,14 +275,21 @@ export interface HotSpot {
   share: number;
 }
 
-/** Self time per function and per file of a .cpuprofile (sample deltas attributed to the leaf frame). */
-export function summariseProfile(file: string): { functions: HotSpot[]; files: HotSpot[]; totalMs: number } {
+/**
+ * Self time per function and per file of a .cpuprofile (sample deltas attributed to the leaf frame),
+ * and inclusive time of the project's own functions (src/), which says whose calls the native and
+ * library time is spent in.
+ */
+export function summariseProfile(file: string): { functions: HotSpot[]; files: HotSpot[]; project: HotSpot[]; totalMs: number } {
   const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
   prof.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
   const fns = new Map<string, HotSpot>();
   const files = new Map<string, HotSpot>();
+  const project = new Map<string, HotSpot>();
   let total = 0;
   const shortUrl = (url: string): string => {
     if (!url) return '(native)';
@@ -305,13 +312,25 @@ export function summariseProfile(file: string): { functions: HotSpot[]; files: H
     const g = files.get(where) ?? { fn: '', where, selfMs: 0, share: 0 };
     g.selfMs += us / 1000;
     files.set(where, g);
+    // Every project function on this stack (once, however deep the recursion) gets the sample.
+    const onStack = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+      const frame = byId.get(n)?.callFrame;
+      if (!frame?.url.includes('/src/')) continue;
+      const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}`;
+      if (onStack.has(key)) continue;
+      onStack.add(key);
+      const h = project.get(key) ?? { fn: frame.functionName || '(anonymous)', where: shortUrl(frame.url), selfMs: 0, share: 0 };
+      h.selfMs += us / 1000;
+      project.set(key, h);
+    }
   }
   const rank = (m: Map<string, HotSpot>) => [...m.values()].map((h) => ({ ...h, share: h.selfMs / (total / 1000) })).sort((a, b) => b.selfMs - a.selfMs);
-  return { functions: rank(fns), files: rank(files), totalMs: total / 1000 };
+  return { functions: rank(fns), files: rank(files), project: rank(project), totalMs: total / 1000 };
 }
 
 function profileMarkdown(file: string, top: number): string {
-  const { functions, files, totalMs } = summariseProfile(file);
+  const { functions, files, project, totalMs } = summariseProfile(file);
   const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   return [
     `Profile: \`${path.relative(ROOT, file)}\` (${(totalMs / 1000).toFixed(1)} s sampled). Self time = time with the function on top of the stack.`,
@@ -325,6 +344,12 @@ function profileMarkdown(file: string, top: number): string {
     '| file | self ms | share |',
     '| --- | ---: | ---: |',
     ...files.slice(0, top).map((h) => `| ${h.where} | ${h.selfMs.toFixed(0)} | ${pct(h.share)} |`),
+    '',
+    'Inclusive time of the project\'s functions (time with the function anywhere on the stack; async functions count only their synchronous stretches):',
+    '',
+    '| function | file | inclusive ms | share |',
+    '| --- | --- | ---: | ---: |',
+    ...project.slice(0, top).map((h) => `| \`${h.fn}\` | ${h.where} | ${h.selfMs.toFixed(0)} | ${pct(h.share)} |`),
   ].join('\n');
 }
 
