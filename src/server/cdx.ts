@@ -89,13 +89,18 @@ export function cdxLines(entries: CrawlLogEntry[], q: CdxQuery): CdxLine[] {
   const lo = q.from ? q.from.padEnd(14, '0') : '';
   const hi = q.to ? q.to.padEnd(14, '9') : '99999999999999';
   const out: CdxLine[] = [];
+  // The crawler writes a revisit record when the payload digest equals that of the URL's last good
+  // capture (or on a 304); pywb marks those lines `warc/revisit` so that a replayer resolves them.
+  const lastDigest = new Map<string, string | undefined>();
   for (const e of entries) {
     if (!e.warcFile || e.warcOffset === undefined) continue;
+    const revisit = e.status === 304 || (e.checksum !== undefined && lastDigest.get(e.url) === e.checksum);
+    if ((e.status >= 200 && e.status < 300) || e.status === 304) lastDigest.set(e.url, e.checksum);
     const urlkey = surt(e.url);
     const timestamp = timestampOf(e.time);
     if (!match(urlkey) || timestamp < lo || timestamp > hi) continue;
     out.push({
-      urlkey, timestamp, url: e.url, mime: e.mediaType || 'unk', status: e.status ? String(e.status) : '-',
+      urlkey, timestamp, url: e.url, mime: revisit ? 'warc/revisit' : e.mediaType || 'unk', status: e.status ? String(e.status) : '-',
       digest: (e.checksum ?? '-').replace(/^sha1:/, ''), length: String(e.warcLength ?? '-'), offset: String(e.warcOffset), filename: e.warcFile,
     });
   }
