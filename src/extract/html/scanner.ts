@@ -70,6 +70,8 @@ export interface ScanResult {
 export const SCAN_LIMITS = {
   /** Characters of plain text kept (ExtractResult.text). */
   maxText: 100_000,
+  /** Characters of plain text kept for anchor contexts: anchors past it get their anchor text only. */
+  maxContextText: 2_000_000,
   maxTitle: 1_000,
   maxAnchorText: 300,
   /** Words of context on each side of an anchor. */
@@ -159,12 +161,9 @@ interface ScopeFrame {
 interface OpenAnchor {
   anchor: RawAnchor;
   depth: number;
-  before: string;
-}
-
-interface PendingContext {
-  anchor: RawAnchor;
-  words: number;
+  /** textParts.length when the anchor opened and closed: its context is computed at the end. */
+  startPart: number;
+  endPart: number;
 }
 
 function resolveOr(href: string, base: string): string | undefined {
@@ -175,9 +174,18 @@ function resolveOr(href: string, base: string): string | undefined {
   }
 }
 
-function lastWords(text: string, count: number): string {
+/** About `count` words of text ending before part `end` (walking back over as few parts as needed). */
+function wordsBefore(parts: string[], end: number, count: number): string {
+  let text = '';
+  for (let i = end - 1; i >= 0 && text.length < count * 12; i--) text = parts[i] + text;
   const words = text.trim().split(/\s+/);
   return words.slice(Math.max(0, words.length - count)).join(' ');
+}
+
+function wordsAfter(parts: string[], start: number, count: number): string {
+  let text = '';
+  for (let i = start; i < parts.length && text.length < count * 12; i++) text += parts[i];
+  return text.trim().split(/\s+/).slice(0, count).join(' ');
 }
 
 class Scanner implements Partial<Handler> {
@@ -196,10 +204,8 @@ class Scanner implements Partial<Handler> {
   private titleText = '';
   private readonly textParts: string[] = [];
   private textLength = 0;
-  /** Last characters of text, for the words before an anchor. */
-  private tail = '';
   private anchor: OpenAnchor | undefined;
-  private pendingContext: PendingContext[] = [];
+  private readonly closedAnchors: OpenAnchor[] = [];
   private island: { depth: number; start: number; namespaces: Record<string, string>; lang?: string; base: string } | undefined;
   private script: { depth: number; type: string; parts: string[]; length: number; base: string } | undefined;
 
@@ -244,8 +250,17 @@ class Scanner implements Partial<Handler> {
 
   private finish(): ScanResult {
     const r = this.result;
-    r.text = this.textParts.join('').replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxText);
+    let raw = '';
+    for (let i = 0; i < this.textParts.length && raw.length < SCAN_LIMITS.maxText * 2; i++) raw += this.textParts[i];
+    r.text = raw.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxText);
     if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
+    if (this.anchor) this.closedAnchors.push({ ...this.anchor, endPart: this.textParts.length });
+    const words = SCAN_LIMITS.contextWords;
+    for (const { anchor, startPart, endPart } of this.closedAnchors) {
+      anchor.text = anchor.text.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxAnchorText);
+      anchor.context = [wordsBefore(this.textParts, startPart, words), anchor.text, wordsAfter(this.textParts, endPart, words)]
+        .filter(Boolean).join(' ');
+    }
     return r;
   }
 
@@ -253,30 +268,53 @@ class Scanner implements Partial<Handler> {
   private rdfaFailed = false;
   private microdataFailed = false;
   private depthWarned = false;
-  private forward(step: (target: RdfaParser | MicrodataRdfParser) => void): void {
-    if (this.island) return; // An rdf:RDF island is RDF/XML, not RDFa.
+  /** Whether the current event goes to RDFa/microdata. */
+  private forwarding(): boolean {
+    if (this.island) return false; // An rdf:RDF island is RDF/XML, not RDFa.
     if (this.stack.length > SCAN_LIMITS.maxRdfaDepth) {
       if (!this.depthWarned) {
         this.depthWarned = true;
         this.result.diagnostics.push({ level: 'warning', message: `elements nested deeper than ${SCAN_LIMITS.maxRdfaDepth} levels: their RDFa/microdata is ignored` });
       }
-      return;
+      return false;
+    }
+    return true;
+  }
+
+  private libraryFailed(which: 'RDFa' | 'microdata', error: unknown): void {
+    if (which === 'RDFa') this.rdfaFailed = true;
+    else this.microdataFailed = true;
+    this.result.diagnostics.push({ level: 'error', message: `${which} processing stopped: ${(error as Error)?.message ?? error}` });
+  }
+
+  private forwardOpen(name: string, attribs: Record<string, string>): void {
+    if (!this.forwarding()) return;
+    // The parsers may rewrite attributes (RDFa drops ignored rel/rev): microdata gets its own copy.
+    if (this.microdata && !this.microdataFailed) {
+      try { this.microdata.onTagOpen(name, { ...attribs }); } catch (error) { this.libraryFailed('microdata', error); }
     }
     if (this.rdfa && !this.rdfaFailed) {
-      try {
-        step(this.rdfa);
-      } catch (error) {
-        this.rdfaFailed = true;
-        this.result.diagnostics.push({ level: 'error', message: `RDFa processing stopped: ${(error as Error).message}` });
-      }
+      try { this.rdfa.onTagOpen(name, attribs); } catch (error) { this.libraryFailed('RDFa', error); }
     }
+  }
+
+  private forwardText(data: string): void {
+    if (!this.forwarding()) return;
     if (this.microdata && !this.microdataFailed) {
-      try {
-        step(this.microdata);
-      } catch (error) {
-        this.microdataFailed = true;
-        this.result.diagnostics.push({ level: 'error', message: `microdata processing stopped: ${(error as Error).message}` });
-      }
+      try { this.microdata.onText(data); } catch (error) { this.libraryFailed('microdata', error); }
+    }
+    if (this.rdfa && !this.rdfaFailed) {
+      try { this.rdfa.onText(data); } catch (error) { this.libraryFailed('RDFa', error); }
+    }
+  }
+
+  private forwardClose(): void {
+    if (!this.forwarding()) return;
+    if (this.microdata && !this.microdataFailed) {
+      try { this.microdata.onTagClose(); } catch (error) { this.libraryFailed('microdata', error); }
+    }
+    if (this.rdfa && !this.rdfaFailed) {
+      try { this.rdfa.onTagClose(); } catch (error) { this.libraryFailed('RDFa', error); }
     }
   }
 
@@ -292,14 +330,7 @@ class Scanner implements Partial<Handler> {
     if (!this.island) this.elementOpened(lower, name, attribs, depth);
     if (this.hiddenDepth === 0 && BLOCK_ELEMENTS.has(lower)) this.addText(' ');
 
-    if (this.island) return;
-    // The parsers may rewrite attributes (RDFa drops ignored rel/rev): each gets its own copy.
-    if (this.rdfa && this.microdata) {
-      const copy = { ...attribs };
-      this.forward((p) => p.onTagOpen(name, p === this.rdfa ? attribs : copy));
-    } else {
-      this.forward((p) => p.onTagOpen(name, attribs));
-    }
+    this.forwardOpen(name, attribs);
   }
 
   private elementOpened(lower: string, name: string, attribs: Record<string, string>, depth: number): void {
@@ -314,7 +345,7 @@ class Scanner implements Partial<Handler> {
         if (href === undefined || this.anchor || this.result.anchors.length >= SCAN_LIMITS.maxAnchors) break;
         const anchor: RawAnchor = { href, base: this.xmlBase, rel: attribs.rel, text: lower === 'area' ? attribs.alt ?? '' : '', context: '' };
         this.result.anchors.push(anchor);
-        if (lower === 'a') this.anchor = { anchor, depth, before: lastWords(this.tail, SCAN_LIMITS.contextWords) };
+        if (lower === 'a') this.anchor = { anchor, depth, startPart: this.textParts.length, endPart: -1 };
         break;
       }
       case 'link':
@@ -365,7 +396,7 @@ class Scanner implements Partial<Handler> {
       this.addText(data);
       if (this.anchor && this.anchor.anchor.text.length < SCAN_LIMITS.maxAnchorText) this.anchor.anchor.text += data;
     }
-    this.forward((p) => p.onText(data));
+    this.forwardText(data);
   }
 
   onclosetag(name: string): void {
@@ -374,7 +405,7 @@ class Scanner implements Partial<Handler> {
     if (this.island) {
       if (depth === this.island.depth) this.closeIsland();
     } else {
-      this.forward((p) => p.onTagClose());
+      this.forwardClose();
       this.elementClosed(lower, depth);
     }
     if (this.hiddenDepth === 0 && BLOCK_ELEMENTS.has(lower)) this.addText(' ');
@@ -384,10 +415,8 @@ class Scanner implements Partial<Handler> {
 
   private elementClosed(lower: string, depth: number): void {
     if (this.anchor && depth === this.anchor.depth) {
-      const { anchor, before } = this.anchor;
-      anchor.text = anchor.text.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxAnchorText);
-      anchor.context = `${before} ${anchor.text}`.trim();
-      this.pendingContext.push({ anchor, words: 0 });
+      this.anchor.endPart = this.textParts.length;
+      this.closedAnchors.push(this.anchor);
       this.anchor = undefined;
     }
     if (depth === this.titleDepth) this.titleDepth = -1;
@@ -418,7 +447,10 @@ class Scanner implements Partial<Handler> {
   }
 
   onend(): void {
-    this.forward((p) => p.onEnd());
+    if (!this.island) {
+      try { this.rdfa?.onEnd(); } catch (error) { this.libraryFailed('RDFa', error); }
+      try { this.microdata?.onEnd(); } catch (error) { this.libraryFailed('microdata', error); }
+    }
   }
 
   onerror(error: Error): void {
@@ -505,23 +537,10 @@ class Scanner implements Partial<Handler> {
   // --- plain text and anchor context
 
   private addText(data: string): void {
-    if (this.textLength < SCAN_LIMITS.maxText * 2) {
+    if (this.textLength < SCAN_LIMITS.maxContextText) {
       this.textParts.push(data);
       this.textLength += data.length;
     }
-    this.tail = (this.tail + data).slice(-200);
-    if (this.pendingContext.length > 0 && /\S/.test(data)) this.feedContext(data);
-  }
-
-  /** Gives the words after closed anchors to their context until each has enough. */
-  private feedContext(data: string): void {
-    const words = data.trim().split(/\s+/);
-    for (const pending of this.pendingContext) {
-      const take = words.slice(0, SCAN_LIMITS.contextWords - pending.words);
-      pending.anchor.context += ` ${take.join(' ')}`;
-      pending.words += take.length;
-    }
-    this.pendingContext = this.pendingContext.filter((p) => p.words < SCAN_LIMITS.contextWords);
   }
 }
 
