@@ -207,7 +207,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const follow = o.vocabularies !== false;
 
   const limitHit = (): CrawlSummary['stoppedBy'] => {
-    if (o.signal?.aborted) return 'signal';
+    if (o.signal?.aborted || o.drain?.aborted) return 'signal';
     if (o.maxDocs !== undefined && s.documents + running >= o.maxDocs) return 'max-docs';
     if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
     if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';

@@ -51,6 +51,8 @@ export interface CrawlOptions {
   onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;
+  /** Stop taking new URLs when this aborts; fetches in flight finish and are archived (unlike `signal`). */
+  drain?: AbortSignal;
   /** Fetch URLs again even when the store says they were fetched (re-crawl cycles). */
   refetch?: boolean;
   /** Follow no links: fetch exactly the seeds (the re-crawl downloader). */
