@@ -18,7 +18,7 @@ table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;paddin
 
 function page(title: string, body: string): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>`
-    + `<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>`
+    + `<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style>${STYLE}</style></head>`
     + `<body><nav><a href="/">dashboard</a><a href="/sparql">SPARQL</a></nav>${body}</body></html>\n`;
 }
 
@@ -131,7 +131,7 @@ async function overview(ctx: ServerContext): Promise<string> {
   if (log.length) {
     const latest = log.slice(-50).reverse();
     body += `<h2>Latest log entries</h2><table id="log"><tr><th>time</th><th>URL</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples</th><th>ms</th><th>error</th></tr>`
-      + latest.map((e) => `<tr><td>${iso(e.time)}</td><td>${docLink(e.url)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${e.triples}</td><td>${e.durationMs}</td><td class="error">${esc(e.error ?? '')}</td></tr>`).join('')
+      + latest.map((e) => `<tr><td>${iso(e.time)}</td><td>${docLink(e.url)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${e.triples}</td><td>${Math.round(e.durationMs)}</td><td class="error">${esc(e.error ?? '')}</td></tr>`).join('')
       + '</table>';
   }
   return page('datamonitor dashboard', body);
@@ -150,20 +150,22 @@ async function documentPage(ctx: ServerContext, url: string): Promise<{ status: 
   const points = list.map((m) => {
     if (m.entry.rdfOffset !== undefined || m.entry.change === 'new' || m.entry.change === 'changed') triples = m.entry.triples;
     if (m.entry.status === 404 || m.entry.status === 410) triples = 0;
-    return { kind: m.entry.change, p: [(m.entry.time - t0) / unit.ms, triples] as [number, number] };
+    return { kind: m.entry.change, triples, p: [(m.entry.time - t0) / unit.ms, triples] as [number, number] };
   });
+  // A step line: the graph keeps its size until the next capture changes it.
+  const steps = points.flatMap((pt, i) => (i === 0 ? [pt.p] : [[pt.p[0], points[i - 1]!.p[1]] as [number, number], pt.p]));
   const chart = toSvg(lineChart({
     title: `Version timeline (${list.length} captures)`, xLabel: `${unit.name} since ${iso(t0)}`, yLabel: 'triples', width: 760, height: 320,
-    series: [{ name: 'triples', points: points.map((p) => p.p), markers: false }, ...kinds.map((k) => ({ name: k, points: points.filter((p) => p.kind === k).map((p) => p.p) }))],
+    series: [{ name: 'triples', points: steps, markers: false }, ...kinds.map((k) => ({ name: k, points: points.filter((p) => p.kind === k).map((p) => p.p) }))],
   }));
-  const rows = list.slice().reverse().map((m) => {
+  const rows = list.map((m, i) => ({ m, graphTriples: points[i]!.triples })).reverse().map(({ m, graphTriples }) => {
     const e = m.entry;
     const memento = `/memento/${m.timestamp}/${key}`;
-    return `<tr><td>${iso(e.time)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${e.triples}</td><td><code>${esc(e.checksum ?? '')}</code></td>`
+    return `<tr><td>${iso(e.time)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${graphTriples}</td><td><code>${esc(e.checksum ?? '')}</code></td>`
       + `<td><a href="${esc(memento)}">bytes</a> · <a href="${esc(memento)}?format=nquads">N-Quads</a></td></tr>`;
   }).join('');
   const body = `<h1>${esc(key)}</h1><p><a href="/timemap/link/${esc(key)}">TimeMap</a> · <a href="/timemap/json/${esc(key)}">TimeMap (JSON)</a> · <a href="/timegate/${esc(key)}">TimeGate</a> · <a href="/cdx?url=${encodeURIComponent(key)}">CDXJ</a></p>`
-    + `<div class="charts" id="timeline">${chart}</div><h2>Captures</h2><table id="versions"><tr><th>time</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples</th><th>payload digest</th><th>memento</th></tr>${rows}</table>`;
+    + `<div class="charts" id="timeline">${chart}</div><h2>Captures</h2><table id="versions"><tr><th>time</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples in the graph</th><th>payload digest</th><th>memento</th></tr>${rows}</table>`;
   return { status: 200, html: page(key, body) };
 }
 
