@@ -1,10 +1,12 @@
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer, startServer, surt, cdxLines } from '../../src/server/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
 import { buildArchive, type ArchiveFixture } from './fixture.ts';
-import { documents } from '../helpers.ts';
+import { documents, repoRoot, tempDir } from '../helpers.ts';
 
 describe('SURT keys and CDXJ selection', () => {
   it('writes SURT keys as pywb does', () => {
@@ -121,5 +123,30 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
     await own.close();
     expect(await store.countDocuments()).toBeGreaterThan(0);
     await store.close();
+  });
+
+  it('runs as `datamonitor serve`: prints its 127.0.0.1 URL and serves; refuses a directory without an archive', async () => {
+    const bin = path.join(repoRoot, 'bin/datamonitor.mjs');
+    const child = spawn(process.execPath, [bin, 'serve', '--data', fx.dataDir, '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATAMONITOR_TOKEN: '' } });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      const { url, writes } = JSON.parse(line);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(writes).toBe(false);
+      expect((await fetch(`${url}/`)).status).toBe(200);
+      expect((await fetch(`${url}/api/urls`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/json' } })).status).toBe(403);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const empty = spawnSync(process.execPath, [bin, 'serve', '--data', tempDir('dm-empty-'), '--port', '0'], { encoding: 'utf8' });
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/no archive in .*crawl into it first/);
   });
 });
