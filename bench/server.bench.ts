@@ -1,0 +1,107 @@
+/**
+ * The server's read paths over real HTTP on 127.0.0.1, each against a peer in the same run:
+ * - memento replay (WARC record read, un-gzipped, revisits resolved) against a fastify route sending the
+ *   same bytes from memory: the cost of coming from the archive;
+ * - TimeGate and TimeMap against the same peer route (what a Memento client pays per look-up);
+ * - SPARQL over the protocol against runQuery in process (the protocol's own cost);
+ * - the dashboard page and a CDXJ query for scale.
+ *
+ * Run: node bin/run-ts.mjs bench/server.bench.ts [--docs 50] [--requests 300]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { crawl } from '../src/crawler/crawl.ts';
+import { openVersionStore, runQuery } from '../src/query/index.ts';
+import { startServer as startArchive } from '../src/server/index.ts';
+import { startServer as startOrigin } from '../src/testkit/server.ts';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const DOCS = arg('--docs', 50);
+const N = arg('--requests', 300);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-server-bench-'));
+let round = 0;
+const docBody = (i: number) => `@prefix ex: <http://example.org/> .\n` + Array.from({ length: 40 }, (_, k) => `ex:d${i}_${k} a ex:Thing ; ex:round ${i % 2 === 0 ? round : 0} ; ex:label "thing ${k} of document ${i}" .\n`).join('');
+const origin = await startOrigin((_req, res, url) => {
+  const m = /^\/d(\d+)\.ttl$/.exec(url.pathname);
+  if (!m) return res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'text/turtle' }).end(docBody(Number(m[1])));
+});
+const seeds = Array.from({ length: DOCS }, (_, i) => `${origin.url}/d${i}.ttl`);
+const versions = openVersionStore(dataDir);
+for (round = 0; round < 3; round++) {
+  await crawl({ seeds, dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, refetch: true, noFollow: true, domains: ['127.0.0.1'], onVersion: (g, t, q) => versions.putVersion(g, t, q).then(() => undefined) }).run();
+}
+await versions.close();
+
+const { app, url } = await startArchive({ dataDir, port: 0 });
+const doc = seeds[1]!; // odd: unchanged after the first round, so its later mementos are revisits
+const timemap = await (await fetch(`${url}/timemap/json/${doc}`)).json() as { mementos: { list: Array<{ uri: string }> } };
+const lastMemento = timemap.mementos.list.at(-1)!.uri;
+const bytes = Buffer.from(await (await fetch(lastMemento)).arrayBuffer());
+
+const peer = Fastify();
+peer.get('/bytes', (_req, reply) => reply.type('text/turtle').send(bytes));
+await peer.listen({ port: 0, host: '127.0.0.1' });
+const peerUrl = `http://127.0.0.1:${(peer.server.address() as { port: number }).port}/bytes`;
+
+async function timeRequests(url: string | ((i: number) => string), init: RequestInit = {}, n = N): Promise<number> {
+  const target = typeof url === 'string' ? () => url : url;
+  for (let i = 0; i < 10; i++) await (await fetch(target(-1 - i), { ...init, redirect: 'manual' })).arrayBuffer(); // warm up
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(target(i), { ...init, redirect: 'manual' });
+    await res.arrayBuffer();
+    if (res.status >= 400) throw new Error(`${target(i)}: HTTP ${res.status}`);
+  }
+  return (performance.now() - t0) / n;
+}
+
+const query = 'SELECT ?s WHERE { ?s <http://example.org/round> 2 } ORDER BY ?s LIMIT 5';
+const archive = openVersionStore(dataDir, { readonly: true });
+async function inProcess(n = N): Promise<number> {
+  for (let i = 0; i < 5; i++) await runQuery(archive, query);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await runQuery(archive, query);
+  return (performance.now() - t0) / n;
+}
+
+const peerMs = await timeRequests(peerUrl);
+const mementoMs = await timeRequests(lastMemento);
+const timegateMs = await timeRequests(`${url}/timegate/${doc}`, { headers: { 'accept-datetime': new Date(0).toUTCString() } });
+const timemapMs = await timeRequests(`${url}/timemap/link/${doc}`);
+const sparqlDirect = await inProcess();
+const sparqlHttp = await timeRequests(`${url}/sparql?query=${encodeURIComponent(query)}`);
+const t0 = Date.now();
+const sparqlAtMs = await timeRequests((i) => `${url}/sparql?query=${encodeURIComponent(query)}&at=${new Date(t0 - 1000 + i).toISOString()}`, {}, 20);
+const cdxMs = await timeRequests(`${url}/cdx?url=${encodeURIComponent(origin.url + '/')}&matchType=host`, {}, 50);
+const dashboardMs = await timeRequests(`${url}/`, {}, 20);
+
+const f = (ms: number) => ms.toFixed(2);
+const r = (ms: number, base: number) => (ms / base).toFixed(1);
+process.stdout.write(`## Server read paths (${DOCS} documents × 3 crawls = ${DOCS * 3} captures; ${N} sequential requests over HTTP on 127.0.0.1)
+
+| request | ms per request | ratio to peer | peer |
+| --- | ---: | ---: | --- |
+| peer: fastify route sending the memento's ${bytes.length} bytes from memory | ${f(peerMs)} | 1.0 | |
+| memento replay (a revisit: two WARC records read and un-gzipped) | ${f(mementoMs)} | ${r(mementoMs, peerMs)} | in-memory route |
+| TimeGate (302) | ${f(timegateMs)} | ${r(timegateMs, peerMs)} | in-memory route |
+| TimeMap (link format, 3 mementos) | ${f(timemapMs)} | ${r(timemapMs, peerMs)} | in-memory route |
+| SPARQL GET, now (snapshot cached) | ${f(sparqlHttp)} | ${r(sparqlHttp, sparqlDirect)} | runQuery in process: ${f(sparqlDirect)} ms |
+| SPARQL GET, at= a new instant each time (snapshot materialised per request; 20 requests) | ${f(sparqlAtMs)} | ${r(sparqlAtMs, sparqlDirect)} | runQuery in process |
+| CDXJ, matchType=host (${DOCS * 3} lines; 50 requests) | ${f(cdxMs)} | ${r(cdxMs, peerMs)} | in-memory route |
+| dashboard page (20 requests) | ${f(dashboardMs)} | ${r(dashboardMs, peerMs)} | in-memory route |
+
+Indicative: 2 cores shared with other work.
+`);
+
+await archive.close();
+await app.close();
+await peer.close();
+await origin.close();
+fs.rmSync(dataDir, { recursive: true, force: true });
