@@ -1,3 +1,7 @@
+/** The first element after the prolog, comments and doctype: its name and its attributes. */
+const ROOT = /^(?:<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*|<!doctype[^[>]*(?:\[[\s\S]*?\])?\s*>\s*)*<([\w.:-]+)([^>]*)>/i;
+const RDF_NS = /xmlns:[\w.-]+\s*=\s*["']http:\/\/www\.w3\.org\/1999\/02\/22-rdf-syntax-ns#/;
+
 /** How much of a body is looked at to guess its format. */
 const SNIFF_BYTES = 4096;
 
@@ -17,7 +21,9 @@ export function sniffFormat(body: Uint8Array): { format: SniffedFormat; strong: 
   if (text.startsWith('<')) {
     const lower = text.slice(0, 512).toLowerCase();
     const markup = lower.startsWith('<?xml') || lower.startsWith('<!');
-    if (/<rdf:rdf[\s>]/.test(lower) || /<[\w.-]+:rdf\s[^>]*xmlns:[\w.-]+\s*=\s*["']http:\/\/www\.w3\.org\/1999\/02\/22-rdf-syntax-ns#/i.test(text)) {
+    // RDF/XML only when the ROOT element is rdf:RDF: an rdf:RDF inside other XML is embedded RDF.
+    const root = ROOT.exec(text);
+    if (root && (/^rdf:rdf$/i.test(root[1]) || (/:rdf$/i.test(root[1]) && RDF_NS.test(root[2])))) {
       return { format: 'rdfxml', strong: true };
     }
     if (/^(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<!doctype\s+html/.test(lower) || /^<html[\s>]/.test(lower)) {

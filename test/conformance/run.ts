@@ -4,8 +4,9 @@
  */
 import type { ConformanceSuite, SuiteResult } from './suite.ts';
 import { w3cRdfSuite } from './suites/w3c-rdf.ts';
+import { rdfaSuite } from './suites/rdfa.ts';
 
-export const SUITES: ConformanceSuite[] = [w3cRdfSuite];
+export const SUITES: ConformanceSuite[] = [w3cRdfSuite, rdfaSuite];
 
 export async function runSuites(ids?: string[]): Promise<Record<string, SuiteResult[] | 'unavailable'>> {
   const report: Record<string, SuiteResult[] | 'unavailable'> = {};
