@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/server/index.ts';
+import { buildServer, startServer } from '../../src/server/index.ts';
+import { aggregateTimeMap } from '../../src/federation/timemap-aggregator.ts';
 import { parseLinkFormat } from '../../src/federation/link-format.ts';
 import { buildArchive, OTHER, type ArchiveFixture } from './fixture.ts';
 
@@ -134,5 +135,17 @@ describe('Memento (RFC 7089) over a crawled archive', () => {
     expect(last.statusCode).toBe(404);
     expect(last.headers['memento-datetime']).toBeDefined();
     expect((await get(`${new URL(tm[1]!.uri).pathname}?format=nquads`)).body).toBe('');
+  });
+
+  it('is read by the federation TimeMap aggregator over HTTP (with a second base that answers 404: no mementos there)', async () => {
+    const a = await startServer({ dataDir: fx.dataDir, port: 0 });
+    try {
+      const tm = await aggregateTimeMap(fx.doc, [a.url, `${a.url}/nothing-here`]);
+      expect(tm.mementos.map((m) => m.datetime)).toEqual(fx.times.map((t) => Math.floor(t / 1000) * 1000));
+      expect(tm.mementos.every((m) => m.uri.startsWith(`${a.url}/memento/`))).toBe(true);
+      expect(tm.archives.map((x) => x.status)).toEqual(['ok', 'none']);
+    } finally {
+      await a.app.close();
+    }
   });
 });
