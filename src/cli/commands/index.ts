@@ -9,6 +9,7 @@ import { register as labOrdering } from './lab-ordering.ts';
 import { register as labRecrawl } from './lab-recrawl.ts';
 import { register as labCache } from './lab-cache.ts';
 import { register as serve } from './serve.ts';
+import { register as worker } from './worker.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -22,4 +23,5 @@ export const commands: Array<(program: Command) => void> = [
   labRecrawl,
   labCache,
   serve,
+  worker,
 ];

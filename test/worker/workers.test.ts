@@ -1,0 +1,206 @@
+/**
+ * Three `datamonitor worker` processes share one PostgreSQL store and crawl a 3,000-page site of 30
+ * host names (one server on 127.0.0.1; the Host header decides), politely: 20 ms between two
+ * requests to a host, one at a time. Checked from the crawl log in PostgreSQL and from what the
+ * server saw: every page archived exactly once, no host ever fetched by two workers at the same
+ * time, and after one worker is killed with SIGKILL, nothing lost and nothing fetched twice beyond
+ * the leases it held.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../store/pg.ts';
+import { PostgresStore } from '../../src/store/postgres.ts';
+import type { CrawlLogEntry } from '../../src/store/types.ts';
+import { hostOf } from '../../src/frontier/normalize.ts';
+import { readRecord, parseHttpResponse } from '../../src/archive/warc-reader.ts';
+import { startMultiHostSite, SITE_DOMAIN, type MultiHostSite, type SiteRequest } from './multi-host-site.ts';
+import { spawnWorker, type WorkerProcess } from './spawn-worker.ts';
+
+const HOSTS = 30;
+const PAGES_PER_HOST = 100;
+const WORKERS = 3;
+const LEASE = '3s';
+
+const pgBase = await pgBaseUrl();
+
+interface Run {
+  db: string;
+  root: string;
+  site: MultiHostSite;
+  workers: WorkerProcess[];
+}
+
+async function startRun(site: MultiHostSite, root: string): Promise<Run> {
+  const db = isolatedSchemaUrl(pgBase!, 'dm_workers');
+  const store = new PostgresStore(db, { max: 1 });
+  await store.init();
+  // What `crawl --db … --seeds FILE --max-docs 0` (or `worker --seeds FILE`) puts in the shared store.
+  await store.addDocuments(site.seeds.map((url) => ({ url, host: hostOf(url), depth: 0 })));
+  await store.close();
+  site.requests.length = 0;
+  const workers = Array.from({ length: WORKERS }, (_, i) =>
+    spawnWorker(`w${i}`, [
+      '--db', db, '--data', path.join(root, `machine-${i}`), '--partition', `${i}/${WORKERS}`,
+      '--lease', LEASE, '--max-hosts', '10', '--idle-exit', '1s',
+      '--delay', '20ms', '--per-host', '1', '--concurrency', '16',
+      '--user-agent', `dm-test-worker w${i}`, '--allow-private', '--no-vocabularies', '--domain', SITE_DOMAIN, '--depth', '50',
+      ...site.resolveFlags(), '--json',
+    ]),
+  );
+  return { db, root, site, workers };
+}
+
+/** Requests of different workers to one host must never overlap in time. */
+function overlaps(requests: SiteRequest[]): string[] {
+  const byHost = new Map<string, SiteRequest[]>();
+  for (const r of requests) {
+    let l = byHost.get(r.host);
+    if (!l) byHost.set(r.host, (l = []));
+    l.push(r);
+  }
+  const found: string[] = [];
+  for (const [host, list] of byHost) {
+    list.sort((a, b) => a.start - b.start);
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length && list[j].start < list[i].end; j++) {
+        if (list[j].userAgent !== list[i].userAgent) found.push(`${host}: ${list[i].userAgent} ${list[i].path} and ${list[j].userAgent} ${list[j].path}`);
+      }
+    }
+  }
+  return found;
+}
+
+/** Per page URL: how often the server was asked for it. */
+function pageRequests(site: MultiHostSite): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const r of site.requests) {
+    if (!r.path.startsWith('/p/')) continue;
+    const url = `http://${r.host}:${site.port}${r.path}`;
+    n.set(url, (n.get(url) ?? 0) + 1);
+  }
+  return n;
+}
+
+async function crawlLog(db: string): Promise<CrawlLogEntry[]> {
+  const store = new PostgresStore(db, { max: 1 });
+  try {
+    return await store.log();
+  } finally {
+    await store.close();
+  }
+}
+
+function archivedPages(log: CrawlLogEntry[]): Map<string, CrawlLogEntry[]> {
+  const m = new Map<string, CrawlLogEntry[]>();
+  for (const e of log) {
+    if (e.status !== 200 || !e.warcFile) continue;
+    let l = m.get(e.url);
+    if (!l) m.set(e.url, (l = []));
+    l.push(e);
+  }
+  return m;
+}
+
+/** The log's WARC path starts with the worker's id; that worker's files are under its --data. */
+function readArchived(root: string, e: CrawlLogEntry): string {
+  const id = e.warcFile!.split('/')[0];
+  const rec = readRecord(path.join(root, `machine-${id.slice(1)}`), e.warcFile!, e.warcOffset!, e.warcLength!);
+  return parseHttpResponse(rec.block).body.toString('utf8');
+}
+
+describe.skipIf(!pgBase)('three workers on one PostgreSQL store, 3,000 pages on 30 hosts', () => {
+  let site: MultiHostSite;
+  let tmp: string;
+  const schemas: string[] = [];
+
+  beforeAll(async () => {
+    site = await startMultiHostSite({ hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, latencyMs: 2 });
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-workers-'));
+  });
+  afterAll(async () => {
+    await site?.close();
+    for (const s of schemas) await dropSchema(s).catch(() => undefined);
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('archives every page exactly once, and never fetches one host from two workers at once', async () => {
+    const run = await startRun(site, path.join(tmp, 'clean'));
+    schemas.push(run.db);
+    const results = await Promise.all(run.workers.map((w) => w.exited));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const summaries = results.map((r) => JSON.parse(r.stdout));
+    // Work was shared: every worker crawled, and together they crawled each page once.
+    for (const s of summaries) expect(s.documents).toBeGreaterThan(0);
+    expect(summaries.reduce((a, s) => a + s.documents, 0)).toBe(HOSTS * PAGES_PER_HOST);
+
+    const archived = archivedPages(await crawlLog(run.db));
+    expect(archived.size).toBe(site.pages.length);
+    for (const url of site.pages) expect(archived.get(url)?.length, url).toBe(1);
+    const requested = pageRequests(site);
+    expect([...requested.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(requested.size).toBe(site.pages.length);
+
+    expect(overlaps(site.requests)).toEqual([]);
+    // Each host's pages came from more than one worker only if a lease moved; the three user agents all fetched.
+    expect(new Set(site.requests.map((r) => r.userAgent)).size).toBe(WORKERS);
+
+    // The log's paths find the bytes: each record under its worker's --data holds the page it claims.
+    for (const url of site.pages.filter((_, i) => i % 50 === 0)) {
+      const e = archived.get(url)![0];
+      expect(e.warcFile).toMatch(/^w[0-2]\/warc\//);
+      expect(readArchived(run.root, e)).toContain(`<${url}>`);
+    }
+  }, 120_000);
+
+  it('loses nothing and fetches twice at most what a SIGKILLed worker had in flight', async () => {
+    const run = await startRun(site, path.join(tmp, 'kill'));
+    schemas.push(run.db);
+    const victim = run.workers[1];
+    const watcher = new PostgresStore(run.db, { max: 1 });
+    let heldAtDeath: string[] = [];
+    try {
+      // Kill it once about a third of the site is archived: in the middle of its work.
+      for (let i = 0; ; i++) {
+        const n = (await watcher.log({ sinceId: 0, limit: 1_000_000 })).length;
+        if (n >= 1000) break;
+        if (i > 600) throw new Error(`the workers archived only ${n} pages in 60 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      // Its leases outlive it (until they expire): exactly the hosts it held when it died.
+      heldAtDeath = (await watcher.activeLeases()).filter((l) => l.worker === victim.id).map((l) => l.host);
+    } finally {
+      await watcher.close();
+    }
+    expect(heldAtDeath.length).toBeGreaterThan(0);
+    const survivors = await Promise.all(run.workers.filter((w) => w !== victim).map((w) => w.exited));
+    for (const r of survivors) expect(r.code, r.stderr).toBe(0);
+    // Someone took over the dead worker's hosts after their leases expired.
+    expect(survivors.map((r) => JSON.parse(r.stdout).hostsLeased).reduce((a, b) => a + b, 0)).toBeGreaterThan(HOSTS - 10);
+
+    // Nothing lost: every page is archived.
+    const archived = archivedPages(await crawlLog(run.db));
+    for (const url of site.pages) expect(archived.get(url)?.length ?? 0, url).toBeGreaterThanOrEqual(1);
+
+    // The bound: with --per-host 1 a worker has at most one request in flight per leased host, so
+    // the pages fetched (or logged) twice are at most one per host it held at death, and on those hosts only.
+    const bound = heldAtDeath.length;
+    const twiceLogged = [...archived].filter(([, l]) => l.length > 1);
+    expect(twiceLogged.reduce((a, [, l]) => a + l.length - 1, 0)).toBeLessThanOrEqual(bound);
+    for (const [url] of twiceLogged) expect(heldAtDeath).toContain(hostOf(url));
+    const twiceFetched = [...pageRequests(site)].filter(([, n]) => n > 1);
+    expect(twiceFetched.reduce((a, [, n]) => a + n - 1, 0)).toBeLessThanOrEqual(bound);
+    for (const [url] of twiceFetched) expect(heldAtDeath).toContain(hostOf(url));
+    // …and at most one per host: the one request it had in flight there.
+    const perHost = new Map<string, number>();
+    for (const [url, n] of twiceFetched) perHost.set(hostOf(url), (perHost.get(hostOf(url)) ?? 0) + n - 1);
+    expect([...perHost.values()].filter((n) => n > 1)).toEqual([]);
+
+    // Politeness held through the take-over too.
+    expect(overlaps(site.requests)).toEqual([]);
+    console.log(`SIGKILL test: victim held ${bound} hosts at death; pages logged twice ${twiceLogged.length}, fetched twice ${twiceFetched.length}`);
+  }, 120_000);
+});
