@@ -47,7 +47,6 @@ async function loadRunCycle(): Promise<RunCycle | undefined> {
 }
 
 export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   let cycle: { startedAt: number; done?: boolean; error?: string } | undefined;
 
   app.post('/api/urls', async (req, reply) => {

@@ -101,6 +101,8 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
       const docs = new Map(documents(fx.dataDir).map((d) => [d.url, d]));
       expect(docs.get('http://example.org/new.ttl')?.monitored).toBe(1);
       expect(docs.get(fx.other)?.monitored).toBe(1);
+      const lines = await fetch(`${url}/api/urls`, { method: 'POST', headers: { 'content-type': 'text/plain', authorization: 'Bearer s3cret' }, body: '# one a line\nhttp://example.org/third.ttl\n' });
+      expect(await lines.json()).toMatchObject({ monitored: 1, added: 1, urls: ['http://example.org/third.ttl'] });
       const bad = await fetch(`${url}/api/urls`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret' }, body: JSON.stringify({ urls: ['mailto:x@example.org'] }) });
       expect(bad.status).toBe(400);
       // Starting a cycle: refused without the token; with it, started (202) or not in this build yet (501).
