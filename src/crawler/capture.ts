@@ -121,6 +121,9 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     const canon = await canonicalize(doc.quads);
     doc.graphHash = canon.hash;
     doc.canonical = canon.method;
+    if (canon.method === 'approximate') {
+      doc.diagnostics.push({ level: 'warning', message: 'graph too costly to canonicalise within the bound: compared by a blank-node-blind hash (isomorphic changes may be missed)' });
+    }
     if (prev?.graphHash === canon.hash) {
       doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
     } else {

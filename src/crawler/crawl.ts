@@ -153,7 +153,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     let p = contexts.get(url);
     if (!p) {
       if (contexts.size >= 100) return Promise.reject(new Error('too many JSON-LD remote contexts in this crawl'));
-      p = fetcher.fetch(url).then((out) => {
+      // Contexts are fetched with the same fetcher (safety, proxy, limits) and robots.txt rules.
+      p = (robots ? robots.check(url) : Promise.resolve({ allowed: true })).then((verdict) => {
+        if (!('allowed' in verdict) || !verdict.allowed) throw new Error(`context ${url}: robots.txt does not allow it now`);
+        return fetcher.fetch(url);
+      }).then((out) => {
         if (!out.response || out.response.status !== 200) throw new Error(`context ${url}: ${out.error?.message ?? `HTTP ${out.response?.status}`}`);
         return JSON.parse(out.response.body.toString('utf8'));
       });
