@@ -96,6 +96,8 @@ export function registerMementoRoutes(app: FastifyInstance, ctx: ServerContext):
       if (name === 'content-type' || name === 'content-encoding') reply.header(name, v);
       else if (!NOT_REPLAYED.has(name)) reply.header(`x-archive-orig-${name}`, v);
     }
+    // Archived pages must not run scripts with this server's origin (the dashboard and the write API live here).
+    reply.header('content-security-policy', 'sandbox');
     // A 3xx replayed with its Location would send the client off the archive: keep the status, say where it went.
     return reply.code(res.status >= 200 && res.status < 600 ? res.status : 200).send(res.body);
   });

@@ -90,6 +90,7 @@ describe('Memento (RFC 7089) over a crawled archive', () => {
       // Revisit records (2: same bytes, 3: 304) are replayed with the bytes of the capture they refer to.
       expect(res.rawPayload.equals(Buffer.from(fx.served[i]!)), `memento ${i} bytes`).toBe(true);
       expect(res.headers['x-archive-orig-x-origin']).toBe('yes');
+      expect(res.headers['content-security-policy']).toBe('sandbox');
     }
     const m = (i: number) => `<${mementos[i]}>`;
     const dt = (i: number) => `datetime="${date(fx.times[i]!)}"`;
