@@ -84,4 +84,20 @@ describe('crawling the bundled Web of Data', () => {
     expect(r.quads).toBe(summary.triples);
     expect(out).toContain(`<${web.url}/people/alice#me> <http://xmlns.com/foaf/0.1/knows> <${web.url}/people/bob#me> <${web.url}/people/alice> .`);
   });
+
+  it('exports one consolidated Turtle file, Prolog facts and PROV-O provenance', async () => {
+    const { Parser } = await import('n3');
+    const store = await openStore(dataDir);
+    await store.init();
+    let ttl = '';
+    let prolog = '';
+    let prov = '';
+    await exportArchive(store, dataDir, 'turtle', (s) => (ttl += s));
+    await exportArchive(store, dataDir, 'prolog', (s) => (prolog += s));
+    await exportArchive(store, dataDir, 'nquads', (s) => (prov += s), { provenance: true });
+    await store.close();
+    expect(new Parser().parse(ttl).length).toBeGreaterThan(50);
+    expect(prolog).toContain(`triple('http://xmlns.com/foaf/0.1/knows', '${web.url}/people/alice#me', '${web.url}/people/bob#me').`);
+    expect(prov).toMatch(new RegExp(`<${web.url}/people/alice> <http://www.w3.org/ns/prov#generatedAtTime> "[^"]+"\\^\\^<http://www.w3.org/2001/XMLSchema#dateTime> <https://w3id.org/datamonitor/ns#provenance> \\.`));
+  });
 });
