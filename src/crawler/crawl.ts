@@ -11,6 +11,7 @@ import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
 import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
+import { SeenSet } from '../frontier/seen/index.ts';
 import { UserError } from '../util/errors.ts';
 import { openVersionStore } from '../query/index.ts';
 import type { Quad } from '@rdfjs/types';
@@ -144,7 +145,12 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const warc = new WarcWriter(o.dataDir);
   const timing = { delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost };
   const queues: Frontier = !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
-  const seen = new Set<string>();
+  // The seen test: 64-bit fingerprints on disk with a CLOCK cache in front (seed 002), so memory
+  // stays bounded however large the crawl. It is rebuilt from the store on every start, because the
+  // store, not this cache, is the record of what is known.
+  removeStaleSeenDirs(o.dataDir);
+  const seenDir = fs.mkdtempSync(path.join(o.dataDir, `.seen-${process.pid}-`));
+  const seen = SeenSet.openSync({ dir: seenDir, cache: o.seenCache ?? 'clock', cacheSize: o.seenCacheSize });
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
   let seq = 0;
 
@@ -180,7 +186,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
   const known = await store.allDocumentUrls();
-  for (const u of known) seen.add(u);
+  for (const u of known) seen.addIfNewSync(u);
   // (A downloader given its exact list of URLs does not resume anything else.)
   if (known.length > 0 && !o.noFollow) {
     const queued = await store.queuedDocuments();
@@ -192,10 +198,9 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     const url = normalizeUrl(raw);
     if (!url) return;
     trace?.write(url + '\n');
-    if (seen.has(url) && !force) return;
     const host = hostOf(url);
     if (rejectReason(url, host, depth, filters, vocabulary)) return;
-    seen.add(url);
+    if (!seen.addIfNewSync(url) && !force) return;
     newDocs.push({ url, host, depth });
     // Another worker's host: it goes to the shared store only, where that worker will find it.
     if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary });
@@ -276,7 +281,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         // The redirect target is archived now: known, and not to be fetched again by this crawl.
         const fin = normalizeUrl(doc.finalUrl);
         if (fin && fin !== e.url) {
-          seen.add(fin);
+          seen.addIfNewSync(fin);
           await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
           await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
         }
@@ -362,12 +367,25 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.stoppedBy = stopReason;
     await fetcher.close();
     await versionStore?.close();
+    await seen.close();
+    fs.rmSync(seenDir, { recursive: true, force: true });
     trace?.end();
     if (ownsStore) await store.close();
     setSummary(s);
   }
 }
 
-export function defaultDataDir(): string {
-  return path.resolve('data');
+/** Seen sets left by crawls that were killed (their process is gone). */
+function removeStaleSeenDirs(dataDir: string): void {
+  for (const name of fs.readdirSync(dataDir)) {
+    const m = /^\.seen-(\d+)-/.exec(name);
+    if (!m) continue;
+    let alive = true;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (e) {
+      alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+    if (!alive) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+  }
 }

@@ -43,6 +43,10 @@ export interface CrawlOptions {
   /** The driving query of the similarity ordering. */
   query?: string;
 
+  /** Cache policy of the seen-URL set: clock (default), lru, random, static. */
+  seenCache?: 'clock' | 'lru' | 'random' | 'static';
+  /** Entries in the seen-URL cache (default 262,144). */
+  seenCacheSize?: number;
   /** Write every URL the seen test receives to this file (seed 002 traces). */
   traceOut?: string;
   /** Keep the versioned query store `<dataDir>/versions.sqlite` up to date (default true). */

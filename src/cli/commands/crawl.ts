@@ -37,6 +37,8 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
     .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random', 'bfs')
     .option('--query <words>', 'the driving query of --order similarity')
+    .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
+    .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
     .option('--json', 'print the summary as JSON');
 }
@@ -64,6 +66,12 @@ function parseResolve(pairs: string[] | undefined): Record<string, string> | und
     out[host.toLowerCase()] = ip;
   }
   return out;
+}
+
+function seenPolicy(p: string | undefined): CrawlOptions['seenCache'] {
+  if (p === undefined) return undefined;
+  if (!['clock', 'lru', 'random'].includes(p)) throw new UserError(`--seen-cache '${p}' is not one of clock, lru, random`);
+  return p as CrawlOptions['seenCache'];
 }
 
 /** Flags → CrawlOptions (everything validated, with errors that name the flag). */
@@ -96,6 +104,8 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     resolve: parseResolve(flags.resolve),
     traceOut: flags.traceOut,
     order: flags.order,
+    seenCache: seenPolicy(flags.seenCache),
+    seenCacheSize: opt(flags.seenCacheSize, (s) => parseCount(s, '--seen-cache-size')),
     query: flags.query,
   };
 }
