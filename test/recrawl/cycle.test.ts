@@ -132,4 +132,15 @@ describe('the CLI: add, run, stats', () => {
     expect(stats.code).toBe(0);
     expect(stats.out).toMatch(/crawl length/);
   });
+
+  it('daemon runs cycles at fixed intervals and logs each one', async () => {
+    const dataDir = tempDir();
+    await cli(['add', server.urlOf('a'), '--data', dataDir]);
+    const t0 = Date.now();
+    const d = await cli(['daemon', '--data', dataDir, '--every', '1s', '--cycles', '3', '--allow-private', '--delay', '0']);
+    expect(d.code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2000); // three slots, one second apart
+    expect(d.err.match(/cycle \d+ done/g)).toHaveLength(3);
+    expect(crawlLog(dataDir)).toHaveLength(1); // fetched once, then scheduled days ahead
+  });
 });
