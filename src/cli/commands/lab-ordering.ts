@@ -1,4 +1,5 @@
 /** `datamonitor lab ordering`: the URL-ordering lab of seed 001 (virtual crawls over a crawled repository). */
+import { labCommand } from './lab.ts';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
@@ -9,9 +10,6 @@ import { formatOrderingLab, MODEL_NAMES, orderingLabChart, runOrderingLab, type 
 import { loadSiteGraph } from '../../lab/ordering/site-loader.ts';
 
 /** The `lab` parent command, shared with the other labs: created by whichever registers first. */
-function labCommand(program: Command): Command {
-  return program.commands.find((c) => c.name() === 'lab') ?? program.command('lab').description('research labs: simulations over crawl data');
-}
 
 interface Options {
   site?: string;
