@@ -9,8 +9,9 @@
  * in its own child process, so RSS and CPU are each one's own. A last, profiled datamonitor run
  * (node --cpu-prof) gives the hot spots by self time.
  *
- *   node bin/run-ts.mjs bench/crawl.bench.ts [--pages 20000] [--quick] [--connections 50] [--no-profile]
+ *   node bin/run-ts.mjs bench/crawl.bench.ts [--pages 20000] [--quick] [--connections 50] [--repeat 1] [--no-profile]
  *     --quick          2,000 pages
+ *     --repeat N       run each contender N times and keep its fastest run
  *     --no-profile     skip the profiled datamonitor run
  *   node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE.cpuprofile [--top 15]
  */
@@ -38,6 +39,8 @@ const option = (name: string): string | undefined => {
 const QUICK = flag('--quick');
 const PAGES = Number(option('--pages') ?? (QUICK ? 2_000 : 20_000));
 const CONNECTIONS = Number(option('--connections') ?? 50);
+/** Runs per contender; the table keeps each one's fastest (the machine is shared: slow runs are other people's load). */
+const REPEAT = Number(option('--repeat') ?? 1);
 const LINKS_PER_PAGE = 4;
 const BYTES_PER_PAGE = 5_000;
 
@@ -375,13 +378,13 @@ function report(rows: Row[], baselineMb: number, profile: string | undefined): s
   const x = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '–');
   const f = (v: number | undefined, d = 0) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d));
   const check = (r: Row) => (r.pages === PAGES ? `${r.pages.toLocaleString('en')} ✓` : `${r.pages.toLocaleString('en')} ✗ (expected ${PAGES.toLocaleString('en')})`);
-  const command = `node bin/run-ts.mjs bench/crawl.bench.ts --pages ${PAGES} --connections ${CONNECTIONS}`;
+  const command = `node bin/run-ts.mjs bench/crawl.bench.ts --pages ${PAGES} --connections ${CONNECTIONS}${REPEAT > 1 ? ` --repeat ${REPEAT}` : ''}`;
   const lines = [
     `## Crawl throughput: ${PAGES.toLocaleString('en')}-page synthetic site on 127.0.0.1, politeness off`,
     '',
     `Command: \`${command}\`. ${os.cpus().length} cores shared by the site server, the crawler and whatever else runs on the machine (load average at the end: ${os.loadavg()[0].toFixed(1)}): indicative figures.`,
     '',
-    `Site: ${PAGES.toLocaleString('en')} Turtle pages of about ${BYTES_PER_PAGE.toLocaleString('en')} bytes, ${LINKS_PER_PAGE} links each (src/testkit/synthetic-site.ts), served from its own child process, started afresh for each contender. Each contender runs in its own child process with ${CONNECTIONS} connections; time and CPU are measured from the first request to the end of the crawl; peak RSS is the child's maxRSS, which includes node and the TypeScript loader (an empty child peaks at ${baselineMb.toFixed(0)} MB).`,
+    `Site: ${PAGES.toLocaleString('en')} Turtle pages of about ${BYTES_PER_PAGE.toLocaleString('en')} bytes, ${LINKS_PER_PAGE} links each (src/testkit/synthetic-site.ts), served from its own child process, started afresh for each contender. Each contender runs in its own child process with ${CONNECTIONS} connections${REPEAT > 1 ? ` (fastest of ${REPEAT} runs each)` : ''}; time and CPU are measured from the first request to the end of the crawl; peak RSS is the child's maxRSS, which includes node and the TypeScript loader (an empty child peaks at ${baselineMb.toFixed(0)} MB).`,
     '',
     '| contender | pages fetched | errors | s | pages/s | vs bare loop | vs Crawlee | crawler CPU s | pages per crawler CPU-s | server CPU s | peak RSS MB | notes |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -395,13 +398,20 @@ function report(rows: Row[], baselineMb: number, profile: string | undefined): s
 
 async function main(): Promise<void> {
   if (!(Number.isInteger(PAGES) && PAGES >= 2)) throw new Error(`--pages must be an integer ≥ 2, got ${option('--pages')}`);
+  if (!(Number.isInteger(REPEAT) && REPEAT >= 1)) throw new Error(`--repeat must be an integer ≥ 1, got ${option('--repeat')}`);
   if (!(Number.isInteger(CONNECTIONS) && CONNECTIONS >= 1)) throw new Error(`--connections must be an integer ≥ 1, got ${option('--connections')}`);
   ensurePeers();
   const baseline = JSON.parse((await runNode([], ['--child', 'baseline'])).trim().split('\n').pop() ?? '{}') as { maxRssMb: number };
   const rows: Row[] = [];
   for (const c of ['bare', 'crawlee', 'datamonitor'] as const) {
-    console.error(`crawl bench: ${c} on ${PAGES} pages ...`);
-    rows.push(await runContender(c));
+    let best: Row | undefined;
+    for (let i = 1; i <= REPEAT; i++) {
+      console.error(`crawl bench: ${c} on ${PAGES} pages${REPEAT > 1 ? ` (run ${i} of ${REPEAT})` : ''} ...`);
+      const r = await runContender(c);
+      // A run that missed pages is kept over complete ones: the table must show it.
+      if (!best || (r.pages < PAGES) > (best.pages < PAGES) || (r.pages >= best.pages && r.pages / r.seconds > best.pages / best.seconds)) best = r;
+    }
+    rows.push(best as Row);
   }
   let profile: string | undefined;
   if (!flag('--no-profile')) {

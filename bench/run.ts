@@ -3,7 +3,7 @@
  * `node bin/run-ts.mjs FILE`) and writes their markdown output to bench/RESULTS.md.
  *
  *   npm run bench                     all benchmarks
- *   npm run bench -- crawl seen       only those whose file name contains one of these words
+ *   npm run bench -- crawl seen       only these (a word that is no benchmark's name picks every name containing it)
  *   npm run bench -- --quick          pass --quick to the benchmarks that know it (shorter runs)
  *
  * RESULTS.md keeps one section per benchmark; a run replaces the sections of the benchmarks it ran
@@ -29,7 +29,7 @@ interface Outcome {
 }
 
 function usage(): never {
-  console.log('usage: npm run bench -- [--quick] [NAME ...]\n  NAME  run only the benchmarks whose file name contains it (e.g. crawl)\n  --quick  shorter runs, for the benchmarks that know the flag');
+  console.log('usage: npm run bench -- [--quick] [NAME ...]\n  NAME     run only this benchmark (e.g. crawl); a word that is no benchmark's name picks every name containing it\n  --quick  shorter runs, for the benchmarks that know the flag');
   process.exit(0);
 }
 
@@ -106,9 +106,12 @@ async function main(): Promise<void> {
   const quick = argv.includes('--quick');
   const words = argv.filter((a) => !a.startsWith('-'));
   const all = fs.readdirSync(BENCH_DIR).filter((f) => f.endsWith('.bench.ts')).sort();
-  const chosen = all.filter((f) => words.length === 0 || words.some((w) => f.includes(w)));
+  const nameOf = (f: string) => f.replace('.bench.ts', '');
+  // A word that names a benchmark picks that one only ('crawl' is not 'recrawl'); any other word picks every name containing it.
+  const picks = (w: string) => (all.some((f) => nameOf(f) === w) ? (f: string) => nameOf(f) === w : (f: string) => nameOf(f).includes(w));
+  const chosen = all.filter((f) => words.length === 0 || words.some((w) => picks(w)(f)));
   if (chosen.length === 0) {
-    console.error(`bench: no benchmark matches ${words.join(', ')}; there are: ${all.map((f) => f.replace('.bench.ts', '')).join(', ')}`);
+    console.error(`bench: no benchmark matches ${words.join(', ')}; there are: ${all.map(nameOf).join(', ')}`);
     process.exit(2);
   }
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
