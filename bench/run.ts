@@ -3,7 +3,7 @@
  * `node bin/run-ts.mjs FILE`) and writes their markdown output to bench/RESULTS.md.
  *
  *   npm run bench                     all benchmarks
- *   npm run bench -- crawl seen       only these (a word that is no benchmark's name picks every name containing it)
+ *   npm run bench -- crawl seen       only these (a word that names no benchmark picks every name containing it)
  *   npm run bench -- --quick          pass --quick to the benchmarks that know it (shorter runs)
  *
  * RESULTS.md keeps one section per benchmark; a run replaces the sections of the benchmarks it ran
@@ -29,7 +29,7 @@ interface Outcome {
 }
 
 function usage(): never {
-  console.log('usage: npm run bench -- [--quick] [NAME ...]\n  NAME     run only this benchmark (e.g. crawl); a word that is no benchmark's name picks every name containing it\n  --quick  shorter runs, for the benchmarks that know the flag');
+  console.log('usage: npm run bench -- [--quick] [NAME ...]\n  NAME     run only this benchmark (e.g. crawl); a word that names no benchmark picks every name containing it\n  --quick  shorter runs, for the benchmarks that know the flag');
   process.exit(0);
 }
 
