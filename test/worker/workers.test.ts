@@ -15,6 +15,7 @@ import { PostgresStore } from '../../src/store/postgres.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
 import { hostOf } from '../../src/frontier/normalize.ts';
 import { readRecord, parseHttpResponse } from '../../src/archive/warc-reader.ts';
+import { exportArchive } from '../../src/archive/export.ts';
 import { startMultiHostSite, SITE_DOMAIN, type MultiHostSite, type SiteRequest } from './multi-host-site.ts';
 import { spawnWorker, type WorkerProcess } from './spawn-worker.ts';
 
@@ -103,11 +104,15 @@ function archivedPages(log: CrawlLogEntry[]): Map<string, CrawlLogEntry[]> {
   return m;
 }
 
-/** The log's WARC path starts with the worker's id; that worker's files are under its --data. */
-function readArchived(root: string, e: CrawlLogEntry): string {
-  const id = e.warcFile!.split('/')[0];
-  const rec = readRecord(path.join(root, `machine-${id.slice(1)}`), e.warcFile!, e.warcOffset!, e.warcLength!);
-  return parseHttpResponse(rec.block).body.toString('utf8');
+/**
+ * What docs/workers.md tells a reader to do: one ROOT with every worker's `<id>` directory side by
+ * side (here symlinks to each "machine's" --data), since the log's paths are `<id>/warc/…`.
+ */
+function readerRoot(run: Run): string {
+  const root = path.join(run.root, 'reader');
+  fs.mkdirSync(root, { recursive: true });
+  for (let i = 0; i < WORKERS; i++) fs.symlinkSync(path.join(run.root, `machine-${i}`, `w${i}`), path.join(root, `w${i}`));
+  return root;
 }
 
 describe.skipIf(!pgBase)('three workers on one PostgreSQL store, 3,000 pages on 30 hosts', () => {
@@ -146,11 +151,23 @@ describe.skipIf(!pgBase)('three workers on one PostgreSQL store, 3,000 pages on 
     // Each host's pages came from more than one worker only if a lease moved; the three user agents all fetched.
     expect(new Set(site.requests.map((r) => r.userAgent)).size).toBe(WORKERS);
 
-    // The log's paths find the bytes: each record under its worker's --data holds the page it claims.
+    // The log's paths find the bytes from one reader root: each record holds the page it claims,
+    // and the export (the same log + WARC reads serve's SPARQL index does) finds every version.
+    const root = readerRoot(run);
     for (const url of site.pages.filter((_, i) => i % 50 === 0)) {
       const e = archived.get(url)![0];
       expect(e.warcFile).toMatch(/^w[0-2]\/warc\//);
-      expect(readArchived(run.root, e)).toContain(`<${url}>`);
+      const rec = readRecord(root, e.warcFile!, e.warcOffset!, e.warcLength!);
+      expect(parseHttpResponse(rec.block).body.toString('utf8')).toContain(`<${url}>`);
+    }
+    const store = new PostgresStore(run.db, { max: 1 });
+    try {
+      let nquads = '';
+      const out = await exportArchive(store, root, 'nquads', (q) => (nquads += q));
+      expect(out.documents).toBe(site.pages.length);
+      expect(nquads).toContain(`"page 99 of ${site.hosts[29]}"`);
+    } finally {
+      await store.close();
     }
   }, 120_000);
 

@@ -1,0 +1,67 @@
+/**
+ * The worker loop without PostgreSQL: two `datamonitor worker --db FILE` processes share one SQLite
+ * file (SqliteWorkerStore), as workers on one machine do. (Separate processes: two connections in
+ * one thread would wait on each other's write lock.) Same checks as the
+ * PostgreSQL test, on a smaller site: every page archived once, no host fetched by both at once,
+ * WARC paths under each worker's id.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
+import { spawnWorker } from './spawn-worker.ts';
+import { startMultiHostSite, SITE_DOMAIN, type MultiHostSite } from './multi-host-site.ts';
+
+describe('two workers on one SQLite file', () => {
+  let site: MultiHostSite;
+  let tmp: string;
+  beforeAll(async () => {
+    site = await startMultiHostSite({ hosts: 6, pagesPerHost: 25, latencyMs: 2 });
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-sqlite-workers-'));
+  });
+  afterAll(async () => {
+    await site?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('shares the hosts: each page archived once, never one host from both at once', async () => {
+    const file = path.join(tmp, 'meta.sqlite');
+    const seeds = path.join(tmp, 'seeds.txt');
+    fs.writeFileSync(seeds, site.seeds.join('\n') + '\n');
+    // Both get the seeds: adding known URLs again is a no-op.
+    const workers = [0, 1].map((i) => spawnWorker(`s${i}`, [
+      '--db', file, '--data', path.join(tmp, `m${i}`), '--partition', `${i}/2`, '--seeds', seeds,
+      '--lease', '2s', '--max-hosts', '2', '--idle-exit', '300ms', '--delay', '5ms', '--per-host', '1', '--no-robots',
+      '--user-agent', `dm-test s${i}`, '--allow-private', '--no-vocabularies', '--domain', SITE_DOMAIN, '--depth', '50',
+      ...site.resolveFlags(), '--json',
+    ]));
+    const exits = await Promise.all(workers.map((w) => w.exited));
+    for (const e of exits) expect(e.code, e.stderr).toBe(0);
+    const results = exits.map((e) => JSON.parse(e.stdout));
+    const store = new SqliteWorkerStore(file);
+    await store.init();
+    const log = (await store.log()).filter((e) => e.status === 200);
+    await store.close();
+
+    expect(results.map((r) => r.stoppedBy)).toEqual(['idle', 'idle']);
+    expect(results[0].documents + results[1].documents).toBe(site.pages.length);
+    const perUrl = new Map<string, number>();
+    for (const e of log) perUrl.set(e.url, (perUrl.get(e.url) ?? 0) + 1);
+    expect(perUrl.size).toBe(site.pages.length);
+    expect([...perUrl.values()].every((n) => n === 1)).toBe(true);
+    for (const e of log) {
+      const id = e.warcFile!.split('/')[0];
+      expect(['s0', 's1']).toContain(id);
+      expect(fs.existsSync(path.join(tmp, `m${id.slice(1)}`, e.warcFile!))).toBe(true);
+    }
+    // A host's requests by one worker never overlap those of the other (start/end on the server).
+    for (const host of site.hosts) {
+      const reqs = site.requests.filter((r) => r.host === host).sort((a, b) => a.start - b.start);
+      for (let i = 1; i < reqs.length; i++) if (reqs[i].userAgent !== reqs[i - 1].userAgent) expect(reqs[i].start).toBeGreaterThanOrEqual(reqs[i - 1].end);
+      expect(reqs.length).toBe(25);
+    }
+    // Every host was leased by one of them, and all were given back.
+    expect(results[0].hostsLeased + results[1].hostsLeased).toBeGreaterThanOrEqual(site.hosts.length);
+  }, 60_000);
+});
