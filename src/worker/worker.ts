@@ -198,7 +198,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   };
 
   /** Nothing to lease, nothing held: is someone else still at work, or work still waiting? */
-  const pollMs = Math.min(1000, Math.max(50, leaseMs / 4));
+  const pollMs = Math.max(50, Math.min(1000, leaseMs / 4, idleExitMs));
   let idleSince: number | undefined;
   const idleLongEnough = async (): Promise<boolean> => {
     const now = Date.now();
