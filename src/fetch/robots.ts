@@ -141,6 +141,10 @@ export class RobotsCache {
         case 'blocked-address':
         case 'bad-url':
         case 'aborted':
+        // A name that does not resolve or a port that refuses: no page can be fetched either, so
+        // let the page fetch fail at once with that reason instead of deferring the host for minutes.
+        case 'dns':
+        case 'connect':
           return allowAll(0, 0);
         default:
           return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);

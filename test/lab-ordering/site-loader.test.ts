@@ -78,6 +78,6 @@ describe('datamonitor lab ordering', () => {
     await expect(cli(['--top', '3'])).rejects.toThrow(/--site DIR.*--data DIR/);
     await expect(cli(['--site', dir, '--top', '3', '--threshold', '2'])).rejects.toThrow(/not both/);
     await expect(cli(['--site', dir, '--model', 'fast'])).rejects.toThrow(/--model must be one of/);
-    await expect(cli(['--data', dir])).rejects.toThrow(/not yet available/);
+    await expect(cli(['--data', dir])).rejects.toThrow(/no archive in/);
   });
 });
