@@ -68,8 +68,12 @@ export class PostgresStore implements WorkerStore {
     this.pool = new pg.Pool({
       connectionString,
       max: opts.max ?? 8,
-      // Set at connection start-up, so no query can ever run in the wrong schema.
-      options: schema ? `-c search_path=${schema}` : undefined,
+      // Set at connection start-up, so no query can ever run in the wrong schema. Commits do not
+      // wait for the WAL flush (synchronous_commit=off): a server crash loses at most the last
+      // fraction of a second of log rows, never consistency, the same promise the SQLite store's
+      // batching makes, and the WARC writer cuts bytes the log does not point to. The commit wait
+      // was what capped cooperating workers (bench/WORKERS.md).
+      options: `${schema ? `-c search_path=${schema} ` : ''}-c synchronous_commit=off`,
     });
     // An idle client that loses its server must not crash the process; the next query reports it.
     this.pool.on('error', () => {});
