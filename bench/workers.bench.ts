@@ -122,12 +122,11 @@ const lines = [
   `What the scaling figures mean: this machine has ${os.cpus().length} cores, shared by the site server, PostgreSQL, every worker`,
   "process and other engineers' jobs, so n workers here are n processes on the same 2 cores and the same disk, not n machines.",
   'They measure the cost of coordination (leases, a shared store, URLs exchanged through it), not the speed-up of separate machines.',
-  'Sampling pg_stat_activity during these runs shows the PostgreSQL sessions mostly waiting for WAL flushes (LWLock:WALWrite,',
-  'IO:WALSync on INSERT INTO crawl_log, UPDATE documents, INSERT INTO documents): PostgresStore commits every statement on its',
-  'own (about three commits per page), so the one server\'s commit rate caps all workers together; a second or fourth worker',
-  'adds processes competing for the same cores and WAL and does not help here (one in-process trial with synchronous_commit=off',
-  'ran 20–40 % faster). On separate machines each worker has its own cores and the limits become that commit rate (batch the',
-  "per-page writes in one transaction to raise it) and the sites' politeness.",
+  'PostgresStore commits each statement on its own (about three per page) with synchronous_commit=off, so a commit does not',
+  'wait for the WAL flush (before that setting, sampling pg_stat_activity showed the sessions mostly in LWLock:WALWrite and',
+  'IO:WALSync, and one worker made about half the pages per second it makes now). More workers on these 2 cores still add',
+  'processes competing for the same CPU; on separate machines each worker has its own cores, and the limits become the one',
+  "server's statement rate (batching a page's writes into one transaction would raise it) and the sites' politeness.",
 ];
 const md = lines.join('\n') + '\n';
 process.stdout.write(md);
