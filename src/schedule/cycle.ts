@@ -23,6 +23,12 @@ export interface CycleOptions {
   now?: () => number;
   cycleMs?: number;
   bounds?: StrategyBounds;
+  /**
+   * Downloads allowed per cycle. When more URLs are due, the budget goes to those most likely to
+   * have changed since their last download, 1 − e^(−λ·Δt) with λ the URL's estimated change rate:
+   * the choice that maximises the changes this cycle captures.
+   */
+  budget?: number;
   /** Fetching options (politeness, safety, limits) passed to the downloader. */
   crawl?: Partial<CrawlOptions>;
 }
@@ -66,6 +72,19 @@ async function dueByHost(store: MetadataStore, due: DocumentRow[]): Promise<DueH
   return [...hosts.values()];
 }
 
+/** Assumed change rate of a URL whose strategy keeps no estimate: once a week. */
+const DEFAULT_RATE_PER_DAY = 1 / 7;
+
+function spendBudget(due: DocumentRow[], budget: number, now: number): DocumentRow[] {
+  const score = (d: DocumentRow): number => {
+    const rate = (d.strategyState as { ratePerDay?: number } | undefined)?.ratePerDay;
+    const lambda = (rate && rate > 0 ? rate : DEFAULT_RATE_PER_DAY) / 86_400_000;
+    if (d.lastFetched === undefined) return 2; // never fetched: always worth a download
+    return 1 - Math.exp(-lambda * Math.max(0, now - d.lastFetched));
+  };
+  return due.map((d) => ({ d, s: score(d) })).sort((a, b) => b.s - a.s).slice(0, budget).map((x) => x.d);
+}
+
 export async function runCycle(o: CycleOptions): Promise<CycleResult> {
   fs.mkdirSync(o.dataDir, { recursive: true });
   const now = o.now ?? Date.now;
@@ -84,12 +103,13 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
     return await withStore(o, async (store) => {
       const started = now();
       const t0 = Date.now();
-      const due = await store.dueDocuments(started, 1_000_000);
+      const allDue = await store.dueDocuments(started, 1_000_000);
+      const due = o.budget !== undefined && allDue.length > o.budget ? spendBudget(allDue, o.budget, started) : allDue;
       const concurrency = o.crawl?.concurrency ?? 16;
       const plan = planBatch(await dueByHost(store, due), cycleMs, { concurrency, perHost: o.crawl?.perHost ?? 1 });
       const id = await store.startCycle({ startedAt: started, urls: plan.urls.length, estimateMs: plan.estimateMs, status: 'running' });
       const byUrl = new Map(due.map((d) => [d.url, d]));
-      const r: CycleResult = { id, status: 'done', due: due.length, planned: plan.urls.length, deferred: plan.deferred, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };
+      const r: CycleResult = { id, status: 'done', due: allDue.length, planned: plan.urls.length, deferred: plan.deferred + allDue.length - due.length, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };
       try {
         if (plan.urls.length > 0) {
           const downloader = crawl({ ...o.crawl, seeds: plan.urls, dataDir: o.dataDir, store, refetch: true, noFollow: true, cycleId: id, maxTimeMs: o.crawl?.maxTimeMs ?? cycleMs });

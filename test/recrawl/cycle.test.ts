@@ -80,6 +80,31 @@ describe('re-crawl cycles against a replayed history, in accelerated time', () =
   });
 });
 
+describe('a download budget per cycle', () => {
+  it('spends it on the URLs most likely to have changed and leaves the rest due', async () => {
+    const server = await startReplayServer(['fast', 'slow', 'new'].map((id) => ({ id, created: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z', changes: [] })));
+    server.clock = Date.now();
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    await store.init();
+    const now = Date.now();
+    for (const id of ['fast', 'slow', 'new']) {
+      const url = server.urlOf(id);
+      await store.addDocuments([{ url, host: hostOf(url), depth: 0 }], { monitored: true, strategy: 'poisson', nextFetch: now - 1000 });
+    }
+    // Both fetched a day ago; one changes five times a day, the other once a year.
+    await store.updateDocument(server.urlOf('fast'), { lastFetched: now - DAY, strategyState: { ...getStrategy('poisson').initial({ bounds: DEFAULT_BOUNDS }), ratePerDay: 5 } });
+    await store.updateDocument(server.urlOf('slow'), { lastFetched: now - DAY, strategyState: { ...getStrategy('poisson').initial({ bounds: DEFAULT_BOUNDS }), ratePerDay: 1 / 365 } });
+    const r = await runCycle({ dataDir, store, budget: 2, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] } });
+    expect(r).toMatchObject({ due: 3, downloads: 2, deferred: 1 });
+    const fetched = crawlLog(dataDir).map((e) => e.url);
+    expect(fetched.sort()).toEqual([server.urlOf('fast'), server.urlOf('new')].sort());
+    expect((await store.dueDocuments(Date.now(), 10)).map((d) => d.url)).toEqual([server.urlOf('slow')]);
+    await store.close();
+    await server.close();
+  });
+});
+
 describe('cycles never overlap', () => {
   it('skips a cycle while another holds the lock, and says so', async () => {
     const dataDir = tempDir();

@@ -7,7 +7,7 @@ import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts'
 import { estimationReport } from '../../schedule/crawl-time.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
-import { formatDuration, parseDuration } from '../../util/units.ts';
+import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
 import { readSeeds } from './crawl.ts';
 
 async function withStore<T>(flags: { data: string; db?: string }, fn: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
@@ -28,6 +28,7 @@ function cycleFlags(cmd: Command): Command {
     .option('--concurrency <n>', 'requests in flight in all', '16')
     .option('--delay <duration>', 'least time between two requests to one host', '1s')
     .option('--allow-private', 'allow private, loopback and link-local addresses')
+    .option('--budget <n>', 'downloads allowed per cycle: spent on the URLs most likely to have changed')
     .option('--json', 'print the result as JSON');
 }
 
@@ -35,6 +36,7 @@ function cycleOptions(flags: Record<string, any>) {
   return {
     dataDir: path.resolve(flags.data),
     cycleMs: parseDuration(flags.cycle, '--cycle'),
+    budget: flags.budget === undefined ? undefined : parseCount(flags.budget, '--budget'),
     crawl: { concurrency: Number(flags.concurrency), delayMs: parseDuration(flags.delay, '--delay'), allowPrivate: Boolean(flags.allowPrivate) },
   };
 }
