@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { crawl, type CrawlOptions } from '../crawler/crawl.ts';
+import { crawl, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
 import type { MetadataStore, DocumentRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
 import { getStrategy } from './strategies/index.ts';
@@ -72,6 +72,25 @@ async function dueByHost(store: MetadataStore, due: DocumentRow[]): Promise<DueH
   return [...hosts.values()];
 }
 
+/**
+ * What one download tells the URL's strategy, and the next fetch it sets. A failed fetch is no
+ * observation of change: the URL is tried again after the shortest interval.
+ */
+export async function reschedule(store: MetadataStore, row: DocumentRow, doc: CapturedDocument, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
+  if (doc.change === 'error') {
+    await store.updateDocument(doc.url, { nextFetch: t + bounds.minIntervalMs });
+    return 'error';
+  }
+  const strategy = getStrategy(row.strategy ?? DEFAULT_STRATEGY);
+  const ctx = { bounds };
+  const first = row.strategyState === undefined || row.strategyState === null;
+  const state = first ? strategy.initial(ctx) : row.strategyState;
+  const changed = doc.change === 'changed';
+  const next = strategy.next(state, { time: t, changed, first }, ctx);
+  await store.updateDocument(doc.url, { strategyState: next.state, nextFetch: t + next.intervalMs });
+  return changed ? 'changed' : 'unchanged';
+}
+
 /** Assumed change rate of a URL whose strategy keeps no estimate: once a week. */
 const DEFAULT_RATE_PER_DAY = 1 / 7;
 
@@ -117,21 +136,9 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
             const row = byUrl.get(doc.url);
             if (!row) continue;
             r.downloads++;
-            const t = now();
-            if (doc.change === 'error') {
-              // Not an observation of change: try again after the shortest interval.
-              r.errors++;
-              await store.updateDocument(doc.url, { nextFetch: t + bounds.minIntervalMs });
-              continue;
-            }
-            const strategy = getStrategy(row.strategy ?? DEFAULT_STRATEGY);
-            const ctx = { bounds };
-            const first = row.strategyState === undefined || row.strategyState === null;
-            const state = first ? strategy.initial(ctx) : row.strategyState;
-            const changed = doc.change === 'changed';
-            if (changed) r.changed++;
-            const next = strategy.next(state, { time: t, changed, first }, ctx);
-            await store.updateDocument(doc.url, { strategyState: next.state, nextFetch: t + next.intervalMs });
+            const outcome = await reschedule(store, row, doc, now(), bounds);
+            if (outcome === 'error') r.errors++;
+            if (outcome === 'changed') r.changed++;
           }
         }
         r.actualMs = Date.now() - t0;
