@@ -331,6 +331,7 @@ export class VersionArchive implements VersionedGraphStore {
 
   /** Folds the WAL into the database file (for measuring size, or before copying the file). */
   checkpoint(): void {
+    this.commit(); // a checkpoint cannot run inside the open batch
     this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 }
