@@ -47,7 +47,7 @@ export interface CaptureContext {
   maxQuads: number;
   cycleId?: number;
   loadDocument?: (url: string) => Promise<unknown>;
-  onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
+  onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
 }
 
 function headerMap(r: FetchResponse): Record<string, string> {
@@ -141,7 +141,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     nquads,
   });
   // The graph is named by the document that was actually fetched (after redirects), not the IRI asked for.
-  if (nquads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads);
+  if (nquads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads, nquads);
 
   await ctx.store.appendLog({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,

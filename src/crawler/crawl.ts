@@ -13,8 +13,8 @@ import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/f
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { SeenSet } from '../frontier/seen/index.ts';
 import { UserError } from '../util/errors.ts';
-import { openVersionStore } from '../query/index.ts';
-import type { Quad } from '@rdfjs/types';
+import { VersionStoreThread } from '../query/version-store-thread.ts';
+import { quadToNQuads } from '../archive/canonical.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
@@ -37,6 +37,8 @@ export interface CrawlSummary {
   stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal';
   resumed: boolean;
   dataDir: string;
+  /** Versions the query store could not index (the archive has them; `query` will not). */
+  indexErrors?: string[];
 }
 
 export interface CrawlProgress {
@@ -171,12 +173,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     }
     return p;
   };
-  // Every changed graph also goes to the versioned store that `query`, `diff` and `serve` read.
-  const versionStore = o.onVersion || o.versions === false ? undefined : openVersionStore(o.dataDir);
-  const onVersion = o.onVersion ?? (versionStore ? async (graph: string, time: number, quads: Quad[]) => {
-    if (quads.length === 0) await versionStore.deleteGraph(graph, time);
-    else await versionStore.putVersion(graph, time, quads);
-  } : undefined);
+  // Every changed graph also goes to the versioned store that `query`, `diff` and `serve` read,
+  // written from a thread of its own.
+  const versionStore = o.onVersion || o.versions === false ? undefined : new VersionStoreThread(o.dataDir);
+  const onVersion: CrawlOptions['onVersion'] = o.onVersion ?? (versionStore ? (graph, time, quads, nquads) =>
+    quads.length === 0 ? versionStore.deleteGraph(graph, time) : versionStore.putVersion(graph, time, nquads ?? quads.map(quadToNQuads).join('')) : undefined);
   const ctx: CaptureContext = { store, warc, fetcher, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion };
 
   const s: CrawlSummary = {
@@ -367,6 +368,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.stoppedBy = stopReason;
     await fetcher.close();
     await versionStore?.close();
+    if (versionStore?.errors.length) s.indexErrors = versionStore.errors.slice(0, 20);
     await seen.close();
     fs.rmSync(seenDir, { recursive: true, force: true });
     trace?.end();

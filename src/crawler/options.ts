@@ -52,7 +52,7 @@ export interface CrawlOptions {
   /** Keep the versioned query store `<dataDir>/versions.sqlite` up to date (default true). */
   versions?: boolean;
   /** Called with each version whose graph changed, instead of the versioned query store. */
-  onVersion?: (graph: string, time: number, quads: Quad[]) => Promise<void> | void;
+  onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;
   /** Stop taking new URLs when this aborts; fetches in flight finish and are archived (unlike `signal`). */

@@ -59,4 +59,15 @@ describe('a change is a change of the graph, not of its serialisation', () => {
     expect(main.at(-1)?.profile).toMatch(/server-not-modified/);
     expect(main[2].profile).toMatch(/identical-payload-digest/);
   });
+
+  it('indexes each changed graph in the versioned query store, and only those', async () => {
+    const { openVersionStore } = await import('../../src/query/index.ts');
+    const archive = openVersionStore(dataDir, { readonly: true });
+    const versions = archive.versions(`${server.url}/doc`);
+    const delta = archive.delta(versions[0].time, versions[1].time);
+    await archive.close();
+    expect(versions.map((v) => v.kind)).toEqual(['put', 'put']);
+    expect(delta.added.map((r) => r.o)).toEqual(['<http://example.org/c>']);
+    expect(delta.removed.map((r) => r.o)).toEqual(['<http://example.org/b>']);
+  });
 });
