@@ -23,6 +23,12 @@ export interface ArchivedExchange {
   rdfLength?: number;
 }
 
+/** What the pipeline needs of a WARC writer (inline, or on its own thread). */
+export interface ArchiveWriter {
+  writeExchange(ex: ExchangeInput): Promise<ArchivedExchange>;
+  close(): Promise<void>;
+}
+
 export interface ExchangeInput {
   response: FetchResponse;
   payloadDigest: string;
@@ -57,7 +63,7 @@ const GZIP = { level: 1, memLevel: 9 };
 /** Counts files across every writer in this process, so two writers never pick one name. */
 let fileSeq = 0;
 
-export class WarcWriter {
+export class WarcWriter implements ArchiveWriter {
   private open = new Map<string, OpenFile>();
   private readonly stamp: string;
 

@@ -2,7 +2,7 @@ import type { Quad } from '@rdfjs/types';
 import type { FetchOutcome, Fetcher, FetchResponse } from '../fetch/types.ts';
 import type { FoundLink, Diagnostic } from '../extract/types.ts';
 import type { ChangeState, DocumentRow, MetadataStore } from '../store/types.ts';
-import type { WarcWriter } from '../archive/warc-writer.ts';
+import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import { canonicalize, type CanonicalMethod } from '../archive/canonical.ts';
 import { extract } from '../extract/registry.ts';
@@ -41,7 +41,7 @@ export interface CapturedDocument {
 
 export interface CaptureContext {
   store: MetadataStore;
-  warc: WarcWriter;
+  warc: ArchiveWriter;
   fetcher: Fetcher;
   mime: string[];
   maxQuads: number;

@@ -4,7 +4,8 @@ import { createHttpFetcher, staticLookup, RobotsCache, buildUserAgent } from '..
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow, MetadataStore } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
-import { WarcWriter, recoverOpenFiles } from '../archive/warc-writer.ts';
+import { WarcWriter, recoverOpenFiles, type ArchiveWriter } from '../archive/warc-writer.ts';
+import { WarcWriterThread } from '../archive/warc-writer-thread.ts';
 import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
@@ -14,6 +15,7 @@ import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { SeenSet } from '../frontier/seen/index.ts';
 import { UserError } from '../util/errors.ts';
 import { VersionStoreThread } from '../query/version-store-thread.ts';
+import { openVersionStore } from '../query/index.ts';
 import { quadToNQuads } from '../archive/canonical.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
@@ -144,7 +146,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     onFetched: (host, status, text) => Object.assign(hostRow(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
   });
-  const warc = new WarcWriter(o.dataDir);
+  // WARC writing and version indexing run on threads of their own, beside the crawl; a small
+  // fixed batch (a re-crawl cycle's few URLs) stays inline, where a thread's start-up would cost more.
+  const threaded = o.threads ?? !(o.noFollow && o.seeds.length < 200);
+  const warc: ArchiveWriter = threaded ? new WarcWriterThread(o.dataDir) : new WarcWriter(o.dataDir);
   const timing = { delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost };
   const queues: Frontier = !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   // The seen test: 64-bit fingerprints on disk with a CLOCK cache in front (seed 002), so memory
@@ -175,9 +180,12 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   };
   // Every changed graph also goes to the versioned store that `query`, `diff` and `serve` read,
   // written from a thread of its own.
-  const versionStore = o.onVersion || o.versions === false ? undefined : new VersionStoreThread(o.dataDir);
-  const onVersion: CrawlOptions['onVersion'] = o.onVersion ?? (versionStore ? (graph, time, quads, nquads) =>
-    quads.length === 0 ? versionStore.deleteGraph(graph, time) : versionStore.putVersion(graph, time, nquads ?? quads.map(quadToNQuads).join('')) : undefined);
+  const versionStore = o.onVersion || o.versions === false ? undefined : threaded ? new VersionStoreThread(o.dataDir) : openVersionStore(o.dataDir);
+  const onVersion: CrawlOptions['onVersion'] = o.onVersion ?? (versionStore ? async (graph, time, quads, nquads) => {
+    if (quads.length === 0) await versionStore.deleteGraph(graph, time);
+    else if (versionStore instanceof VersionStoreThread) await versionStore.putVersion(graph, time, nquads ?? quads.map(quadToNQuads).join(''));
+    else await versionStore.putVersion(graph, time, quads);
+  } : undefined);
   const ctx: CaptureContext = { store, warc, fetcher, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion };
 
   const s: CrawlSummary = {
@@ -368,7 +376,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.stoppedBy = stopReason;
     await fetcher.close();
     await versionStore?.close();
-    if (versionStore?.errors.length) s.indexErrors = versionStore.errors.slice(0, 20);
+    if (versionStore instanceof VersionStoreThread && versionStore.errors.length) s.indexErrors = versionStore.errors.slice(0, 20);
     await seen.close();
     fs.rmSync(seenDir, { recursive: true, force: true });
     trace?.end();

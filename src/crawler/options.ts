@@ -53,6 +53,8 @@ export interface CrawlOptions {
   versions?: boolean;
   /** Called with each version whose graph changed, instead of the versioned query store. */
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
+  /** WARC writing and version indexing on threads of their own (default: yes, unless a small fixed batch). */
+  threads?: boolean;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;
   /** Stop taking new URLs when this aborts; fetches in flight finish and are archived (unlike `signal`). */
