@@ -64,13 +64,6 @@ function headerValue(r: FetchResponse, name: string): string | undefined {
   return undefined;
 }
 
-/** Fetches `url` (conditionally when it was fetched before) and captures the outcome. */
-export async function fetchAndCapture(url: string, ctx: CaptureContext, signal?: AbortSignal): Promise<CapturedDocument> {
-  const prev = await ctx.store.getDocument(url);
-  const outcome = await ctx.fetcher.fetch(url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, signal);
-  return capture(url, outcome, ctx, prev);
-}
-
 export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureContext, prev?: DocumentRow): Promise<CapturedDocument> {
   const time = outcome.response?.startedAt.getTime() ?? Date.now();
   const r = outcome.response;

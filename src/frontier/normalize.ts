@@ -41,9 +41,3 @@ export function hostOf(url: string): string {
   const at = authority.lastIndexOf('@');
   return at >= 0 ? authority.slice(at + 1) : authority;
 }
-
-/** Strips a fragment: the document that a hash IRI lives in. */
-export function documentOf(iri: string): string {
-  const hash = iri.indexOf('#');
-  return hash < 0 ? iri : iri.slice(0, hash);
-}
