@@ -5,6 +5,7 @@ import { window } from './window.ts';
 import { state1, state2 } from './markov.ts';
 import { gold, week } from './fixed.ts';
 import { estimator, poisson } from './rate.ts';
+import { quiet } from './quiet.ts';
 
 export type { SteppedStrategy } from './define.ts';
 
@@ -21,6 +22,7 @@ export const strategies: Record<string, SteppedStrategy<any>> = {
   week,
   estimator,
   poisson,
+  quiet,
 };
 
 /** Strategies a live URL can use (gold needs the future). */
