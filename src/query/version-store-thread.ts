@@ -1,8 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import { TsThread } from '../util/ts-thread.ts';
 import type { VersionMessage } from './version-store-worker.ts';
 
-const TS_WORKER = new URL('../util/ts-worker.mjs', import.meta.url);
-const ENTRY = new URL('./version-store-worker.ts', import.meta.url).href;
 /** Versions queued for the writer thread before the crawler waits for it. */
 const MAX_QUEUED = 2_000;
 
@@ -12,15 +10,13 @@ const MAX_QUEUED = 2_000;
  * second core instead of costing the crawl (it was a fifth of the crawler's CPU; bench/RESULTS.md).
  * Versions of one graph are applied in the order given, and close() waits for all of them.
  */
-export class VersionStoreThread {
-  private readonly worker: Worker;
+export class VersionStoreThread extends TsThread {
   private queued = 0;
   private drained: Array<() => void> = [];
-  private closed?: Promise<void>;
   readonly errors: string[] = [];
 
   constructor(dataDir: string) {
-    this.worker = new Worker(TS_WORKER, { workerData: { entry: ENTRY, dataDir } });
+    super(new URL('./version-store-worker.ts', import.meta.url), { dataDir });
     this.worker.on('message', (m: { type: string; error?: string }) => {
       if (m.type !== 'done') return;
       this.queued--;
@@ -42,16 +38,5 @@ export class VersionStoreThread {
 
   deleteGraph(graph: string, time: number): Promise<void> {
     return this.send({ type: 'delete', graph, time });
-  }
-
-  close(): Promise<void> {
-    this.closed ??= new Promise<void>((resolve) => {
-      this.worker.on('message', (m: { type: string }) => {
-        if (m.type === 'closed') void this.worker.terminate().then(() => resolve());
-      });
-      this.worker.once('exit', () => resolve());
-      this.worker.postMessage({ type: 'close' } satisfies VersionMessage);
-    });
-    return this.closed;
   }
 }

@@ -5,26 +5,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Parser } from 'n3';
 import { openVersionStore } from './version-store.ts';
+import { serveThread } from '../util/ts-thread.ts';
 
-export type VersionMessage =
-  | { type: 'put'; graph: string; time: number; nquads: string }
-  | { type: 'delete'; graph: string; time: number }
-  | { type: 'close' };
+export type VersionMessage = { type: 'put'; graph: string; time: number; nquads: string } | { type: 'delete'; graph: string; time: number };
 
 const archive = openVersionStore(workerData.dataDir as string);
-const port = parentPort!;
 
-port.on('message', async (m: VersionMessage) => {
-  if (m.type === 'close') {
-    await archive.close();
-    port.postMessage({ type: 'closed' });
-    return;
-  }
+serveThread<VersionMessage>(async (m) => {
   try {
     if (m.type === 'put') await archive.putVersion(m.graph, m.time, new Parser({ format: 'N-Quads' }).parse(m.nquads));
     else await archive.deleteGraph(m.graph, m.time);
-    port.postMessage({ type: 'done' });
+    parentPort!.postMessage({ type: 'done' });
   } catch (e) {
-    port.postMessage({ type: 'done', error: `${m.graph}: ${(e as Error).message}` });
+    parentPort!.postMessage({ type: 'done', error: `${m.graph}: ${(e as Error).message}` });
   }
-});
+}, () => archive.close());
