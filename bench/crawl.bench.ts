@@ -4,7 +4,8 @@
  *   - a bare undici crawl loop (Agent of 50 connections, regex links, Set, queue): the practical
  *     limit of this machine;
  *   - Crawlee's HttpCrawler (crawlee@3 from bench/peers, in-memory storage, maxConcurrency 50);
- *   - datamonitor's crawler through its API, the whole pipeline (extract, canonical hash, WARC, SQLite).
+ *   - datamonitor's crawler through its API, the whole pipeline (extract, canonical hash, WARC, SQLite, and the
+ *     versioned query store), and once more without the versioned store (issue 2's extract, archive, store).
  * The site is served from its own child process (fresh for each contender) and each contender runs
  * in its own child process, so RSS and CPU are each one's own. A last, profiled datamonitor run
  * (node --cpu-prof) gives the hot spots by self time.
@@ -44,7 +45,7 @@ const REPEAT = Number(option('--repeat') ?? 1);
 const LINKS_PER_PAGE = 4;
 const BYTES_PER_PAGE = 5_000;
 
-type Contender = 'bare' | 'crawlee' | 'datamonitor';
+type Contender = 'bare' | 'crawlee' | 'datamonitor' | 'datamonitor-core';
 
 /** What a contender's child process reports on its last stdout line. */
 interface ChildResult {
@@ -149,13 +150,14 @@ async function crawleeCrawl(seed: string): Promise<{ pages: number; errors: numb
   return { pages, errors: stats.requestsFailed, note: `crawlee ${version}` };
 }
 
-async function datamonitorCrawl(seed: string): Promise<{ pages: number; errors: number; note: string }> {
+/** `versions: false` leaves out the versioned query store (issue 6's), keeping issue 2's pipeline: extract, archive, store. */
+async function datamonitorCrawl(seed: string, versions = true): Promise<{ pages: number; errors: number; note: string }> {
   const { crawl } = await import('../src/crawler/crawl.ts');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-crawl-bench-'));
   try {
     const s = await crawl({
       seeds: [seed], dataDir, delayMs: 0, perHost: CONNECTIONS, concurrency: CONNECTIONS, robots: true,
-      allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'], depth: 100_000,
+      allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'], depth: 100_000, versions,
     }).run();
     const warcBytes = fs.readdirSync(dataDir, { recursive: true, withFileTypes: true })
       .filter((d) => d.isFile() && d.name.includes('.warc'))
@@ -189,6 +191,7 @@ async function child(kind: string): Promise<void> {
     bare: () => bareLoop(seed),
     crawlee: () => crawleeCrawl(seed),
     datamonitor: () => datamonitorCrawl(seed),
+    'datamonitor-core': () => datamonitorCrawl(seed, false),
   };
   const r = await measure(kind as Contender, runs[kind as Contender]);
   process.stdout.write(JSON.stringify(r) + '\n');
@@ -374,7 +377,7 @@ function report(rows: Row[], baselineMb: number, profile: string | undefined): s
   const rate = (r: Row) => r.pages / r.seconds;
   const bare = rows.find((r) => r.contender === 'bare');
   const peer = rows.find((r) => r.contender === 'crawlee');
-  const names: Record<Contender, string> = { bare: 'bare undici loop', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor (whole pipeline)' };
+  const names: Record<Contender, string> = { bare: 'bare undici loop', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor (whole pipeline)', 'datamonitor-core': 'datamonitor without the versioned query store' };
   const x = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '–');
   const f = (v: number | undefined, d = 0) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d));
   const check = (r: Row) => (r.pages === PAGES ? `${r.pages.toLocaleString('en')} ✓` : `${r.pages.toLocaleString('en')} ✗ (expected ${PAGES.toLocaleString('en')})`);
@@ -403,7 +406,7 @@ async function main(): Promise<void> {
   ensurePeers();
   const baseline = JSON.parse((await runNode([], ['--child', 'baseline'])).trim().split('\n').pop() ?? '{}') as { maxRssMb: number };
   const rows: Row[] = [];
-  for (const c of ['bare', 'crawlee', 'datamonitor'] as const) {
+  for (const c of ['bare', 'crawlee', 'datamonitor', 'datamonitor-core'] as const) {
     let best: Row | undefined;
     for (let i = 1; i <= REPEAT; i++) {
       console.error(`crawl bench: ${c} on ${PAGES} pages${REPEAT > 1 ? ` (run ${i} of ${REPEAT})` : ''} ...`);
