@@ -63,8 +63,8 @@ export function serializeRecord(spec: RecordSpec): { bytes: Buffer; id: string }
 const CRLF2 = Buffer.from('\r\n\r\n');
 
 /** The HTTP message head (status or request line plus headers) as it goes into a record block. */
-export function httpHead(firstLine: string, headers: Header[]): Buffer {
+export function httpHeadText(firstLine: string, headers: Header[]): string {
   let s = firstLine + '\r\n';
   for (const [k, v] of headers) s += `${k}: ${headerSafe(v)}\r\n`;
-  return Buffer.from(s + '\r\n', 'latin1');
+  return s + '\r\n';
 }

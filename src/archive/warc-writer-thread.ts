@@ -1,5 +1,5 @@
 import { TsThread } from '../util/ts-thread.ts';
-import type { ArchivedExchange, ArchiveWriter, ExchangeInput } from './warc-writer.ts';
+import { toWire, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from './warc-writer.ts';
 import type { WarcMessage } from './warc-writer-worker.ts';
 
 /**
@@ -28,11 +28,11 @@ export class WarcWriterThread extends TsThread implements ArchiveWriter {
 
   writeExchange(ex: ExchangeInput): Promise<ArchivedExchange> {
     const id = this.nextId++;
-    // Only what the records need crosses over: not the decoded body.
-    const { body: _body, ...response } = ex.response;
+    // The flat form, with the body moved (transferred), not cloned.
+    const wire = toWire(ex, true);
     return new Promise<ArchivedExchange>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'write', id, ex: { ...ex, response } } as unknown as WarcMessage);
+      this.worker.postMessage({ type: 'write', id, wire } satisfies WarcMessage, [wire.body.buffer as ArrayBuffer]);
     });
   }
 }

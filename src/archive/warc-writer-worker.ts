@@ -3,19 +3,16 @@
  * answers with where they landed.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { WarcWriter, type ExchangeInput } from './warc-writer.ts';
+import { WarcWriter, type WireExchange } from './warc-writer.ts';
 import { serveThread } from '../util/ts-thread.ts';
 
-export type WarcMessage = { type: 'write'; id: number; ex: ExchangeInput };
+export type WarcMessage = { type: 'write'; id: number; wire: WireExchange };
 
 const writer = new WarcWriter(workerData.dataDir as string, workerData.options);
 
 serveThread<WarcMessage>(async (m) => {
-  const r = m.ex.response;
-  // Structured clone turns Buffers into plain Uint8Arrays: view them as Buffers again.
-  r.rawBody = Buffer.from(r.rawBody.buffer, r.rawBody.byteOffset, r.rawBody.byteLength);
   try {
-    parentPort!.postMessage({ type: 'written', id: m.id, result: await writer.writeExchange(m.ex) });
+    parentPort!.postMessage({ type: 'written', id: m.id, result: await writer.writeWire(m.wire) });
   } catch (e) {
     parentPort!.postMessage({ type: 'written', id: m.id, error: (e as Error).message });
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import type { FetchResponse } from '../fetch/types.ts';
-import { httpHead, recordId, serializeRecord, sha1Digest } from './warc-record.ts';
+import { httpHeadText, recordId, serializeRecord, sha1Digest } from './warc-record.ts';
 
 
 /**
@@ -21,6 +21,45 @@ export interface ArchivedExchange {
   recordId: string;
   rdfOffset?: number;
   rdfLength?: number;
+}
+
+/**
+ * An exchange in the flat form its records are built from: a few strings and the body, cheap to
+ * hand to the writer's thread (a FetchResponse's header arrays cost more to clone than to join).
+ */
+export interface WireExchange {
+  url: string;
+  time: number;
+  /** Request line and headers, ending with the blank line. */
+  requestHead: string;
+  /** Status line and headers, ending with the blank line. */
+  responseHead: string;
+  body: Uint8Array;
+  truncated: boolean;
+  notModified: boolean;
+  remoteAddress?: string;
+  payloadDigest: string;
+  revisitOf?: { uri: string; time: number };
+  nquads?: string;
+}
+
+export function toWire(ex: ExchangeInput, copyBody = false): WireExchange {
+  const r = ex.response;
+  const u = new URL(r.finalUrl);
+  return {
+    url: r.finalUrl,
+    time: r.startedAt.getTime(),
+    requestHead: httpHeadText(`GET ${u.pathname}${u.search} HTTP/1.1`, [['Host', u.host], ...r.requestHeaders]),
+    responseHead: httpHeadText(`HTTP/${r.httpVersion || '1.1'} ${r.status} ${r.statusText}`.trimEnd(), r.headers),
+    // A copy owns its memory, so it can be moved to another thread instead of cloned.
+    body: copyBody ? new Uint8Array(r.rawBody) : r.rawBody,
+    truncated: r.truncated,
+    notModified: r.notModified,
+    remoteAddress: r.remoteAddress,
+    payloadDigest: ex.payloadDigest,
+    revisitOf: ex.revisitOf && { uri: ex.revisitOf.uri, time: ex.revisitOf.date.getTime() },
+    nquads: ex.nquads,
+  };
 }
 
 /** What the pipeline needs of a WARC writer (inline, or on its own thread). */
@@ -118,46 +157,47 @@ export class WarcWriter implements ArchiveWriter {
     });
   }
 
-  async writeExchange(ex: ExchangeInput): Promise<ArchivedExchange> {
-    const r = ex.response;
-    const u = new URL(r.finalUrl);
+  writeExchange(ex: ExchangeInput): Promise<ArchivedExchange> {
+    return this.writeWire(toWire(ex));
+  }
+
+  async writeWire(w: WireExchange): Promise<ArchivedExchange> {
+    const date = new Date(w.time);
     const responseId = recordId();
-    const requestLine = `GET ${u.pathname}${u.search} HTTP/1.1`;
     const request = serializeRecord({
       type: 'request',
-      date: r.startedAt,
-      targetUri: r.finalUrl,
+      date,
+      targetUri: w.url,
       contentType: 'application/http;msgtype=request',
       headers: [['WARC-Concurrent-To', responseId]],
-      block: httpHead(requestLine, [['Host', u.host], ...r.requestHeaders]),
+      block: Buffer.from(w.requestHead, 'latin1'),
     });
-    const statusLine = `HTTP/${r.httpVersion || '1.1'} ${r.status} ${r.statusText}`.trimEnd();
-    const head = httpHead(statusLine, r.headers);
-    const common: [string, string][] = [['WARC-Payload-Digest', ex.payloadDigest]];
-    if (r.remoteAddress) common.push(['WARC-IP-Address', r.remoteAddress]);
+    const head = Buffer.from(w.responseHead, 'latin1');
+    const common: [string, string][] = [['WARC-Payload-Digest', w.payloadDigest]];
+    if (w.remoteAddress) common.push(['WARC-IP-Address', w.remoteAddress]);
     let main;
-    if (r.notModified || ex.revisitOf) {
-      const headers: [string, string][] = [...common, ['WARC-Profile', r.notModified ? REVISIT_NOT_MODIFIED : REVISIT_IDENTICAL]];
-      if (ex.revisitOf) headers.push(['WARC-Refers-To-Target-URI', ex.revisitOf.uri], ['WARC-Refers-To-Date', ex.revisitOf.date.toISOString()]);
-      main = serializeRecord({ type: 'revisit', id: responseId, date: r.startedAt, targetUri: r.finalUrl, contentType: 'application/http;msgtype=response', headers, block: head });
+    if (w.notModified || w.revisitOf) {
+      const headers: [string, string][] = [...common, ['WARC-Profile', w.notModified ? REVISIT_NOT_MODIFIED : REVISIT_IDENTICAL]];
+      if (w.revisitOf) headers.push(['WARC-Refers-To-Target-URI', w.revisitOf.uri], ['WARC-Refers-To-Date', new Date(w.revisitOf.time).toISOString()]);
+      main = serializeRecord({ type: 'revisit', id: responseId, date, targetUri: w.url, contentType: 'application/http;msgtype=response', headers, block: head });
     } else {
-      const headers = r.truncated ? [...common, ['WARC-Truncated', 'length'] as [string, string]] : common;
-      main = serializeRecord({ type: 'response', id: responseId, date: r.startedAt, targetUri: r.finalUrl, contentType: 'application/http;msgtype=response', headers, block: Buffer.concat([head, r.rawBody]) });
+      const headers = w.truncated ? [...common, ['WARC-Truncated', 'length'] as [string, string]] : common;
+      main = serializeRecord({ type: 'response', id: responseId, date, targetUri: w.url, contentType: 'application/http;msgtype=response', headers, block: Buffer.concat([head, w.body]) });
     }
-    const conversion = ex.nquads === undefined ? undefined : serializeRecord({
+    const conversion = w.nquads === undefined ? undefined : serializeRecord({
       type: 'conversion',
-      date: r.startedAt,
-      targetUri: r.finalUrl,
+      date,
+      targetUri: w.url,
       contentType: 'application/n-quads',
       headers: [['WARC-Refers-To', responseId]],
-      block: Buffer.from(ex.nquads, 'utf8'),
+      block: Buffer.from(w.nquads, 'utf8'),
     });
     // Synchronous gzip: ~35 µs for a 5 KB record, where the thread-pool version costs ~500 µs in
     // context set-up and hand-over (measured; bench/RESULTS.md).
     const gReq = zlib.gzipSync(request.bytes, GZIP);
     const gMain = zlib.gzipSync(main.bytes, GZIP);
     const gConv = conversion ? zlib.gzipSync(conversion.bytes, GZIP) : undefined;
-    const f = this.fileFor(r.startedAt, u.host);
+    const f = this.fileFor(date, new URL(w.url).host);
     const write = f.tail.then(() => {
       const offset = f.size + gReq.length;
       fs.writeSync(f.fd, gConv ? Buffer.concat([gReq, gMain, gConv]) : Buffer.concat([gReq, gMain]));
