@@ -27,6 +27,33 @@ export interface StrategyContext {
   bounds: StrategyBounds;
   /** The true mean change interval, for `gold` only (the lab knows it; live crawls do not). */
   trueMeanIntervalMs?: number;
+  /**
+   * What the other URLs of the same source (host, dataset) have shown so far, for strategies with a
+   * prior per source (empirical Bayes, src/schedule/source-prior.ts). Only observations made before
+   * now; optional: strategies that do not use it ignore it, and without it they fall back to a fixed prior.
+   */
+  sourcePrior?: SourcePrior;
+}
+
+/** Re-downloads of a source's URLs so far: how many, how many saw a change, their summed intervals. */
+export interface SourceTally {
+  downloads: number;
+  changes: number;
+  exposureMs: number;
+}
+
+export interface SourcePrior {
+  /**
+   * The source's URLs' change rates fitted as a Gamma distribution (empirical Bayes), given as its
+   * pseudo-counts: shape = `changes`, rate = 1/`exposureMs` (mean changes/exposureMs). 0/0 while the
+   * source has too few URLs to fit.
+   */
+  changes: number;
+  exposureMs: number;
+  /** First re-checks of new URLs made within a week of their first download (probes of how new URLs behave)… */
+  firstChecks: SourceTally;
+  /** …and how many such probes were scheduled, done or not (many URLs of a source may appear at once). */
+  probesScheduled: number;
 }
 
 export interface Strategy<S = unknown> {
