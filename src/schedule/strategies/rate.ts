@@ -34,50 +34,61 @@ export interface RateOptions {
 }
 
 const DAY_MS = 86_400_000;
+/** The longest observation window a rate strategy may keep. */
+export const MAX_WINDOW = 256;
 // Scratch buffers for the ordered, weighted window: reused across calls (no allocation per update).
-const scratchT = new Float64Array(256);
-const scratchC = new Float64Array(256);
-const scratchW = new Float64Array(256);
+const scratchT = new Float64Array(MAX_WINDOW);
+const scratchC = new Float64Array(MAX_WINDOW);
+const scratchW = new Float64Array(MAX_WINDOW);
 const scratch: ObservationWindow = { intervals: scratchT, changed: scratchC, weights: scratchW, count: 0 };
 
+/** A URL that has not been downloaded yet: an empty ring of `capacity` observations. */
+export function emptyRateState(capacity: number, intervalMs: number): RateState {
+  if (capacity > MAX_WINDOW) throw new Error(`rate strategy window ${capacity} > ${MAX_WINDOW}`);
+  return { intervalMs, t: new Array<number>(capacity).fill(0), c: new Array<number>(capacity).fill(0), n: 0, ratePerDay: 0 };
+}
+
+/**
+ * Records one observation (the interval just waited, whether it saw a change) in the URL's ring
+ * and returns the window newest first, weighted by `decay` per step of age (shared scratch: use it
+ * before the next call). `n` and `x` are the weighted observation and change counts.
+ */
+export function observe(s: RateState, changed: boolean, capacity: number, decay: number): { window: ObservationWindow; n: number; x: number } {
+  const slot = s.n % capacity;
+  s.t[slot] = s.intervalMs;
+  s.c[slot] = changed ? 1 : 0;
+  s.n++;
+  const count = Math.min(s.n, capacity);
+  let weight = 1;
+  let n = 0;
+  let x = 0;
+  for (let age = 0; age < count; age++) {
+    const i = (s.n - 1 - age) % capacity;
+    scratchT[age] = s.t[i]!;
+    scratchC[age] = s.c[i]!;
+    scratchW[age] = weight;
+    n += weight;
+    x += weight * s.c[i]!;
+    weight *= decay;
+  }
+  scratch.count = count;
+  return { window: scratch, n, x };
+}
+
 export function rateStrategy(o: RateOptions): SteppedStrategy<RateState> {
-  if (o.capacity > scratchT.length) throw new Error(`rate strategy capacity ${o.capacity} > ${scratchT.length}`);
   return defineStrategy<RateState>({
     name: o.name,
     summary: o.summary,
-    initial: (ctx) => ({
-      intervalMs: clampInterval(o.initialIntervalMs ?? INITIAL_INTERVAL_MS, ctx.bounds),
-      t: new Array<number>(o.capacity).fill(0),
-      c: new Array<number>(o.capacity).fill(0),
-      n: 0,
-      ratePerDay: 0,
-    }),
+    initial: (ctx) => emptyRateState(o.capacity, clampInterval(o.initialIntervalMs ?? INITIAL_INTERVAL_MS, ctx.bounds)),
     step(s, obs, ctx) {
       if (obs.first) return s.intervalMs;
-      const slot = s.n % o.capacity;
-      s.t[slot] = s.intervalMs;
-      s.c[slot] = obs.changed ? 1 : 0;
-      s.n++;
-      const count = Math.min(s.n, o.capacity);
-      let weight = 1;
-      let nw = 0;
-      let xw = 0;
-      for (let age = 0; age < count; age++) {
-        const i = (s.n - 1 - age) % o.capacity;
-        scratchT[age] = s.t[i]!;
-        scratchC[age] = s.c[i]!;
-        scratchW[age] = weight;
-        nw += weight;
-        xw += weight * s.c[i]!;
-        weight *= o.decay;
-      }
-      scratch.count = count;
+      const { window, n: nw, x: xw } = observe(s, obs.changed, o.capacity, o.decay);
       const floor = 1 / ctx.bounds.maxIntervalMs;
       const cap = 1 / ctx.bounds.minIntervalMs;
       let lambda =
-        o.regularClosedForm && isRegular(scratch)
-          ? regularRate(nw, xw, scratchT[0]!)
-          : mleRate(scratch, floor, cap, o.priorChanges, o.priorExposureMs);
+        o.regularClosedForm && isRegular(window)
+          ? regularRate(nw, xw, window.intervals[0]!)
+          : mleRate(window, floor, cap, o.priorChanges, o.priorExposureMs);
       lambda = lambda < floor ? floor : lambda > cap ? cap : lambda;
       s.ratePerDay = lambda * DAY_MS;
       s.intervalMs = Math.round(clampInterval(o.intervalFactor / lambda, ctx.bounds));

@@ -1,8 +1,8 @@
 import { DAY, type SourcePrior, type StrategyContext } from '../types.ts';
 import { clampInterval } from '../bounds.ts';
-import { mleRate, type ObservationWindow } from '../estimate.ts';
+import { mleRate } from '../estimate.ts';
 import { defineStrategy, type SteppedStrategy } from './define.ts';
-import type { RateState } from './rate.ts';
+import { emptyRateState, observe, type RateState } from './rate.ts';
 
 export interface SourceOptions {
   name: string;
@@ -25,10 +25,6 @@ export interface SourceOptions {
   probeThreshold: number;
 }
 
-const scratchT = new Float64Array(256);
-const scratchC = new Float64Array(256);
-const scratchW = new Float64Array(256);
-const scratch: ObservationWindow = { intervals: scratchT, changed: scratchC, weights: scratchW, count: 0 };
 
 /** How long a new URL waits before its first re-check: probe while the source is unknown or its new URLs change early, else the maximum. */
 export function firstInterval(o: SourceOptions, prior: SourcePrior | undefined, ctx: StrategyContext): number {
@@ -55,44 +51,24 @@ export function firstInterval(o: SourceOptions, prior: SourcePrior | undefined, 
  * See docs/strategies.md.
  */
 export function sourceStrategy(o: SourceOptions): SteppedStrategy<RateState> {
-  if (o.capacity > scratchT.length) throw new Error(`source strategy capacity ${o.capacity} > ${scratchT.length}`);
   return defineStrategy<RateState>({
     name: o.name,
     summary: o.summary,
-    initial: (ctx) => ({
-      intervalMs: firstInterval(o, ctx.sourcePrior, ctx),
-      t: new Array<number>(o.capacity).fill(0),
-      c: new Array<number>(o.capacity).fill(0),
-      n: 0,
-      ratePerDay: 0,
-    }),
+    initial: (ctx) => emptyRateState(o.capacity, firstInterval(o, ctx.sourcePrior, ctx)),
     step(s, obs, ctx) {
       if (obs.first) {
         // The source may have learnt more since `initial`: decide the first re-check now.
         s.intervalMs = Math.round(firstInterval(o, ctx.sourcePrior, ctx));
         return s.intervalMs;
       }
-      const slot = s.n % o.capacity;
-      s.t[slot] = s.intervalMs;
-      s.c[slot] = obs.changed ? 1 : 0;
-      s.n++;
-      const count = Math.min(s.n, o.capacity);
-      let weight = 1;
-      for (let age = 0; age < count; age++) {
-        const i = (s.n - 1 - age) % o.capacity;
-        scratchT[age] = s.t[i]!;
-        scratchC[age] = s.c[i]!;
-        scratchW[age] = weight;
-        weight *= o.decay;
-      }
-      scratch.count = count;
+      const { window } = observe(s, obs.changed, o.capacity, o.decay);
       // A factor below 1 must still let a quiet URL reach the maximum interval: the rate floor is c/max.
       const floor = Math.min(1, o.intervalFactor) / ctx.bounds.maxIntervalMs;
       const cap = 1 / ctx.bounds.minIntervalMs;
       const fitted = ctx.sourcePrior !== undefined && ctx.sourcePrior.exposureMs > 0;
       const priorChanges = fitted ? ctx.sourcePrior!.changes * o.sourceStrength : o.fallbackChanges;
       const priorExposure = fitted ? ctx.sourcePrior!.exposureMs * o.sourceStrength : o.fallbackExposureMs;
-      let lambda = mleRate(scratch, floor, cap, priorChanges, priorExposure);
+      let lambda = mleRate(window, floor, cap, priorChanges, priorExposure);
       lambda = lambda < floor ? floor : lambda > cap ? cap : lambda;
       s.ratePerDay = lambda * DAY;
       s.intervalMs = Math.round(clampInterval(o.intervalFactor / lambda, ctx.bounds));
