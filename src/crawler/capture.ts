@@ -70,7 +70,8 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   if (!r) {
     const error = `${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no response'}`;
     await ctx.store.appendLog({ url, time, status: 0, durationMs: 0, bytes: 0, change: 'error', error, triples: 0, cycleId: ctx.cycleId });
-    await ctx.store.updateDocument(url, { state: 'failed', lastFetched: time });
+    // A fetch cut short by stopping the crawl is not the URL's failure: it stays queued for a resume.
+    if (outcome.error?.code !== 'aborted') await ctx.store.updateDocument(url, { state: 'failed', lastFetched: time });
     return { url, status: 0, change: 'error', quads: [], links: [], diagnostics: [], bytes: 0, error, time, durationMs: 0 };
   }
 

@@ -80,3 +80,30 @@ describe('killed with SIGKILL and started again', () => {
     }
   });
 });
+
+describe('stopped with Ctrl-C (SIGINT) and started again', () => {
+  it('finishes the fetches in flight, prints its summary, and the resume fetches exactly the rest', async () => {
+    const site = await startSyntheticSite({ pages: 200, linksPerPage: 3, latencyMs: 10 });
+    const dataDir = tempDir();
+    const args = ['crawl', site.seed, '--data', dataDir, '--allow-private', '--delay', '0', '--concurrency', '4', '--per-host', '4', '--depth', '1000', '--no-vocabularies', '--domain', '127.0.0.1', '--json'];
+    const first = runCli(args);
+    let out = '';
+    first.stdout.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => first.on('exit', r));
+    for (let i = 0; i < 400 && archivedCount(dataDir) < 30; i++) await new Promise((r) => setTimeout(r, 25));
+    first.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const stopped = JSON.parse(out);
+    expect(stopped.stoppedBy).toBe('signal');
+    expect(stopped.errors).toBe(0); // nothing cut short and marked failed
+    const second = runCli(args);
+    let out2 = '';
+    second.stdout.on('data', (d) => (out2 += d));
+    await new Promise((r) => second.on('exit', r));
+    const rest = JSON.parse(out2);
+    expect(stopped.documents + rest.documents).toBe(200);
+    expect(site.requests.filter((r) => r.path.startsWith('/page/')).length).toBe(200);
+    await site.close();
+  }, 60_000);
+});
+

@@ -128,12 +128,18 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
 /** Runs a crawl with a progress line and prints its summary. */
 export async function runCrawlCommand(options: CrawlOptions, json: boolean): Promise<CrawlSummary> {
   const progress = new ProgressLine();
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // First Ctrl-C: take no new URLs, let the fetches in flight finish and be archived. Second: abort them.
+  const drain = new AbortController();
+  const abort = new AbortController();
+  const onSignal = () => {
+    if (drain.signal.aborted) return abort.abort();
+    drain.abort();
+    process.stderr.write('\nstopping: finishing the fetches in flight (Ctrl-C again to abort them)\n');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    const c = crawl({ ...options, signal: controller.signal }).onProgress((p) => {
+    const c = crawl({ ...options, signal: abort.signal, drain: drain.signal }).onProgress((p) => {
       const rate = p.elapsedMs > 0 ? (p.documents / p.elapsedMs) * 1000 : 0;
       progress.update(`crawling: ${p.documents} docs, ${p.queued} queued, ${rate.toFixed(1)} docs/s, ${p.errors} errors, ${p.triples} triples`);
     });
