@@ -275,6 +275,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         notBefore = outcome.retryAfter.getTime();
         if (requeue(e)) return;
       }
+      // A server error is tried again later (the host backs off meanwhile); the last try is archived.
+      if ((outcome.response?.status ?? 0) >= 500 && requeue(e)) {
+        ok = false;
+        return;
+      }
       const doc = await capture(e.url, outcome, ctx, prev);
       ok = doc.status > 0 && doc.status < 500;
       const hs = hostRow(e.host);

@@ -65,4 +65,20 @@ describe('politeness', () => {
     expect(s.documents).toBe(0);
     expect(crawlLog(dataDir).map((e) => e.error).join(' ')).toMatch(/blocked|private|robots/i);
   });
+
+  it('tries a 5xx again after backing off, and archives the answer that finally came', async () => {
+    let calls = 0;
+    server = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      if (++calls <= 2) return res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<${url.origin}/x> <http://e.org/p> "ok" .\n`);
+    });
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: [`${server.url}/x`], dataDir, delayMs: 10, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
+    expect(s).toMatchObject({ documents: 1, triples: 1, errors: 0 });
+    const g = gaps(server);
+    expect(g[1]).toBeGreaterThan(g[0]); // exponential back-off between the tries
+    expect(crawlLog(dataDir).map((e) => e.status)).toEqual([200]);
+  });
 });
+
