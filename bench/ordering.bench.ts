@@ -10,7 +10,8 @@
 import { performance } from 'node:perf_hooks';
 import { createOrderingPolicy, pageRank, pageRankSteps, PageRankPolicy, PriorityFrontier, type CrawledPage, type OrderingName } from '../src/frontier/order/index.ts';
 
-const PAGES = Number(process.argv[2] ?? 20_000);
+// `--quick` (from npm run bench -- --quick) means a smaller crawl; a bare number sets the page count.
+const PAGES = process.argv.includes('--quick') ? 2_000 : Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 20_000);
 const UNIVERSE = PAGES * 2;
 const HOSTS = 50;
 const LINKS = 10;
