@@ -75,7 +75,8 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     return { url, status: 0, change: 'error', quads: [], links: [], diagnostics: [], bytes: 0, error, time, durationMs: 0 };
   }
 
-  const lastVersion = prev?.checksum ? (await ctx.store.versions(url)).at(-1) : undefined;
+  // The capture a revisit refers to: the first (a full response) with the same payload.
+  const lastVersion = prev?.checksum ? (await ctx.store.versions(url)).find((v) => v.checksum === prev.checksum) : undefined;
   const payloadDigest = r.notModified && prev?.checksum ? prev.checksum : sha1Digest(r.rawBody);
   const bytesSame = r.notModified || (prev?.checksum !== undefined && prev.checksum === payloadDigest);
   const ok = r.status >= 200 && r.status < 300;

@@ -201,7 +201,7 @@ export class PostgresStore implements WorkerStore {
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const { rows } = await this.query('SELECT * FROM crawl_log WHERE url = $1 AND warc_file IS NOT NULL ORDER BY time, id', [url]);
+    const { rows } = await this.query('SELECT * FROM crawl_log WHERE (url = $1 OR final_url = $1) AND warc_file IS NOT NULL ORDER BY time, id', [url]);
     return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
 

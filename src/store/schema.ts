@@ -23,6 +23,7 @@ export function ddl(d: Dialect): string[] {
       warc_file TEXT, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_file ON crawl_log (warc_file)`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_final_url ON crawl_log (final_url, time)`,
     `CREATE TABLE IF NOT EXISTS hosts (
       host TEXT PRIMARY KEY, robots_txt TEXT, robots_status INTEGER, robots_fetched_at ${big}, crawl_delay_ms INTEGER,
       mean_download_ms DOUBLE PRECISION, fetches INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0)`,

@@ -126,7 +126,7 @@ export class SqliteStore implements MetadataStore {
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const rows = this.stmt('SELECT * FROM crawl_log WHERE url = ? AND warc_file IS NOT NULL ORDER BY time, id').all(url);
+    const rows = this.stmt('SELECT * FROM crawl_log WHERE (url = ? OR final_url = ?) AND warc_file IS NOT NULL ORDER BY time, id').all(url, url);
     return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
   }
 

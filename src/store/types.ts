@@ -97,7 +97,10 @@ export interface MetadataStore {
   allDocumentUrls(): Promise<string[]>;
 
   appendLog(entry: CrawlLogEntry): Promise<number>;
-  /** Versions (log entries that carry a WARC record) of one URL, oldest first. */
+  /**
+   * Captures of one URL, oldest first: log entries with a WARC record whose request URL or final
+   * URL (after redirects; the record's target) is this URL.
+   */
   versions(url: string): Promise<CrawlLogEntry[]>;
   /** Every log entry, oldest first, optionally since an id (for export and the dashboard). */
   log(opts?: { sinceId?: number; limit?: number; url?: string }): Promise<CrawlLogEntry[]>;

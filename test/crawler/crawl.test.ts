@@ -55,6 +55,16 @@ describe('crawling the bundled Web of Data', () => {
     expect(web.requests.filter((r) => r.path === '/people/alice').length).toBe(1);
   });
 
+  it('finds the capture under the resource IRI asked for and under the document that answered', async () => {
+    const store = await openStore(dataDir);
+    await store.init();
+    const byResource = await store.versions(`${web.url}/id/alice`);
+    const byDocument = await store.versions(`${web.url}/people/alice`);
+    await store.close();
+    expect(byResource).toHaveLength(1);
+    expect(byDocument.map((v) => v.id)).toEqual(byResource.map((v) => v.id));
+  });
+
   it('keeps the triples parsed before a syntax error and records a diagnostic', () => {
     const entry = crawlLog(dataDir).find((e) => e.url.endsWith('/broken.ttl'))!;
     expect(entry.triples).toBe(1);
