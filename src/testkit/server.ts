@@ -58,3 +58,12 @@ export function staticRoutes(files: Record<string, { type: string; body: string 
     res.end(f.body);
   };
 }
+
+/** A port with nothing listening on it (bound, then released): connections to it are refused. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

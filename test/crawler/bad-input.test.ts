@@ -1,8 +1,7 @@
-import net from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
-import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { closedPort, startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
 
 /**
@@ -11,17 +10,14 @@ import { crawlLog, tempDir } from '../helpers.ts';
  */
 describe('bad input never stops a crawl', () => {
   let server: TestServer;
-  let closedPort: number;
+  let deadPort: number;
   let dataDir: string;
   let log: Array<Record<string, any>>;
   let summary: Awaited<ReturnType<ReturnType<typeof crawl>['run']>>;
   const bomb = zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024));
 
   beforeAll(async () => {
-    const probe = net.createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    closedPort = (probe.address() as net.AddressInfo).port;
-    await new Promise((r) => probe.close(r));
+    deadPort = await closedPort();
 
     server = await startServer(async (req, res, url) => {
       const o = url.origin;
@@ -30,7 +26,7 @@ describe('bad input never stops a crawl', () => {
           res.writeHead(200, { 'content-type': 'text/turtle' });
           return res.end(['slow', 'reset', 'huge', 'bomb', 'loop', 'malformed', 'wrongtype', 'latin1', 'badiri', 'good', 'gone']
             .map((p) => `<${o}/> <http://example.org/link> <${o}/${p}> .`).join('\n') +
-            `\n<${o}/> <http://example.org/link> <http://127.0.0.1:${closedPort}/unreachable> , <http://no-such-host.test/x> .\n`);
+            `\n<${o}/> <http://example.org/link> <http://127.0.0.1:${deadPort}/unreachable> , <http://no-such-host.test/x> .\n`);
         case '/slow':
           await new Promise((r) => setTimeout(r, 3_000));
           res.writeHead(200, { 'content-type': 'text/turtle' });
