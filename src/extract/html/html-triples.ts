@@ -105,7 +105,8 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
     if (!/^https?:/i.test(url) || tokens(anchor.rel).some((r) => r.toLowerCase() === 'nofollow')) continue;
     const found: FoundLink = { url, kind: 'anchor' };
     if (anchor.text) found.anchorText = anchor.text;
-    if (anchor.context) found.context = anchor.context;
+    // Lazy, like the anchor's own (it costs a few µs an anchor and only similarity ordering reads it).
+    Object.defineProperty(found, 'context', { enumerable: true, get: () => anchor.context || undefined });
     if (anchor.rel) found.rel = anchor.rel;
     links.push(found);
   }

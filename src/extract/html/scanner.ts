@@ -174,18 +174,47 @@ function resolveOr(href: string, base: string): string | undefined {
   }
 }
 
-/** About `count` words of text ending before part `end` (walking back over as few parts as needed). */
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 160;
+
+/**
+ * About `count` words of text ending before part `end` (walking back over as few parts as needed),
+ * whitespace folded. Scans characters instead of split/join: this runs for every anchor of a page.
+ */
 function wordsBefore(parts: string[], end: number, count: number): string {
   let text = '';
   for (let i = end - 1; i >= 0 && text.length < count * 12; i--) text = parts[i] + text;
-  const words = text.trim().split(/\s+/);
-  return words.slice(Math.max(0, words.length - count)).join(' ');
+  let j = text.length;
+  while (j > 0 && isSpace(text.charCodeAt(j - 1))) j--;
+  const stop = j;
+  let words = 0;
+  while (j > 0 && words < count) {
+    while (j > 0 && !isSpace(text.charCodeAt(j - 1))) j--;
+    words++;
+    if (words < count) while (j > 0 && isSpace(text.charCodeAt(j - 1))) j--;
+  }
+  while (j < stop && isSpace(text.charCodeAt(j))) j++;
+  return foldSpaces(text.slice(j, stop));
 }
 
 function wordsAfter(parts: string[], start: number, count: number): string {
   let text = '';
   for (let i = start; i < parts.length && text.length < count * 12; i++) text += parts[i];
-  return text.trim().split(/\s+/).slice(0, count).join(' ');
+  let j = 0;
+  while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+  const from = j;
+  let words = 0;
+  while (j < text.length && words < count) {
+    while (j < text.length && !isSpace(text.charCodeAt(j))) j++;
+    words++;
+    if (words < count) while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+  }
+  while (j > from && isSpace(text.charCodeAt(j - 1))) j--;
+  return foldSpaces(text.slice(from, j));
+}
+
+const SPACE_RUN = /\s+/g;
+function foldSpaces(s: string): string {
+  return /\s\s|[\t\n\r\f\v\u00a0]/.test(s) ? s.replace(SPACE_RUN, ' ') : s;
 }
 
 type PrefixMap = Record<string, string>;
@@ -273,10 +302,15 @@ class Scanner implements Partial<Handler> {
     if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
     if (this.anchor) this.closedAnchors.push({ ...this.anchor, endPart: this.textParts.length });
     const words = SCAN_LIMITS.contextWords;
+    const parts = this.textParts;
     for (const { anchor, startPart, endPart } of this.closedAnchors) {
       anchor.text = anchor.text.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxAnchorText);
-      anchor.context = [wordsBefore(this.textParts, startPart, words), anchor.text, wordsAfter(this.textParts, endPart, words)]
-        .filter(Boolean).join(' ');
+      // Only similarity ordering reads the words around a link: work them out when asked.
+      let context: string | undefined;
+      Object.defineProperty(anchor, 'context', {
+        enumerable: true,
+        get: () => (context ??= [wordsBefore(parts, startPart, words), anchor.text, wordsAfter(parts, endPart, words)].filter(Boolean).join(' ')),
+      });
     }
     return r;
   }
