@@ -109,7 +109,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     doc.diagnostics = result.diagnostics;
     doc.robots = result.robots;
     doc.title = result.title;
-    doc.text = result.text;
+    Object.defineProperty(doc, 'text', { enumerable: true, get: () => result.text }); // folded only if read
     if (r.truncated) doc.diagnostics.push({ level: 'warning', message: 'body truncated at the size limit: triples may be missing' });
     if (!result.robots?.noindex) doc.quads = result.quads;
     if (!result.robots?.nofollow) doc.links = [...linksFromQuads(doc.quads), ...result.links];

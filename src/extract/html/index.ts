@@ -115,8 +115,8 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     links: robots.nofollow ? [] : html.links,
     diagnostics,
     robots,
-    text: scan.text,
   };
+  Object.defineProperty(result, 'text', { enumerable: true, get: () => scan.text });
   if (scan.title) result.title = scan.title;
   return result;
 }

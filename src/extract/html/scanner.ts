@@ -296,9 +296,20 @@ class Scanner implements Partial<Handler> {
 
   private finish(): ScanResult {
     const r = this.result;
-    let raw = '';
-    for (let i = 0; i < this.textParts.length && raw.length < SCAN_LIMITS.maxText * 2; i++) raw += this.textParts[i];
-    r.text = raw.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxText);
+    // The page text is folded when first read (2 ms on a 200 KB page; only similarity ordering reads it).
+    const textParts = this.textParts;
+    let text: string | undefined;
+    Object.defineProperty(r, 'text', {
+      enumerable: true,
+      get: () => {
+        if (text === undefined) {
+          let raw = '';
+          for (let i = 0; i < textParts.length && raw.length < SCAN_LIMITS.maxText * 2; i++) raw += textParts[i];
+          text = raw.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxText);
+        }
+        return text;
+      },
+    });
     if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
     if (this.anchor) this.closedAnchors.push({ ...this.anchor, endPart: this.textParts.length });
     const words = SCAN_LIMITS.contextWords;
