@@ -315,7 +315,7 @@ class Scanner implements Partial<Handler> {
     const words = SCAN_LIMITS.contextWords;
     const parts = this.textParts;
     for (const { anchor, startPart, endPart } of this.closedAnchors) {
-      anchor.text = anchor.text.replace(/\s+/g, ' ').trim().slice(0, SCAN_LIMITS.maxAnchorText);
+      anchor.text = foldSpaces(anchor.text).trim().slice(0, SCAN_LIMITS.maxAnchorText);
       // Only similarity ordering reads the words around a link: work them out when asked.
       let context: string | undefined;
       Object.defineProperty(anchor, 'context', {
