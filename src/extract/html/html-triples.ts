@@ -17,6 +17,8 @@ export interface HtmlTriplesInput {
   /** `s p o` keys of XHTML-vocabulary triples RDFa already produced: not produced twice. */
   rdfaXhvKeys: Set<string>;
   factory: DataFactory;
+  /** false: only the links are wanted (the page triples are off). */
+  quads?: boolean;
 }
 
 /** Relations that point to a description of the document whatever the media type says. */
@@ -28,13 +30,13 @@ export function xhvKey(s: string, p: string, o: string): string {
   return `${s} ${p} ${o}`;
 }
 
-export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f }: HtmlTriplesInput): { quads: Quad[]; links: FoundLink[] } {
+export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f, quads: wanted = true }: HtmlTriplesInput): { quads: Quad[]; links: FoundLink[] } {
   const quads: Quad[] = [];
   const links: FoundLink[] = [];
   const doc = f.namedNode(docUrl);
-  const add = (s: Quad['subject'], p: string, o: Quad['object']): void => {
-    quads.push(f.quad(s, f.namedNode(p), o));
-  };
+  const add = wanted
+    ? (s: Quad['subject'], p: string, o: Quad['object']): void => void quads.push(f.quad(s, f.namedNode(p), o))
+    : (): void => {};
   const literal = (value: string) => f.literal(value);
 
   if (scan.title) add(doc, `${DCTERMS}title`, literal(scan.title));

@@ -103,7 +103,7 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     for (const quad of result.quads) if (!keep(quad)) break;
   }
 
-  const html = htmlTriples({ docUrl: input.url, scan, headerLinks: parseLinkHeader(input.headers['link']), rdfaXhvKeys, factory });
+  const html = htmlTriples({ docUrl: input.url, scan, headerLinks: parseLinkHeader(input.headers['link']), rdfaXhvKeys, factory, quads: options.pageTriples !== false });
   if (options.pageTriples !== false) for (const quad of html.quads) if (!keep(quad)) break;
   if (overLimit) diagnostics.push({ level: 'warning', message: `stopped after ${ctx.maxQuads} quads (maxQuads); the rest of the document was not kept` });
 
