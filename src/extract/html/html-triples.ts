@@ -2,7 +2,7 @@ import type { Quad, NamedNode } from '@rdfjs/types';
 import { DataFactory } from 'rdf-data-factory';
 import type { FoundLink } from '../types.ts';
 import type { HeaderLink } from './link-header.ts';
-import { resolveReference, type ScanResult } from './scanner.ts';
+import { resolveReference, type RawAnchor, type ScanResult } from './scanner.ts';
 import { DCTERMS, DM, RDF_MEDIA_TYPES, XHV, relPredicate } from './vocab.ts';
 
 /**
@@ -105,14 +105,25 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
       add(node, `${DM}text`, literal(anchor.text));
     }
     if (!/^https?:/i.test(url) || tokens(anchor.rel).some((r) => r.toLowerCase() === 'nofollow')) continue;
-    const found: FoundLink = { url, kind: 'anchor' };
-    if (anchor.text) found.anchorText = anchor.text;
-    // Lazy, like the anchor's own (it costs a few µs an anchor and only similarity ordering reads it).
-    Object.defineProperty(found, 'context', { enumerable: true, get: () => anchor.context || undefined });
-    if (anchor.rel) found.rel = anchor.rel;
-    links.push(found);
+    links.push(new AnchorLink(url, anchor));
   }
   return { quads, links };
+}
+
+/** A link found through an anchor; its context is the anchor's, worked out only when read. */
+class AnchorLink implements FoundLink {
+  readonly kind = 'anchor' as const;
+  readonly anchorText: string | undefined;
+  readonly rel: string | undefined;
+
+  constructor(readonly url: string, private readonly anchor: RawAnchor) {
+    this.anchorText = anchor.text || undefined;
+    this.rel = anchor.rel;
+  }
+
+  get context(): string | undefined {
+    return this.anchor.context || undefined;
+  }
 }
 
 function tokens(value: string | undefined): string[] {

@@ -23,13 +23,29 @@ export interface ScanOptions {
   signal?: AbortSignal;
 }
 
-export interface RawAnchor {
-  href: string;
-  /** The base in force where the anchor was (xml:base); undefined: the document base. */
-  base?: string;
-  rel?: string;
-  text: string;
-  context: string;
+/**
+ * An anchor as the scan found it. The words around it are worked out only when `context` is read
+ * (only similarity ordering reads them): a prototype getter, so thousands of anchors stay cheap.
+ */
+export class RawAnchor {
+  /** The page's text parts and where the anchor sits in them (set when the scan ends). */
+  parts: string[] = [];
+  startPart = 0;
+  endPart = 0;
+  private cachedContext: string | undefined;
+
+  constructor(
+    readonly href: string,
+    /** The base in force where the anchor was (xml:base); undefined: the document base. */
+    readonly base: string | undefined,
+    readonly rel: string | undefined,
+    public text: string,
+  ) {}
+
+  get context(): string {
+    const words = SCAN_LIMITS.contextWords;
+    return (this.cachedContext ??= [wordsBefore(this.parts, this.startPart, words), this.text, wordsAfter(this.parts, this.endPart, words)].filter(Boolean).join(' '));
+  }
 }
 
 export interface RawLinkElement {
@@ -312,16 +328,11 @@ class Scanner implements Partial<Handler> {
     });
     if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
     if (this.anchor) this.closedAnchors.push({ ...this.anchor, endPart: this.textParts.length });
-    const words = SCAN_LIMITS.contextWords;
-    const parts = this.textParts;
     for (const { anchor, startPart, endPart } of this.closedAnchors) {
       anchor.text = foldSpaces(anchor.text).trim().slice(0, SCAN_LIMITS.maxAnchorText);
-      // Only similarity ordering reads the words around a link: work them out when asked.
-      let context: string | undefined;
-      Object.defineProperty(anchor, 'context', {
-        enumerable: true,
-        get: () => (context ??= [wordsBefore(parts, startPart, words), anchor.text, wordsAfter(parts, endPart, words)].filter(Boolean).join(' ')),
-      });
+      anchor.parts = this.textParts;
+      anchor.startPart = startPart;
+      anchor.endPart = endPart;
     }
     return r;
   }
@@ -414,7 +425,7 @@ class Scanner implements Partial<Handler> {
       case 'area': {
         const href = attribs.href ?? attribs['xlink:href'];
         if (href === undefined || this.anchor || this.result.anchors.length >= SCAN_LIMITS.maxAnchors) break;
-        const anchor: RawAnchor = { href, base: this.xmlBase, rel: attribs.rel, text: lower === 'area' ? attribs.alt ?? '' : '', context: '' };
+        const anchor = new RawAnchor(href, this.xmlBase, attribs.rel, lower === 'area' ? attribs.alt ?? '' : '');
         this.result.anchors.push(anchor);
         if (lower === 'a') this.anchor = { anchor, depth, startPart: this.textParts.length, endPart: -1 };
         break;
