@@ -91,21 +91,21 @@ abstract class SlotTable {
   }
 }
 
-/** CLOCK (second chance): a hand sweeps the slots, clearing mark bits, and evicts the first unmarked entry. */
-export class ClockCache extends SlotTable implements FingerprintCache {
-  readonly policy = 'clock' as const;
-  private readonly mark: Uint8Array;
-  private hand = 0;
-
-  constructor(capacity: number) {
-    super(capacity);
-    this.mark = new Uint8Array(capacity);
-  }
+/**
+ * The policies that admit every missed key and evict one when full. They differ only in what a
+ * hit does to an entry (`touched`), which slot goes (`victim`) and what a new entry starts as
+ * (`admitted`).
+ */
+abstract class EvictingCache extends SlotTable {
+  protected abstract touched(slot: number): void;
+  /** Picks the slot to reuse and forgets its key in the policy's own structure. */
+  protected abstract victim(): number;
+  protected abstract admitted(slot: number): void;
 
   has(hi: number, lo: number): boolean {
     const s = this.find(hi, lo);
     if (s < 0) return false;
-    this.mark[s] = 1;
+    this.touched(s);
     return true;
   }
 
@@ -114,8 +114,7 @@ export class ClockCache extends SlotTable implements FingerprintCache {
   }
 
   access(hi: number, lo: number): boolean {
-    const s = this.find(hi, lo);
-    if (s >= 0) { this.mark[s] = 1; return true; }
+    if (this.has(hi, lo)) return true;
     this.insert(hi, lo);
     return false;
   }
@@ -125,22 +124,46 @@ export class ClockCache extends SlotTable implements FingerprintCache {
     let slot: number;
     if (this.size < this.capacity) slot = this.size++;
     else {
-      const mark = this.mark, cap = this.capacity;
-      let h = this.hand;
-      while (mark[h] !== 0) { mark[h] = 0; h = h + 1 === cap ? 0 : h + 1; }
-      slot = h;
-      this.hand = h + 1 === cap ? 0 : h + 1;
+      slot = this.victim();
       this.unplace(slot);
     }
-    // A new entry starts unmarked: it earns its second chance by a hit, so one-off
-    // URLs (most of a crawl's links) are the first to go.
-    this.mark[slot] = 0;
+    this.admitted(slot);
     this.place(slot, hi, lo);
   }
 }
 
+/** CLOCK (second chance): a hand sweeps the slots, clearing mark bits, and evicts the first unmarked entry. */
+export class ClockCache extends EvictingCache implements FingerprintCache {
+  readonly policy = 'clock' as const;
+  private readonly mark: Uint8Array;
+  private hand = 0;
+
+  constructor(capacity: number) {
+    super(capacity);
+    this.mark = new Uint8Array(capacity);
+  }
+
+  protected touched(slot: number): void {
+    this.mark[slot] = 1;
+  }
+
+  protected victim(): number {
+    const mark = this.mark, cap = this.capacity;
+    let h = this.hand;
+    while (mark[h] !== 0) { mark[h] = 0; h = h + 1 === cap ? 0 : h + 1; }
+    this.hand = h + 1 === cap ? 0 : h + 1;
+    return h;
+  }
+
+  // A new entry starts unmarked: it earns its second chance by a hit, so one-off
+  // URLs (most of a crawl's links) are the first to go.
+  protected admitted(slot: number): void {
+    this.mark[slot] = 0;
+  }
+}
+
 /** LRU: an intrusive doubly-linked list over slots, most recent at the head. */
-export class LruCache extends SlotTable implements FingerprintCache {
+export class LruCache extends EvictingCache implements FingerprintCache {
   readonly policy = 'lru' as const;
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
@@ -153,25 +176,7 @@ export class LruCache extends SlotTable implements FingerprintCache {
     this.next = new Int32Array(capacity);
   }
 
-  has(hi: number, lo: number): boolean {
-    const s = this.find(hi, lo);
-    if (s < 0) return false;
-    this.toFront(s);
-    return true;
-  }
-
-  add(hi: number, lo: number): void {
-    if (!this.has(hi, lo)) this.insert(hi, lo);
-  }
-
-  access(hi: number, lo: number): boolean {
-    const s = this.find(hi, lo);
-    if (s >= 0) { this.toFront(s); return true; }
-    this.insert(hi, lo);
-    return false;
-  }
-
-  private toFront(s: number): void {
+  protected touched(s: number): void {
     if (s === this.head) return;
     const prev = this.prev, next = this.next;
     const p = prev[s], n = next[s];
@@ -183,26 +188,23 @@ export class LruCache extends SlotTable implements FingerprintCache {
     this.head = s;
   }
 
-  private insert(hi: number, lo: number): void {
-    if (this.capacity === 0) return;
-    let slot: number;
-    if (this.size < this.capacity) slot = this.size++;
-    else {
-      slot = this.tail;
-      this.unplace(slot);
-      this.tail = this.prev[slot];
-      if (this.tail >= 0) this.next[this.tail] = -1; else this.head = -1;
-    }
+  protected victim(): number {
+    const slot = this.tail;
+    this.tail = this.prev[slot];
+    if (this.tail >= 0) this.next[this.tail] = -1; else this.head = -1;
+    return slot;
+  }
+
+  protected admitted(slot: number): void {
     this.prev[slot] = -1;
     this.next[slot] = this.head;
     if (this.head >= 0) this.prev[this.head] = slot; else this.tail = slot;
     this.head = slot;
-    this.place(slot, hi, lo);
   }
 }
 
 /** Random replacement: evicts a uniformly chosen entry (xorshift32, seeded for reproducible runs). */
-export class RandomCache extends SlotTable implements FingerprintCache {
+export class RandomCache extends EvictingCache implements FingerprintCache {
   readonly policy = 'random' as const;
   private state: number;
 
@@ -211,33 +213,16 @@ export class RandomCache extends SlotTable implements FingerprintCache {
     this.state = seed | 0 || 1;
   }
 
-  has(hi: number, lo: number): boolean {
-    return this.find(hi, lo) >= 0;
+  protected touched(): void {}
+
+  protected victim(): number {
+    let x = this.state;
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    this.state = x;
+    return Math.floor(((x >>> 0) / 4294967296) * this.capacity);
   }
 
-  add(hi: number, lo: number): void {
-    if (!this.has(hi, lo)) this.insert(hi, lo);
-  }
-
-  access(hi: number, lo: number): boolean {
-    if (this.find(hi, lo) >= 0) return true;
-    this.insert(hi, lo);
-    return false;
-  }
-
-  private insert(hi: number, lo: number): void {
-    if (this.capacity === 0) return;
-    let slot: number;
-    if (this.size < this.capacity) slot = this.size++;
-    else {
-      let x = this.state;
-      x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
-      this.state = x;
-      slot = Math.floor(((x >>> 0) / 4294967296) * this.capacity);
-      this.unplace(slot);
-    }
-    this.place(slot, hi, lo);
-  }
+  protected admitted(): void {}
 }
 
 /**
