@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { crawl, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
 import type { MetadataStore, DocumentRow } from '../store/types.ts';
-import { openStore } from '../store/index.ts';
+import { withStore } from '../store/index.ts';
 import { getStrategy } from './strategies/index.ts';
 import { DEFAULT_BOUNDS } from './bounds.ts';
 import { planBatch, type DueHost } from './crawl-time.ts';
@@ -47,15 +47,8 @@ export interface CycleResult {
   note?: string;
 }
 
-async function withStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
-  if (o.store) return fn(o.store);
-  const store = await openStore(o.dataDir);
-  await store.init();
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
+function withCycleStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
+  return o.store ? fn(o.store) : withStore(o.dataDir, undefined, fn);
 }
 
 async function dueByHost(store: MetadataStore, due: DocumentRow[]): Promise<DueHost[]> {
@@ -113,13 +106,13 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
   const lock = acquireCycleLock(o.dataDir);
   if ('heldBy' in lock) {
     const note = `skipped: the previous cycle is still running (${lock.heldBy})`;
-    await withStore(o, async (store) => {
+    await withCycleStore(o, async (store) => {
       await store.startCycle({ startedAt: now(), endedAt: now(), urls: 0, status: 'skipped', note });
     });
     return { status: 'skipped', note, ...empty };
   }
   try {
-    return await withStore(o, async (store) => {
+    return await withCycleStore(o, async (store) => {
       const started = now();
       const t0 = Date.now();
       const allDue = await store.dueDocuments(started, 1_000_000);

@@ -21,3 +21,25 @@ export async function openStore(dataDir: string, db?: string): Promise<MetadataS
   fs.mkdirSync(dataDir, { recursive: true });
   return new SqliteStore(path.join(dataDir, 'meta.sqlite'));
 }
+
+/** Whether `dataDir` (or the database `db` names) holds an archive to read. */
+export function archiveExists(dataDir: string, db?: string): boolean {
+  return Boolean(db) || fs.existsSync(path.join(dataDir, 'meta.sqlite'));
+}
+
+/**
+ * Runs `fn` with the archive's store open and initialised, and closes it after. `mustExist`: an
+ * absent archive is the user's mistake, said plainly, rather than a new empty store.
+ */
+export async function withStore<T>(dataDir: string, db: string | undefined, fn: (store: MetadataStore) => Promise<T>, opts: { mustExist?: boolean } = {}): Promise<T> {
+  if (opts.mustExist && !archiveExists(dataDir, db)) {
+    throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${dataDir} URL), or give --data`);
+  }
+  const store = await openStore(dataDir, db);
+  await store.init();
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}

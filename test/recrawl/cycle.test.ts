@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,6 +157,16 @@ describe('the CLI: add, run, stats', () => {
     const stats = await cli(['stats', '--data', dataDir, '--estimates']);
     expect(stats.code).toBe(0);
     expect(stats.out).toMatch(/crawl length/);
+  });
+
+  it('reading commands refuse a folder that holds no archive, and create nothing there', async () => {
+    const missing = path.join(tempDir(), 'nothing-here');
+    for (const args of [['stats'], ['export']]) {
+      const r = await cli([...args, '--data', missing]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/no archive in .*crawl into it first/);
+    }
+    expect(fs.existsSync(missing)).toBe(false);
   });
 
   it('daemon runs cycles at fixed intervals and logs each one', async () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { startWebOfData } from '../../testkit/web-of-data.ts';
 import { runCrawlCommand } from './crawl.ts';
-import { openStore } from '../../store/index.ts';
+import { withStore } from '../../store/index.ts';
 import { exportArchive } from '../../archive/export.ts';
 
 export function register(program: Command): void {
@@ -24,11 +24,8 @@ export function register(program: Command): void {
           Boolean(flags.json),
         );
         if (!flags.json) {
-          const store = await openStore(dataDir);
-          await store.init();
           let n3 = '';
-          await exportArchive(store, dataDir, 'nquads', (s) => (n3 += s));
-          await store.close();
+          await withStore(dataDir, undefined, (store) => exportArchive(store, dataDir, 'nquads', (s) => (n3 += s)));
           const sample = n3.split('\n').filter((l) => l.includes('foaf/0.1/knows')).slice(0, 3);
           process.stdout.write(`\nA few of the archived quads (each document in its own graph):\n${sample.map((l) => '  ' + l).join('\n')}\n`);
           process.stdout.write(`\nNext: npx datamonitor export --data ${path.relative(process.cwd(), dataDir) || '.'} --format turtle\n`);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { openStore } from '../../store/index.ts';
+import { withStore } from '../../store/index.ts';
 import { exportArchive, type ExportFormat } from '../../archive/export.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
@@ -20,16 +20,15 @@ export function register(program: Command): void {
       const format = flags.format as ExportFormat;
       if (!['nquads', 'turtle', 'prolog'].includes(format)) throw new UserError(`--format '${flags.format}' is not one of nquads, turtle, prolog`);
       const dataDir = path.resolve(flags.data);
-      if (!flags.db && !fs.existsSync(path.join(dataDir, 'meta.sqlite'))) throw new UserError(`no archive in '${dataDir}': crawl into it first, or give --data`);
-      const store = await openStore(dataDir, flags.db);
-      await store.init();
-      const out = flags.output ? fs.createWriteStream(flags.output) : process.stdout;
-      try {
-        const r = await exportArchive(store, dataDir, format, (s) => out.write(s), { at: flags.at ? parseTime(flags.at, '--at') : undefined, provenance: flags.provenance });
-        process.stderr.write(`exported ${r.quads} quads from ${r.documents} documents\n`);
-      } finally {
-        if (flags.output) await new Promise((r) => (out as fs.WriteStream).end(r));
-        await store.close();
-      }
+      const at = flags.at ? parseTime(flags.at, '--at') : undefined;
+      await withStore(dataDir, flags.db, async (store) => {
+        const out = flags.output ? fs.createWriteStream(flags.output) : process.stdout;
+        try {
+          const r = await exportArchive(store, dataDir, format, (s) => out.write(s), { at, provenance: flags.provenance });
+          process.stderr.write(`exported ${r.quads} quads from ${r.documents} documents\n`);
+        } finally {
+          if (flags.output) await new Promise((r) => (out as fs.WriteStream).end(r));
+        }
+      }, { mustExist: true });
     });
 }

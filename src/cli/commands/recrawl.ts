@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { openStore } from '../../store/index.ts';
+import { withStore } from '../../store/index.ts';
 import { runCycle, DEFAULT_STRATEGY, type CycleResult } from '../../schedule/cycle.ts';
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
 import { estimationReport } from '../../schedule/crawl-time.ts';
@@ -9,16 +8,6 @@ import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
 import { readSeeds } from './crawl.ts';
-
-async function withStore<T>(flags: { data: string; db?: string }, fn: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
-  const store = await openStore(path.resolve(flags.data), flags.db);
-  await store.init();
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
 
 function cycleFlags(cmd: Command): Command {
   return cmd
@@ -66,7 +55,7 @@ export function register(program: Command): void {
         if (!url) throw new UserError(`'${u}' is not an http(s) URL`);
         return { url, host: hostOf(url), depth: 0 };
       });
-      const added = await withStore(flags, (store) => store.addDocuments(docs, { monitored: true, strategy: flags.strategy, nextFetch: Date.now() }));
+      const added = await withStore(path.resolve(flags.data), flags.db, (store) => store.addDocuments(docs, { monitored: true, strategy: flags.strategy, nextFetch: Date.now() }));
       if (flags.json) process.stdout.write(JSON.stringify({ urls: docs.length, added, strategy: flags.strategy }) + '\n');
       else process.stdout.write(`monitoring ${docs.length} URLs (${added} new) with strategy ${flags.strategy}; run \`datamonitor run --data ${flags.data}\` for a cycle\n`);
     });
@@ -115,8 +104,7 @@ export function register(program: Command): void {
     .option('--estimates', 'over- and under-estimation of cycle times, grouped by crawl length (seed 000 Table 3)')
     .option('--json', 'print JSON')
     .action(async (flags) => {
-      if (!flags.db && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite'))) throw new UserError(`no archive in '${flags.data}'`);
-      await withStore(flags, async (store) => {
+      await withStore(path.resolve(flags.data), flags.db, async (store) => {
         const cycles = await store.cycles();
         if (flags.estimates) {
           const rows = estimationReport(cycles.filter((c) => c.status === 'done').map((c) => ({ estimateMs: c.estimateMs ?? NaN, actualMs: c.actualMs ?? 0 })));
@@ -136,6 +124,6 @@ export function register(program: Command): void {
           lastCycle: cycles.at(-1),
         };
         process.stdout.write(flags.json ? JSON.stringify(out, null, 2) + '\n' : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n') + '\n');
-      });
+      }, { mustExist: true });
     });
 }

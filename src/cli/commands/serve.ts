@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
+import { archiveExists } from '../../store/index.ts';
 import { startServer } from '../../server/index.ts';
 
 interface ServeFlags {
@@ -29,8 +30,8 @@ export function register(program: Command): void {
     .option('--json', 'print the address as JSON')
     .action(async (flags: ServeFlags) => {
       const dataDir = path.resolve(flags.data);
-      if (!flags.db && !fs.existsSync(path.join(dataDir, 'meta.sqlite'))) {
-        throw new UserError(`no archive in '${dataDir}' (meta.sqlite): crawl into it first (datamonitor crawl --data ${flags.data} URL), or give --data`);
+      if (!archiveExists(dataDir, flags.db)) {
+        throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${flags.data} URL), or give --data`);
       }
       if (flags.lab && !fs.existsSync(flags.lab)) throw new UserError(`--lab '${flags.lab}' does not exist: write it with datamonitor lab recrawl --json > FILE.json`);
       const port = flags.port === '0' ? 0 : parseCount(flags.port, '--port');

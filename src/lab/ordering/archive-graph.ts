@@ -3,20 +3,15 @@
  * datamonitor archived, its links and text extracted again from the archived bytes, starting from
  * the first URL the crawl fetched (its seed).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { UserError } from '../../util/errors.ts';
-import { openStore } from '../../store/index.ts';
+import { withStore } from '../../store/index.ts';
 import { latestResponses, replayDocument } from '../../archive/replay.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { linksFromQuads } from '../../extract/links.ts';
 import type { RepositoryGraph, RepositoryPage } from './graph.ts';
 
 export async function loadArchiveGraph(dataDir: string): Promise<RepositoryGraph> {
-  if (!fs.existsSync(path.join(dataDir, 'meta.sqlite'))) throw new UserError(`no archive in '${dataDir}': crawl into it first`);
-  const store = await openStore(dataDir);
-  await store.init();
-  try {
+  return withStore(dataDir, undefined, async (store) => {
     const entries = await latestResponses(store);
     if (entries.length === 0) throw new UserError(`the archive in '${dataDir}' holds no pages yet`);
     entries.sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
@@ -32,7 +27,5 @@ export async function loadArchiveGraph(dataDir: string): Promise<RepositoryGraph
       pages.push({ url: normalizeUrl(url) ?? url, title: result.title, text: result.text, links: [...links.values()] });
     }
     return { pages, start: pages[0].url };
-  } finally {
-    await store.close();
-  }
+  }, { mustExist: true });
 }
