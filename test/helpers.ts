@@ -12,24 +12,18 @@ export function tempDir(prefix = 'dm-test-'): string {
   return dir;
 }
 
-/** Reads the crawl log of a data directory straight from its SQLite file (what a user would inspect). */
-export function crawlLog(dataDir: string): Array<Record<string, any>> {
+/** Rows of a table of a data directory's metadata store, read straight from its SQLite file (what a user would inspect). */
+function rows(dataDir: string, sql: string): Array<Record<string, any>> {
   const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT * FROM crawl_log ORDER BY id').all() as Array<Record<string, any>>;
+    return db.prepare(sql).all() as Array<Record<string, any>>;
   } finally {
     db.close();
   }
 }
 
-export function documents(dataDir: string): Array<Record<string, any>> {
-  const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
-  try {
-    return db.prepare('SELECT * FROM documents').all() as Array<Record<string, any>>;
-  } finally {
-    db.close();
-  }
-}
+export const crawlLog = (dataDir: string) => rows(dataDir, 'SELECT * FROM crawl_log ORDER BY id');
+export const documents = (dataDir: string) => rows(dataDir, 'SELECT * FROM documents');
 
 export function warcFiles(dataDir: string): string[] {
   const root = path.join(dataDir, 'warc');

@@ -1,5 +1,5 @@
 import type { Quad } from '@rdfjs/types';
-import type { FetchOutcome, Fetcher, FetchResponse } from '../fetch/types.ts';
+import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { FoundLink, Diagnostic } from '../extract/types.ts';
 import type { ChangeState, DocumentRow, MetadataStore } from '../store/types.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
@@ -42,7 +42,6 @@ export interface CapturedDocument {
 export interface CaptureContext {
   store: MetadataStore;
   warc: ArchiveWriter;
-  fetcher: Fetcher;
   mime: string[];
   maxQuads: number;
   cycleId?: number;

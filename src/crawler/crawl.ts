@@ -186,7 +186,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     else if (versionStore instanceof VersionStoreThread) await versionStore.putVersion(graph, time, nquads ?? quads.map(quadToNQuads).join(''));
     else await versionStore.putVersion(graph, time, quads);
   } : undefined);
-  const ctx: CaptureContext = { store, warc, fetcher, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion };
+  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
