@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe('datamonitor crawl on the command line', () => {
+  let web: WebOfData;
+  beforeAll(async () => (web = await startWebOfData()));
+  afterAll(() => web.close());
+
+  it('crawls with an LRU seen cache, writes the seen-test trace and prints the JSON summary', async () => {
+    const dataDir = tempDir();
+    const trace = path.join(dataDir, 'seen.trace');
+    const r = await cli(['crawl', web.seed, '--data', dataDir, '--allow-private', '--delay', '0', '--domain', '127.0.0.1', '--seen-cache', 'lru', '--trace-out', trace, '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.out);
+    expect(summary).toMatchObject({ errors: expect.any(Number), triples: expect.any(Number) });
+    expect(summary.documents).toBeGreaterThanOrEqual(13);
+    const urls = fs.readFileSync(trace, 'utf8').trim().split('\n');
+    expect(urls[0]).toBe(web.seed);
+    expect(urls.length).toBeGreaterThan(new Set(urls).size); // every link the seen test received, repeats included
+  });
+
+  it('says which flag is wrong', async () => {
+    const r = await cli(['crawl', web.seed, '--data', tempDir(), '--seen-cache', 'fifo']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--seen-cache 'fifo' is not one of clock, lru, random/);
+  });
+});
+
+describe('an unresolvable host with robots.txt on', () => {
+  it('fails its page at once with the DNS reason instead of deferring the host', async () => {
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: ['http://no-such-host.test/doc'], dataDir, resolve: { 'other.test': '127.0.0.1' }, allowPrivate: true }).run();
+    expect(s.errors).toBe(1);
+    // A deferred host would log "robots.txt unavailable" after minutes (and this test would time out).
+    expect(crawlLog(dataDir)[0].error).toMatch(/dns|ENOTFOUND/i);
+  });
+});
