@@ -14,6 +14,8 @@
  *     --quick          2,000 pages
  *     --repeat N       run each contender N times and keep its fastest run
  *     --no-profile     skip the profiled datamonitor run
+ *     --profile-contender datamonitor-core   profile that contender instead (one .cpuprofile per thread in bench/out/crawl-profile)
+ *     --only CONTENDER[,CONTENDER]           run only these contenders (e.g. bare,datamonitor-core)
  *   node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE.cpuprofile [--top 15]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -45,7 +47,7 @@ const REPEAT = Number(option('--repeat') ?? 1);
 const LINKS_PER_PAGE = 4;
 const BYTES_PER_PAGE = 5_000;
 
-type Contender = 'bare' | 'crawlee' | 'datamonitor' | 'datamonitor-core';
+type Contender = 'bare' | 'floor' | 'crawlee' | 'datamonitor' | 'datamonitor-core';
 
 /** What a contender's child process reports on its last stdout line. */
 interface ChildResult {
@@ -119,6 +121,111 @@ async function bareLoop(seed: string): Promise<{ pages: number; errors: number }
   return { pages, errors };
 }
 
+/**
+ * The pipeline's floor: the bare loop, plus each stage of the pipeline done as the plain library call
+ * and nothing else, on the one thread: parse the Turtle (n3), take the links from the quads, SHA-1 of
+ * the payload, the graph hash (N-Quads lines sorted, SHA-256), three WARC records (request, response,
+ * conversion) each with its SHA-1 block digest and gzipped (level 1) into one file, and three SQLite
+ * statements per page (a log row, the document's update, the new links' rows) in transactions of 100 pages.
+ * No politeness, robots.txt, redirects, address checks, URL normalisation or error handling: what any
+ * implementation of "extract, archive, store" must at least spend. Its CPU per page bounds what the whole
+ * pipeline can reach on this machine.
+ */
+async function floorLoop(seed: string): Promise<{ pages: number; errors: number; note: string }> {
+  const { Agent, request } = await import('undici');
+  const { Parser } = await import('n3');
+  const crypto = await import('node:crypto');
+  const zlib = await import('node:zlib');
+  const { default: Database } = await import('better-sqlite3');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-floor-bench-'));
+  const db = new Database(path.join(dir, 'store.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE documents (url TEXT PRIMARY KEY, state TEXT, checksum TEXT, graph_hash TEXT); CREATE TABLE log (id INTEGER PRIMARY KEY, url TEXT, time INTEGER, status INTEGER, checksum TEXT, graph_hash TEXT, warc_offset INTEGER)');
+  const addDoc = db.prepare("INSERT OR IGNORE INTO documents (url, state) VALUES (?, 'queued')");
+  const logRow = db.prepare('INSERT INTO log (url, time, status, checksum, graph_hash, warc_offset) VALUES (?, ?, ?, ?, ?, ?)');
+  const fetched = db.prepare("UPDATE documents SET state = 'fetched', checksum = ?, graph_hash = ? WHERE url = ?");
+  const fd = fs.openSync(path.join(dir, 'floor.warc.gz'), 'a');
+  let offset = 0;
+  const record = (type: string, uri: string, block: Buffer): void => {
+    const head = `WARC/1.1\r\nWARC-Type: ${type}\r\nWARC-Target-URI: ${uri}\r\nWARC-Date: ${new Date().toISOString()}\r\nWARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\nWARC-Block-Digest: sha1:${crypto.hash('sha1', block, 'base64')}\r\nContent-Length: ${block.length}\r\n\r\n`;
+    const gz = zlib.gzipSync(Buffer.concat([Buffer.from(head), block, Buffer.from('\r\n\r\n')]), { level: 1 });
+    fs.writeSync(fd, gz);
+    offset += gz.length;
+  };
+  const agent = new Agent({ connections: CONNECTIONS });
+  const origin = new URL(seed).origin;
+  const seen = new Set<string>([seed]);
+  const queue: string[] = [seed];
+  let head = 0;
+  let inFlight = 0;
+  let pages = 0;
+  let errors = 0;
+  let triples = 0;
+  let inTx = 0;
+  addDoc.run(seed);
+  db.exec('BEGIN');
+  const page = (url: string, statusCode: number, headers: Record<string, unknown>, raw: Buffer): void => {
+    const quads = new Parser({ baseIRI: url }).parse(raw.toString('utf8'));
+    triples += quads.length;
+    const lines: string[] = [];
+    for (const q of quads) {
+      const o = q.object;
+      lines.push(`<${q.subject.value}> <${q.predicate.value}> ${o.termType === 'NamedNode' ? `<${o.value}>` : JSON.stringify(o.value)} .\n`);
+      if (o.termType === 'NamedNode' && o.value.startsWith(origin) && !seen.has(o.value)) {
+        seen.add(o.value);
+        queue.push(o.value);
+        addDoc.run(o.value);
+      }
+    }
+    const nquads = lines.sort().join('');
+    const graphHash = crypto.hash('sha256', nquads, 'hex');
+    const payloadDigest = crypto.hash('sha1', raw, 'base64');
+    const at = offset;
+    record('request', url, Buffer.from(`GET ${new URL(url).pathname} HTTP/1.1\r\nhost: ${new URL(url).host}\r\naccept: text/turtle\r\n\r\n`));
+    let httpHead = `HTTP/1.1 ${statusCode} OK\r\n`;
+    for (const [k, v] of Object.entries(headers)) httpHead += `${k}: ${String(v)}\r\n`;
+    record('response', url, Buffer.concat([Buffer.from(httpHead + '\r\n'), raw]));
+    record('conversion', url, Buffer.from(nquads));
+    logRow.run(url, Date.now(), statusCode, payloadDigest, graphHash, at);
+    fetched.run(payloadDigest, graphHash, url);
+    if (++inTx === 100) (db.exec('COMMIT; BEGIN'), (inTx = 0));
+  };
+  await new Promise<void>((resolve) => {
+    const fetchOne = async (url: string): Promise<void> => {
+      try {
+        const { statusCode, headers, body } = await request(url, { dispatcher: agent });
+        const raw = Buffer.from(await body.arrayBuffer());
+        if (statusCode !== 200) {
+          errors++;
+          return;
+        }
+        pages++;
+        page(url, statusCode, headers, raw);
+      } catch {
+        errors++;
+      }
+    };
+    const pump = (): void => {
+      while (inFlight < CONNECTIONS && head < queue.length) {
+        inFlight++;
+        void fetchOne(queue[head++]).finally(() => {
+          inFlight--;
+          if (inFlight === 0 && head === queue.length) resolve();
+          else pump();
+        });
+      }
+    };
+    pump();
+  });
+  db.exec('COMMIT');
+  await agent.close();
+  fs.closeSync(fd);
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { pages, errors, note: `${triples.toLocaleString('en')} triples, WARC ${(offset / 2 ** 20).toFixed(0)} MiB` };
+}
+
 /** The part of Crawlee's API this benchmark uses (its types live in bench/peers, outside the project). */
 interface CrawleeModule {
   HttpCrawler: new (options: Record<string, unknown>, config: unknown) => {
@@ -189,6 +296,7 @@ async function child(kind: string): Promise<void> {
   const seed = option('--seed') as string;
   const runs: Record<Contender, () => Promise<{ pages: number; errors: number; note?: string }>> = {
     bare: () => bareLoop(seed),
+    floor: () => floorLoop(seed),
     crawlee: () => crawleeCrawl(seed),
     datamonitor: () => datamonitorCrawl(seed),
     'datamonitor-core': () => datamonitorCrawl(seed, false),
@@ -363,7 +471,8 @@ async function profiledRun(): Promise<string> {
   const dir = path.join(OUT_DIR, 'crawl-profile');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const row = await runContender('datamonitor', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const contender = (option('--profile-contender') ?? 'datamonitor') as Contender;
+  const row = await runContender(contender, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   const prof = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
   // The largest profile is the crawler child's (the loader's own is tiny).
   const main = prof.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
@@ -377,7 +486,7 @@ function report(rows: Row[], baselineMb: number, profile: string | undefined): s
   const rate = (r: Row) => r.pages / r.seconds;
   const bare = rows.find((r) => r.contender === 'bare');
   const peer = rows.find((r) => r.contender === 'crawlee');
-  const names: Record<Contender, string> = { bare: 'bare undici loop', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor (whole pipeline)', 'datamonitor-core': 'datamonitor without the versioned query store' };
+  const names: Record<Contender, string> = { bare: 'bare undici loop', floor: 'floor: bare loop + each stage as one library call, one thread', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor (whole pipeline)', 'datamonitor-core': 'datamonitor without the versioned query store' };
   const x = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '–');
   const f = (v: number | undefined, d = 0) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d));
   const check = (r: Row) => (r.pages === PAGES ? `${r.pages.toLocaleString('en')} ✓` : `${r.pages.toLocaleString('en')} ✗ (expected ${PAGES.toLocaleString('en')})`);
@@ -406,7 +515,9 @@ async function main(): Promise<void> {
   ensurePeers();
   const baseline = JSON.parse((await runNode([], ['--child', 'baseline'])).trim().split('\n').pop() ?? '{}') as { maxRssMb: number };
   const rows: Row[] = [];
-  for (const c of ['bare', 'crawlee', 'datamonitor', 'datamonitor-core'] as const) {
+  const only = option('--only')?.split(',');
+  for (const c of ['bare', 'floor', 'crawlee', 'datamonitor', 'datamonitor-core'] as const) {
+    if (only && !only.includes(c)) continue;
     let best: Row | undefined;
     for (let i = 1; i <= REPEAT; i++) {
       console.error(`crawl bench: ${c} on ${PAGES} pages${REPEAT > 1 ? ` (run ${i} of ${REPEAT})` : ''} ...`);
