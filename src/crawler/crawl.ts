@@ -14,9 +14,6 @@ import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/f
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { SeenSet } from '../frontier/seen/index.ts';
 import { UserError } from '../util/errors.ts';
-import { VersionStoreThread } from '../query/version-store-thread.ts';
-import { openVersionStore } from '../query/index.ts';
-import { quadToNQuads } from '../archive/canonical.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
@@ -39,8 +36,6 @@ export interface CrawlSummary {
   stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal';
   resumed: boolean;
   dataDir: string;
-  /** Versions the query store could not index (the archive has them; `query` will not). */
-  indexErrors?: string[];
 }
 
 export interface CrawlProgress {
@@ -146,8 +141,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     onFetched: (host, status, text) => Object.assign(hostRow(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
   });
-  // WARC writing and version indexing run on threads of their own, beside the crawl; a small
-  // fixed batch (a re-crawl cycle's few URLs) stays inline, where a thread's start-up would cost more.
+  // WARC writing runs on a thread of its own, beside the crawl; a small fixed batch (a re-crawl
+  // cycle's few URLs) stays inline, where a thread's start-up would cost more.
   const threaded = o.threads ?? !(o.noFollow && o.seeds.length < 200);
   const warc: ArchiveWriter = threaded ? new WarcWriterThread(o.dataDir) : new WarcWriter(o.dataDir);
   const timing = { delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost };
@@ -178,15 +173,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     }
     return p;
   };
-  // Every changed graph also goes to the versioned store that `query`, `diff` and `serve` read,
-  // written from a thread of its own.
-  const versionStore = o.onVersion || o.versions === false ? undefined : threaded ? new VersionStoreThread(o.dataDir) : openVersionStore(o.dataDir);
-  const onVersion: CrawlOptions['onVersion'] = o.onVersion ?? (versionStore ? async (graph, time, quads, nquads) => {
-    if (quads.length === 0) await versionStore.deleteGraph(graph, time);
-    else if (versionStore instanceof VersionStoreThread) await versionStore.putVersion(graph, time, nquads ?? quads.map(quadToNQuads).join(''));
-    else await versionStore.putVersion(graph, time, quads);
-  } : undefined);
-  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion };
+  // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
+  // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
+  // watch each changed version through `onVersion`.
+  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
@@ -380,8 +370,6 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     await fetcher.close();
-    await versionStore?.close();
-    if (versionStore instanceof VersionStoreThread && versionStore.errors.length) s.indexErrors = versionStore.errors.slice(0, 20);
     await seen.close();
     fs.rmSync(seenDir, { recursive: true, force: true });
     trace?.end();

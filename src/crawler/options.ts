@@ -49,11 +49,13 @@ export interface CrawlOptions {
   seenCacheSize?: number;
   /** Write every URL the seen test receives to this file (seed 002 traces). */
   traceOut?: string;
-  /** Keep the versioned query store `<dataDir>/versions.sqlite` up to date (default true). */
-  versions?: boolean;
-  /** Called with each version whose graph changed, instead of the versioned query store. */
+  /**
+   * Called with each version whose graph changed (an empty quad list: the document is gone). The crawl
+   * itself does not index versions: `query`, `diff` and `serve` catch `<dataDir>/versions.sqlite` up
+   * from the archive (src/query/catch-up.ts).
+   */
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
-  /** WARC writing and version indexing on threads of their own (default: yes, unless a small fixed batch). */
+  /** WARC writing on a thread of its own (default: yes, unless a small fixed batch). */
   threads?: boolean;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;

@@ -30,7 +30,16 @@ CREATE INDEX IF NOT EXISTS quads_by_to ON quads (to_t);
 CREATE INDEX IF NOT EXISTS quads_by_s ON quads (s);
 CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
 CREATE INDEX IF NOT EXISTS quads_by_o ON quads (o);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 `;
+
+/** The meta key of the last crawl-log id indexed into the store (src/query/catch-up.ts). */
+const INDEXED_LOG_ID = 'indexed_log_id';
+/**
+ * How long a writer waits for another process's write transaction (a `serve` and a `query` catching up
+ * at once) before giving up: a batch of versions takes well under this.
+ */
+const BUSY_TIMEOUT_MS = 60_000;
 
 const QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o`;
 const QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o`;
@@ -69,7 +78,7 @@ export class VersionArchive implements VersionedGraphStore {
 
   constructor(file: string, opts: { readonly?: boolean } = {}) {
     this.file = file;
-    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: BUSY_TIMEOUT_MS });
     if (!opts.readonly) {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
@@ -86,10 +95,15 @@ export class VersionArchive implements VersionedGraphStore {
   // ---- writes -------------------------------------------------------------------------------------
 
   async putVersion(graph: string, time: number, quads: Iterable<Quad>): Promise<{ added: number; removed: number }> {
+    this.batch();
+    return this.putVersionNow(graph, time, quads);
+  }
+
+  /** putVersion inside the caller's transaction (see `writeTransaction`), in a savepoint of its own. */
+  putVersionNow(graph: string, time: number, quads: Iterable<Quad>): { added: number; removed: number } {
     checkGraph(graph);
     const t = checkTime(time, `putVersion(${graph})`);
     const triples = skolemise(graph, quads);
-    this.batch();
     return this.db.transaction(() => this.applyVersion(graph, t, triples))();
   }
 
@@ -114,10 +128,69 @@ export class VersionArchive implements VersionedGraphStore {
   }
 
   async deleteGraph(graph: string, time: number): Promise<void> {
+    this.batch();
+    this.deleteGraphNow(graph, time);
+  }
+
+  /**
+   * deleteGraph inside the caller's transaction; true if it logged a deletion. A graph the store never
+   * saw, or already deleted, is no event (and costs no new term).
+   */
+  deleteGraphNow(graph: string, time: number): boolean {
     checkGraph(graph);
     const t = checkTime(time, `deleteGraph(${graph})`);
-    this.batch();
+    const g = this.graphId(graph);
+    const last = g === undefined ? undefined : this.stmts.lastVersion.get(g);
+    if (!last || last.kind === 'deleted') return false;
     this.db.transaction(() => this.applyVersion(graph, t, undefined))();
+    return true;
+  }
+
+  private dataVersionSeen: number | undefined;
+
+  /**
+   * Runs `fn` holding SQLite's write lock (BEGIN IMMEDIATE: a second writer waits here, up to the busy
+   * timeout, instead of failing half-way), commits if it returns, rolls back if it throws. Whatever `fn`
+   * reads inside is what no other process can change before the commit.
+   */
+  writeTransaction<T>(fn: () => T): T {
+    this.commit(); // a batch of putVersion calls still open is committed first
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      // Another connection wrote since our last transaction: term ids it removed (a rebuild) must not be
+      // taken from our cache.
+      const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+      if (this.dataVersionSeen !== undefined && dataVersion !== this.dataVersionSeen) this.termIds.clear();
+      this.dataVersionSeen = dataVersion;
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  /** The last crawl-log id indexed into this store; undefined when none was ever recorded. */
+  indexedLogId(): number | undefined {
+    // Prepared here, not with the other statements: a read-only store written before the meta table has none.
+    return this.db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE key = ?').get(INDEXED_LOG_ID)?.value;
+  }
+
+  setIndexedLogId(id: number): void {
+    this.db.prepare<[string, number]>('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(INDEXED_LOG_ID, id);
+  }
+
+  /** Whether the store holds any version (a store with versions but no indexed log id predates the indexer). */
+  hasVersions(): boolean {
+    return this.db.prepare('SELECT 1 FROM versions LIMIT 1').get() !== undefined;
+  }
+
+  /** Empties the store (inside `writeTransaction`), to index it again from the start. */
+  clear(): void {
+    this.db.exec('DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM meta;');
+    this.termIds.clear();
+    this.generationCounter++;
   }
 
   async close(): Promise<void> {

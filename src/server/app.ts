@@ -4,7 +4,7 @@ import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
-import { ArchiveIndex } from './versions-index.ts';
+import { VersionIndex } from '../query/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
 import { registerCdxRoute } from './cdx.ts';
@@ -33,7 +33,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const dataDir = path.resolve(o.dataDir);
   const store = o.store ?? (await openStore(dataDir, o.db));
   if (!o.store) await store.init();
-  const index = ArchiveIndex.open(dataDir, store);
+  const index = VersionIndex.open(dataDir, store);
   const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });

@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { MetadataStore } from '../store/types.ts';
-import type { ArchiveIndex } from './versions-index.ts';
+import type { VersionIndex } from '../query/version-index.ts';
 
 /** What every route reads: the archive on disk, its stores, and the server's configuration. */
 export interface ServerContext {
   dataDir: string;
   store: MetadataStore;
-  index: ArchiveIndex;
+  /** The versioned store, caught up with the crawl log before each query. */
+  index: VersionIndex;
   /** Bearer token for writes; without one, writes are refused. */
   token?: string;
   /** Output of `datamonitor lab recrawl --json`, shown on the dashboard. */

@@ -1,6 +1,6 @@
 /** The archive's web front: SPARQL protocol, Memento (RFC 7089), a CDXJ index, the dashboard and a write API. */
 export { buildServer, startServer, type ServerOptions } from './app.ts';
-export { ArchiveIndex } from './versions-index.ts';
+export { VersionIndex } from '../query/version-index.ts';
 export { surt, cdxLines, cdxjText, type CdxLine, type CdxQuery, type MatchType } from './cdx.ts';
 export {
   mementosOf, closestMemento, timestampOf, parseTimestamp, httpDate, mementoUris, mementoLinks, timegateLinks, timemapLinks,

@@ -165,7 +165,6 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     dataDir: archiveDir,
     store: scoped,
     queueHost: (h) => held.has(h),
-    versions: false,
     drain,
     maxDocs: o.crawl?.maxDocs === undefined ? undefined : o.crawl.maxDocs - s.documents,
     maxTimeMs: deadline === Infinity ? undefined : Math.max(0, deadline - Date.now()),

@@ -60,9 +60,9 @@ describe('a change is a change of the graph, not of its serialisation', () => {
     expect(main[2].profile).toMatch(/identical-payload-digest/);
   });
 
-  it('indexes each changed graph in the versioned query store, and only those', async () => {
-    const { openVersionStore } = await import('../../src/query/index.ts');
-    const archive = openVersionStore(dataDir, { readonly: true });
+  it('the versioned query store, caught up from the archive, has each changed graph, and only those', async () => {
+    const { indexVersions } = await import('../query/helpers.ts');
+    const { archive } = await indexVersions(dataDir);
     const versions = archive.versions(`${server.url}/doc`);
     const delta = archive.delta(versions[0].time, versions[1].time);
     await archive.close();

@@ -1,5 +1,5 @@
 import { crawl } from '../../src/crawler/crawl.ts';
-import { openVersionStore } from '../../src/query/index.ts';
+import { indexVersions } from '../query/helpers.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
 
@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `other.ttl` is captured once; `gone.ttl` is captured, then 404. The first captures are `spacingMs`
  * apart so that second-precision Accept-Datetime values can tell them apart.
  */
-export async function buildArchive(opts: { spacingMs?: number; versionsStore?: boolean } = {}): Promise<ArchiveFixture> {
+export async function buildArchive(opts: { spacingMs?: number } = {}): Promise<ArchiveFixture> {
   const spacing = opts.spacingMs ?? 2100;
   const dataDir = tempDir('dm-server-');
   let body = BODY_A;
@@ -43,11 +43,10 @@ export async function buildArchive(opts: { spacingMs?: number; versionsStore?: b
     if (url.pathname === '/gone.ttl' && goneStatus === 200) return res.writeHead(200, { 'content-type': 'text/turtle' }).end('<http://example.org/gone> a <http://example.org/Thing> .\n');
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
-  const archive = opts.versionsStore === false ? undefined : openVersionStore(dataDir);
   const run = (paths: string[]) =>
     crawl({
       seeds: paths.map((p) => `${origin.url}${p}`), dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, refetch: true, noFollow: true,
-      domains: ['127.0.0.1'], onVersion: archive ? (g, t, q) => archive.putVersion(g, t, q).then(() => undefined) : undefined,
+      domains: ['127.0.0.1'],
     }).run();
   await run(['/doc.ttl', '/other.ttl', '/gone.ttl']);
   await sleep(spacing);
@@ -58,7 +57,8 @@ export async function buildArchive(opts: { spacingMs?: number; versionsStore?: b
   etag = '"b"';
   await run(['/doc.ttl']); // same bytes: a revisit record
   await run(['/doc.ttl']); // If-None-Match answered 304
-  await archive?.close();
+  // What `query` does first: index the versions from the archive into versions.sqlite.
+  await (await indexVersions(dataDir)).close();
   const doc = `${origin.url}/doc.ttl`;
   const times = crawlLog(dataDir).filter((e) => e.url === doc).map((e) => Number(e.time));
   return {

@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
 import { nquadLine, ntripleLine } from '../../query/index.ts';
-import { openArchive } from './query.ts';
+import { withVersions } from './query.ts';
 
 export interface DiffFlags {
   data: string;
+  db?: string;
   from?: string;
   to?: string;
   json?: boolean;
@@ -17,6 +18,7 @@ export function register(program: Command): void {
     .description('the triples added (+) and removed (-) between two times, for one document or the whole archive')
     .argument('[url]', 'the document (its graph); default: every document (lines then carry the graph)')
     .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'postgres:// URL of the metadata store (default: <data>/meta.sqlite)')
     .requiredOption('--from <time>', 'the earlier time (ISO 8601 date or datetime)')
     .option('--to <time>', 'the later time; default now', 'now')
     .option('--json', 'JSON: {from, to, graph, added: [lines], removed: [lines]}')
@@ -33,8 +35,7 @@ export async function diffCommand(url: string | undefined, flags: DiffFlags): Pr
   const from = parseTime(flags.from, '--from');
   const to = parseTime(flags.to ?? 'now', '--to');
   if (to < from) throw new UserError(`--to (${flags.to}) is before --from (${flags.from})`);
-  const archive = openArchive(flags.data);
-  try {
+  return withVersions(flags.data, flags.db, (archive) => {
     if (url && archive.versions(url).length === 0) throw new UserError(`the archive has no version of ${url}: see datamonitor query --list`);
     const delta = archive.delta(from, to, { graphs: url ? [url] : undefined });
     const line = url ? ntripleLine : nquadLine;
@@ -46,7 +47,5 @@ export async function diffCommand(url: string | undefined, flags: DiffFlags): Pr
     }
     const text = [...removed.map((l) => `- ${l}`), ...added.map((l) => `+ ${l}`)].join('\n');
     return { text: text ? text + '\n' : '', summary };
-  } finally {
-    await archive.close();
-  }
+  });
 }

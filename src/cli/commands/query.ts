@@ -4,12 +4,15 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
 import {
-  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE,
-  type AnswerVersions, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
+  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
+  type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
+import { archiveExists, withStore } from '../../store/index.ts';
+import { ProgressLine } from '../progress.ts';
 
 export interface QueryFlags {
   data: string;
+  db?: string;
   file?: string;
   at?: string;
   graph?: string[];
@@ -30,6 +33,7 @@ export function register(program: Command): void {
     .description('SPARQL over the archive as it was at any time (each document in its named graph; default graph = their union), version queries and changes')
     .argument('[query]', "a SPARQL query; with --versions also a triple pattern like '<http://x/s> ?p ?o'")
     .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'postgres:// URL of the metadata store (default: <data>/meta.sqlite)')
     .option('-f, --file <file>', 'read the query from this file')
     .option('--at <time>', 'evaluate over the archive as it was then (ISO 8601); default now')
     .option('--graph <url...>', 'only these documents form the dataset')
@@ -49,43 +53,74 @@ export function register(program: Command): void {
 
 /** The whole command as a function of its arguments: returns what goes to standard output. */
 export async function queryCommand(query: string | undefined, flags: QueryFlags): Promise<string> {
-  const archive = openArchive(flags.data);
-  try {
-    if (flags.list) return listDocuments(archive, flags);
-    const text = queryText(query, flags);
-    const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
-    if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
-    if (flags.changes) {
-      const changes = await queryChanges(archive, text, window);
-      if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
-      return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${c.answers} answers)`).join('\n') + `\n${changes.length} change${changes.length === 1 ? '' : 's'}\n`;
-    }
-    if (flags.versions) {
-      if (looksLikeSparql(text)) {
-        const ver = await queryVersions(archive, text, window);
-        if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
-        return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${ver.length} answers\n`;
-      }
-      const pattern = parseTriplePattern(text);
-      if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
-      const ver = archive.patternVersions(pattern).filter((v) => inWindow(v, window.from, window.to));
-      if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
-      return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}\n    ${intervalsText(v.intervals)}  (${v.versions.length} versions)`).join('\n')
-        + `\n${ver.length} triple${ver.length === 1 ? '' : 's'}\n`;
-    }
-    const format = resultFormat(flags);
-    const result = await runQuery(archive, text, { at: flags.at ? parseTime(flags.at, '--at') : undefined, graphs: flags.graph, format: format ?? undefined });
-    if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(result.body);
-    return renderTable(JSON.parse(result.body) as SparqlJsonResults);
-  } finally {
-    await archive.close();
-  }
+  return withVersions(flags.data, flags.db, (archive) => answer(archive, query, flags));
 }
 
-export function openArchive(data: string): VersionArchive {
+async function answer(archive: VersionArchive, query: string | undefined, flags: QueryFlags): Promise<string> {
+  if (flags.list) return listDocuments(archive, flags);
+  const text = queryText(query, flags);
+  const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
+  if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
+  if (flags.changes) {
+    const changes = await queryChanges(archive, text, window);
+    if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
+    return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${c.answers} answers)`).join('\n') + `\n${changes.length} change${changes.length === 1 ? '' : 's'}\n`;
+  }
+  if (flags.versions) {
+    if (looksLikeSparql(text)) {
+      const ver = await queryVersions(archive, text, window);
+      if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
+      return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${ver.length} answers\n`;
+    }
+    const pattern = parseTriplePattern(text);
+    if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
+    const ver = archive.patternVersions(pattern).filter((v) => inWindow(v, window.from, window.to));
+    if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
+    return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}\n    ${intervalsText(v.intervals)}  (${v.versions.length} versions)`).join('\n')
+      + `\n${ver.length} triple${ver.length === 1 ? '' : 's'}\n`;
+  }
+  const format = resultFormat(flags);
+  const result = await runQuery(archive, text, { at: flags.at ? parseTime(flags.at, '--at') : undefined, graphs: flags.graph, format: format ?? undefined });
+  if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(result.body);
+  return renderTable(JSON.parse(result.body) as SparqlJsonResults);
+}
+
+/** Catch-ups shorter than this draw no progress bar. */
+const PROGRESS_AFTER_MS = 500;
+
+/**
+ * Runs `fn` on the archive's versioned store, brought up to date with the crawl log first (the index is
+ * derived from the WARC records; src/query/catch-up.ts). A versions.sqlite with no crawl log beside it
+ * (built through the API) is read as it is.
+ */
+export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
-  if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (${VERSIONS_FILE}): crawl into it first, or give --data`);
-  return openVersionStore(dir, { readonly: true });
+  if (!archiveExists(dir, db)) {
+    if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`);
+    const standalone = openVersionStore(dir, { readonly: true });
+    try {
+      return await fn(standalone);
+    } finally {
+      await standalone.close();
+    }
+  }
+  return withStore(dir, db, async (store) => {
+    const index = VersionIndex.open(dir, store);
+    try {
+      const progress = new ProgressLine();
+      const started = Date.now();
+      const result = await index.catchUp((p: CatchUpProgress) => {
+        if (Date.now() - started >= PROGRESS_AFTER_MS) progress.update(`indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
+      });
+      progress.done();
+      if (result.failed > 0) {
+        process.stderr.write(`${result.failed} version${result.failed === 1 ? '' : 's'} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
+      }
+      return await fn(index.archive);
+    } finally {
+      await index.close();
+    }
+  });
 }
 
 function queryText(query: string | undefined, flags: QueryFlags): string {

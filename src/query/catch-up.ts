@@ -1,0 +1,123 @@
+import { versionQuads } from '../archive/export.ts';
+import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { VersionArchive } from './version-store.ts';
+
+/**
+ * The versioned store is an index derived from the archive, built after the crawl as Heritrix and pywb
+ * build a CDX index after the WARC: every crawl-log row with a changed graph points at a WARC
+ * `conversion` record holding that version's canonical N-Quads, and a 404/410 of a known graph is its
+ * deletion. `catchUpVersions` replays the rows the store has not seen yet, in id order.
+ */
+
+export interface CatchUpProgress {
+  /** Log ids covered so far in this catch-up (ids are dense for one writer, so about rows). */
+  done: number;
+  /** Log ids to cover, as counted at the start (rows appended meanwhile are indexed too, beyond it). */
+  total: number;
+  lastLogId: number;
+}
+
+export interface CatchUpResult {
+  /** Log rows this call replayed (rows another process indexed meanwhile are not counted). */
+  rows: number;
+  versions: number;
+  deletions: number;
+  /** Versions whose WARC record could not be read or stored: each is one diagnostic. */
+  failed: number;
+  /** The store predated the indexer (written live by the crawler, no indexed log id): emptied and rebuilt. */
+  rebuilt: boolean;
+  lastLogId: number;
+  diagnostics: string[];
+}
+
+export interface CatchUpOptions {
+  /** Log rows read and indexed per write transaction. */
+  batchRows?: number;
+  onProgress?: (p: CatchUpProgress) => void;
+}
+
+const BATCH_ROWS = 500;
+const MAX_DIAGNOSTICS = 100;
+
+/**
+ * Brings `archive` up to date with the crawl log of `store` (whose WARC files are in `dataDir`).
+ * Safe with another process catching up the same file at once: each batch takes SQLite's write lock
+ * and re-reads the last indexed id inside it, so a row is applied once whoever gets there first.
+ */
+export async function catchUpVersions(archive: VersionArchive, store: MetadataStore, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
+  const batchRows = opts.batchRows ?? BATCH_ROWS;
+  const result: CatchUpResult = { rows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, lastLogId: 0, diagnostics: [] };
+  // Outside the lock this is only where to start reading; the batch decides under the lock.
+  let cursor = archive.indexedLogId() ?? 0;
+  const start = cursor;
+  const end = opts.onProgress ? await lastLogId(store, cursor) : cursor;
+  for (;;) {
+    const rows = await store.log({ sinceId: cursor, limit: batchRows });
+    if (rows.length === 0) break;
+    cursor = archive.writeTransaction(() => {
+      let indexed = archive.indexedLogId();
+      if (indexed === undefined) {
+        // Versions but no indexed id: written live by a crawler before the store became an index.
+        // Replaying the log on top would store every version twice, so index it again from the start.
+        if (archive.hasVersions()) {
+          archive.clear();
+          result.rebuilt = true;
+        }
+        indexed = 0;
+      }
+      for (const e of rows) {
+        if (e.id! <= indexed) continue; // another process indexed it while this batch was read
+        applyLogRow(archive, dataDir, e, result);
+        result.rows++;
+      }
+      const reached = Math.max(indexed, rows.at(-1)!.id!);
+      archive.setIndexedLogId(reached);
+      return reached;
+    });
+    opts.onProgress?.({ done: cursor - start, total: Math.max(end, cursor) - start, lastLogId: cursor });
+  }
+  result.lastLogId = cursor;
+  return result;
+}
+
+/** One log row into the store; a row that cannot be applied costs its version, not the index. */
+function applyLogRow(archive: VersionArchive, dataDir: string, e: CrawlLogEntry, result: CatchUpResult): void {
+  const graph = e.finalUrl ?? e.url;
+  try {
+    if (e.rdfOffset !== undefined && e.warcFile) {
+      archive.putVersionNow(graph, e.time, versionQuads(dataDir, e, 'b'));
+      result.versions++;
+    } else if (e.status === 404 || e.status === 410) {
+      if (archive.deleteGraphNow(graph, e.time)) result.deletions++;
+    }
+  } catch (err) {
+    result.failed++;
+    if (result.diagnostics.length < MAX_DIAGNOSTICS) result.diagnostics.push(`log entry ${e.id} (${e.url}): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The largest log id, for the progress bar's total, found with the store's one log query (`id > x
+ * ORDER BY id LIMIT 1`, an index seek): doubling steps, then halving. A few dozen seeks instead of a
+ * count method in every store.
+ */
+export async function lastLogId(store: MetadataStore, after = 0): Promise<number> {
+  const next = async (id: number): Promise<number | undefined> => (await store.log({ sinceId: id, limit: 1 }))[0]?.id;
+  let lo = after; // an id with nothing known after it yet
+  let step = 1024;
+  let hi: number; // no row after it
+  for (;;) {
+    const found = await next(lo + step);
+    if (found === undefined) { hi = lo + step; break; }
+    lo = found;
+    step *= 2;
+  }
+  for (;;) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mid <= lo) break;
+    const found = await next(mid);
+    if (found === undefined) hi = mid;
+    else lo = found;
+  }
+  return (await next(lo)) ?? lo;
+}

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { MetadataStore } from '../store/types.ts';
+import { openVersionStore, VERSIONS_FILE, type VersionArchive } from './version-store.ts';
+import { catchUpVersions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
+
+/**
+ * The versioned store of a data directory as the readers (`query`, `diff`, `serve`) use it: the
+ * persistent index `<data>/versions.sqlite`, caught up with the crawl log before answering. When the
+ * data directory cannot be written, a temporary index built from the WARC records takes its place (and
+ * is removed on close): answers never depend on being allowed to write.
+ */
+export class VersionIndex {
+  private syncing: Promise<CatchUpResult> | undefined;
+  /** Versions that could not be indexed (a few first ones), across catch-ups. */
+  readonly diagnostics: string[] = [];
+
+  private constructor(
+    private readonly dataDir: string,
+    private readonly store: MetadataStore,
+    private archiveInUse: VersionArchive,
+    /** The directory of a temporary index (removed on close); undefined for `<data>/versions.sqlite`. */
+    private temporaryDir: string | undefined,
+  ) {}
+
+  static open(dataDir: string, store: MetadataStore): VersionIndex {
+    const dir = path.resolve(dataDir);
+    if (writable(dir)) {
+      try {
+        return new VersionIndex(dir, store, openVersionStore(dir), undefined);
+      } catch (e) {
+        if (!cannotWrite(e)) throw e;
+      }
+    }
+    const tmp = temporaryIndexDir();
+    return new VersionIndex(dir, store, openVersionStore(tmp), tmp);
+  }
+
+  get archive(): VersionArchive {
+    return this.archiveInUse;
+  }
+
+  get temporary(): boolean {
+    return this.temporaryDir !== undefined;
+  }
+
+  /** Where the versions come from, for the dashboard and `serve`'s start-up line. */
+  get source(): string {
+    return this.temporaryDir
+      ? `a temporary index built from the WARC conversion records (${this.dataDir} is not writable)`
+      : this.archiveInUse.file;
+  }
+
+  /**
+   * Indexes the crawl-log rows the store has not seen. Concurrent calls in this process share one
+   * catch-up; another process catching up the same file waits for SQLite's write lock.
+   */
+  catchUp(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
+    this.syncing ??= this.runCatchUp(onProgress).finally(() => (this.syncing = undefined));
+    return this.syncing;
+  }
+
+  /** The store, brought up to date with the crawl log first. */
+  async current(): Promise<VersionArchive> {
+    await this.catchUp();
+    return this.archiveInUse;
+  }
+
+  private async runCatchUp(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
+    let result: CatchUpResult;
+    try {
+      result = await catchUpVersions(this.archiveInUse, this.store, this.dataDir, { onProgress });
+    } catch (e) {
+      // Opened, but the first write is refused (a read-only file, a directory where the WAL cannot be made).
+      if (this.temporaryDir || !cannotWrite(e)) throw e;
+      await this.archiveInUse.close();
+      this.temporaryDir = temporaryIndexDir();
+      this.archiveInUse = openVersionStore(this.temporaryDir);
+      result = await catchUpVersions(this.archiveInUse, this.store, this.dataDir, { onProgress });
+    }
+    for (const d of result.diagnostics) if (this.diagnostics.length < 100) this.diagnostics.push(d);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.syncing?.catch(() => undefined);
+    await this.archiveInUse.close();
+    if (this.temporaryDir) fs.rmSync(this.temporaryDir, { recursive: true, force: true });
+  }
+}
+
+function temporaryIndexDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'datamonitor-versions-'));
+}
+
+/** Whether this process may create or write `<dir>/versions.sqlite` (and its WAL beside it). */
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    const file = path.join(dir, VERSIONS_FILE);
+    if (fs.existsSync(file)) fs.accessSync(file, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SQLite's and the file system's ways of saying "you may not write here". */
+function cannotWrite(e: unknown): boolean {
+  const code = String((e as { code?: unknown }).code ?? '');
+  return /^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(code) || ['EACCES', 'EPERM', 'EROFS'].includes(code);
+}
