@@ -4,10 +4,10 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
 import {
-  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
+  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex, metadataStoreToRead,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
-import { archiveExists, withStore } from '../../store/index.ts';
+import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
 import { ProgressLine } from '../progress.ts';
 
 export interface QueryFlags {
@@ -104,23 +104,30 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
       await standalone.close();
     }
   }
-  return withStore(dir, db, async (store) => {
-    const index = VersionIndex.open(dir, store);
-    try {
-      const progress = new ProgressLine();
-      const started = Date.now();
-      const result = await index.catchUp((p: CatchUpProgress) => {
-        if (Date.now() - started >= PROGRESS_AFTER_MS) progress.update(`indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
-      });
-      progress.done();
-      if (result.failed > 0) {
-        process.stderr.write(`${result.failed} version${result.failed === 1 ? '' : 's'} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
-      }
-      return await fn(index.archive);
-    } finally {
-      await index.close();
+  const meta = db ? { dir, remove: () => undefined } : metadataStoreToRead(dir);
+  try {
+    return await withStore(meta.dir, db, (store) => caughtUp(dir, store, fn));
+  } finally {
+    meta.remove();
+  }
+}
+
+async function caughtUp<T>(dir: string, store: MetadataStore, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
+  const index = VersionIndex.open(dir, store);
+  try {
+    const progress = new ProgressLine();
+    const started = Date.now();
+    const result = await index.catchUp((p: CatchUpProgress) => {
+      if (Date.now() - started >= PROGRESS_AFTER_MS) progress.update(`indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
+    });
+    progress.done();
+    if (result.failed > 0) {
+      process.stderr.write(`${result.failed} version${result.failed === 1 ? '' : 's'} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
     }
-  });
+    return await fn(index.archive);
+  } finally {
+    await index.close();
+  }
 }
 
 function queryText(query: string | undefined, flags: QueryFlags): string {
