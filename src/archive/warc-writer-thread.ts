@@ -1,6 +1,6 @@
 import { TsThread } from '../util/ts-thread.ts';
-import { toWire, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from './warc-writer.ts';
-import type { WarcMessage } from './warc-writer-worker.ts';
+import { toWire, type ArchivedExchange, type ArchiveWriter, type ExchangeInput, type WireExchange } from './warc-writer.ts';
+import type { WarcMessage, WarcReply } from './warc-writer-worker.ts';
 
 /**
  * The WARC writer on a thread of its own: record building, gzip and appends (a third of the
@@ -10,15 +10,20 @@ import type { WarcMessage } from './warc-writer-worker.ts';
 export class WarcWriterThread extends TsThread implements ArchiveWriter {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (r: ArchivedExchange) => void; reject: (e: Error) => void }>();
+  /** Exchanges of this event-loop turn, sent as one message: a message costs more than cloning a flat exchange. */
+  private batch: { id: number; wire: WireExchange }[] = [];
+  private transfer: ArrayBuffer[] = [];
 
   constructor(readonly dataDir: string, options: { maxFileBytes?: number; maxOpenFiles?: number } = {}) {
     super(new URL('./warc-writer-worker.ts', import.meta.url), { dataDir, options });
-    this.worker.on('message', (m: { type: string; id: number; result?: ArchivedExchange; error?: string }) => {
+    this.worker.on('message', (m: WarcReply) => {
       if (m.type !== 'written') return;
-      const p = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (m.error) p?.reject(new Error(`WARC writer: ${m.error}`));
-      else p?.resolve(m.result as ArchivedExchange);
+      for (const r of m.results) {
+        const p = this.pending.get(r.id);
+        this.pending.delete(r.id);
+        if (r.error) p?.reject(new Error(`WARC writer: ${r.error}`));
+        else p?.resolve(r.result as ArchivedExchange);
+      }
     });
     this.worker.on('error', (e) => {
       for (const p of this.pending.values()) p.reject(new Error(`WARC writer thread failed: ${e.message}`));
@@ -32,7 +37,23 @@ export class WarcWriterThread extends TsThread implements ArchiveWriter {
     const wire = toWire(ex, true);
     return new Promise<ArchivedExchange>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'write', id, wire } satisfies WarcMessage, [wire.body.buffer as ArrayBuffer]);
+      if (this.batch.length === 0) setImmediate(this.send);
+      this.batch.push({ id, wire });
+      this.transfer.push(wire.body.buffer as ArrayBuffer);
     });
+  }
+
+  private readonly send = (): void => {
+    const batch = this.batch;
+    const transfer = this.transfer;
+    this.batch = [];
+    this.transfer = [];
+    this.worker.postMessage({ type: 'write', batch } satisfies WarcMessage, transfer);
+  };
+
+  override close(): Promise<void> {
+    // Exchanges still waiting for this turn's message go first: the thread handles messages in order.
+    if (this.batch.length) this.send();
+    return super.close();
   }
 }

@@ -6,14 +6,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { WarcWriter, type WireExchange } from './warc-writer.ts';
 import { serveThread } from '../util/ts-thread.ts';
 
-export type WarcMessage = { type: 'write'; id: number; wire: WireExchange };
+import type { ArchivedExchange } from './warc-writer.ts';
+
+export type WarcMessage = { type: 'write'; batch: { id: number; wire: WireExchange }[] };
+export type WarcReply = { type: 'written'; results: { id: number; result?: ArchivedExchange; error?: string }[] };
 
 const writer = new WarcWriter(workerData.dataDir as string, workerData.options);
 
 serveThread<WarcMessage>(async (m) => {
-  try {
-    parentPort!.postMessage({ type: 'written', id: m.id, result: await writer.writeWire(m.wire) });
-  } catch (e) {
-    parentPort!.postMessage({ type: 'written', id: m.id, error: (e as Error).message });
-  }
+  const results = await Promise.all(m.batch.map(({ id, wire }) => writer.writeWire(wire).then(
+    (result) => ({ id, result }),
+    (e: Error) => ({ id, error: e.message }),
+  )));
+  parentPort!.postMessage({ type: 'written', results } satisfies WarcReply);
 }, () => writer.close());
