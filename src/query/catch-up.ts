@@ -20,6 +20,8 @@ export interface CatchUpProgress {
 export interface CatchUpResult {
   /** Log rows this call replayed (rows another process indexed meanwhile are not counted). */
   rows: number;
+  /** Of those, rows that committed after a higher id had been indexed (PostgreSQL, several workers). */
+  lateRows: number;
   versions: number;
   deletions: number;
   /** Versions whose WARC record could not be read or stored: each is one diagnostic. */
@@ -34,19 +36,32 @@ export interface CatchUpOptions {
   /** Log rows read and indexed per write transaction. */
   batchRows?: number;
   onProgress?: (p: CatchUpProgress) => void;
+  /** How long a hole in the log ids is re-checked for a late commit before it counts as an aborted insert. */
+  gapTtlMs?: number;
+  /** The clock (epoch ms), for tests of hole expiry. */
+  now?: number;
 }
 
 const BATCH_ROWS = 500;
 const MAX_DIAGNOSTICS = 100;
+/**
+ * A log row is one autocommit INSERT (PostgresStore.appendLog): its id is in flight for as long as that
+ * statement runs, milliseconds, seconds under a stalled disk. An hour is far beyond that, and keeping a hole
+ * costs one index seek per catch-up, so the margin is nearly free.
+ */
+export const GAP_TTL_MS = 3_600_000;
 
 /**
  * Brings `archive` up to date with the crawl log of `store` (whose WARC files are in `dataDir`).
  * Safe with another process catching up the same file at once: each batch takes SQLite's write lock
- * and re-reads the last indexed id inside it, so a row is applied once whoever gets there first.
+ * and re-reads the last indexed id and the open holes inside it, so a row is applied once whoever gets
+ * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
  */
 export async function catchUpVersions(archive: VersionArchive, store: MetadataStore, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
   const batchRows = opts.batchRows ?? BATCH_ROWS;
-  const result: CatchUpResult = { rows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, lastLogId: 0, diagnostics: [] };
+  const now = opts.now ?? Date.now();
+  const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, lastLogId: 0, diagnostics: [] };
+  await fillLogGaps(archive, store, dataDir, batchRows, now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
   // Outside the lock this is only where to start reading; the batch decides under the lock.
   let cursor = archive.indexedLogId() ?? 0;
   const start = cursor;
@@ -65,12 +80,20 @@ export async function catchUpVersions(archive: VersionArchive, store: MetadataSt
         }
         indexed = 0;
       }
+      let reached = indexed;
       for (const e of rows) {
-        if (e.id! <= indexed) continue; // another process indexed it while this batch was read
+        if (e.id! > reached) {
+          // Ids skipped on the way may belong to rows not committed yet: remember them.
+          archive.logGaps.add(reached + 1, e.id! - 1, now);
+          reached = e.id!;
+        } else if (archive.logGaps.fill(e.id!)) {
+          result.lateRows++; // committed after this batch's read of the holes, found here by chance
+        } else {
+          continue; // another process indexed it while this batch was read
+        }
         applyLogRow(archive, dataDir, e, result);
         result.rows++;
       }
-      const reached = Math.max(indexed, rows.at(-1)!.id!);
       archive.setIndexedLogId(reached);
       return reached;
     });
@@ -78,6 +101,35 @@ export async function catchUpVersions(archive: VersionArchive, store: MetadataSt
   }
   result.lastLogId = cursor;
   return result;
+}
+
+/**
+ * Re-reads the holes the index went past (one `id > from - 1 ORDER BY id LIMIT size` seek each), applies
+ * the rows that have committed since, then forgets holes older than `expireBefore` that are still empty.
+ */
+async function fillLogGaps(archive: VersionArchive, store: MetadataStore, dataDir: string, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
+  const gaps = archive.logGaps.list();
+  if (gaps.length === 0) return;
+  for (const gap of gaps) {
+    let cursor = gap.from - 1;
+    while (cursor < gap.to) {
+      // No more rows can lie in the hole than it has ids: an empty hole costs one seek and no row read.
+      const rows = await store.log({ sinceId: cursor, limit: Math.min(batchRows, gap.to - cursor) });
+      const inGap = rows.filter((e) => e.id! <= gap.to);
+      if (inGap.length === 0) break;
+      archive.writeTransaction(() => {
+        for (const e of inGap) {
+          if (!archive.logGaps.fill(e.id!)) continue; // another process got there first
+          applyLogRow(archive, dataDir, e, result);
+          result.rows++;
+          result.lateRows++;
+        }
+      });
+      if (inGap.length < rows.length) break;
+      cursor = inGap.at(-1)!.id!;
+    }
+  }
+  archive.writeTransaction(() => archive.logGaps.expire(expireBefore));
 }
 
 /** One log row into the store; a row that cannot be applied costs its version, not the index. */

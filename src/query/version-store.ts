@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise } from './terms.ts';
+import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
   VersionedGraphStore, VersionInfo, VersionKind,
@@ -31,6 +32,7 @@ CREATE INDEX IF NOT EXISTS quads_by_s ON quads (s);
 CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
 CREATE INDEX IF NOT EXISTS quads_by_o ON quads (o);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+${LOG_GAPS_DDL}
 `;
 
 /** The meta key of the last crawl-log id indexed into the store (src/query/catch-up.ts). */
@@ -75,6 +77,8 @@ export class VersionArchive implements VersionedGraphStore {
   private generationCounter = 0;
 
   private readonly stmts: ReturnType<typeof prepareStatements>;
+  /** Crawl-log ids the catch-up went past unseen (rows that may still commit late). */
+  readonly logGaps: LogGaps;
 
   constructor(file: string, opts: { readonly?: boolean } = {}) {
     this.file = file;
@@ -85,6 +89,7 @@ export class VersionArchive implements VersionedGraphStore {
       this.db.exec(SCHEMA);
     }
     this.stmts = prepareStatements(this.db);
+    this.logGaps = new LogGaps(this.db);
   }
 
   /** Changes whenever this or another connection writes: a cache key for materialised snapshots. */
@@ -189,6 +194,7 @@ export class VersionArchive implements VersionedGraphStore {
   /** Empties the store (inside `writeTransaction`), to index it again from the start. */
   clear(): void {
     this.db.exec('DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM meta;');
+    this.logGaps.clear();
     this.termIds.clear();
     this.generationCounter++;
   }
