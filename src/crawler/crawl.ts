@@ -193,16 +193,19 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
+  /** Documents archived as the end of another URL's redirects in this crawl (few: kept in memory). */
+  const redirectTargets = new Set<string>();
   const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
     const url = normalizeUrl(raw);
     if (!url) return;
     trace?.write(url + '\n');
     const host = hostOf(url);
     if (rejectReason(url, host, depth, filters, vocabulary)) return;
-    if (!seen.addIfNewSync(url) && !force) return;
+    const fresh = seen.addIfNewSync(url);
+    if (!fresh && !force) return;
     newDocs.push({ url, host, depth });
     // Another worker's host: it goes to the shared store only, where that worker will find it.
-    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary });
+    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary, fresh });
   };
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
@@ -256,7 +259,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
           return;
         }
       }
-      const prev = await store.getDocument(e.url);
+      // A URL this crawl found new has no stored row, unless it was fetched meanwhile as a redirect target.
+      const prev = e.fresh && !redirectTargets.has(e.url) ? undefined : await store.getDocument(e.url);
       // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
       if (prev?.state === 'fetched' && !o.refetch) return;
       startedAt = Date.now();
@@ -286,6 +290,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         const fin = normalizeUrl(doc.finalUrl);
         if (fin && fin !== e.url) {
           seen.addIfNewSync(fin);
+          redirectTargets.add(fin);
           await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
           await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
         }

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { crawlLog, tempDir } from '../helpers.ts';
+
+// The crawler skips the store read for URLs it found new in this crawl; a URL that was queued and
+// then archived as another URL's redirect target must still be recognised and not fetched again.
+describe('a queued URL that another URL redirects to', () => {
+  let site: TestServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    site = await startServer((_req, res, url) => {
+      const base = `http://127.0.0.1:${site.port}`;
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      if (url.pathname === '/') {
+        // /old is listed first, so it is fetched (and redirected to /new) before /new comes up in the queue.
+        res.writeHead(200, { 'content-type': 'text/turtle' });
+        return res.end(`<${base}/> <http://example.org/links> <${base}/old>, <${base}/new> .\n`);
+      }
+      if (url.pathname === '/old') return res.writeHead(301, { location: '/new' }).end();
+      if (url.pathname === '/new') {
+        res.writeHead(200, { 'content-type': 'text/turtle' });
+        return res.end(`<${base}/new> <http://example.org/title> "new" .\n`);
+      }
+      res.writeHead(404).end();
+    });
+    dataDir = tempDir();
+    await crawl({ seeds: [`${site.url}/`], dataDir, depth: 2, delayMs: 0, perHost: 1, concurrency: 1, allowPrivate: true, domains: ['127.0.0.1'] }).run();
+  });
+  afterAll(() => site.close());
+
+  it('fetches the target once, through the redirect, and archives it once', () => {
+    expect(site.requests.filter((r) => r.path === '/old')).toHaveLength(1);
+    expect(site.requests.filter((r) => r.path === '/new')).toHaveLength(1);
+    const captures = crawlLog(dataDir).filter((e) => e.final_url === `${site.url}/new` || e.url === `${site.url}/new`);
+    expect(captures).toHaveLength(1);
+    expect(captures[0].url).toBe(`${site.url}/old`);
+  });
+});
