@@ -1,7 +1,7 @@
 /** The archive over time: the versioned store indexed from the archive, and the queries the CLI and server run. */
 export { openVersionStore, VersionArchive, VERSIONS_FILE, nquadLine, ntripleLine } from './version-store.ts';
 export { catchUpVersions, GAP_TTL_MS, type CatchUpOptions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
-export { VersionIndex, metadataStoreToRead } from './version-index.ts';
+export { VersionIndex } from './version-index.ts';
 export { runQuery, materialise, freeStore, evaluate, renderTable, termText, formatsFor, mediaTypeOf, NOW } from './sparql.ts';
 export { analyseQuery } from './sparql-text.ts';
 export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';

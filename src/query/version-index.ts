@@ -90,22 +90,6 @@ export class VersionIndex {
   }
 }
 
-/**
- * Where a reader opens the data directory's SQLite metadata store from: the directory itself, or, when
- * that cannot be written, a temporary copy of `meta.sqlite` and its WAL (SQLite writes to open a WAL
- * database, and the store's init writes its schema version). `remove` deletes the copy.
- */
-export function metadataStoreToRead(dataDir: string): { dir: string; remove: () => void } {
-  if (writableDir(dataDir)) return { dir: dataDir, remove: () => undefined };
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'datamonitor-meta-'));
-  for (const name of ['meta.sqlite', 'meta.sqlite-wal']) {
-    if (!fs.existsSync(path.join(dataDir, name))) continue;
-    fs.copyFileSync(path.join(dataDir, name), path.join(copy, name));
-    fs.chmodSync(path.join(copy, name), 0o600); // the copy keeps the original's read-only mode otherwise
-  }
-  return { dir: copy, remove: () => fs.rmSync(copy, { recursive: true, force: true }) };
-}
-
 function writableDir(dir: string): boolean {
   try {
     fs.accessSync(dir, fs.constants.W_OK);

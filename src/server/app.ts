@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openStore } from '../store/index.ts';
@@ -31,7 +32,10 @@ export interface ServerOptions {
  */
 export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const dataDir = path.resolve(o.dataDir);
-  const store = o.store ?? (await openStore(dataDir, o.db));
+  // Without a token every write is refused anyway, and a data directory this process cannot write can only
+  // be read: then the store is opened read-only, so that serving writes nothing (a read-only archive works).
+  const readonly = !o.token || (!o.db && !writableDir(dataDir));
+  const store = o.store ?? (await openStore(dataDir, o.db, { readonly }));
   if (!o.store) await store.init();
   const index = VersionIndex.open(dataDir, store);
   const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
@@ -65,4 +69,13 @@ export async function startServer(o: ServerOptions & { port?: number; host?: str
   const port = typeof address === 'object' && address ? address.port : o.port;
   const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return { app, url: `http://${shown}:${port}` };
+}
+
+function writableDir(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -5,21 +5,36 @@ import { SqliteStore } from './sqlite.ts';
 import { UserError } from '../util/errors.ts';
 
 export type { MetadataStore } from './types.ts';
+export { ReadOnlyStoreError } from './read-only.ts';
+
+export interface OpenStoreOptions {
+  /**
+   * For commands that only read (serve without writes, query, diff, export, stats): nothing is written,
+   * not even SQLite's WAL switch or the schema, so a read-only data directory can be read; writes throw
+   * ReadOnlyStoreError.
+   */
+  readonly?: boolean;
+}
 
 /**
  * Opens the metadata store: `<dataDir>/meta.sqlite` by default, or the database a `postgres://`
  * URL names (loaded only when asked for, so the embedded default needs no PostgreSQL).
  */
-export async function openStore(dataDir: string, db?: string): Promise<MetadataStore> {
+export async function openStore(dataDir: string, db?: string, opts: OpenStoreOptions = {}): Promise<MetadataStore> {
   if (db && /^postgres(ql)?:\/\//.test(db)) {
     const mod = await import('./postgres.ts').catch(() => {
       throw new UserError('the PostgreSQL store is not available in this build');
     });
-    return new mod.PostgresStore(db);
+    return new mod.PostgresStore(db, { readonly: opts.readonly });
   }
   if (db) throw new UserError(`--db '${db}' is not a postgres:// URL; leave it out to use the embedded SQLite store in --data`);
+  const file = path.join(dataDir, 'meta.sqlite');
+  if (opts.readonly) {
+    if (!fs.existsSync(file)) throw new UserError(`no archive in '${dataDir}' (no meta.sqlite): crawl into it first, or give --data`);
+    return new SqliteStore(file, { readonly: true });
+  }
   fs.mkdirSync(dataDir, { recursive: true });
-  return new SqliteStore(path.join(dataDir, 'meta.sqlite'));
+  return new SqliteStore(file);
 }
 
 /** Whether `dataDir` (or the database `db` names) holds an archive to read. */
@@ -31,11 +46,11 @@ export function archiveExists(dataDir: string, db?: string): boolean {
  * Runs `fn` with the archive's store open and initialised, and closes it after. `mustExist`: an
  * absent archive is the user's mistake, said plainly, rather than a new empty store.
  */
-export async function withStore<T>(dataDir: string, db: string | undefined, fn: (store: MetadataStore) => Promise<T>, opts: { mustExist?: boolean } = {}): Promise<T> {
-  if (opts.mustExist && !archiveExists(dataDir, db)) {
+export async function withStore<T>(dataDir: string, db: string | undefined, fn: (store: MetadataStore) => Promise<T>, opts: { mustExist?: boolean } & OpenStoreOptions = {}): Promise<T> {
+  if ((opts.mustExist || opts.readonly) && !archiveExists(dataDir, db)) {
     throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${dataDir} URL), or give --data`);
   }
-  const store = await openStore(dataDir, db);
+  const store = await openStore(dataDir, db, { readonly: opts.readonly });
   await store.init();
   try {
     return await fn(store);

@@ -4,6 +4,7 @@ import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
 import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError } from '../util/errors.ts';
+import { ReadOnlyStoreError } from './read-only.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
 const MIGRATIONS: { version: number; sql: string[] }[] = [
@@ -61,10 +62,13 @@ export class PostgresStore implements WorkerStore {
   readonly schema: string | undefined;
   /** Hosts this process has already put in host_leases (saves a statement per page). */
   private registered = new Set<string>();
+  /** Opened with `readonly`: sessions are read-only (the server refuses every write) and init migrates nothing. */
+  readonly readonly: boolean;
 
-  constructor(readonly url: string, opts: { max?: number } = {}) {
+  constructor(readonly url: string, opts: { max?: number; readonly?: boolean } = {}) {
     const { connectionString, schema } = parsePostgresUrl(url);
     this.schema = schema;
+    this.readonly = opts.readonly ?? false;
     this.pool = new pg.Pool({
       connectionString,
       max: opts.max ?? 8,
@@ -73,7 +77,7 @@ export class PostgresStore implements WorkerStore {
       // fraction of a second of log rows, never consistency, the same promise the SQLite store's
       // batching makes, and the WARC writer cuts bytes the log does not point to. The commit wait
       // was what capped cooperating workers (bench/WORKERS.md).
-      options: `${schema ? `-c search_path=${schema} ` : ''}-c synchronous_commit=off`,
+      options: `${schema ? `-c search_path=${schema} ` : ''}-c synchronous_commit=off${this.readonly ? ' -c default_transaction_read_only=on' : ''}`,
     });
     // An idle client that loses its server must not crash the process; the next query reports it.
     this.pool.on('error', () => {});
@@ -84,6 +88,7 @@ export class PostgresStore implements WorkerStore {
       return await this.pool.query(sql, values);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
+      if (err.code === '25006') throw new ReadOnlyStoreError(redactUrl(this.url), sql.trim().split(/\s+/).slice(0, 3).join(' '));
       if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === '3D000' || err.code === '28000') {
         throw new UserError(`cannot use PostgreSQL at ${redactUrl(this.url)}: ${err.message}; check that the server runs and the URL names an existing database and user`);
       }
@@ -92,6 +97,7 @@ export class PostgresStore implements WorkerStore {
   }
 
   async init(): Promise<void> {
+    if (this.readonly) return this.checkSchema();
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -120,6 +126,14 @@ export class PostgresStore implements WorkerStore {
     } finally {
       client.release();
     }
+  }
+
+  /** A read-only open migrates nothing: the schema must be there already, and not newer than this code. */
+  private async checkSchema(): Promise<void> {
+    const { rows } = await this.query(`SELECT to_regclass('schema_version') IS NOT NULL AS present`);
+    if (!rows[0].present) throw new UserError(`${redactUrl(this.url)} holds no datamonitor archive (no schema_version table); crawl into it first`);
+    const current = Number((await this.query('SELECT MAX(version) AS v FROM schema_version')).rows[0].v ?? 0);
+    if (current > LATEST) throw new UserError(`${redactUrl(this.url)} was written by a newer datamonitor (schema ${current}, this one knows ${LATEST}); upgrade datamonitor`);
   }
 
   async flush(): Promise<void> {}

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, MetadataStore } from './types.ts';
 import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 
 const SCHEMA_VERSION = 1;
 
@@ -14,11 +15,23 @@ export class SqliteStore implements MetadataStore {
   readonly db: Database.Database;
   private timer: NodeJS.Timeout | undefined;
   private stmts = new Map<string, Database.Statement>();
+  private readonly batchMs: number;
+  /** Opened with `readonly`: no pragma or DDL that writes, and every write method throws ReadOnlyStoreError. */
+  readonly readonly: boolean;
+  private removeCopy: () => void = () => undefined;
 
-  constructor(readonly file: string, private readonly batchMs = 100) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+  constructor(readonly file: string, opts: { batchMs?: number; readonly?: boolean } = {}) {
+    this.batchMs = opts.batchMs ?? 100;
+    this.readonly = opts.readonly ?? false;
+    if (this.readonly) {
+      const opened = openSqliteReadOnly(file);
+      this.db = opened.db;
+      this.removeCopy = opened.remove;
+    } else {
+      this.db = new Database(file);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+    }
     this.db.pragma('busy_timeout = 5000');
   }
 
@@ -26,6 +39,10 @@ export class SqliteStore implements MetadataStore {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new Error(`${this.file} was written by a newer datamonitor (schema ${version}); upgrade datamonitor to read it`);
+    }
+    if (this.readonly) {
+      if (version === 0) throw new Error(`${this.file} holds no datamonitor metadata store (it was never initialised)`);
+      return;
     }
     this.db.transaction(() => {
       for (const sql of ddl('sqlite')) this.db.exec(sql);
@@ -42,8 +59,14 @@ export class SqliteStore implements MetadataStore {
     return s;
   }
 
+  /** Throws when the store was opened read-only; `what` names the refused write for the message. */
+  protected assertWritable(what: string): void {
+    if (this.readonly) throw new ReadOnlyStoreError(this.file, what);
+  }
+
   /** Opens the batch transaction if none is open; it commits on the timer. */
-  private write(): void {
+  private write(what: string): void {
+    this.assertWritable(what);
     if (this.db.inTransaction) return;
     this.db.exec('BEGIN IMMEDIATE'); // IMMEDIATE: take the write lock (waiting busy_timeout) before the snapshot; a deferred BEGIN fails with SQLITE_BUSY when another process wrote meanwhile
     this.timer = setTimeout(() => this.commit(), this.batchMs);
@@ -64,11 +87,12 @@ export class SqliteStore implements MetadataStore {
     if (!this.db.open) return;
     this.commit();
     this.db.close();
+    this.removeCopy();
   }
 
   async addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts: { monitored?: boolean; strategy?: string; nextFetch?: number } = {}): Promise<number> {
     if (docs.length === 0) return 0;
-    this.write();
+    this.write('addDocuments');
     const now = Date.now();
     const insert = this.stmt(
       `INSERT INTO documents (url, host, depth, state, first_seen, monitored, strategy, next_fetch)
@@ -93,7 +117,7 @@ export class SqliteStore implements MetadataStore {
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
     const { cols, values } = assignments(DOCUMENT_COLS, patch);
     if (cols.length === 0) return;
-    this.write();
+    this.write('updateDocument');
     this.stmt(`UPDATE documents SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE url = ?`).run(...values, url);
   }
 
@@ -119,7 +143,7 @@ export class SqliteStore implements MetadataStore {
   }
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
-    this.write();
+    this.write('appendLog');
     const cols = LOG_COLS.map(([, c]) => c);
     const info = this.stmt(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(LOG_COLS, entry));
     return Number(info.lastInsertRowid);
@@ -151,7 +175,7 @@ export class SqliteStore implements MetadataStore {
   }
 
   async putHost(row: HostRow): Promise<void> {
-    this.write();
+    this.write('putHost');
     const cols = HOST_COLS.map(([, c]) => c);
     this.stmt(
       `INSERT INTO hosts (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
@@ -160,6 +184,7 @@ export class SqliteStore implements MetadataStore {
   }
 
   async startCycle(row: Omit<CycleRow, 'id'>): Promise<number> {
+    this.assertWritable('startCycle');
     const cols = CYCLE_COLS.map(([, c]) => c);
     this.commit();
     const info = this.stmt(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(CYCLE_COLS, row));
@@ -167,6 +192,7 @@ export class SqliteStore implements MetadataStore {
   }
 
   async finishCycle(id: number, patch: Partial<CycleRow>): Promise<void> {
+    this.assertWritable('finishCycle');
     const { cols, values } = assignments(CYCLE_COLS, patch);
     this.commit();
     if (cols.length) this.stmt(`UPDATE cycles SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...values, id);

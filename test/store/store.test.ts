@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
+import { ReadOnlyStoreError } from '../../src/store/read-only.ts';
 import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from './pg.ts';
 
 const run = promisify(execFile);
@@ -23,7 +24,7 @@ const pgBase = await pgBaseUrl();
 export interface Backend {
   name: string;
   skip: boolean;
-  setup(): Promise<{ target: string; open(): Promise<MetadataStore>; cleanup(): Promise<void> }>;
+  setup(): Promise<{ target: string; open(): Promise<MetadataStore>; openReadOnly(): Promise<MetadataStore>; cleanup(): Promise<void> }>;
 }
 
 export const backends: Backend[] = [
@@ -36,6 +37,7 @@ export const backends: Backend[] = [
       return {
         target: file,
         open: async () => { const s = new SqliteStore(file); await s.init(); return s; },
+        openReadOnly: async () => { const s = new SqliteStore(file, { readonly: true }); await s.init(); return s; },
         cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
       };
     },
@@ -48,6 +50,7 @@ export const backends: Backend[] = [
       return {
         target: url,
         open: async () => { const s = new PostgresStore(url); await s.init(); return s; },
+        openReadOnly: async () => { const s = new PostgresStore(url, { readonly: true }); await s.init(); return s; },
         cleanup: () => dropSchema(url),
       };
     },
@@ -75,6 +78,26 @@ for (const backend of backends) {
     afterEach(async () => {
       for (const st of opened) await st.close();
       await env.cleanup();
+    });
+
+    it('opened read-only: reads what was written, refuses every write with ReadOnlyStoreError', async () => {
+      await s.addDocuments([{ url: 'http://a.example/x', host: 'a.example', depth: 0 }]);
+      await s.appendLog(logEntry({}));
+      await s.flush();
+      const ro = await env.openReadOnly();
+      opened.push(ro);
+      expect(await ro.countDocuments()).toBe(1);
+      expect(await ro.log()).toHaveLength(1);
+      const refused = [
+        ro.appendLog(logEntry({})),
+        ro.addDocuments([{ url: 'http://a.example/y', host: 'a.example', depth: 0 }]),
+        ro.updateDocument('http://a.example/x', { state: 'fetched' }),
+        ro.putHost({ host: 'a.example', fetches: 1, errors: 0 }),
+        ro.startCycle({ startedAt: T0, urls: 1, status: 'running' }),
+      ];
+      for (const p of refused) await expect(p).rejects.toThrow(ReadOnlyStoreError);
+      expect(await s.countDocuments()).toBe(1);
+      expect(await s.log()).toHaveLength(1);
     });
 
     it('init is idempotent and what was written survives close and reopen', async () => {

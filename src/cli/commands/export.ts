@@ -29,6 +29,6 @@ export function register(program: Command): void {
         } finally {
           if (flags.output) await new Promise((r) => (out as fs.WriteStream).end(r));
         }
-      }, { mustExist: true });
+      }, { mustExist: true, readonly: true });
     });
 }

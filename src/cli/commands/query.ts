@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
 import {
-  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex, metadataStoreToRead,
+  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
 import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
@@ -104,12 +104,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
       await standalone.close();
     }
   }
-  const meta = db ? { dir, remove: () => undefined } : metadataStoreToRead(dir);
-  try {
-    return await withStore(meta.dir, db, (store) => caughtUp(dir, store, fn));
-  } finally {
-    meta.remove();
-  }
+  return withStore(dir, db, (store) => caughtUp(dir, store, fn), { readonly: true });
 }
 
 async function caughtUp<T>(dir: string, store: MetadataStore, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {

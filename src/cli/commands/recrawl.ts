@@ -124,6 +124,6 @@ export function register(program: Command): void {
           lastCycle: cycles.at(-1),
         };
         process.stdout.write(flags.json ? JSON.stringify(out, null, 2) + '\n' : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n') + '\n');
-      }, { mustExist: true });
+      }, { mustExist: true, readonly: true });
     });
 }

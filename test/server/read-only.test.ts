@@ -1,0 +1,94 @@
+/**
+ * `serve` on a data directory it cannot write (an archive mounted read-only, or owned by the crawl's user):
+ * the metadata store is opened read-only, the version index is built in a temporary directory, and
+ * nothing in the data directory is written.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildArchive, type ArchiveFixture } from './fixture.ts';
+import { openStore, ReadOnlyStoreError } from '../../src/store/index.ts';
+import { repoRoot } from '../helpers.ts';
+
+function setModes(dir: string, dirMode: number, fileMode: number): void {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(e.parentPath, e.name);
+    if (e.isDirectory()) setModes(p, dirMode, fileMode);
+    else fs.chmodSync(p, fileMode);
+  }
+  fs.chmodSync(dir, dirMode);
+}
+
+/** Every file under dir with its size and modification time: what "nothing was written" is checked against. */
+function snapshot(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((f) => {
+    const st = fs.statSync(path.join(dir, f));
+    return `${f} ${st.size} ${st.mtimeMs}`;
+  });
+}
+
+describe('serve on a read-only data directory', () => {
+  let fx: ArchiveFixture;
+
+  beforeAll(async () => {
+    fx = await buildArchive({ spacingMs: 0 });
+  });
+  afterAll(() => fx?.close());
+
+  it('answers a SPARQL query and a Memento request, and writes nothing', async () => {
+    const before = snapshot(fx.dataDir);
+    setModes(fx.dataDir, 0o555, 0o444);
+    // root writes anywhere whatever the modes: serve as nobody then.
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', fx.dataDir, '--port', '0', '--json'],
+      { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/', env: { ...process.env, DATAMONITOR_TOKEN: '' }, ...asNobody });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+      });
+      const { url } = JSON.parse(line) as { url: string };
+
+      const sparql = await fetch(`${url}/sparql?query=${encodeURIComponent('SELECT ?n WHERE { <http://example.org/alice> <http://example.org/name> ?n }')}`);
+      expect(sparql.status).toBe(200);
+      const json = (await sparql.json()) as { results: { bindings: { n: { value: string } }[] } };
+      expect(json.results.bindings.map((b) => b.n.value)).toEqual(['Alice B.']);
+
+      const gate = await fetch(`${url}/timegate/${fx.doc}`, { redirect: 'manual', headers: { 'accept-datetime': new Date(fx.times[0]!).toUTCString() } });
+      expect(gate.status).toBe(302);
+      const memento = await fetch(new URL(gate.headers.get('location')!, url));
+      expect(memento.status).toBe(200);
+      expect(memento.headers.get('memento-datetime')).toBeTruthy();
+      expect(await memento.text()).toBe(fx.served[0]);
+
+      const dashboard = await fetch(`${url}/`);
+      expect(dashboard.status).toBe(200);
+      expect(await dashboard.text()).toContain('temporary index');
+      expect(err).toBe('');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('close', r));
+      setModes(fx.dataDir, 0o755, 0o644);
+    }
+    expect(snapshot(fx.dataDir)).toEqual(before);
+  });
+
+  it('a store opened read-only refuses writes with a clear error, and reads', async () => {
+    const store = await openStore(fx.dataDir, undefined, { readonly: true });
+    try {
+      await store.init();
+      expect((await store.versions(fx.doc)).length).toBe(4);
+      await expect(store.appendLog({ url: fx.doc, time: 0, status: 200, durationMs: 0, bytes: 0, change: 'new', triples: 0 })).rejects.toThrow(ReadOnlyStoreError);
+      await expect(store.addDocuments([{ url: 'http://example.org/x', host: 'example.org', depth: 0 }])).rejects.toThrow(/addDocuments refused: the metadata store .* was opened read-only/);
+    } finally {
+      await store.close();
+    }
+  });
+});
