@@ -13,7 +13,9 @@ import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName
 import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { SeenSet } from '../frontier/seen/index.ts';
-import { UserError } from '../util/errors.ts';
+import { UserError, isStorageFailure } from '../util/errors.ts';
+import { freeBytes } from '../util/disk.ts';
+import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
@@ -32,8 +34,14 @@ export interface CrawlSummary {
   skipped: { robots: number; filtered: number; hostFailing: number };
   queued: number;
   hosts: number;
-  /** Which traffic limit ended the crawl, if one did. */
-  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal';
+  /**
+   * What ended the crawl before its frontier was empty: a traffic limit, a signal, too little free
+   * disk space (`minFreeBytes`), or the archive's storage failing (disk full, I/O error). After the
+   * last two the URLs not archived stay queued: free space and run the same crawl again to resume.
+   */
+  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error';
+  /** Why, for `disk-space` and `storage-error`, in words. */
+  stopMessage?: string;
   resumed: boolean;
   dataDir: string;
 }
@@ -213,12 +221,25 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   let running = 0;
   let stopReason: CrawlSummary['stoppedBy'];
+  let storageFailed = false;
   let wake: (() => void) | undefined;
   const done: CapturedDocument[] = [];
   const follow = o.vocabularies !== false;
 
+  const minFree = o.minFreeBytes ?? DEFAULTS.minFreeBytes;
+  let diskCheckedAt = 0;
+  const diskLow = (): boolean => {
+    if (minFree <= 0 || Date.now() - diskCheckedAt < 200) return false;
+    diskCheckedAt = Date.now();
+    const free = freeBytes(o.dataDir);
+    if (free === undefined || free >= minFree) return false;
+    s.stopMessage = `only ${formatBytes(free)} free on the file system of ${o.dataDir} (below the ${formatBytes(minFree)} --min-free-space): free some space, then run the same crawl again to resume`;
+    return true;
+  };
   const limitHit = (): CrawlSummary['stoppedBy'] => {
+    if (storageFailed) return 'storage-error';
     if (o.signal?.aborted || o.drain?.aborted) return 'signal';
+    if (diskLow()) return 'disk-space';
     if (o.maxDocs !== undefined && s.documents + running >= o.maxDocs) return 'max-docs';
     if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
     if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';
@@ -311,6 +332,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       if (newDocs.length) await store.addDocuments(newDocs.splice(0));
       done.push(doc);
     } catch (err) {
+      if (isStorageFailure(err)) {
+        // Not this page's fault: stop taking URLs, and leave this one queued for the resume.
+        if (!storageFailed) s.stopMessage = `the archive could not be written (${(err as Error).message}): free space or fix ${o.dataDir}, then run the same crawl again to resume`;
+        storageFailed = true;
+        stopReason = 'storage-error';
+        return;
+      }
       ok = false;
       s.errors++;
       await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }).catch(() => undefined);
@@ -362,23 +390,36 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     // An early `break` by the consumer lands here too: let running fetches finish and archive.
     while (running > 0) await new Promise((r) => setTimeout(r, 10));
     done.length = 0;
-    await warc.close();
-    for (const h of hostStats.values()) {
-      const old = await store.getHost(h.host);
-      const fetches = (old?.fetches ?? 0) + h.fetches;
-      const mean = old?.meanDownloadMs === undefined ? h.meanDownloadMs : h.meanDownloadMs === undefined ? old.meanDownloadMs : (old.meanDownloadMs * (old.fetches ?? 0) + h.meanDownloadMs * h.fetches) / Math.max(1, fetches);
-      await store.putHost({ ...old, ...h, fetches, errors: (old?.errors ?? 0) + h.errors, meanDownloadMs: mean });
-    }
-    await store.flush();
-    s.queued = await store.countDocuments('queued');
+    // Each closing step runs even when the storage has failed, so the summary still comes back and the
+    // resume finds a consistent archive (the WARC writer cuts what the committed log does not point to).
+    const closing = async (step: () => Promise<unknown> | unknown): Promise<void> => {
+      try {
+        await step();
+      } catch (err) {
+        if (!isStorageFailure(err)) throw err;
+        s.stopMessage ??= `the archive could not be written (${(err as Error).message}): free space or fix ${o.dataDir}, then run the same crawl again to resume`;
+        stopReason = 'storage-error';
+      }
+    };
+    await closing(() => warc.close());
+    await closing(async () => {
+      for (const h of hostStats.values()) {
+        const old = await store.getHost(h.host);
+        const fetches = (old?.fetches ?? 0) + h.fetches;
+        const mean = old?.meanDownloadMs === undefined ? h.meanDownloadMs : h.meanDownloadMs === undefined ? old.meanDownloadMs : (old.meanDownloadMs * (old.fetches ?? 0) + h.meanDownloadMs * h.fetches) / Math.max(1, fetches);
+        await store.putHost({ ...old, ...h, fetches, errors: (old?.errors ?? 0) + h.errors, meanDownloadMs: mean });
+      }
+      await store.flush();
+    });
+    await closing(async () => (s.queued = await store.countDocuments('queued')));
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     await fetcher.close();
-    await seen.close();
+    await closing(() => seen.close());
     fs.rmSync(seenDir, { recursive: true, force: true });
     trace?.end();
-    if (ownsStore) await store.close();
+    if (ownsStore) await closing(() => store.close());
     setSummary(s);
   }
 }

@@ -72,10 +72,14 @@ export interface CrawlOptions {
   queueHost?: (host: string) => boolean;
   /** Re-crawl cycle that these fetches belong to. */
   cycleId?: number;
+  /** Stop cleanly (URLs left queued) when the data directory's file system has less free space than this. */
+  minFreeBytes?: number;
 }
 
 export const DEFAULTS = {
   depth: 3,
+  /** Heritrix pauses a crawl on low disk too; stopping before the disk is full keeps the machine usable. */
+  minFreeBytes: 256 * 1024 * 1024,
   delayMs: 1000,
   perHost: 1,
   concurrency: 16,

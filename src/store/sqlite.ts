@@ -67,16 +67,40 @@ export class SqliteStore implements MetadataStore {
   /** Opens the batch transaction if none is open; it commits on the timer. */
   private write(what: string): void {
     this.assertWritable(what);
+    const failed = this.failedCommit;
+    if (failed) {
+      // Told once, to the next writer: a crawl stops on it; a later cycle (space freed) goes on.
+      this.failedCommit = undefined;
+      throw failed;
+    }
     if (this.db.inTransaction) return;
     this.db.exec('BEGIN IMMEDIATE'); // IMMEDIATE: take the write lock (waiting busy_timeout) before the snapshot; a deferred BEGIN fails with SQLITE_BUSY when another process wrote meanwhile
-    this.timer = setTimeout(() => this.commit(), this.batchMs);
+    this.timer = setTimeout(() => {
+      // A commit on the timer has no caller to throw to (it used to end the process on a full disk).
+      try {
+        this.commit();
+      } catch (e) {
+        this.failedCommit = e as Error;
+      }
+    }, this.batchMs);
     this.timer.unref?.();
   }
+
+  /** A batch the timer could not commit (disk full, I/O error): it was rolled back. */
+  private failedCommit: Error | undefined;
 
   private commit(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.db.inTransaction) this.db.exec('COMMIT');
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('COMMIT');
+    } catch (e) {
+      // SQLite leaves a failed COMMIT open and asks for a ROLLBACK; the WARC writer's recovery cuts the
+      // records the lost batch pointed to, so the archive and the log still agree.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
   }
 
   async flush(): Promise<void> {

@@ -9,6 +9,9 @@ import { ProgressLine } from '../progress.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
+/** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
+export const STORAGE_EXIT_CODE = 74;
+
 /** The crawl flags, shared by `crawl`, `demo` and `worker`. */
 export function addCrawlFlags(cmd: Command): Command {
   return cmd
@@ -40,6 +43,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
+    .option('--min-free-space <size>', 'stop cleanly (URLs left queued) when the data directory\'s disk has less free than this; 0 = never', '256MiB')
     .option('--json', 'print the summary as JSON');
 }
 
@@ -107,6 +111,7 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     seenCache: seenPolicy(flags.seenCache),
     seenCacheSize: opt(flags.seenCacheSize, (s) => parseCount(s, '--seen-cache-size')),
     query: flags.query,
+    minFreeBytes: opt(flags.minFreeSpace, (s) => parseBytes(s, '--min-free-space')),
   };
 }
 
@@ -119,7 +124,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     `Crawled ${s.documents} documents in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
     `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
     `  skipped: robots.txt ${s.skipped.robots}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
-    s.stoppedBy ? `  stopped by ${s.stoppedBy}` : '  frontier exhausted',
+    s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
@@ -146,6 +151,11 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
     const summary = await c.run();
     progress.done();
     printSummary(summary, json);
+    if (summary.stoppedBy === 'disk-space' || summary.stoppedBy === 'storage-error') {
+      // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
+      process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
+      process.exitCode = STORAGE_EXIT_CODE;
+    }
     return summary;
   } finally {
     process.off('SIGINT', onSignal);

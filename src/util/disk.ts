@@ -1,0 +1,11 @@
+import fs from 'node:fs';
+
+/** Bytes an unprivileged process may still write on the file system holding `dir`; undefined when unknown. */
+export function freeBytes(dir: string): number | undefined {
+  try {
+    const st = fs.statfsSync(dir);
+    return st.bavail * st.bsize;
+  } catch {
+    return undefined;
+  }
+}
