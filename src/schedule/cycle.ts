@@ -133,6 +133,9 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
             if (outcome === 'error') r.errors++;
             if (outcome === 'changed') r.changed++;
           }
+          // Out of disk: the URLs not downloaded stay due for the next cycle, and this one says why it failed.
+          const stop = downloader.summary;
+          if (stop?.stoppedBy === 'disk-space' || stop?.stoppedBy === 'storage-error') throw new Error(stop.stopMessage ?? stop.stoppedBy);
         }
         r.actualMs = Date.now() - t0;
         await store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'done', note: `${r.downloads} downloads, ${r.changed} changed, ${r.errors} errors, ${r.deferred} deferred` });

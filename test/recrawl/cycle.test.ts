@@ -180,3 +180,25 @@ describe('the CLI: add, run, stats', () => {
     expect(crawlLog(dataDir)).toHaveLength(1); // fetched once, then scheduled days ahead
   });
 });
+
+describe('a cycle with too little free disk space', () => {
+  it('fails, says why, and leaves every URL due for the next cycle', async () => {
+    const server = await startReplayServer(['a', 'b'].map((id) => ({ id, created: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z', changes: [] })));
+    server.clock = Date.now();
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    await store.init();
+    for (const id of ['a', 'b']) await store.addDocuments([{ url: server.urlOf(id), host: hostOf(server.urlOf(id)), depth: 0 }], { monitored: true, strategy: 'poisson', nextFetch: Date.now() - 1000 });
+    // No disk has this much free: the downloader stops before its first fetch.
+    const r = await runCycle({ dataDir, store, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], minFreeBytes: 2 ** 60 } });
+    expect(r.status).toBe('failed');
+    expect(r.note).toMatch(/free on the file system .*--min-free-space/);
+    expect(crawlLog(dataDir)).toHaveLength(0);
+    expect((await store.dueDocuments(Date.now(), 10)).length).toBe(2);
+    expect((await store.cycles()).at(-1)?.status).toBe('failed');
+    // With the check off, the next cycle downloads them.
+    expect(await runCycle({ dataDir, store, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], minFreeBytes: 0 } })).toMatchObject({ status: 'done', downloads: 2 });
+    await store.close();
+    await server.close();
+  });
+});
