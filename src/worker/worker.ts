@@ -69,7 +69,9 @@ export interface WorkerSummary {
   hostsReleased: number;
   leasesLost: number;
   durationMs: number;
-  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time';
+  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error';
+  /** Why, for `disk-space` and `storage-error`. */
+  stopMessage?: string;
 }
 
 export const WORKER_DEFAULTS = { leaseMs: 60_000, maxHosts: 8, idleExitMs: 5_000, roundMs: 60_000 } as const;
@@ -110,8 +112,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     rounds: 0, documents: 0, new: 0, changed: 0, unchanged: 0, errors: 0, bytes: 0, triples: 0,
     hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle',
   };
+  /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
+  let storageStop: { stoppedBy: 'disk-space' | 'storage-error'; stopMessage?: string } | undefined;
   const add = (c: CrawlSummary) => {
     for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) s[k] += c[k];
+    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
   };
 
   if (o.seeds?.length) {
@@ -128,6 +133,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const held = new Set<string>();
   let drainRound: AbortController | undefined;
   const stopReason = (): WorkerSummary['stoppedBy'] | undefined => {
+    if (storageStop) {
+      s.stopMessage = storageStop.stopMessage;
+      return storageStop.stoppedBy;
+    }
     if (o.signal?.aborted) return 'signal';
     if (o.crawl?.maxDocs !== undefined && s.documents >= o.crawl.maxDocs) return 'max-docs';
     if (Date.now() >= deadline) return 'max-time';
@@ -180,7 +189,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       const now = Date.now();
       for (const h of held) for (const d of await store.hostDocuments(h, now, 100_000)) if (d.state !== 'queued') due.push(d);
       if (due.length && !drain.signal.aborted) add(await fetchDue(due, scoped, roundOptions(drain.signal)));
-      if (!drain.signal.aborted) add(await crawl(roundOptions(drain.signal)).run());
+      if (!drain.signal.aborted && !storageStop) add(await crawl(roundOptions(drain.signal)).run());
     } finally {
       clearTimeout(timer);
       drainRound = undefined;

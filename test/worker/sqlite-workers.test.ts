@@ -64,4 +64,25 @@ describe('two workers on one SQLite file', () => {
     // Every host was leased by one of them, and all were given back.
     expect(results[0].hostsLeased + results[1].hostsLeased).toBeGreaterThanOrEqual(site.hosts.length);
   }, 60_000);
+
+  it('stops with exit status 74 and gives its hosts back when its disk is short of space', async () => {
+    const file = path.join(tmp, 'short.sqlite');
+    const seeds = path.join(tmp, 'short-seeds.txt');
+    fs.writeFileSync(seeds, site.seeds.join('\n') + '\n');
+    const w = spawnWorker('short', [
+      '--db', file, '--data', path.join(tmp, 'short'), '--seeds', seeds, '--lease', '30s', '--idle-exit', '300ms', '--delay', '5ms',
+      '--no-robots', '--allow-private', '--no-vocabularies', '--domain', SITE_DOMAIN, ...site.resolveFlags(),
+      '--min-free-space', '1000000GiB', '--json',
+    ]);
+    const exit = await w.exited;
+    expect(exit.code, exit.stderr).toBe(74);
+    expect(exit.stderr).toMatch(/worker stopped early: only .* free/);
+    const summary = JSON.parse(exit.stdout);
+    expect(summary).toMatchObject({ stoppedBy: 'disk-space', documents: 0 });
+    // Its leases are given back at once, not left to expire: another worker can take the hosts now.
+    const store = new SqliteWorkerStore(file);
+    await store.init();
+    expect(await store.activeLeases(Date.now())).toEqual([]);
+    await store.close();
+  });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
+import { STORAGE_EXIT_CODE, addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
 import { runWorker, WORKER_DEFAULTS, type WorkerSummary } from '../../worker/worker.ts';
 import type { WorkerStore } from '../../store/worker-types.ts';
 import { UserError } from '../../util/errors.ts';
@@ -31,7 +31,7 @@ function printWorkerSummary(s: WorkerSummary, json: boolean): void {
   const lines = [
     `Worker ${s.worker} (partition ${s.partition}) crawled ${s.documents} documents in ${formatDuration(s.durationMs)} over ${s.rounds} rounds: ${s.triples} triples, ${formatBytes(s.bytes)}`,
     `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
-    `  hosts leased ${s.hostsLeased}, given back ${s.hostsReleased}, leases lost ${s.leasesLost}; stopped: ${s.stoppedBy}`,
+    `  hosts leased ${s.hostsLeased}, given back ${s.hostsReleased}, leases lost ${s.leasesLost}; stopped: ${s.stoppedBy}${s.stopMessage ? ` (${s.stopMessage})` : ""}`,
     `  archive: ${s.archiveDir} (paths in the crawl log start with ${s.archivePrefix})`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
@@ -77,6 +77,10 @@ export function register(program: Command): void {
       });
       progress.done();
       printWorkerSummary(summary, Boolean(flags.json));
+      if (summary.stoppedBy === 'disk-space' || summary.stoppedBy === 'storage-error') {
+        process.stderr.write(`datamonitor: worker stopped early: ${summary.stopMessage}\n`);
+        process.exitCode = STORAGE_EXIT_CODE;
+      }
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
