@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
-import { UserError } from '../util/errors.ts';
+import { UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 
 export function buildProgram(): Command {
@@ -25,6 +25,12 @@ export async function main(argv: string[]): Promise<void> {
     if (e instanceof UserError) {
       process.stderr.write(`datamonitor: ${e.message}\n`);
       process.exitCode = 2;
+      return;
+    }
+    if (isStorageFailure(e)) {
+      // Any command that writes (an index catch-up, a cycle's bookkeeping) can meet a full disk.
+      process.stderr.write(`datamonitor: could not write to disk: ${(e as Error).message}. Free some space and run the command again.\n`);
+      process.exitCode = 74;
       return;
     }
     process.stderr.write(`datamonitor: unexpected error: ${(e as Error).stack ?? e}\n`);

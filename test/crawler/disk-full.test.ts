@@ -95,4 +95,28 @@ describe.skipIf(!canMount)('a crawl whose disk fills up', () => {
     expect(second.code, second.stderr).toBe(0);
     await expectEveryPageOnceAndReadable(moved, PAGES);
   }, 120_000);
+
+  it('query on an archive whose disk is full says so, with exit status 74 and no stack trace', async () => {
+    const dataDir = smallDisk('8m');
+    const small = await startSyntheticSite({ pages: 30, linksPerPage: 3, bytesPerPage: 500 });
+    try {
+      const crawled = await runCli(['crawl', small.seed, '--data', dataDir, '--allow-private', '--delay', '0', '--no-robots', '--no-vocabularies', '--domain', '127.0.0.1', '--depth', '100', '--min-free-space', '0', '--json']);
+      expect(crawled.code, crawled.stderr).toBe(0);
+    } finally {
+      await small.close();
+    }
+    // Fill the disk to the last byte.
+    const filler = fs.openSync(path.join(dataDir, 'filler'), 'w');
+    try {
+      for (const chunk = Buffer.alloc(64 * 1024); ; ) fs.writeSync(filler, chunk);
+    } catch (e) {
+      expect((e as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    } finally {
+      fs.closeSync(filler);
+    }
+    const q = await runCli(['query', '--data', dataDir, 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }']);
+    expect(q.code, q.stderr).toBe(74);
+    expect(q.stderr).toMatch(/could not write to disk: .*Free some space/);
+    expect(q.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
