@@ -142,8 +142,8 @@ export class WarcWriter implements ArchiveWriter {
       block: Buffer.from(`software: ${this.opts.software ?? 'datamonitor'}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n`),
     });
     const gz = zlib.gzipSync(info.bytes);
-    fs.writeSync(fd, gz);
-    f = { rel, fd, size: gz.length, tail: Promise.resolve() };
+    f = { rel, fd, size: 0, tail: Promise.resolve() };
+    appendAt(f, gz);
     this.open.set(dir, f);
     return f;
   }
@@ -200,8 +200,7 @@ export class WarcWriter implements ArchiveWriter {
     const f = this.fileFor(date, new URL(w.url).host);
     const write = f.tail.then(() => {
       const offset = f.size + gReq.length;
-      fs.writeSync(f.fd, gConv ? Buffer.concat([gReq, gMain, gConv]) : Buffer.concat([gReq, gMain]));
-      f.size += gReq.length + gMain.length + (gConv?.length ?? 0);
+      appendAt(f, gConv ? Buffer.concat([gReq, gMain, gConv]) : Buffer.concat([gReq, gMain]));
       const out: ArchivedExchange = { file: f.rel, offset, length: gMain.length, recordId: responseId };
       if (gConv) {
         out.rdfOffset = offset + gMain.length;
@@ -223,6 +222,30 @@ export class WarcWriter implements ArchiveWriter {
 }
 
 /** Files left `.open` by a crash: cut each back to the end of its last logged record, then close it. */
+/**
+ * Appends whole records at the file's known end, or nothing: a write cut short (a full disk writes
+ * part of a buffer, then fails) is cut off again, so the next record starts where this one would have
+ * and every offset the log holds stays a record's start.
+ */
+function appendAt(f: OpenFile, buf: Buffer): void {
+  let done = 0;
+  try {
+    while (done < buf.length) {
+      const n = fs.writeSync(f.fd, buf, done, buf.length - done, f.size + done);
+      if (n <= 0) throw Object.assign(new Error(`no progress writing ${f.rel}`), { code: 'EIO' });
+      done += n;
+    }
+  } catch (e) {
+    try {
+      fs.ftruncateSync(f.fd, f.size);
+    } catch {
+      // the file is cut at the committed log's end on the next start (recoverOpenFiles)
+    }
+    throw e;
+  }
+  f.size += buf.length;
+}
+
 export async function recoverOpenFiles(dataDir: string, warcEnd: (rel: string) => Promise<number>): Promise<{ repaired: string[]; removed: string[] }> {
   const repaired: string[] = [];
   const removed: string[] = [];
