@@ -201,6 +201,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
+  const storeIsPrivate = ownsStore && !o.queueHost;
   /** Documents archived as the end of another URL's redirects in this crawl (few: kept in memory). */
   const redirectTargets = new Set<string>();
   const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
@@ -280,8 +281,9 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
           return;
         }
       }
-      // A URL this crawl found new has no stored row, unless it was fetched meanwhile as a redirect target.
-      const prev = e.fresh && !redirectTargets.has(e.url) ? undefined : await store.getDocument(e.url);
+      // A URL this crawl found new has no stored row, unless it was fetched meanwhile as a redirect
+      // target, or the store is shared (workers): another process may have archived it since.
+      const prev = e.fresh && storeIsPrivate && !redirectTargets.has(e.url) ? undefined : await store.getDocument(e.url);
       // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
       if (prev?.state === 'fetched' && !o.refetch) return;
       startedAt = Date.now();
