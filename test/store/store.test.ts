@@ -88,14 +88,15 @@ for (const backend of backends) {
       opened.push(ro);
       expect(await ro.countDocuments()).toBe(1);
       expect(await ro.log()).toHaveLength(1);
+      // One write at a time: a write started before the previous one's expectation would reject unobserved.
       const refused = [
-        ro.appendLog(logEntry({})),
-        ro.addDocuments([{ url: 'http://a.example/y', host: 'a.example', depth: 0 }]),
-        ro.updateDocument('http://a.example/x', { state: 'fetched' }),
-        ro.putHost({ host: 'a.example', fetches: 1, errors: 0 }),
-        ro.startCycle({ startedAt: T0, urls: 1, status: 'running' }),
+        () => ro.appendLog(logEntry({})),
+        () => ro.addDocuments([{ url: 'http://a.example/y', host: 'a.example', depth: 0 }]),
+        () => ro.updateDocument('http://a.example/x', { state: 'fetched' }),
+        () => ro.putHost({ host: 'a.example', fetches: 1, errors: 0 }),
+        () => ro.startCycle({ startedAt: T0, urls: 1, status: 'running' }),
       ];
-      for (const p of refused) await expect(p).rejects.toThrow(ReadOnlyStoreError);
+      for (const write of refused) await expect(write()).rejects.toThrow(ReadOnlyStoreError);
       expect(await s.countDocuments()).toBe(1);
       expect(await s.log()).toHaveLength(1);
     });
