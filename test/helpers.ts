@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,4 +30,33 @@ export function warcFiles(dataDir: string): string[] {
   const root = path.join(dataDir, 'warc');
   if (!fs.existsSync(root)) return [];
   return (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.warc.gz') || f.endsWith('.warc.gz.open')).map((f) => path.join(root, f));
+}
+
+/**
+ * The directory as a process would see it on read-only media. Root writes through any file mode, so
+ * as root the view is a read-only bind mount (writes fail with EROFS); otherwise the modes are taken
+ * away. undefined when neither can be made here (the caller skips, saying so). Call `release` after.
+ */
+export function readOnlyView(dir: string): { path: string; release(): void } | undefined {
+  if (process.getuid?.() !== 0) {
+    setModes(dir, 0o555, 0o444);
+    return { path: dir, release: () => setModes(dir, 0o755, 0o644) };
+  }
+  const view = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-ro-'));
+  const run = (args: string[]) => spawnSync('mount', args).status === 0;
+  if (!run(['--bind', dir, view])) return undefined;
+  if (!run(['-o', 'remount,bind,ro', view])) {
+    spawnSync('umount', [view]);
+    return undefined;
+  }
+  return { path: view, release: () => void (spawnSync('umount', [view]), fs.rmSync(view, { recursive: true, force: true })) };
+}
+
+function setModes(dir: string, dirMode: number, fileMode: number): void {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(e.parentPath, e.name);
+    if (e.isDirectory()) setModes(p, dirMode, fileMode);
+    else fs.chmodSync(p, fileMode);
+  }
+  fs.chmodSync(dir, dirMode);
 }
