@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { MetadataStore } from '../store/types.ts';
 import { openVersionStore, VERSIONS_FILE, type VersionArchive } from './version-store.ts';
 import { catchUpVersions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
+import { writableDir } from '../util/disk.ts';
 
 /**
  * The versioned store of a data directory as the readers (`query`, `diff`, `serve`) use it: the
@@ -87,15 +88,6 @@ export class VersionIndex {
     await this.syncing?.catch(() => undefined);
     await this.archiveInUse.close();
     if (this.temporaryDir) fs.rmSync(this.temporaryDir, { recursive: true, force: true });
-  }
-}
-
-function writableDir(dir: string): boolean {
-  try {
-    fs.accessSync(dir, fs.constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

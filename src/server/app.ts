@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openStore } from '../store/index.ts';
@@ -11,6 +10,7 @@ import { registerMementoRoutes } from './memento-routes.ts';
 import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
+import { writableDir } from '../util/disk.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -71,11 +71,3 @@ export async function startServer(o: ServerOptions & { port?: number; host?: str
   return { app, url: `http://${shown}:${port}` };
 }
 
-function writableDir(dir: string): boolean {
-  try {
-    fs.accessSync(dir, fs.constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -9,3 +9,13 @@ export function freeBytes(dir: string): number | undefined {
     return undefined;
   }
 }
+
+/** Whether this process may create files in `dir` (false on read-only media, or without the permission). */
+export function writableDir(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
