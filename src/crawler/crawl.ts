@@ -17,6 +17,7 @@ import { UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
+import { parseSitemap } from '../extract/sitemap.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
 export type { CrawlOptions } from './options.ts';
@@ -32,6 +33,8 @@ export interface CrawlSummary {
   unchanged: number;
   new: number;
   skipped: { robots: number; filtered: number; hostFailing: number };
+  /** Sitemaps fetched and read, and the URLs they listed (in scope; before the seen test and the filters). */
+  sitemaps: { read: number; urls: number };
   queued: number;
   hosts: number;
   /**
@@ -104,6 +107,7 @@ function validate(o: CrawlOptions): void {
   if (o.perHost !== undefined && !(o.perHost >= 1)) throw new UserError(`--per-host must be at least 1, got ${o.perHost}`);
   if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
+  for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`--sitemap '${s}' is not an http(s) URL`);
   if (o.order && !isOrderingName(o.order)) throw new UserError(`--order '${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
   if (o.order === 'similarity' && !o.query) throw new UserError('--order similarity needs --query "words" (the driving query)');
 }
@@ -188,7 +192,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
-    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir,
+    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
   // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
@@ -204,20 +208,21 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const storeIsPrivate = ownsStore && !o.queueHost;
   /** Documents archived as the end of another URL's redirects in this crawl (few: kept in memory). */
   const redirectTargets = new Set<string>();
-  const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
+  const offer = (raw: string, depth: number, vocabulary: boolean, force = false, sitemap?: FrontierEntry['sitemap']): void => {
     const url = normalizeUrl(raw);
     if (!url) return;
     trace?.write(url + '\n');
     const host = hostOf(url);
-    if (rejectReason(url, host, depth, filters, vocabulary)) return;
+    if (rejectReason(url, host, depth, filters, vocabulary || sitemap !== undefined)) return;
     const fresh = seen.addIfNewSync(url);
     if (!fresh && !force) return;
     newDocs.push({ url, host, depth });
     // Another worker's host: it goes to the shared store only, where that worker will find it.
-    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary, fresh });
+    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary, fresh, sitemap });
   };
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
+  for (const url of await sitemapsToRead(o, robots)) offer(url.href, 0, false, false, { hostWide: url.hostWide });
   await store.addDocuments(newDocs.splice(0));
 
   let running = 0;
@@ -326,6 +331,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
         queues.onPageCrawled({ url: e.url, links, text: doc.text });
       }
+      if (e.sitemap && doc.status === 200 && outcome.response) {
+        const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide: e.sitemap.hostWide });
+        s.sitemaps.read++;
+        s.sitemaps.urls += sm.urls.length;
+        for (const u of sm.urls) offer(u.loc, e.depth, false);
+        for (const child of sm.sitemaps) offer(child.loc, e.depth, false, false, e.sitemap);
+      }
       if (!o.noFollow) for (const link of doc.links) {
         const vocab = follow && link.kind === 'vocabulary';
         if (link.kind === 'vocabulary' && !follow) continue;
@@ -424,6 +436,19 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (ownsStore) await closing(() => store.close());
     setSummary(s);
   }
+}
+
+/** The sitemaps a crawl starts from: `--sitemap` URLs, and with `sitemaps` each seed origin's (robots.txt's, else /sitemap.xml). */
+async function sitemapsToRead(o: CrawlOptions, robots: RobotsCache | undefined): Promise<{ href: string; hostWide: boolean }[]> {
+  // A sitemap the user names vouches for its host, as one robots.txt names does.
+  const out = (o.sitemapUrls ?? []).map((href) => ({ href, hostWide: true }));
+  if (!o.sitemaps) return out;
+  for (const origin of new Set(o.seeds.map((seed) => new URL(seed).origin))) {
+    const named = robots ? await robots.sitemaps(origin + '/') : [];
+    if (named.length) out.push(...named.map((href) => ({ href, hostWide: true })));
+    else out.push({ href: `${origin}/sitemap.xml`, hostWide: false });
+  }
+  return out;
 }
 
 /** Seen sets left by crawls that were killed (their process is gone). */

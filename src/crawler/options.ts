@@ -17,6 +17,13 @@ export interface CrawlOptions {
   mime?: string[];
   /** Fetch the vocabularies used by the data whatever the depth (default true). */
   vocabularies?: boolean;
+  /**
+   * Read the seeds' sitemaps (those robots.txt names, else /sitemap.xml) and crawl the URLs they
+   * list, as seeds. Sitemaps are archived like any document.
+   */
+  sitemaps?: boolean;
+  /** Sitemaps to read whatever `sitemaps` says (`--sitemap URL`). */
+  sitemapUrls?: string[];
 
   // Traffic limits
   maxDocs?: number;

@@ -6,6 +6,7 @@ import type { FetchOutcome, Fetcher } from './types.ts';
 interface Robot {
   isAllowed(url: string, ua?: string): boolean | undefined;
   getCrawlDelay(ua?: string): number | undefined;
+  getSitemaps(): string[];
 }
 // robots-parser is CommonJS whose typings NodeNext misreads as a namespace: load the function directly.
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => Robot;
@@ -89,6 +90,17 @@ export class RobotsCache {
     if (record.deferUntil) return { deferUntil: record.deferUntil, reason: record.reason ?? 'robots.txt unavailable' };
     const allowed = robot ? robot.isAllowed(parsed.href, this.token) !== false : true;
     return record.crawlDelayMs !== undefined ? { allowed, crawlDelayMs: record.crawlDelayMs } : { allowed };
+  }
+
+  /** The sitemaps the robots.txt of `url`'s origin names (`Sitemap:` lines); fetches it if needed. */
+  async sitemaps(url: string): Promise<string[]> {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return [];
+    }
+    return (await this.entryFor(origin)).robot?.getSitemaps() ?? [];
   }
 
   /** The cached robots.txt state of the origin of `url` (scheme://host:port), if any. */

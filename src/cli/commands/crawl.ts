@@ -35,6 +35,8 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--contact <url>', 'contact URL or e-mail put in the User-Agent')
     .option('--no-robots', 'ignore robots.txt (only for your own sites)')
     .option('--no-vocabularies', 'do not fetch the vocabularies the data uses')
+    .option('--sitemaps', "also crawl the URLs the seeds' sitemaps list (robots.txt Sitemap: lines, else /sitemap.xml)")
+    .option('--sitemap <url>', 'read this sitemap (or sitemap index) and crawl the URLs it lists (repeatable)', collect)
     .option('--allow-private', 'allow private, loopback and link-local addresses')
     .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
@@ -91,6 +93,8 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     domains: flags.domain,
     mime: flags.mime,
     vocabularies: flags.vocabularies,
+    sitemaps: flags.sitemaps,
+    sitemapUrls: flags.sitemap,
     maxDocs: opt(flags.maxDocs, (s) => parseCount(s, '--max-docs')),
     maxBytes: opt(flags.maxBytes, (s) => parseBytes(s, '--max-bytes')),
     maxTriples: opt(flags.maxTriples, (s) => parseCount(s, '--max-triples')),
@@ -124,6 +128,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     `Crawled ${s.documents} documents in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
     `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
     `  skipped: robots.txt ${s.skipped.robots}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
+    ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
     s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,
   ];

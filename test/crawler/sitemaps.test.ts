@@ -1,0 +1,108 @@
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { parseSitemap } from '../../src/extract/sitemap.ts';
+import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { crawlLog, tempDir } from '../helpers.ts';
+
+const page = (base: string, path: string) => `<${base}${path}> <http://example.org/title> "${path}" .\n`;
+
+// A site whose pages are reachable only through its sitemaps (nothing links to them).
+function sitemapSite(withRobotsLine: boolean): Promise<TestServer> {
+  let base = '';
+  const p = startServer((_req, res, url) => {
+    const xml = (body: string) => (res.writeHead(200, { 'content-type': 'application/xml' }), res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`));
+    switch (url.pathname) {
+      case '/robots.txt':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(withRobotsLine ? `User-agent: *\nDisallow: /private/\nSitemap: ${base}/maps/index.xml\n` : 'User-agent: *\nDisallow: /private/\n');
+      case '/':
+        res.writeHead(200, { 'content-type': 'text/turtle' });
+        return res.end(page(base, '/'));
+      case '/maps/index.xml':
+        return xml(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/maps/a.xml</loc></sitemap><sitemap><loc>${base}/maps/b.xml.gz</loc></sitemap></sitemapindex>`);
+      case '/maps/a.xml':
+        return xml(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+          <url><loc>${base}/orphan/1</loc><lastmod>2024-05-01T10:00:00+00:00</lastmod></url>
+          <url><loc>${base}/orphan/2?a=1&amp;b=2</loc></url>
+          <url><loc>${base}/private/3</loc></url>
+          <url><loc>http://other.example/elsewhere</loc></url>
+        </urlset>`);
+      case '/maps/b.xml.gz':
+        res.writeHead(200, { 'content-type': 'application/gzip' });
+        return res.end(zlib.gzipSync(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${base}/orphan/4</loc></url></urlset>`));
+      case '/sitemap.xml':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(`${base}/orphan/1\n${base}/orphan/5\n`);
+    }
+    if (url.pathname.startsWith('/orphan/') || url.pathname.startsWith('/private/')) {
+      res.writeHead(200, { 'content-type': 'text/turtle' });
+      return res.end(page(base, url.pathname + url.search));
+    }
+    res.writeHead(404).end();
+  });
+  return p.then((s) => ((base = s.url), s));
+}
+
+const fetched = (site: TestServer) => site.requests.map((r) => r.path).filter((p) => p !== '/robots.txt').sort();
+
+describe('sitemaps', () => {
+  let site: TestServer;
+  let summary: Awaited<ReturnType<ReturnType<typeof crawl>['run']>>;
+  const dataDir = tempDir();
+
+  beforeAll(async () => {
+    site = await sitemapSite(true);
+    summary = await crawl({ seeds: [`${site.url}/`], dataDir, depth: 0, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], sitemaps: true }).run();
+  });
+  afterAll(() => site.close());
+
+  it('follows the robots.txt Sitemap line, a sitemap index and a gzipped sitemap to pages nothing links to', () => {
+    expect(fetched(site)).toEqual(['/', '/maps/a.xml', '/maps/b.xml.gz', '/maps/index.xml', '/orphan/1', '/orphan/2?a=1&b=2', '/orphan/4']);
+    expect(summary.sitemaps).toEqual({ read: 3, urls: 4 }); // /private/3 is listed (and in scope) but robots.txt forbids it
+    expect(summary.skipped.robots).toBe(1);
+  });
+
+  it('archives the sitemaps like any document, and never leaves the host', () => {
+    const urls = crawlLog(dataDir).map((e) => e.url);
+    expect(urls).toContain(`${site.url}/maps/index.xml`);
+    expect(urls).toContain(`${site.url}/maps/b.xml.gz`);
+    expect(urls.some((u) => u.includes('other.example'))).toBe(false);
+  });
+
+  it('without a Sitemap line reads /sitemap.xml (here a text sitemap); --sitemap names one directly', async () => {
+    const plain = await sitemapSite(false);
+    try {
+      const s = await crawl({ seeds: [`${plain.url}/`], dataDir: tempDir(), depth: 0, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], sitemaps: true }).run();
+      expect(fetched(plain)).toEqual(['/', '/orphan/1', '/orphan/5', '/sitemap.xml']);
+      expect(s.sitemaps).toEqual({ read: 1, urls: 2 });
+      plain.requests.length = 0;
+      await crawl({ seeds: [`${plain.url}/`], dataDir: tempDir(), depth: 0, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], sitemapUrls: [`${plain.url}/maps/a.xml`] }).run();
+      expect(fetched(plain)).toEqual(['/', '/maps/a.xml', '/orphan/1', '/orphan/2?a=1&b=2']); // /private/3: robots.txt
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('parseSitemap', () => {
+  it('keeps what is in scope, with lastmod, and says what it dropped', () => {
+    const xml = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc> http://h.example/a/x </loc><lastmod>2024-05-01</lastmod></url><url><loc>http://h.example/b/y</loc></url><url><loc>not a url</loc></url></urlset>';
+    const inDir = parseSitemap(Buffer.from(xml), { url: 'http://h.example/a/sitemap.xml' });
+    expect(inDir.urls).toEqual([{ loc: 'http://h.example/a/x', lastmod: Date.parse('2024-05-01') }]);
+    expect(inDir.diagnostics.join('\n')).toMatch(/outside the sitemap's scope http:\/\/h\.example\/a\/: http:\/\/h\.example\/b\/y/);
+    expect(inDir.diagnostics.join('\n')).toMatch(/not a URL/);
+    // robots.txt vouches for the whole host
+    expect(parseSitemap(Buffer.from(xml), { url: 'http://h.example/a/sitemap.xml', hostWide: true }).urls.map((u) => u.loc)).toEqual(['http://h.example/a/x', 'http://h.example/b/y']);
+  });
+
+  it('stops at the protocol limit, and reads neither a gzip bomb nor broken gzip past its bound', () => {
+    const many = `<urlset>${Array.from({ length: 30 }, (_, i) => `<url><loc>http://h.example/${i}</loc></url>`).join('')}</urlset>`;
+    const cut = parseSitemap(Buffer.from(many), { url: 'http://h.example/sitemap.xml', maxUrls: 10 });
+    expect(cut.urls).toHaveLength(10);
+    expect(cut.diagnostics).toContain('more than 10 URLs: the rest dropped (the protocol\'s limit)');
+    const bomb = zlib.gzipSync(Buffer.alloc(2_000_000, 0x20));
+    expect(parseSitemap(bomb, { url: 'http://h.example/sitemap.xml', maxBytes: 1_000_000 }).diagnostics.join()).toMatch(/sitemap not read: gzip/);
+    expect(parseSitemap(Buffer.from([0x1f, 0x8b, 1, 2, 3]), { url: 'http://h.example/sitemap.xml' }).diagnostics.join()).toMatch(/sitemap not read: gzip/);
+  });
+});
