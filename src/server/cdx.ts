@@ -1,13 +1,15 @@
 /**
  * A CDXJ index of the archive in the pywb style: one line per capture,
  * `SURT timestamp {"url","mime","status","digest","length","offset","filename"}`, sorted by key then time,
- * with pywb's query parameters (url, matchType exact|prefix|host|domain, from, to, output cdxj|json|link).
+ * with pywb's query parameters (url, matchType exact|prefix|host|domain, from, to, output cdxj|json|link) and the
+ * Wayback CDX server's paging (limit, showResumeKey, resumeKey).
  */
 import type { FastifyInstance } from 'fastify';
 import type { CrawlLogEntry } from '../store/types.ts';
 import { formatLinkFormat } from '../federation/link-format.ts';
 import { baseUrl, type ServerContext } from './context.ts';
 import { httpDate, parseTimestamp, timestampOf } from './mementos.ts';
+import { cdxPage } from './cdx-query.ts';
 
 /**
  * Sort-friendly URI Reordering Transform, as python's `surt` (pywb's) writes it: scheme and `www.` dropped,
@@ -52,12 +54,13 @@ export interface CdxLine {
   filename: string;
 }
 
-function hostKey(key: string): string {
+/** The host part of a SURT key (before `)`), port included. */
+export function hostKey(key: string): string {
   return key.slice(0, key.indexOf(')') < 0 ? key.length : key.indexOf(')'));
 }
 
-/** A predicate on SURT keys for one query; the URL may end in `*` for a prefix query (pywb shorthand). */
-function matcher(q: CdxQuery): (key: string) => boolean {
+/** The query's URL with a scheme and its match type: a URL ending in `*` is a prefix query (pywb shorthand). */
+export function queryTarget(q: CdxQuery): { url: string; type: MatchType } {
   let url = q.url;
   let type = q.matchType ?? 'exact';
   if (url.endsWith('*') && !q.matchType) {
@@ -65,6 +68,12 @@ function matcher(q: CdxQuery): (key: string) => boolean {
     type = 'prefix';
   }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `http://${url}`;
+  return { url, type };
+}
+
+/** A predicate on SURT keys for one query. */
+export function matcher(q: CdxQuery): (key: string) => boolean {
+  const { url, type } = queryTarget(q);
   const key = surt(url);
   const host = hostKey(key);
   switch (type) {
@@ -84,10 +93,28 @@ function matcher(q: CdxQuery): (key: string) => boolean {
   }
 }
 
+/** A capture as a CDX line; `revisit`: a revisit record (pywb marks those `warc/revisit` so that a replayer resolves them). */
+export function cdxLine(e: CrawlLogEntry, revisit: boolean): CdxLine {
+  return {
+    urlkey: surt(e.url), timestamp: timestampOf(e.time), url: e.url, mime: revisit ? 'warc/revisit' : e.mediaType || 'unk', status: e.status ? String(e.status) : '-',
+    digest: (e.checksum ?? '-').replace(/^sha1:/, ''), length: String(e.warcLength ?? '-'), offset: String(e.warcOffset), filename: e.warcFile!,
+  };
+}
+
+/** Sorts CDX lines by key then timestamp (stable: lines of one key and second keep their order). */
+export function sortCdxLines(lines: CdxLine[]): CdxLine[] {
+  return lines.sort((a, b) => (a.urlkey < b.urlkey ? -1 : a.urlkey > b.urlkey ? 1 : a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+}
+
+/** The 14-digit bounds of `from`/`to` (timestamp prefixes, inclusive: from padded with 0s, to with 9s). */
+export function timestampBounds(q: Pick<CdxQuery, 'from' | 'to'>): { lo: string; hi: string } {
+  return { lo: q.from ? q.from.padEnd(14, '0') : '', hi: q.to ? q.to.padEnd(14, '9') : '99999999999999' };
+}
+
+/** The CDX lines of a log held in memory (the reference the store-backed `/cdx` must agree with). */
 export function cdxLines(entries: CrawlLogEntry[], q: CdxQuery): CdxLine[] {
   const match = matcher(q);
-  const lo = q.from ? q.from.padEnd(14, '0') : '';
-  const hi = q.to ? q.to.padEnd(14, '9') : '99999999999999';
+  const { lo, hi } = timestampBounds(q);
   const out: CdxLine[] = [];
   // The crawler writes a revisit record when the payload digest equals that of the URL's last good
   // capture (or on a 304); pywb marks those lines `warc/revisit` so that a replayer resolves them.
@@ -96,21 +123,21 @@ export function cdxLines(entries: CrawlLogEntry[], q: CdxQuery): CdxLine[] {
     if (!e.warcFile || e.warcOffset === undefined) continue;
     const revisit = e.status === 304 || (e.checksum !== undefined && lastDigest.get(e.url) === e.checksum);
     if ((e.status >= 200 && e.status < 300) || e.status === 304) lastDigest.set(e.url, e.checksum);
-    const urlkey = surt(e.url);
-    const timestamp = timestampOf(e.time);
-    if (!match(urlkey) || timestamp < lo || timestamp > hi) continue;
-    out.push({
-      urlkey, timestamp, url: e.url, mime: revisit ? 'warc/revisit' : e.mediaType || 'unk', status: e.status ? String(e.status) : '-',
-      digest: (e.checksum ?? '-').replace(/^sha1:/, ''), length: String(e.warcLength ?? '-'), offset: String(e.warcOffset), filename: e.warcFile,
-    });
+    const line = cdxLine(e, revisit);
+    if (!match(line.urlkey) || line.timestamp < lo || line.timestamp > hi) continue;
+    out.push(line);
   }
-  out.sort((a, b) => (a.urlkey < b.urlkey ? -1 : a.urlkey > b.urlkey ? 1 : a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  sortCdxLines(out);
   return q.limit !== undefined ? out.slice(0, q.limit) : out;
 }
 
 export function cdxjText(lines: CdxLine[]): string {
   return lines.map(({ urlkey, timestamp, ...rest }) => `${urlkey} ${timestamp} ${JSON.stringify(rest)}\n`).join('');
 }
+
+/** Lines per page when the request gives no `limit` (the Wayback CDX server's default), and the most a page holds. */
+export const DEFAULT_LIMIT = 10_000;
+export const MAX_LIMIT = 100_000;
 
 const MATCH_TYPES: MatchType[] = ['exact', 'prefix', 'host', 'domain'];
 const OUTPUTS: CdxOutput[] = ['cdxj', 'json', 'link'];
@@ -125,15 +152,19 @@ export function registerCdxRoute(app: FastifyInstance, ctx: ServerContext): void
     const output = (p.output ?? 'cdxj') as CdxOutput;
     if (!OUTPUTS.includes(output)) return bad(`output '${output}' is not one of ${OUTPUTS.join(', ')}`);
     for (const [name, v] of [['from', p.from], ['to', p.to]] as const) if (v !== undefined && !/^\d{1,14}$/.test(v)) return bad(`${name} '${v}' is not a timestamp prefix (1 to 14 digits, yyyyMMddHHmmss)`);
-    const limit = p.limit === undefined ? undefined : Number(p.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) return bad(`limit '${p.limit}' is not a whole number`);
-    const lines = cdxLines(await ctx.store.log(), { url: p.url, matchType, from: p.from, to: p.to, limit });
-    if (output === 'json') return reply.type('application/x-ndjson').send(lines.map((l) => JSON.stringify(l) + '\n').join(''));
+    const limit = p.limit === undefined ? DEFAULT_LIMIT : Number(p.limit);
+    if (!(Number.isInteger(limit) && limit >= 0)) return bad(`limit '${p.limit}' is not a whole number`);
+    // A page at a time, limited in SQL: the rest of a longer answer is one resumeKey away.
+    const { lines, resumeKey } = await cdxPage(ctx.store, { url: p.url, matchType, from: p.from, to: p.to, limit: Math.min(limit, MAX_LIMIT), resumeKey: p.resumeKey || undefined });
+    if (resumeKey) reply.header('x-resume-key', resumeKey);
+    const showKey = resumeKey && p.showResumeKey === 'true';
+    // The resume key after an empty line, as the Wayback CDX server prints it with showResumeKey=true.
+    if (output === 'json') return reply.type('application/x-ndjson').send(lines.map((l) => JSON.stringify(l) + '\n').join('') + (showKey ? `\n${JSON.stringify({ resumeKey })}\n` : ''));
     if (output === 'link') {
       const base = baseUrl(req);
       const links = lines.map((l) => ({ uri: `${base}/memento/${l.timestamp}/${l.url}`, params: { rel: 'memento', datetime: httpDate(parseTimestamp(l.timestamp)!) } }));
       return reply.type('application/link-format').send(links.length ? formatLinkFormat(links) : '');
     }
-    return reply.type('text/x-cdxj').send(cdxjText(lines));
+    return reply.type('text/x-cdxj').send(cdxjText(lines) + (showKey ? `\n${resumeKey}\n` : ''));
   });
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { barChart, escapeXml as esc, lineChart, toSvg } from '../lab/plot/svg.ts';
 import { recrawlLabSvg, type RecrawlLabResult } from '../lab/recrawl/index.ts';
-import type { CrawlLogEntry, DocumentState } from '../store/types.ts';
+import type { ChangeFrequency, DocumentState, ProgressPoint } from '../store/types.ts';
 import type { ServerContext } from './context.ts';
 import { archivedUrlKey, mementosOf } from './mementos.ts';
 
@@ -32,12 +32,6 @@ function timeUnit(spanMs: number): { ms: number; name: string } {
   return { ms: 86_400_000, name: 'days' };
 }
 
-function countBy<T>(items: T[], key: (t: T) => string): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const i of items) m.set(key(i), (m.get(key(i)) ?? 0) + 1);
-  return m;
-}
-
 function countsTable(title: string, counts: Map<string, number>): string {
   const rows = [...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`).join('');
   return `<table><tr><th>${esc(title)}</th><th>entries</th></tr>${rows}</table>`;
@@ -45,35 +39,33 @@ function countsTable(title: string, counts: Map<string, number>): string {
 
 const docLink = (url: string) => `<a href="/doc?url=${encodeURIComponent(url)}">${esc(url)}</a>`;
 
-function progressChart(log: CrawlLogEntry[]): string {
-  const t0 = log[0]!.time;
-  const unit = timeUnit(log[log.length - 1]!.time - t0);
+/** Points of the progress chart: one per log entry on a small log, one per time bucket beyond (the store decides). */
+const PROGRESS_POINTS = 2000;
+
+function progressChart(points: ProgressPoint[], entries: number): string {
+  const t0 = points[0]!.time;
+  const unit = timeUnit(points[points.length - 1]!.time - t0);
   const fetched: Array<[number, number]> = [];
   const failed: Array<[number, number]> = [];
   let ok = 0;
   let bad = 0;
-  for (const e of log) {
-    if (e.change === 'error') bad++;
-    else ok++;
-    const x = (e.time - t0) / unit.ms;
+  for (const p of points) {
+    ok += p.fetched;
+    bad += p.errors;
+    const x = (p.time - t0) / unit.ms;
     fetched.push([x, ok]);
     failed.push([x, bad]);
   }
-  return toSvg(lineChart({ title: 'Crawl progress', xLabel: `${unit.name} since ${iso(t0)}`, yLabel: 'fetches', series: [{ name: 'fetched', points: fetched, markers: log.length <= 60 }, { name: 'errors', points: failed, markers: log.length <= 60 }], width: 560, height: 300 }));
+  return toSvg(lineChart({ title: 'Crawl progress', xLabel: `${unit.name} since ${iso(t0)}`, yLabel: 'fetches', series: [{ name: 'fetched', points: fetched, markers: entries <= 60 }, { name: 'errors', points: failed, markers: entries <= 60 }], width: 560, height: 300 }));
 }
 
 /** How many changes each document showed: the change-frequency histogram. */
-function changeHistogram(log: CrawlLogEntry[]): string {
-  const perDoc = new Map<string, number>();
-  for (const e of log) {
-    if (e.change === 'error') continue;
-    perDoc.set(e.url, (perDoc.get(e.url) ?? 0) + (e.change === 'changed' ? 1 : 0));
-  }
+function changeHistogram(frequencies: ChangeFrequency[]): string {
   const bins = [
     { label: '0', lo: 0, hi: 0 }, { label: '1', lo: 1, hi: 1 }, { label: '2', lo: 2, hi: 2 }, { label: '3–5', lo: 3, hi: 5 },
     { label: '6–10', lo: 6, hi: 10 }, { label: '11–50', lo: 11, hi: 50 }, { label: '>50', lo: 51, hi: Infinity },
   ];
-  const values = bins.map((b) => [...perDoc.values()].filter((n) => n >= b.lo && n <= b.hi).length);
+  const values = bins.map((b) => frequencies.filter((f) => f.changes >= b.lo && f.changes <= b.hi).reduce((n, f) => n + f.documents, 0));
   return toSvg(barChart({ title: 'Change frequency: changes seen per document', categories: bins.map((b) => b.label), series: [{ name: 'documents', values }], yLabel: 'documents', width: 560, height: 300 }));
 }
 
@@ -109,27 +101,29 @@ function labSection(file: string | undefined): string {
 }
 
 async function overview(ctx: ServerContext): Promise<string> {
-  const log = await ctx.store.log();
+  // Aggregates and the latest entries come from the store as GROUP BY and LIMIT queries, not the whole log.
+  const counts = await ctx.store.logCounts();
   const states: DocumentState[] = ['queued', 'fetched', 'failed', 'skipped'];
   const docCounts = await Promise.all(states.map((s) => ctx.store.countDocuments(s)));
   const archive = await ctx.index.current();
   const stats = archive.stats();
   let body = `<h1>datamonitor</h1><p class="muted">Archive in <code>${esc(ctx.dataDir)}</code>; versioned store ${esc(ctx.index.source)}.</p>`;
   body += `<table class="kv" id="summary"><tr><td>documents</td><td>${docCounts.reduce((a, b) => a + b, 0)} (${states.map((s, i) => `${docCounts[i]} ${s}`).join(', ')})</td></tr>`
-    + `<tr><td>log entries</td><td>${log.length}</td></tr><tr><td>RDF graphs</td><td>${stats.graphs} documents, ${stats.versions} versions, ${stats.rows} triple rows</td></tr></table>`;
+    + `<tr><td>log entries</td><td>${counts.entries}</td></tr><tr><td>RDF graphs</td><td>${stats.graphs} documents, ${stats.versions} versions, ${stats.rows} triple rows</td></tr></table>`;
   body += '<h2>Crawl progress</h2>';
-  if (log.length === 0) body += '<p class="muted">Nothing crawled yet: <code>datamonitor crawl --data DIR SEED…</code></p>';
+  if (counts.entries === 0) body += '<p class="muted">Nothing crawled yet: <code>datamonitor crawl --data DIR SEED…</code></p>';
   else {
-    const byStatus = countBy(log, (e) => (e.status ? String(e.status) : 'no response'));
-    const byChange = countBy(log, (e) => e.change);
-    body += `<div class="charts" id="progress-charts">${progressChart(log)}${countsChart('Log entries by HTTP status', byStatus)}${countsChart('Log entries by change', byChange)}</div>`;
+    // Maps in order of first appearance in the log, as the tables' tie order has always been.
+    const byStatus = new Map(counts.byStatus.map((g) => [g.status ? String(g.status) : 'no response', g.entries]));
+    const byChange = new Map<string, number>(counts.byChange.map((g) => [g.change, g.entries]));
+    body += `<div class="charts" id="progress-charts">${progressChart(await ctx.store.logProgress(PROGRESS_POINTS), counts.entries)}${countsChart('Log entries by HTTP status', byStatus)}${countsChart('Log entries by change', byChange)}</div>`;
     body += `<div class="charts">${countsTable('status', byStatus)}${countsTable('change', byChange)}</div>`;
-    body += `<h2>Change frequency</h2><div class="charts" id="change-histogram">${changeHistogram(log)}</div>`;
+    body += `<h2>Change frequency</h2><div class="charts" id="change-histogram">${changeHistogram(await ctx.store.changeFrequencies())}</div>`;
   }
   body += `<h2>Re-crawl cycles</h2>${await cyclesSection(ctx)}`;
   body += `<h2>Re-crawl lab</h2>${labSection(ctx.labFile)}`;
-  if (log.length) {
-    const latest = log.slice(-50).reverse();
+  if (counts.entries) {
+    const latest = await ctx.store.latestLog(50);
     body += `<h2>Latest log entries</h2><table id="log"><tr><th>time</th><th>URL</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples</th><th>ms</th><th>error</th></tr>`
       + latest.map((e) => `<tr><td>${iso(e.time)}</td><td>${docLink(e.url)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${e.triples}</td><td>${Math.round(e.durationMs)}</td><td class="error">${esc(e.error ?? '')}</td></tr>`).join('')
       + '</table>';

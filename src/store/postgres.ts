@@ -1,9 +1,10 @@
 import pg from 'pg';
-import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow } from './types.ts';
+import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, LogCounts, ProgressPoint } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
 import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError } from '../util/errors.ts';
+import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError } from './read-only.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
@@ -16,6 +17,12 @@ const LATEST = MIGRATIONS[MIGRATIONS.length - 1].version;
 /** `$1, $2, …` for n values starting at `from`. */
 function params(n: number, from = 1): string {
   return Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
+}
+
+/** `?` placeholders (the shared SQL of log-reads.ts, which has no `?` in literals) as `$1, $2, …`. */
+function numbered(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
 }
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
@@ -224,6 +231,33 @@ export class PostgresStore implements WorkerStore {
       ? await this.query('SELECT * FROM crawl_log WHERE id > $1 AND url = $2 ORDER BY id LIMIT $3', [opts.sinceId ?? 0, opts.url, opts.limit ?? 1e9])
       : await this.query('SELECT * FROM crawl_log WHERE id > $1 ORDER BY id LIMIT $2', [opts.sinceId ?? 0, opts.limit ?? 1e9]);
     return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  }
+
+  /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
+  private readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => (await this.query(numbered(sql), params)).rows };
+
+  logCounts(): Promise<LogCounts> {
+    return logReads.logCounts(this.reader);
+  }
+
+  changeFrequencies(): Promise<ChangeFrequency[]> {
+    return logReads.changeFrequencies(this.reader);
+  }
+
+  logProgress(maxPoints: number): Promise<ProgressPoint[]> {
+    return logReads.logProgress(this.reader, maxPoints);
+  }
+
+  latestLog(limit: number): Promise<CrawlLogEntry[]> {
+    return logReads.latestLog(this.reader, limit);
+  }
+
+  captures(q: CaptureQuery): Promise<Capture[]> {
+    return logReads.captures(this.reader, q);
+  }
+
+  logOrigins(): Promise<string[]> {
+    return logReads.logOrigins(this.reader);
   }
 
   async warcEnd(file: string): Promise<number> {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, MetadataStore } from './types.ts';
+import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, LogCounts, ProgressPoint, MetadataStore } from './types.ts';
 import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 
 const SCHEMA_VERSION = 1;
@@ -183,6 +184,33 @@ export class SqliteStore implements MetadataStore {
       ? this.stmt('SELECT * FROM crawl_log WHERE id > ? AND url = ? ORDER BY id LIMIT ?').all(opts.sinceId ?? 0, opts.url, opts.limit ?? 1e9)
       : this.stmt('SELECT * FROM crawl_log WHERE id > ? ORDER BY id LIMIT ?').all(opts.sinceId ?? 0, opts.limit ?? 1e9);
     return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
+  }
+
+  /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
+  private readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.stmt(sql).all(...params) as Record<string, unknown>[] };
+
+  logCounts(): Promise<LogCounts> {
+    return logReads.logCounts(this.reader);
+  }
+
+  changeFrequencies(): Promise<ChangeFrequency[]> {
+    return logReads.changeFrequencies(this.reader);
+  }
+
+  logProgress(maxPoints: number): Promise<ProgressPoint[]> {
+    return logReads.logProgress(this.reader, maxPoints);
+  }
+
+  latestLog(limit: number): Promise<CrawlLogEntry[]> {
+    return logReads.latestLog(this.reader, limit);
+  }
+
+  captures(q: CaptureQuery): Promise<Capture[]> {
+    return logReads.captures(this.reader, q);
+  }
+
+  logOrigins(): Promise<string[]> {
+    return logReads.logOrigins(this.reader);
   }
 
   async warcEnd(file: string): Promise<number> {

@@ -4,6 +4,10 @@
  * method is async so that both fit.
  */
 
+import type { Capture, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
+
+export type { Capture, CaptureCursor, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
+
 export type ChangeState = 'new' | 'changed' | 'unchanged' | 'error';
 
 export type DocumentState = 'queued' | 'fetched' | 'failed' | 'skipped';
@@ -104,6 +108,20 @@ export interface MetadataStore {
   versions(url: string): Promise<CrawlLogEntry[]>;
   /** Every log entry, oldest first, optionally since an id (for export and the dashboard). */
   log(opts?: { sinceId?: number; limit?: number; url?: string }): Promise<CrawlLogEntry[]>;
+
+  // The server's reads of the log (src/store/log-reads.ts): aggregates and limited lists, never the whole log.
+  /** Log entries counted by HTTP status and by change, groups in order of first appearance. */
+  logCounts(): Promise<LogCounts>;
+  /** Documents by how many changes they showed (the change-frequency histogram). */
+  changeFrequencies(): Promise<ChangeFrequency[]>;
+  /** Fetches and errors over time: per entry up to `maxPoints` entries, per time bucket beyond. */
+  logProgress(maxPoints: number): Promise<ProgressPoint[]>;
+  /** The `limit` newest log entries, newest first. */
+  latestLog(limit: number): Promise<CrawlLogEntry[]>;
+  /** Captures of exact URLs or URL prefixes (index range scans), in CDX order, resumable after a cursor. */
+  captures(q: CaptureQuery): Promise<Capture[]>;
+  /** Distinct `scheme://authority` of the logged URLs (a scan of the url index: for CDX domain matches). */
+  logOrigins(): Promise<string[]>;
 
   getHost(host: string): Promise<HostRow | undefined>;
   putHost(row: HostRow): Promise<void>;

@@ -1,0 +1,131 @@
+/**
+ * `/cdx` answered from the store a page at a time: the match becomes URL ranges on the crawl_log_url index
+ * (exact, prefix, host), or, for `domain`, one such host query per SURT host found in the log; the limit is
+ * applied in SQL, and a resume key (the last capture's URL, time and log id) continues where a page ended.
+ */
+import type { CaptureCursor, CaptureQuery, MetadataStore } from '../store/types.ts';
+import { UserError } from '../util/errors.ts';
+import { cdxLine, hostKey, matcher, queryTarget, sortCdxLines, surt, timestampBounds, type CdxLine, type CdxQuery } from './cdx.ts';
+import { timestampOf } from './mementos.ts';
+
+export interface CdxPageQuery extends CdxQuery {
+  limit: number;
+  /** From a previous page's `resumeKey`. */
+  resumeKey?: string;
+}
+
+export interface CdxPage {
+  lines: CdxLine[];
+  /** Set when more lines match than `limit`: pass it as `resumeKey` for the next page. */
+  resumeKey?: string;
+}
+
+/** The URLs of one SURT host that a query reads: exact URLs or URL prefixes, all with the same host key. */
+interface HostRanges {
+  hostKey: string;
+  urls?: string[];
+  prefixes?: string[];
+}
+
+export function encodeResumeKey(c: CaptureCursor): string {
+  return Buffer.from(JSON.stringify([c.url, c.time, c.id])).toString('base64url');
+}
+
+export function decodeResumeKey(key: string): CaptureCursor {
+  try {
+    const [url, time, id] = JSON.parse(Buffer.from(key, 'base64url').toString('utf8')) as unknown[];
+    if (typeof url === 'string' && typeof time === 'number' && typeof id === 'number') return { url, time, id };
+  } catch {
+    // said below
+  }
+  throw new UserError(`resumeKey '${key}' is not one this server gave: pass the key a previous /cdx page ended with`);
+}
+
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The first ms whose 14-digit timestamp is >= lo, or the last whose timestamp is <= hi (timestamps grow with time). */
+function boundaryMs(ts: string, side: 'from' | 'to'): number {
+  let a = 0;
+  let b = LAST_MS;
+  if (side === 'from') {
+    if (timestampOf(b) < ts) return LAST_MS + 1;
+    while (a < b) {
+      const m = Math.floor((a + b) / 2);
+      if (timestampOf(m) >= ts) b = m;
+      else a = m + 1;
+    }
+    return a;
+  }
+  if (timestampOf(a) > ts) return -1;
+  while (a < b) {
+    const m = Math.ceil((a + b) / 2);
+    if (timestampOf(m) <= ts) a = m;
+    else b = m - 1;
+  }
+  return a;
+}
+
+/** Where a URL's SURT host can be: both schemes, the host with and without `www.` (surt drops it), the same port. */
+function originsOf(u: URL): string[] {
+  const bare = u.hostname.replace(/^www\d*\./, '');
+  const hosts = [...new Set([bare, `www.${bare}`, u.hostname])];
+  const port = u.port ? `:${u.port}` : '';
+  return ['http', 'https'].flatMap((scheme) => hosts.map((h) => `${scheme}://${h}${port}`));
+}
+
+async function hostRanges(store: MetadataStore, q: CdxQuery): Promise<HostRanges[]> {
+  const { url, type } = queryTarget(q);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const key = hostKey(surt(url));
+  const rest = u.pathname + u.search;
+  if (type === 'exact') return [{ hostKey: key, urls: originsOf(u).map((o) => o + rest) }];
+  if (type === 'prefix') return [{ hostKey: key, prefixes: originsOf(u).map((o) => o + rest) }];
+  if (type === 'host') return [{ hostKey: key, prefixes: originsOf(u).map((o) => `${o}/`) }];
+  // domain: no range covers a host's subdomains, so the hosts come from a scan of the url index, each read as a host.
+  const bare = key.replace(/:\d+$/, '');
+  const byHost = new Map<string, string[]>();
+  for (const origin of await store.logOrigins()) {
+    const hk = hostKey(surt(`${origin}/`));
+    const h = hk.replace(/:\d+$/, '');
+    if (h !== bare && !h.startsWith(`${bare},`)) continue;
+    byHost.set(hk, [...(byHost.get(hk) ?? []), `${origin}/`]);
+  }
+  // SURT keys sort by host key up to its `)` first.
+  return [...byHost].map(([hostKey, prefixes]) => ({ hostKey, prefixes })).sort((a, b) => (a.hostKey + ')' < b.hostKey + ')' ? -1 : 1));
+}
+
+/**
+ * One page of `/cdx`: at most `limit` captures in CDXJ order (SURT key, then timestamp) and, when more match,
+ * the key to resume from. A page that holds every match is the same as `cdxLines` over the whole log, apart
+ * from URLs whose letter case differs from the query's in an exact or prefix match (ranges compare URLs as
+ * written; SURT keys are lower-cased) and URLs of `www2.`-style hosts other than the one asked for.
+ */
+export async function cdxPage(store: MetadataStore, q: CdxPageQuery): Promise<CdxPage> {
+  const { lo, hi } = timestampBounds(q);
+  const base: Omit<CaptureQuery, 'limit'> = {
+    fromTime: lo ? boundaryMs(lo, 'from') : undefined,
+    toTime: q.to ? boundaryMs(hi, 'to') : undefined,
+  };
+  const cursor = q.resumeKey ? decodeResumeKey(q.resumeKey) : undefined;
+  const cursorHost = cursor && hostKey(surt(cursor.url)) + ')';
+  const found: Awaited<ReturnType<MetadataStore['captures']>> = [];
+  for (const r of await hostRanges(store, q)) {
+    if (found.length > q.limit) break;
+    if (cursorHost && r.hostKey + ')' < cursorHost) continue;
+    const after = cursorHost && r.hostKey + ')' === cursorHost ? cursor : undefined;
+    // One more than asked for tells whether another page follows.
+    found.push(...(await store.captures({ ...base, urls: r.urls, prefixes: r.prefixes, after, limit: q.limit + 1 - found.length })));
+  }
+  const page = found.slice(0, q.limit);
+  const match = matcher(q);
+  const lines = page
+    .map(({ entry, lastGoodChecksum }) => cdxLine(entry, entry.status === 304 || (entry.checksum !== undefined && lastGoodChecksum === entry.checksum)))
+    .filter((l) => match(l.urlkey));
+  const last = page.at(-1)?.entry;
+  return { lines: sortCdxLines(lines), resumeKey: found.length > q.limit && last ? encodeResumeKey({ url: last.url, time: last.time, id: last.id! }) : undefined };
+}

@@ -1,0 +1,205 @@
+/**
+ * The crawl log's read paths for the server (dashboard and CDXJ), as SQL that SQLite and PostgreSQL both
+ * run: aggregates are GROUP BY queries, lists carry a LIMIT, so a request never reads the whole log into
+ * memory. One implementation for both backends, given a way to run a query (`LogReader`).
+ */
+import type { ChangeState, CrawlLogEntry } from './types.ts';
+import { LOG_COLS, fromRow, type Dialect } from './schema.ts';
+
+/** Entries of the log counted by HTTP status and by change; groups in the order they first appear in the log. */
+export interface LogCounts {
+  entries: number;
+  byStatus: Array<{ status: number; entries: number }>;
+  byChange: Array<{ change: ChangeState; entries: number }>;
+}
+
+/** How many documents showed a number of changes (error entries left out; a document never changed shows 0). */
+export interface ChangeFrequency {
+  changes: number;
+  documents: number;
+}
+
+/** A step of the crawl-progress chart: the fetches and errors logged up to `time` since the previous step. */
+export interface ProgressPoint {
+  time: number;
+  fetched: number;
+  errors: number;
+}
+
+/** Where a page of captures ended: the last entry's URL, time and id (what a client resumes after). */
+export interface CaptureCursor {
+  url: string;
+  time: number;
+  id: number;
+}
+
+/**
+ * Captures (log entries with a WARC record) of some URLs: those equal to one of `urls` or starting with one
+ * of `prefixes` (range scans on the crawl_log_url index), captured within [fromTime, toTime], after `after`.
+ */
+export interface CaptureQuery {
+  urls?: string[];
+  prefixes?: string[];
+  fromTime?: number;
+  toTime?: number;
+  after?: CaptureCursor;
+  limit: number;
+}
+
+/** A capture and the payload digest of the URL's latest earlier 2xx/304 capture (what tells a revisit). */
+export interface Capture {
+  entry: CrawlLogEntry;
+  lastGoodChecksum?: string;
+}
+
+export interface LogReader {
+  dialect: Dialect;
+  /** Runs a query written with `?` placeholders. */
+  all(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
+}
+
+const isError = `CASE WHEN change = 'error' THEN 1 ELSE 0 END`;
+
+/** Adds `n` entries first seen at log id `first` to group `key`. */
+function tally<K>(groups: Map<K, { entries: number; first: number }>, key: K, n: number, first: number): void {
+  const g = groups.get(key);
+  if (g) (g.entries += n), (g.first = Math.min(g.first, first));
+  else groups.set(key, { entries: n, first });
+}
+
+export async function logCounts(db: LogReader): Promise<LogCounts> {
+  // One scan: status and change together, split here; MIN(id) keeps the order of first appearance.
+  const rows = await db.all('SELECT status, change, COUNT(*) AS n, MIN(id) AS first FROM crawl_log GROUP BY status, change', []);
+  const byStatus = new Map<number, { entries: number; first: number }>();
+  const byChange = new Map<ChangeState, { entries: number; first: number }>();
+  let entries = 0;
+  for (const r of rows) {
+    entries += Number(r.n);
+    tally(byStatus, Number(r.status), Number(r.n), Number(r.first));
+    tally(byChange, r.change as ChangeState, Number(r.n), Number(r.first));
+  }
+  const ordered = <K>(m: Map<K, { entries: number; first: number }>) => [...m].sort((a, b) => a[1].first - b[1].first);
+  return {
+    entries,
+    byStatus: ordered(byStatus).map(([status, g]) => ({ status, entries: g.entries })),
+    byChange: ordered(byChange).map(([change, g]) => ({ change, entries: g.entries })),
+  };
+}
+
+export async function changeFrequencies(db: LogReader): Promise<ChangeFrequency[]> {
+  const rows = await db.all(
+    `SELECT changes, COUNT(*) AS documents FROM (
+       SELECT url, SUM(CASE WHEN change = 'changed' THEN 1 ELSE 0 END) AS changes FROM crawl_log WHERE change <> 'error' GROUP BY url
+     ) per_url GROUP BY changes ORDER BY changes`,
+    [],
+  );
+  return rows.map((r) => ({ changes: Number(r.changes), documents: Number(r.documents) }));
+}
+
+/**
+ * The crawl's progress: one point per log entry (in log order) while the log has at most `maxPoints`
+ * entries, so a small archive's chart is exact; beyond, one point per time bucket (at most about
+ * `maxPoints` of them, in time order), so that the chart costs a GROUP BY, not the log.
+ */
+export async function logProgress(db: LogReader, maxPoints: number): Promise<ProgressPoint[]> {
+  const [span] = await db.all('SELECT COUNT(*) AS n, MIN(time) AS lo, MAX(time) AS hi FROM crawl_log', []);
+  const n = Number(span!.n);
+  if (n === 0) return [];
+  if (n <= maxPoints) {
+    const rows = await db.all(`SELECT time, ${isError} AS errors FROM crawl_log ORDER BY id LIMIT ?`, [maxPoints]);
+    return rows.map((r) => ({ time: Number(r.time), fetched: 1 - Number(r.errors), errors: Number(r.errors) }));
+  }
+  const lo = Number(span!.lo);
+  const width = Math.max(1, Math.ceil((Number(span!.hi) - lo + 1) / maxPoints));
+  const rows = await db.all(
+    `SELECT (${timeInt(db.dialect)} - ?) / ? AS bucket, MAX(time) AS time, COUNT(*) AS n, SUM(${isError}) AS errors
+     FROM crawl_log GROUP BY bucket ORDER BY bucket`,
+    [lo, width],
+  );
+  return rows.map((r) => ({ time: Number(r.time), fetched: Number(r.n) - Number(r.errors), errors: Number(r.errors) }));
+}
+
+export async function latestLog(db: LogReader, limit: number): Promise<CrawlLogEntry[]> {
+  const rows = await db.all('SELECT * FROM crawl_log ORDER BY id DESC LIMIT ?', [limit]);
+  return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+}
+
+/** `time` as an integer (SQLite may hold a fractional ms value; PostgreSQL's column is BIGINT already). */
+function timeInt(d: Dialect): string {
+  return d === 'sqlite' ? 'CAST(time AS INTEGER)' : 'time';
+}
+
+/** The URL after its scheme and authority (`/path?query`), lower-cased: a SURT key's order within one host. */
+function restOf(d: Dialect, col = 'url'): string {
+  const slash = d === 'sqlite' ? `instr(substr(${col}, 9), '/')` : `strpos(substr(${col}, 9), '/')`;
+  const expr = `lower(substr(${col}, ${slash} + 8))`;
+  // PostgreSQL compares text in the database's collation; CDX keys sort byte-wise, as JavaScript does.
+  return d === 'postgres' ? `${expr} COLLATE "C"` : expr;
+}
+
+/** The smallest string greater than every string that starts with `p` (its last character incremented). */
+export function prefixEnd(p: string): string | undefined {
+  let s = p;
+  while (s.length && s.charCodeAt(s.length - 1) === 0xffff) s = s.slice(0, -1);
+  if (!s.length) return undefined;
+  return s.slice(0, -1) + String.fromCharCode(s.charCodeAt(s.length - 1) + 1);
+}
+
+/**
+ * The SQL of `captures`. Order: the URL after its authority ignoring letter case, then the second, then the
+ * log id: the order of SURT key then 14-digit timestamp that CDXJ wants for URLs of one SURT host (the
+ * scheme, `www.` and case are not part of it), apart from query arguments, which SURT sorts.
+ */
+export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const ranges: string[] = [];
+  if (q.urls?.length) {
+    ranges.push(`url IN (${q.urls.map(() => '?').join(', ')})`);
+    params.push(...q.urls);
+  }
+  for (const p of q.prefixes ?? []) {
+    const end = prefixEnd(p);
+    ranges.push(end === undefined ? 'url >= ?' : '(url >= ? AND url < ?)');
+    params.push(p, ...(end === undefined ? [] : [end]));
+  }
+  where.push(ranges.length ? `(${ranges.join(' OR ')})` : '1 = 0');
+  where.push('warc_file IS NOT NULL AND warc_offset IS NOT NULL');
+  if (q.fromTime !== undefined) (where.push('time >= ?'), params.push(q.fromTime));
+  if (q.toTime !== undefined) (where.push('time <= ?'), params.push(q.toTime));
+  const second = `${timeInt(d)} / 1000`;
+  if (q.after) {
+    where.push(`(${restOf(d)}, ${second}, id) > (?, ?, ?)`);
+    params.push(restKey(q.after.url), Math.floor(Math.trunc(q.after.time) / 1000), q.after.id);
+  }
+  // The revisit test needs the URL's latest earlier 2xx/304 capture: a look-up on crawl_log_url per row.
+  const lastGood = `(SELECT p.checksum FROM crawl_log p WHERE p.url = crawl_log.url AND p.id < crawl_log.id
+      AND p.warc_file IS NOT NULL AND p.warc_offset IS NOT NULL AND ((p.status >= 200 AND p.status < 300) OR p.status = 304)
+      ORDER BY p.id DESC LIMIT 1)`;
+  params.push(q.limit);
+  return {
+    sql: `SELECT crawl_log.*, ${lastGood} AS last_good_checksum FROM crawl_log WHERE ${where.join(' AND ')}
+      ORDER BY ${restOf(d)}, ${second}, id LIMIT ?`,
+    params,
+  };
+}
+
+/** `restOf` computed here, for a resume cursor. */
+export function restKey(url: string): string {
+  const slash = url.indexOf('/', 8);
+  return (slash < 0 ? url.slice(7) : url.slice(slash)).toLowerCase();
+}
+
+export async function captures(db: LogReader, q: CaptureQuery): Promise<Capture[]> {
+  if (q.limit <= 0) return [];
+  const { sql, params } = captureSql(db.dialect, q);
+  const rows = await db.all(sql, params);
+  return rows.map((r) => ({ entry: fromRow(LOG_COLS, r, { id: 'id' }), lastGoodChecksum: (r.last_good_checksum as string | null) ?? undefined }));
+}
+
+/** The distinct `scheme://authority` of logged URLs: a scan of the url index, for matches that are no range (CDX domain). */
+export async function logOrigins(db: LogReader): Promise<string[]> {
+  const slash = db.dialect === 'sqlite' ? `instr(substr(url, 9), '/')` : `strpos(substr(url, 9), '/')`;
+  const rows = await db.all(`SELECT DISTINCT substr(url, 1, ${slash} + 7) AS origin FROM crawl_log`, []);
+  return rows.map((r) => r.origin as string);
+}
