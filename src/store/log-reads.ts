@@ -112,7 +112,7 @@ export async function logProgress(db: LogReader, maxPoints: number): Promise<Pro
   const lo = Number(span!.lo);
   const width = Math.max(1, Math.ceil((Number(span!.hi) - lo + 1) / maxPoints));
   const rows = await db.all(
-    `SELECT (${timeInt(db.dialect)} - ?) / ? AS bucket, MAX(time) AS time, COUNT(*) AS n, SUM(${isError}) AS errors
+    `SELECT (${timeInt(db.dialect)} - ${intParam(db.dialect)}) / ${intParam(db.dialect)} AS bucket, MAX(time) AS time, COUNT(*) AS n, SUM(${isError}) AS errors
      FROM crawl_log GROUP BY bucket ORDER BY bucket`,
     [lo, width],
   );
@@ -127,6 +127,11 @@ export async function latestLog(db: LogReader, limit: number): Promise<CrawlLogE
 /** `time` as an integer (SQLite may hold a fractional ms value; PostgreSQL's column is BIGINT already). */
 function timeInt(d: Dialect): string {
   return d === 'sqlite' ? 'CAST(time AS INTEGER)' : 'time';
+}
+
+/** A parameter used in integer arithmetic (better-sqlite3 binds a JS number as REAL, and REAL division does not floor). */
+function intParam(d: Dialect): string {
+  return d === 'sqlite' ? 'CAST(? AS INTEGER)' : '?';
 }
 
 /** The URL after its scheme and authority (`/path?query`), lower-cased: a SURT key's order within one host. */
