@@ -8,6 +8,7 @@ import { canonicalize, type CanonicalMethod } from '../archive/canonical.ts';
 import { extract } from '../extract/registry.ts';
 import { linksFromQuads } from '../extract/links.ts';
 import { mimeAccepted } from '../frontier/filters.ts';
+import type { Sitemap } from '../extract/sitemap.ts';
 
 /**
  * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
@@ -37,6 +38,8 @@ export interface CapturedDocument {
   truncated?: boolean;
   /** The server asked us to come back later (429/503 Retry-After). */
   retryAfter?: number;
+  /** A sitemap's URLs and when each last changed (for the crawl's own sitemaps and `--sitemap`). */
+  sitemap?: Sitemap;
 }
 
 export interface CaptureContext {

@@ -222,7 +222,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   };
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
-  for (const url of await sitemapsToRead(o, robots)) offer(url.href, 0, false, false, { hostWide: url.hostWide });
+  for (const url of await sitemapsToRead(o, robots)) offer(url.href, 0, false, o.refetch, { hostWide: url.hostWide });
   await store.addDocuments(newDocs.splice(0));
 
   let running = 0;
@@ -333,10 +333,14 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       }
       if (e.sitemap && doc.status === 200 && outcome.response) {
         const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide: e.sitemap.hostWide });
+        doc.sitemap = sm;
         s.sitemaps.read++;
         s.sitemaps.urls += sm.urls.length;
-        for (const u of sm.urls) offer(u.loc, e.depth, false);
-        for (const child of sm.sitemaps) offer(child.loc, e.depth, false, false, e.sitemap);
+        // A re-crawl cycle (noFollow) only wants the lastmod hints: it schedules the listed URLs itself.
+        if (!o.noFollow) {
+          for (const u of sm.urls) offer(u.loc, e.depth, false);
+          for (const child of sm.sitemaps) offer(child.loc, e.depth, false, false, e.sitemap);
+        }
       }
       if (!o.noFollow) for (const link of doc.links) {
         const vocab = follow && link.kind === 'vocabulary';

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import { crawl, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
+import type { Sitemap } from '../extract/sitemap.ts';
+import { hostOf } from '../frontier/normalize.ts';
 import type { MetadataStore, DocumentRow } from '../store/types.ts';
 import { withStore } from '../store/index.ts';
 import { getStrategy } from './strategies/index.ts';
@@ -44,7 +46,39 @@ export interface CycleResult {
   errors: number;
   estimateMs: number;
   actualMs: number;
+  /** URLs a sitemap said changed since their last fetch (made due now), and URLs it listed that were not monitored yet. */
+  sitemapHints?: number;
+  sitemapAdded?: number;
   note?: string;
+}
+
+/**
+ * The schedule of a monitored sitemap: read at every minimum interval (a day by default). Not a
+ * strategy of its own: its value is what it says of other URLs (lastmod), applied by `applySitemap`.
+ */
+export const SITEMAP_STRATEGY = 'sitemap';
+
+/**
+ * A sitemap's lastmod is the site telling us a URL changed: a monitored URL whose lastmod is newer
+ * than its last fetch is due now, whatever its strategy expected; a listed URL not monitored yet
+ * is monitored from now on; child sitemaps of an index are monitored as sitemaps.
+ */
+async function applySitemap(store: MetadataStore, sitemap: Sitemap, now: number): Promise<{ hinted: string[]; added: string[] }> {
+  const hinted: string[] = [];
+  const added: string[] = [];
+  for (const u of sitemap.urls) {
+    const row = await store.getDocument(u.loc);
+    if (!row || !row.monitored) {
+      await store.addDocuments([{ url: u.loc, host: hostOf(u.loc), depth: 0 }], { monitored: true, strategy: DEFAULT_STRATEGY, nextFetch: now });
+      added.push(u.loc);
+    } else if (u.lastmod !== undefined && u.lastmod > (row.lastFetched ?? 0) && (row.nextFetch ?? Infinity) > now) {
+      await store.updateDocument(u.loc, { nextFetch: now });
+      hinted.push(u.loc);
+    }
+  }
+  const children = sitemap.sitemaps.map((c) => ({ url: c.loc, host: hostOf(c.loc), depth: 0 }));
+  if (children.length) await store.addDocuments(children, { monitored: true, strategy: SITEMAP_STRATEGY, nextFetch: now });
+  return { hinted, added };
 }
 
 function withCycleStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
@@ -70,8 +104,10 @@ async function dueByHost(store: MetadataStore, due: DocumentRow[]): Promise<DueH
  * observation of change: the URL is tried again after the shortest interval.
  */
 export async function reschedule(store: MetadataStore, row: DocumentRow, doc: CapturedDocument, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
+  // lastFetched on the scheduler's clock (the capture wrote the wall clock; the same, except in accelerated-time tests),
+  // so that sitemap lastmods and budgets compare like with like.
   if (doc.change === 'error') {
-    await store.updateDocument(doc.url, { nextFetch: t + bounds.minIntervalMs });
+    await store.updateDocument(doc.url, { nextFetch: t + bounds.minIntervalMs, lastFetched: t });
     return 'error';
   }
   const strategy = getStrategy(row.strategy ?? DEFAULT_STRATEGY);
@@ -80,7 +116,7 @@ export async function reschedule(store: MetadataStore, row: DocumentRow, doc: Ca
   const state = first ? strategy.initial(ctx) : row.strategyState;
   const changed = doc.change === 'changed';
   const next = strategy.next(state, { time: t, changed, first }, ctx);
-  await store.updateDocument(doc.url, { strategyState: next.state, nextFetch: t + next.intervalMs });
+  await store.updateDocument(doc.url, { strategyState: next.state, nextFetch: t + next.intervalMs, lastFetched: t });
   return changed ? 'changed' : 'unchanged';
 }
 
@@ -123,12 +159,30 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
       const byUrl = new Map(due.map((d) => [d.url, d]));
       const r: CycleResult = { id, status: 'done', due: allDue.length, planned: plan.urls.length, deferred: plan.deferred + allDue.length - due.length, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };
       try {
-        if (plan.urls.length > 0) {
-          const downloader = crawl({ ...o.crawl, seeds: plan.urls, dataDir: o.dataDir, store, refetch: true, noFollow: true, cycleId: id, maxTimeMs: o.crawl?.maxTimeMs ?? cycleMs });
+        // Due sitemaps are read in the same pass; what they say changed is fetched in a second pass of
+        // this cycle, not an hour later.
+        const madeDue: string[] = [];
+        const download = async (urls: string[], rows: Map<string, DocumentRow>, maxTimeMs: number): Promise<void> => {
+          const isSitemap = (u: string) => rows.get(u)?.strategy === SITEMAP_STRATEGY;
+          const downloader = crawl({
+            ...o.crawl, seeds: urls.filter((u) => !isSitemap(u)), sitemapUrls: urls.filter(isSitemap), dataDir: o.dataDir, store,
+            refetch: true, noFollow: true, cycleId: id, maxTimeMs,
+          });
           for await (const doc of downloader) {
-            const row = byUrl.get(doc.url);
+            const row = rows.get(doc.url);
             if (!row) continue;
             r.downloads++;
+            if (row.strategy === SITEMAP_STRATEGY) {
+              await store.updateDocument(doc.url, { nextFetch: now() + bounds.minIntervalMs });
+              if (doc.sitemap) {
+                const { hinted, added } = await applySitemap(store, doc.sitemap, now());
+                r.sitemapHints = (r.sitemapHints ?? 0) + hinted.length;
+                r.sitemapAdded = (r.sitemapAdded ?? 0) + added.length;
+                madeDue.push(...hinted, ...added);
+              }
+              if (doc.change === 'error') r.errors++;
+              continue;
+            }
             const outcome = await reschedule(store, row, doc, now(), bounds);
             if (outcome === 'error') r.errors++;
             if (outcome === 'changed') r.changed++;
@@ -136,6 +190,18 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
           // Out of disk: the URLs not downloaded stay due for the next cycle, and this one says why it failed.
           const stop = downloader.summary;
           if (stop?.stoppedBy === 'disk-space' || stop?.stoppedBy === 'storage-error') throw new Error(stop.stopMessage ?? stop.stoppedBy);
+        };
+        const cycleBudgetMs = o.crawl?.maxTimeMs ?? cycleMs;
+        if (plan.urls.length > 0) await download(plan.urls, byUrl, cycleBudgetMs);
+        const left = cycleBudgetMs - (Date.now() - t0);
+        if (madeDue.length > 0 && left > 0) {
+          const rows = new Map<string, DocumentRow>();
+          for (const u of new Set(madeDue)) {
+            const row = await store.getDocument(u);
+            if (row) rows.set(u, row);
+          }
+          r.planned += rows.size;
+          await download([...rows.keys()], rows, left);
         }
         r.actualMs = Date.now() - t0;
         await store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'done', note: `${r.downloads} downloads, ${r.changed} changed, ${r.errors} errors, ${r.deferred} deferred` });

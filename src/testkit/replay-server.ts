@@ -15,10 +15,19 @@ export interface ReplayServer extends TestServer {
 export async function startReplayServer(records: HistoryRecord[]): Promise<ReplayServer> {
   const docs = new Map(records.map((r) => [r.id, { created: Date.parse(String(r.created)), end: Date.parse(String(r.end)), changes: r.changes.map((c) => Date.parse(String(c))) }]));
   const state = { clock: 0 };
-  const server = await startServer((_req, res, url) => {
+  const server: TestServer = await startServer((_req, res, url) => {
     if (url.pathname === '/robots.txt') {
       res.writeHead(404);
       return res.end();
+    }
+    if (url.pathname === '/sitemap.xml') {
+      // What a site that keeps its sitemap honest says: every live document and when it last changed.
+      const entries = [...docs].filter(([, d]) => state.clock >= d.created && state.clock <= d.end).map(([id, d]) => {
+        const last = d.changes.filter((c) => c <= state.clock).at(-1) ?? d.created;
+        return `<url><loc>${server.url}/doc/${encodeURIComponent(id)}</loc><lastmod>${new Date(last).toISOString()}</lastmod></url>`;
+      });
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      return res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries.join('')}</urlset>\n`);
     }
     const id = decodeURIComponent(url.pathname.replace(/^\/doc\//, ''));
     const d = docs.get(id);

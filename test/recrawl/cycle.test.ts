@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCycle } from '../../src/schedule/cycle.ts';
+import { runCycle, SITEMAP_STRATEGY } from '../../src/schedule/cycle.ts';
 import { acquireCycleLock } from '../../src/schedule/lock.ts';
 import { openStore } from '../../src/store/index.ts';
 import { hostOf } from '../../src/frontier/normalize.ts';
@@ -10,7 +10,7 @@ import { startReplayServer, type ReplayServer } from '../../src/testkit/replay-s
 import { historiesFromRecords, simulate } from '../../src/lab/recrawl/index.ts';
 import { getStrategy } from '../../src/schedule/strategies/index.ts';
 import { DEFAULT_BOUNDS } from '../../src/schedule/bounds.ts';
-import { DAY } from '../../src/schedule/types.ts';
+import { DAY, HOUR } from '../../src/schedule/types.ts';
 import type { HistoryRecord } from '../../src/lab/recrawl/histories.ts';
 import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
 
@@ -201,4 +201,49 @@ describe('a cycle with too little free disk space', () => {
     await store.close();
     await server.close();
   });
+});
+
+describe('a monitored sitemap, in accelerated time', () => {
+  // Changes at least two days apart, so one daily cycle can see each on its own.
+  const day0 = Date.parse('2024-01-01T00:00:00Z');
+  const at = (d: number) => new Date(day0 + d * DAY + 12 * HOUR).toISOString();
+  const RECORDS: HistoryRecord[] = [
+    { id: 'busy', created: new Date(day0).toISOString(), end: new Date(day0 + 70 * DAY).toISOString(), changes: [3, 10, 13, 30, 45, 47, 60].map(at) },
+    { id: 'rare', created: new Date(day0).toISOString(), end: new Date(day0 + 70 * DAY).toISOString(), changes: [20].map(at) },
+    { id: 'still', created: new Date(day0).toISOString(), end: new Date(day0 + 70 * DAY).toISOString(), changes: [] },
+  ];
+  const real = RECORDS.reduce((n, r) => n + r.changes.length, 0);
+
+  /** A cycle every day at 01:00 for 65 days; what the archive shows of the three documents. */
+  async function daily(withSitemap: boolean): Promise<{ captured: number; downloads: number; hints: number }> {
+    const server = await startReplayServer(RECORDS);
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    await store.init();
+    server.clock = day0 + HOUR;
+    const docs = RECORDS.map((r) => server.urlOf(r.id));
+    await store.addDocuments(docs.map((url) => ({ url, host: hostOf(url), depth: 0 })), { monitored: true, strategy: 'poisson', nextFetch: server.clock });
+    if (withSitemap) await store.addDocuments([{ url: `${server.url}/sitemap.xml`, host: hostOf(server.url + '/'), depth: 0 }], { monitored: true, strategy: SITEMAP_STRATEGY, nextFetch: server.clock });
+    let hints = 0;
+    for (let d = 0; d < 65; d++) {
+      server.clock = day0 + d * DAY + HOUR;
+      const r = await runCycle({ dataDir, store, now: () => server.clock, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] } });
+      expect(r.status, r.note).toBe('done');
+      hints += r.sitemapHints ?? 0;
+    }
+    await store.close();
+    await server.close();
+    const log = crawlLog(dataDir).filter((e) => docs.includes(e.url));
+    return { captured: log.filter((e) => e.change === 'changed').length, downloads: log.length, hints };
+  }
+
+  it('fetches each document the day it changed, and not in between', async () => {
+    const without = await daily(false);
+    const withSitemap = await daily(true);
+    expect(withSitemap.captured).toBe(real); // every change, each in the cycle after it
+    expect(without.captured).toBeLessThan(real);
+    expect(withSitemap.hints).toBeGreaterThan(0);
+    // The hints cost no more document downloads than the strategy alone made, plus one per change.
+    expect(withSitemap.downloads).toBeLessThanOrEqual(without.downloads + real);
+  }, 60_000);
 });

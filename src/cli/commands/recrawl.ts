@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
-import { runCycle, DEFAULT_STRATEGY, type CycleResult } from '../../schedule/cycle.ts';
+import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '../../schedule/cycle.ts';
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
 import { estimationReport } from '../../schedule/crawl-time.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
@@ -32,7 +32,7 @@ function cycleOptions(flags: Record<string, any>) {
 
 function describe(r: CycleResult): string {
   if (r.status === 'skipped') return `cycle skipped: ${r.note}`;
-  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded, ${r.changed} changed, ${r.errors} errors; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
+  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded, ${r.changed} changed, ${r.errors} errors${r.sitemapHints || r.sitemapAdded ? `; sitemaps: ${r.sitemapHints ?? 0} URLs due by lastmod, ${r.sitemapAdded ?? 0} newly monitored` : ''}; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
 }
 
 export function register(program: Command): void {
@@ -44,10 +44,14 @@ export function register(program: Command): void {
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--strategy <name>', `re-crawl strategy (default ${DEFAULT_STRATEGY})`, DEFAULT_STRATEGY)
+    .option('--sitemap', 'the URLs are sitemaps: read every day; the URLs they list are monitored, and due again as soon as their <lastmod> is newer than their last fetch')
     .option('--json', 'print the result as JSON')
     .action(async (args: string[], flags) => {
-      getStrategy(flags.strategy);
-      if (!isLiveStrategy(flags.strategy)) throw new UserError(`strategy "${flags.strategy}" needs to know the future (lab only); pick another`);
+      if (flags.sitemap) flags.strategy = SITEMAP_STRATEGY;
+      else {
+        getStrategy(flags.strategy);
+        if (!isLiveStrategy(flags.strategy)) throw new UserError(`strategy "${flags.strategy}" needs to know the future (lab only); pick another`);
+      }
       const urls = readSeeds(args, flags.seeds);
       if (urls.length === 0) throw new UserError('no URLs: give URLs or --seeds FILE');
       const docs = urls.map((u) => {
