@@ -2,6 +2,7 @@
 export { buildServer, startServer, type ServerOptions } from './app.ts';
 export { VersionIndex } from '../query/version-index.ts';
 export { surt, cdxLines, cdxjText, type CdxLine, type CdxQuery, type MatchType } from './cdx.ts';
+export { cdxPage, type CdxPage, type CdxPageQuery } from './cdx-query.ts';
 export {
   mementosOf, closestMemento, timestampOf, parseTimestamp, httpDate, mementoUris, mementoLinks, timegateLinks, timemapLinks,
   timemapJson, linkHeader, originalResponse, versionNQuads, type Memento, type MementoUris,
