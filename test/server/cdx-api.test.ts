@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/index.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
 import { buildArchive, type ArchiveFixture } from './fixture.ts';
 import { documents, repoRoot, tempDir } from '../helpers.ts';
+import { serveCli } from './serve-cli.ts';
 
 describe('SURT keys and CDXJ selection', () => {
   it('writes SURT keys as pywb does', () => {
@@ -129,23 +130,15 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
 
   it('runs as `datamonitor serve`: prints its 127.0.0.1 URL and serves; refuses a directory without an archive', async () => {
     const bin = path.join(repoRoot, 'bin/datamonitor.mjs');
-    const child = spawn(process.execPath, [bin, 'serve', '--data', fx.dataDir, '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATAMONITOR_TOKEN: '' } });
+    const served = await serveCli(fx.dataDir);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d) => {
-          out += d;
-          if (out.includes('\n')) resolve(out.split('\n')[0]!);
-        });
-        child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-      });
-      const { url, writes } = JSON.parse(line);
+      const { url, writes } = served.info;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(writes).toBe(false);
       expect((await fetch(`${url}/`)).status).toBe(200);
       expect((await fetch(`${url}/api/urls`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/json' } })).status).toBe(403);
     } finally {
-      child.kill('SIGTERM');
+      await served.stop();
     }
     const empty = spawnSync(process.execPath, [bin, 'serve', '--data', tempDir('dm-empty-'), '--port', '0'], { encoding: 'utf8' });
     expect(empty.status).toBe(2);

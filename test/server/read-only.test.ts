@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildArchive, type ArchiveFixture } from './fixture.ts';
 import { openStore, ReadOnlyStoreError } from '../../src/store/index.ts';
-import { readOnlyView, repoRoot } from '../helpers.ts';
+import { readOnlyView } from '../helpers.ts';
+import { serveCli } from './serve-cli.ts';
 
 /** Every file under dir with its size and modification time: what "nothing was written" is checked against. */
 function snapshot(dir: string): string[] {
@@ -34,20 +34,9 @@ describe('serve on a read-only data directory', () => {
       console.warn('\n*** SKIPPED: no read-only view of a directory can be made here (needs root for a read-only bind mount) ***\n');
       return;
     }
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', view.path, '--port', '0', '--json'],
-      { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/', env: { ...process.env, DATAMONITOR_TOKEN: '' } });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
+    const served = await serveCli(view.path).catch((e) => (view.release(), Promise.reject(e)));
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d) => {
-          out += d;
-          if (out.includes('\n')) resolve(out.split('\n')[0]!);
-        });
-        child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-      });
-      const { url } = JSON.parse(line) as { url: string };
+      const { url } = served.info;
 
       const sparql = await fetch(`${url}/sparql?query=${encodeURIComponent('SELECT ?n WHERE { <http://example.org/alice> <http://example.org/name> ?n }')}`);
       expect(sparql.status).toBe(200);
@@ -64,10 +53,9 @@ describe('serve on a read-only data directory', () => {
       const dashboard = await fetch(`${url}/`);
       expect(dashboard.status).toBe(200);
       expect(await dashboard.text()).toContain('temporary index');
-      expect(err).toBe('');
+      expect(served.stderr()).toBe('');
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('close', r));
+      await served.stop();
       view.release();
     }
     expect(snapshot(fx.dataDir)).toEqual(before);

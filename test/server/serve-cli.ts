@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../helpers.ts';
+
+/** `datamonitor serve --data DIR --port 0 --json` as a child process, once it has printed its first line. */
+export async function serveCli(dataDir: string): Promise<{ info: { url: string; writes?: boolean }; stderr: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', dataDir, '--port', '0', '--json'],
+    { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/', env: { ...process.env, DATAMONITOR_TOKEN: '' } });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const closed = new Promise((r) => child.once('close', r));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await closed;
+  };
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+    });
+    return { info: JSON.parse(line), stderr: () => err, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
