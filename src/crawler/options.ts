@@ -86,7 +86,7 @@ export interface CrawlOptions {
 export const DEFAULTS = {
   depth: 3,
   /** Heritrix pauses a crawl on low disk too; stopping before the disk is full keeps the machine usable. */
-  minFreeBytes: 256 * 1024 * 1024,
+  minFreeBytes: 100 * 1024 * 1024,
   delayMs: 1000,
   perHost: 1,
   concurrency: 16,

@@ -45,7 +45,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
-    .option('--min-free-space <size>', 'stop cleanly (URLs left queued) when the data directory\'s disk has less free than this; 0 = never', '256MiB')
+    .option('--min-free-space <size>', 'stop cleanly (URLs left queued) when the data directory\'s disk has less free than this; 0 = never', '100MiB')
     .option('--json', 'print the summary as JSON');
 }
 
