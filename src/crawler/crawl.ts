@@ -17,7 +17,7 @@ import { UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
-import { parseSitemap } from '../extract/sitemap.ts';
+import { isSitemapXml, parseSitemap } from '../extract/sitemap.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
 export type { CrawlOptions } from './options.ts';
@@ -206,6 +206,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
   const storeIsPrivate = ownsStore && !o.queueHost;
+  const readsSitemaps = Boolean(o.sitemaps || o.sitemapUrls?.length);
+  /** Named by robots.txt or by the user: it vouches for its whole host. */
+  const namedSitemap = async (url: string): Promise<boolean> =>
+    (o.sitemapUrls ?? []).some((u) => normalizeUrl(u) === url) || (robots ? (await robots.sitemaps(url)).some((u) => normalizeUrl(u) === url) : false);
   /** Documents archived as the end of another URL's redirects in this crawl (few: kept in memory). */
   const redirectTargets = new Set<string>();
   const offer = (raw: string, depth: number, vocabulary: boolean, force = false, sitemap?: FrontierEntry['sitemap']): void => {
@@ -331,15 +335,17 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
         queues.onPageCrawled({ url: e.url, links, text: doc.text });
       }
-      if (e.sitemap && doc.status === 200 && outcome.response) {
-        const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide: e.sitemap.hostWide });
+      // A sitemap queued by an earlier run comes back from the store without its flag: known by its root element.
+      const sitemap = e.sitemap ?? (readsSitemaps && outcome.response && isSitemapXml(outcome.response.body) ? { hostWide: await namedSitemap(e.url) } : undefined);
+      if (sitemap && doc.status === 200 && outcome.response) {
+        const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide: sitemap.hostWide });
         doc.sitemap = sm;
         s.sitemaps.read++;
         s.sitemaps.urls += sm.urls.length;
         // A re-crawl cycle (noFollow) only wants the lastmod hints: it schedules the listed URLs itself.
         if (!o.noFollow) {
           for (const u of sm.urls) offer(u.loc, e.depth, false);
-          for (const child of sm.sitemaps) offer(child.loc, e.depth, false, false, e.sitemap);
+          for (const child of sm.sitemaps) offer(child.loc, e.depth, false, false, sitemap);
         }
       }
       if (!o.noFollow) for (const link of doc.links) {

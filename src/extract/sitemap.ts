@@ -34,6 +34,21 @@ export interface SitemapOptions {
 }
 
 const MAX_URLS = 50_000;
+
+/** Whether a body is an XML sitemap or sitemap index (its first element, any prefix), gzipped or not. */
+export function isSitemapXml(body: Buffer): boolean {
+  let head = body.subarray(0, 2048);
+  if (head[0] === 0x1f && head[1] === 0x8b) {
+    try {
+      // The first 4 KiB of the stream are enough: a truncated stream inflates as far as it goes.
+      head = zlib.gunzipSync(body.subarray(0, 4096), { finishFlush: zlib.constants.Z_SYNC_FLUSH }).subarray(0, 2048);
+    } catch {
+      return false;
+    }
+  }
+  const text = head.toString('utf8').replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, '');
+  return /^\s*<(?:[\w.-]+:)?(?:urlset|sitemapindex)[\s>]/.test(text);
+}
 const MAX_BYTES = 50 * 1024 * 1024;
 
 export function parseSitemap(body: Buffer, o: SitemapOptions): Sitemap {

@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
-import { parseSitemap } from '../../src/extract/sitemap.ts';
+import { isSitemapXml, parseSitemap } from '../../src/extract/sitemap.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
 
@@ -104,5 +104,31 @@ describe('parseSitemap', () => {
     const bomb = zlib.gzipSync(Buffer.alloc(2_000_000, 0x20));
     expect(parseSitemap(bomb, { url: 'http://h.example/sitemap.xml', maxBytes: 1_000_000 }).diagnostics.join()).toMatch(/sitemap not read: gzip/);
     expect(parseSitemap(Buffer.from([0x1f, 0x8b, 1, 2, 3]), { url: 'http://h.example/sitemap.xml' }).diagnostics.join()).toMatch(/sitemap not read: gzip/);
+  });
+});
+
+describe('a crawl stopped before it read its sitemap', () => {
+  it('reads it on the resume, although the store does not say it is a sitemap', async () => {
+    const site = await sitemapSite(true);
+    const dataDir = tempDir();
+    try {
+      const options = { seeds: [`${site.url}/`], dataDir, depth: 0, delayMs: 0, perHost: 1, concurrency: 1, allowPrivate: true, domains: ['127.0.0.1'], sitemaps: true };
+      const first = await crawl({ ...options, maxDocs: 1 }).run();
+      expect(first.stoppedBy).toBe('max-docs');
+      expect(fetched(site)).toEqual(['/']);
+      const second = await crawl(options).run();
+      expect(second.resumed).toBe(true);
+      expect(fetched(site)).toEqual(['/', '/maps/a.xml', '/maps/b.xml.gz', '/maps/index.xml', '/orphan/1', '/orphan/2?a=1&b=2', '/orphan/4']);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('isSitemapXml knows a sitemap by its root element, gzipped or not', () => {
+    const doc = '<?xml version="1.0"?>\n<!-- made by hand -->\n<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://h/</sm:loc></sm:url></sm:urlset>';
+    expect(isSitemapXml(Buffer.from(doc))).toBe(true);
+    expect(isSitemapXml(zlib.gzipSync(doc + ' '.repeat(100_000)))).toBe(true);
+    expect(isSitemapXml(Buffer.from('<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>'))).toBe(false);
+    expect(isSitemapXml(Buffer.from('http://h/a\nhttp://h/b\n'))).toBe(false);
   });
 });
