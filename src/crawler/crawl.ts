@@ -246,6 +246,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.stopMessage = `only ${formatBytes(free)} free on the file system of ${o.dataDir} (below the ${formatBytes(minFree)} --min-free-space): free some space, then run the same crawl again to resume`;
     return true;
   };
+  const stopForStorage = (err: unknown): void => {
+    if (!storageFailed) s.stopMessage = `the archive could not be written (${(err as Error).message}): free space or fix ${o.dataDir}, then run the same crawl again to resume`;
+    storageFailed = true;
+    stopReason = 'storage-error';
+  };
   const limitHit = (): CrawlSummary['stoppedBy'] => {
     if (storageFailed) return 'storage-error';
     if (o.signal?.aborted || o.drain?.aborted) return 'signal';
@@ -358,9 +363,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     } catch (err) {
       if (isStorageFailure(err)) {
         // Not this page's fault: stop taking URLs, and leave this one queued for the resume.
-        if (!storageFailed) s.stopMessage = `the archive could not be written (${(err as Error).message}): free space or fix ${o.dataDir}, then run the same crawl again to resume`;
-        storageFailed = true;
-        stopReason = 'storage-error';
+        stopForStorage(err);
         return;
       }
       ok = false;
@@ -421,8 +424,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         await step();
       } catch (err) {
         if (!isStorageFailure(err)) throw err;
-        s.stopMessage ??= `the archive could not be written (${(err as Error).message}): free space or fix ${o.dataDir}, then run the same crawl again to resume`;
-        stopReason = 'storage-error';
+        stopForStorage(err);
       }
     };
     await closing(() => warc.close());
