@@ -6,7 +6,9 @@
  * - SPARQL over the protocol against runQuery in process (the protocol's own cost);
  * - the dashboard page and a CDXJ query for scale.
  *
- * Run: node bin/run-ts.mjs bench/server.bench.ts [--docs 50] [--requests 300]
+ * - /cdx and the dashboard's counts on a large crawl log, against reading the whole log as they used to.
+ *
+ * Run: node bin/run-ts.mjs bench/server.bench.ts [--docs 50] [--requests 300] [--log-rows 200000]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +17,7 @@ import Fastify from 'fastify';
 import { crawl } from '../src/crawler/crawl.ts';
 import { catchUpVersions, openVersionStore, runQuery } from '../src/query/index.ts';
 import { openStore } from '../src/store/index.ts';
-import { startServer as startArchive } from '../src/server/index.ts';
+import { cdxLines, cdxPage, startServer as startArchive } from '../src/server/index.ts';
 import { startServer as startOrigin } from '../src/testkit/server.ts';
 
 const arg = (name: string, dflt: number) => {
@@ -24,6 +26,7 @@ const arg = (name: string, dflt: number) => {
 };
 const DOCS = arg('--docs', 50);
 const N = arg('--requests', 300);
+const LOG_ROWS = arg('--log-rows', 200_000);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-server-bench-'));
 let round = 0;
@@ -107,6 +110,45 @@ process.stdout.write(`## Server read paths (${DOCS} documents × 3 crawls = ${DO
 
 Indicative: 2 cores shared with other work.
 `);
+
+// A large crawl log (synthetic rows: 100 hosts, 20 URLs each, captured again and again), read the new way
+// (GROUP BY, LIMIT, index range scans) against the old one (the whole log into memory, then filtered).
+{
+  const bigDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-server-bench-log-'));
+  const store = await openStore(bigDir);
+  await store.init();
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < LOG_ROWS; i++) {
+    const host = `h${i % 100}.example`;
+    await store.appendLog({ url: `http://${host}/doc/${Math.floor(i / 100) % 20}`, time: t0 + i * 1000, status: i % 50 === 0 ? 404 : 200, durationMs: 5, bytes: 1000, change: i < 2000 ? 'new' : i % 7 === 0 ? 'changed' : 'unchanged', triples: 7, checksum: `sha1:${i % 977}`, warcFile: 'warc/x.warc.gz', warcOffset: i * 900, warcLength: 900 });
+  }
+  await store.flush();
+  const host = 'http://h7.example/';
+  const time = async (fn: () => Promise<unknown>, n: number) => {
+    await fn();
+    const a = performance.now();
+    for (let i = 0; i < n; i++) await fn();
+    return (performance.now() - a) / n;
+  };
+  const pageNew = await time(() => cdxPage(store, { url: host, matchType: 'host', limit: 100 }), 20);
+  const pageOld = await time(async () => cdxLines(await store.log(), { url: host, matchType: 'host', limit: 100 }), 3);
+  const countsNew = await time(() => store.logCounts(), 5);
+  const countsOld = await time(async () => {
+    const byChange = new Map<string, number>();
+    for (const e of await store.log()) byChange.set(e.change, (byChange.get(e.change) ?? 0) + 1);
+    return byChange;
+  }, 3);
+  await store.close();
+  fs.rmSync(bigDir, { recursive: true, force: true });
+  process.stdout.write(`
+### A large crawl log (${LOG_ROWS.toLocaleString('en')} rows, SQLite, in process)
+
+| read | now | reading the whole log (before) | before / now |
+| --- | ---: | ---: | ---: |
+| /cdx page: matchType=host, limit=100 | ${f(pageNew)} ms | ${f(pageOld)} ms | ${(pageOld / pageNew).toFixed(0)}× |
+| dashboard counts (by change state, by status) | ${f(countsNew)} ms | ${f(countsOld)} ms (by change only) | ${(countsOld / countsNew).toFixed(0)}× |
+`);
+}
 
 await archive.close();
 await app.close();
