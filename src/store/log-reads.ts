@@ -208,3 +208,35 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
   const rows = await db.all(`SELECT DISTINCT substr(url, 1, ${slash} + 7) AS origin FROM crawl_log`, []);
   return rows.map((r) => r.origin as string);
 }
+
+/**
+ * The server's log reads as store methods, written once: each backend extends this and says how it
+ * runs a query (`reader`); the SQL and the shaping of the rows live above.
+ */
+export abstract class LogReadingStore {
+  protected abstract readonly reader: LogReader;
+
+  logCounts(): Promise<LogCounts> {
+    return logCounts(this.reader);
+  }
+
+  changeFrequencies(): Promise<ChangeFrequency[]> {
+    return changeFrequencies(this.reader);
+  }
+
+  logProgress(maxPoints: number): Promise<ProgressPoint[]> {
+    return logProgress(this.reader, maxPoints);
+  }
+
+  latestLog(limit: number): Promise<CrawlLogEntry[]> {
+    return latestLog(this.reader, limit);
+  }
+
+  captures(q: CaptureQuery): Promise<Capture[]> {
+    return captures(this.reader, q);
+  }
+
+  logOrigins(): Promise<string[]> {
+    return logOrigins(this.reader);
+  }
+}

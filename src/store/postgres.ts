@@ -64,7 +64,7 @@ export function parsePostgresUrl(url: string): { connectionString: string; schem
  * each (addDocuments is one multi-row INSERT). Multi-row writes go in a fixed key order so that
  * two workers inserting overlapping batches cannot deadlock.
  */
-export class PostgresStore implements WorkerStore {
+export class PostgresStore extends logReads.LogReadingStore implements WorkerStore {
   readonly pool: pg.Pool;
   readonly schema: string | undefined;
   /** Hosts this process has already put in host_leases (saves a statement per page). */
@@ -73,6 +73,7 @@ export class PostgresStore implements WorkerStore {
   readonly readonly: boolean;
 
   constructor(readonly url: string, opts: { max?: number; readonly?: boolean } = {}) {
+    super();
     const { connectionString, schema } = parsePostgresUrl(url);
     this.schema = schema;
     this.readonly = opts.readonly ?? false;
@@ -234,31 +235,7 @@ export class PostgresStore implements WorkerStore {
   }
 
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
-  private readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => (await this.query(numbered(sql), params)).rows };
-
-  logCounts(): Promise<LogCounts> {
-    return logReads.logCounts(this.reader);
-  }
-
-  changeFrequencies(): Promise<ChangeFrequency[]> {
-    return logReads.changeFrequencies(this.reader);
-  }
-
-  logProgress(maxPoints: number): Promise<ProgressPoint[]> {
-    return logReads.logProgress(this.reader, maxPoints);
-  }
-
-  latestLog(limit: number): Promise<CrawlLogEntry[]> {
-    return logReads.latestLog(this.reader, limit);
-  }
-
-  captures(q: CaptureQuery): Promise<Capture[]> {
-    return logReads.captures(this.reader, q);
-  }
-
-  logOrigins(): Promise<string[]> {
-    return logReads.logOrigins(this.reader);
-  }
+  protected readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => (await this.query(numbered(sql), params)).rows };
 
   async warcEnd(file: string): Promise<number> {
     const { rows } = await this.query(

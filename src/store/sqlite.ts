@@ -12,7 +12,7 @@ const SCHEMA_VERSION = 1;
  * the crawler far below what the network allows. A crash loses at most the open batch; the WARC
  * writer cuts any bytes the committed log does not point to, so the two never disagree.
  */
-export class SqliteStore implements MetadataStore {
+export class SqliteStore extends logReads.LogReadingStore implements MetadataStore {
   readonly db: Database.Database;
   private timer: NodeJS.Timeout | undefined;
   private stmts = new Map<string, Database.Statement>();
@@ -22,6 +22,7 @@ export class SqliteStore implements MetadataStore {
   private removeCopy: () => void = () => undefined;
 
   constructor(readonly file: string, opts: { batchMs?: number; readonly?: boolean } = {}) {
+    super();
     this.batchMs = opts.batchMs ?? 100;
     this.readonly = opts.readonly ?? false;
     if (this.readonly) {
@@ -187,31 +188,7 @@ export class SqliteStore implements MetadataStore {
   }
 
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
-  private readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.stmt(sql).all(...params) as Record<string, unknown>[] };
-
-  logCounts(): Promise<LogCounts> {
-    return logReads.logCounts(this.reader);
-  }
-
-  changeFrequencies(): Promise<ChangeFrequency[]> {
-    return logReads.changeFrequencies(this.reader);
-  }
-
-  logProgress(maxPoints: number): Promise<ProgressPoint[]> {
-    return logReads.logProgress(this.reader, maxPoints);
-  }
-
-  latestLog(limit: number): Promise<CrawlLogEntry[]> {
-    return logReads.latestLog(this.reader, limit);
-  }
-
-  captures(q: CaptureQuery): Promise<Capture[]> {
-    return logReads.captures(this.reader, q);
-  }
-
-  logOrigins(): Promise<string[]> {
-    return logReads.logOrigins(this.reader);
-  }
+  protected readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.stmt(sql).all(...params) as Record<string, unknown>[] };
 
   async warcEnd(file: string): Promise<number> {
     const row = this.stmt(
