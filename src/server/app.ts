@@ -53,6 +53,11 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
+  // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
+  // large archive built without it that first request would otherwise wait for the whole index.
+  app.addHook('onReady', async () => {
+    void index.catchUp().catch((e: Error) => app.log.error(`version index: ${e.message}`));
+  });
   app.addHook('onClose', async () => {
     await index.close();
     if (!o.store) await store.close();

@@ -9,6 +9,7 @@ import { openStore } from '../../src/store/index.ts';
 import { queryCommand } from '../../src/cli/commands/query.ts';
 import { crawlLog, readOnlyView, repoRoot, tempDir } from '../helpers.ts';
 import { indexVersions } from './helpers.ts';
+import { buildServer } from '../../src/server/index.ts';
 
 /** The versioned store is derived from the archive: the crawler does not write it, readers catch it up. */
 describe('the version index, caught up from the crawl log', () => {
@@ -161,6 +162,29 @@ describe('the version index, caught up from the crawl log', () => {
     const again = await indexVersions(dataDir);
     await again.close();
     expect(again.result).toMatchObject({ rebuilt: false, rows: 0 });
+  });
+
+  it('serve catches the index up as soon as it is ready, before any query', async () => {
+    generation = 1;
+    const dataDir = tempDir();
+    await crawlSite(dataDir);
+    expect(fs.existsSync(path.join(dataDir, VERSIONS_FILE))).toBe(false);
+    const app = await buildServer({ dataDir, token: 'x' });
+    try {
+      await app.ready();
+      const last = crawlLog(dataDir).at(-1)!.id;
+      let indexed = 0;
+      for (let i = 0; i < 100 && indexed !== last; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        if (!fs.existsSync(path.join(dataDir, VERSIONS_FILE))) continue;
+        const archive = openVersionStore(dataDir, { readonly: true });
+        indexed = archive.indexedLogId() ?? 0;
+        await archive.close();
+      }
+      expect(indexed).toBe(last);
+    } finally {
+      await app.close();
+    }
   });
 
   it('a read-only data directory still answers (a temporary index, nothing written)', async () => {
