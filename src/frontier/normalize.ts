@@ -25,9 +25,10 @@ export function normalizeUrl(input: string, base?: string): string | undefined {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
   if (!u.hostname) return undefined;
-  u.hash = '';
-  u.pathname = normalisePercent(u.pathname);
-  if (u.search) u.search = normalisePercent(u.search);
+  // URL setters re-parse the whole URL: only call them when something changes (most links need none).
+  if (input.includes('#')) u.hash = ''; // an empty fragment too: 'http://h/p#' has hash '' but keeps its '#'
+  if (u.pathname.includes('%')) u.pathname = normalisePercent(u.pathname);
+  if (u.search.includes('%')) u.search = normalisePercent(u.search);
   if (u.hostname.endsWith('.')) u.hostname = u.hostname.slice(0, -1);
   return u.href;
 }

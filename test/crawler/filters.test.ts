@@ -84,3 +84,12 @@ describe('traffic limits and filters in a crawl', () => {
     expect(first.warc_file).toBeTruthy();
   });
 });
+
+describe('normalizeUrl on fragments', () => {
+  it('drops an empty fragment too, and leaves a URL without one untouched', () => {
+    expect(normalizeUrl('http://h.example/p#')).toBe('http://h.example/p');
+    expect(normalizeUrl('http://h.example/p#x')).toBe('http://h.example/p');
+    expect(normalizeUrl('http://h.example/a%7eb?q=%7e')).toBe('http://h.example/a~b?q=~');
+    expect(normalizeUrl('http://h.example/plain?x=1')).toBe('http://h.example/plain?x=1');
+  });
+});
