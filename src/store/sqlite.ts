@@ -5,6 +5,8 @@ import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 
 const SCHEMA_VERSION = 1;
+/** Built once: the crawler appends a log row per page, and the statement cache is keyed by this text. */
+const INSERT_LOG = `INSERT INTO crawl_log (${LOG_COLS.map(([, c]) => c).join(', ')}) VALUES (${LOG_COLS.map(() => '?').join(', ')})`;
 
 /**
  * The embedded metadata store. Writes are grouped into one transaction that commits every
@@ -170,8 +172,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     this.write('appendLog');
-    const cols = LOG_COLS.map(([, c]) => c);
-    const info = this.stmt(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(LOG_COLS, entry));
+    const info = this.stmt(INSERT_LOG).run(...toValues(LOG_COLS, entry));
     return Number(info.lastInsertRowid);
   }
 
