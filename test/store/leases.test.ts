@@ -2,17 +2,14 @@
  * Host leases for cooperating workers (WorkerStore) and the PostgreSQL-only parts: migrations when
  * several processes start at once, the schema parameter, clear errors.
  */
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { describe, it, expect, beforeEach } from 'vitest';
 import { PostgresStore, parsePostgresUrl } from '../../src/store/postgres.ts';
-import { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
 import { openStore } from '../../src/store/index.ts';
 import { partitionOfHost } from '../../src/store/host-partition.ts';
 import { partitionOf } from '../../src/frontier/seen/fingerprint.ts';
 import type { WorkerStore } from '../../src/store/worker-types.ts';
 import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from './pg.ts';
+import { useStores, workerBackends } from './backends.ts';
 
 const pgBase = await pgBaseUrl();
 
@@ -108,47 +105,14 @@ describe('PostgresStore: bad URLs and unreachable servers', () => {
   });
 });
 
-/** Backends that implement WorkerStore; `open()` gives another instance on the same database. */
-const workerBackends = [
-  {
-    name: 'SQLite',
-    skip: false,
-    async setup() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-leases-'));
-      const file = path.join(dir, 'meta.sqlite');
-      return {
-        open: async (): Promise<WorkerStore> => { const s = new SqliteWorkerStore(file); await s.init(); return s; },
-        cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: !pgBase,
-    async setup() {
-      const url = isolatedSchemaUrl(pgBase!);
-      return { open: async (): Promise<WorkerStore> => { const s = new PostgresStore(url); await s.init(); return s; }, cleanup: () => dropSchema(url) };
-    },
-  },
-];
-
 for (const backend of workerBackends) {
   describe.skipIf(backend.skip)(`host leases on ${backend.name}`, () => {
-    let env: Awaited<ReturnType<(typeof backend)['setup']>>;
-    let opened: WorkerStore[];
+    const stores = useStores(backend);
+    const open = stores.open;
     let s: WorkerStore;
-    const open = async () => { const st = await env.open(); opened.push(st); return st; };
+    beforeEach(() => void (s = stores.s));
     const now = () => Date.now();
 
-    beforeEach(async () => {
-      env = await backend.setup();
-      opened = [];
-      s = await open();
-    });
-    afterEach(async () => {
-      for (const st of opened) await st.close();
-      await env.cleanup();
-    });
 
     it('a worker leases the hosts of its own partition that have work, and only those at first', async () => {
       await addSite(s);

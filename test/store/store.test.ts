@@ -2,7 +2,7 @@
  * The metadata store contract, run against every backend: SQLite (a real file in a temp dir) and
  * PostgreSQL (the shared `test` database, each test in its own schema that is dropped after).
  */
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { describe, it, expect, beforeEach } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { SqliteStore } from '../../src/store/sqlite.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
 import { ReadOnlyStoreError } from '../../src/store/read-only.ts';
-import { backends, type Backend } from './backends.ts';
+import { backends, useStores, type BackendEnv } from './backends.ts';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,27 +27,17 @@ function logEntry(over: Partial<CrawlLogEntry>): CrawlLogEntry {
 
 for (const backend of backends) {
   describe.skipIf(backend.skip)(`MetadataStore on ${backend.name}`, () => {
-    let env: Awaited<ReturnType<Backend['setup']>>;
-    let opened: MetadataStore[] = [];
+    const stores = useStores(backend);
+    const open = stores.open;
     let s: MetadataStore;
-    const open = async () => { const st = await env.open(); opened.push(st); return st; };
-
-    beforeEach(async () => {
-      env = await backend.setup();
-      opened = [];
-      s = await open();
-    });
-    afterEach(async () => {
-      for (const st of opened) await st.close();
-      await env.cleanup();
-    });
+    let env: BackendEnv<MetadataStore>;
+    beforeEach(() => void ({ s, env } = stores));
 
     it('opened read-only: reads what was written, refuses every write with ReadOnlyStoreError', async () => {
       await s.addDocuments([{ url: 'http://a.example/x', host: 'a.example', depth: 0 }]);
       await s.appendLog(logEntry({}));
       await s.flush();
-      const ro = await env.openReadOnly();
-      opened.push(ro);
+      const ro = await stores.openReadOnly();
       expect(await ro.countDocuments()).toBe(1);
       expect(await ro.log()).toHaveLength(1);
       // One write at a time: a write started before the previous one's expectation would reject unobserved.
