@@ -205,28 +205,28 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
-  const storeIsPrivate = ownsStore && !o.queueHost;
+  // The sitemaps this crawl asked for, and whether each vouches for its whole host (robots.txt or the
+  // user named it, or a sitemap index that does listed it). One queued by a killed run comes back from
+  // the store as a plain URL: an XML sitemap is also known by its root element, as RDF/XML is.
   const readsSitemaps = Boolean(o.sitemaps || o.sitemapUrls?.length);
-  /** Named by robots.txt or by the user: it vouches for its whole host. */
-  const namedSitemap = async (url: string): Promise<boolean> =>
-    (o.sitemapUrls ?? []).some((u) => normalizeUrl(u) === url) || (robots ? (await robots.sitemaps(url)).some((u) => normalizeUrl(u) === url) : false);
-  /** Documents archived as the end of another URL's redirects in this crawl (few: kept in memory). */
-  const redirectTargets = new Set<string>();
-  const offer = (raw: string, depth: number, vocabulary: boolean, force = false, sitemap?: FrontierEntry['sitemap']): void => {
+  const sitemapsAsked = new Map<string, boolean>();
+  const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
     const url = normalizeUrl(raw);
     if (!url) return;
     trace?.write(url + '\n');
     const host = hostOf(url);
-    if (rejectReason(url, host, depth, filters, vocabulary || sitemap !== undefined)) return;
-    const fresh = seen.addIfNewSync(url);
-    if (!fresh && !force) return;
+    if (rejectReason(url, host, depth, filters, vocabulary)) return;
+    if (!seen.addIfNewSync(url) && !force) return;
     newDocs.push({ url, host, depth });
     // Another worker's host: it goes to the shared store only, where that worker will find it.
-    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary, fresh, sitemap });
+    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary });
   };
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
-  for (const url of await sitemapsToRead(o, robots)) offer(url.href, 0, false, o.refetch, { hostWide: url.hostWide });
+  for (const url of await sitemapsToRead(o, robots)) {
+    sitemapsAsked.set(normalizeUrl(url.href) ?? url.href, url.hostWide);
+    offer(url.href, 0, false, o.refetch);
+  }
   await store.addDocuments(newDocs.splice(0));
 
   let running = 0;
@@ -295,9 +295,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
           return;
         }
       }
-      // A URL this crawl found new has no stored row, unless it was fetched meanwhile as a redirect
-      // target, or the store is shared (workers): another process may have archived it since.
-      const prev = e.fresh && storeIsPrivate && !redirectTargets.has(e.url) ? undefined : await store.getDocument(e.url);
+      const prev = await store.getDocument(e.url);
       // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
       if (prev?.state === 'fetched' && !o.refetch) return;
       startedAt = Date.now();
@@ -327,7 +325,6 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         const fin = normalizeUrl(doc.finalUrl);
         if (fin && fin !== e.url) {
           seen.addIfNewSync(fin);
-          redirectTargets.add(fin);
           await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
           await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
         }
@@ -340,17 +337,19 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
         queues.onPageCrawled({ url: e.url, links, text: doc.text });
       }
-      // A sitemap queued by an earlier run comes back from the store without its flag: known by its root element.
-      const sitemap = e.sitemap ?? (readsSitemaps && outcome.response && isSitemapXml(outcome.response.body) ? { hostWide: await namedSitemap(e.url) } : undefined);
-      if (sitemap && doc.status === 200 && outcome.response) {
-        const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide: sitemap.hostWide });
+      if (readsSitemaps && doc.status === 200 && outcome.response && (sitemapsAsked.has(e.url) || isSitemapXml(outcome.response.body))) {
+        const hostWide = sitemapsAsked.get(e.url) ?? false;
+        const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide });
         doc.sitemap = sm;
         s.sitemaps.read++;
         s.sitemaps.urls += sm.urls.length;
         // A re-crawl cycle (noFollow) only wants the lastmod hints: it schedules the listed URLs itself.
         if (!o.noFollow) {
           for (const u of sm.urls) offer(u.loc, e.depth, false);
-          for (const child of sm.sitemaps) offer(child.loc, e.depth, false, false, sitemap);
+          for (const child of sm.sitemaps) {
+            sitemapsAsked.set(normalizeUrl(child.loc) ?? child.loc, hostWide);
+            offer(child.loc, e.depth, false);
+          }
         }
       }
       if (!o.noFollow) for (const link of doc.links) {

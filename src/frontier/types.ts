@@ -10,10 +10,6 @@ export interface FrontierEntry {
   vocabulary?: boolean;
   /** Times this URL was put back after a Retry-After or a deferred robots.txt. */
   retries?: number;
-  /** The store had no row for it when this crawl queued it: nothing to read back before fetching. */
-  fresh?: boolean;
-  /** A sitemap: its listed URLs are offered once it is fetched. `hostWide`: robots.txt or the user named it, which vouches for the whole host. */
-  sitemap?: { hostWide: boolean };
 }
 
 /** What the crawler needs of a frontier: URLs in, the best URL of a host that may be fetched now out. */
