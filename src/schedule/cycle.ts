@@ -64,18 +64,21 @@ export const SITEMAP_STRATEGY = 'sitemap';
  * is monitored from now on; child sitemaps of an index are monitored as sitemaps.
  */
 async function applySitemap(store: MetadataStore, sitemap: Sitemap, now: number): Promise<{ hinted: string[]; added: string[] }> {
+  const known = new Map((await store.getDocuments(sitemap.urls.map((u) => u.loc))).map((row) => [row.url, row]));
   const hinted: string[] = [];
   const added: string[] = [];
+  const listed = new Set<string>();
   for (const u of sitemap.urls) {
-    const row = await store.getDocument(u.loc);
-    if (!row || !row.monitored) {
-      await store.addDocuments([{ url: u.loc, host: hostOf(u.loc), depth: 0 }], { monitored: true, strategy: DEFAULT_STRATEGY, nextFetch: now });
-      added.push(u.loc);
-    } else if (u.lastmod !== undefined && u.lastmod > (row.lastFetched ?? 0) && (row.nextFetch ?? Infinity) > now) {
+    if (listed.has(u.loc)) continue; // listed twice: the first entry decides
+    listed.add(u.loc);
+    const row = known.get(u.loc);
+    if (!row || !row.monitored) added.push(u.loc);
+    else if (u.lastmod !== undefined && u.lastmod > (row.lastFetched ?? 0) && (row.nextFetch ?? Infinity) > now) {
       await store.updateDocument(u.loc, { nextFetch: now });
       hinted.push(u.loc);
     }
   }
+  if (added.length) await store.addDocuments(added.map((url) => ({ url, host: hostOf(url), depth: 0 })), { monitored: true, strategy: DEFAULT_STRATEGY, nextFetch: now });
   const children = sitemap.sitemaps.map((c) => ({ url: c.loc, host: hostOf(c.loc), depth: 0 }));
   if (children.length) await store.addDocuments(children, { monitored: true, strategy: SITEMAP_STRATEGY, nextFetch: now });
   return { hinted, added };

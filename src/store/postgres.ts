@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, LogCounts, ProgressPoint } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
@@ -186,6 +186,16 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   async getDocument(url: string): Promise<DocumentRow | undefined> {
     const { rows } = await this.query('SELECT * FROM documents WHERE url = $1', [url]);
     return rows[0] && fromRow(DOCUMENT_COLS, rows[0]);
+  }
+
+  async getDocuments(urls: readonly string[]): Promise<DocumentRow[]> {
+    urls = [...new Set(urls)]; // a URL asked twice in different batches would come back twice
+    const out: DocumentRow[] = [];
+    for (let i = 0; i < urls.length; i += BULK_READ) {
+      const { rows } = await this.query('SELECT * FROM documents WHERE url = ANY($1::text[])', [urls.slice(i, i + BULK_READ)]);
+      for (const r of rows) out.push(fromRow(DOCUMENT_COLS, r));
+    }
+    return out;
   }
 
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {

@@ -35,6 +35,9 @@ export function ddl(d: Dialect): string[] {
 
 type Col<R> = readonly [keyof R & string, string, 'json' | 'bool' | 'num' | 'text'];
 
+/** URLs per query of a bulk read (`getDocuments`): one round trip each, well under both databases' parameter limits. */
+export const BULK_READ = 10_000;
+
 export const DOCUMENT_COLS: readonly Col<DocumentRow>[] = [
   ['url', 'url', 'text'], ['host', 'host', 'text'], ['depth', 'depth', 'num'], ['state', 'state', 'text'],
   ['firstSeen', 'first_seen', 'num'], ['lastFetched', 'last_fetched', 'num'], ['nextFetch', 'next_fetch', 'num'],

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, LogCounts, ProgressPoint, MetadataStore } from './types.ts';
-import { CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 
@@ -140,6 +140,16 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   async getDocument(url: string): Promise<DocumentRow | undefined> {
     const row = this.stmt('SELECT * FROM documents WHERE url = ?').get(url) as Record<string, unknown> | undefined;
     return row && fromRow(DOCUMENT_COLS, row);
+  }
+
+  async getDocuments(urls: readonly string[]): Promise<DocumentRow[]> {
+    urls = [...new Set(urls)]; // a URL asked twice in different batches would come back twice
+    const select = this.stmt('SELECT * FROM documents WHERE url IN (SELECT value FROM json_each(?))');
+    const out: DocumentRow[] = [];
+    for (let i = 0; i < urls.length; i += BULK_READ) {
+      for (const r of select.all(JSON.stringify(urls.slice(i, i + BULK_READ)))) out.push(fromRow(DOCUMENT_COLS, r as Record<string, unknown>));
+    }
+    return out;
   }
 
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {

@@ -91,6 +91,8 @@ export interface MetadataStore {
   /** Inserts documents that are not yet known; returns how many were new. */
   addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts?: { monitored?: boolean; strategy?: string; nextFetch?: number }): Promise<number>;
   getDocument(url: string): Promise<DocumentRow | undefined>;
+  /** The rows of those of `urls` that are known, in no particular order (one query per many URLs: sitemaps list up to 50,000). */
+  getDocuments(urls: readonly string[]): Promise<DocumentRow[]>;
   updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void>;
   /** Documents still waiting to be fetched by a one-off crawl (for resume). */
   queuedDocuments(limit?: number): Promise<DocumentRow[]>;

@@ -247,3 +247,39 @@ describe('a monitored sitemap, in accelerated time', () => {
     expect(withSitemap.downloads).toBeLessThanOrEqual(without.downloads + real);
   }, 60_000);
 });
+
+describe('a sitemap that lists many URLs, some twice', () => {
+  it('monitors each listed URL once and fetches it once, the same cycle', async () => {
+    const http = await import('node:http');
+    const pages = Array.from({ length: 300 }, (_, i) => `/p${i}`);
+    const listed = [...pages, ...pages.slice(0, 50)]; // the first 50 listed twice
+    const server = http.createServer((req, res) => {
+      if (req.url === '/sitemap.xml') {
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${listed.map((p) => `<url><loc>http://127.0.0.1:${port}${p}</loc><lastmod>2024-01-01</lastmod></url>`).join('')}</urlset>`);
+      } else if (pages.includes(req.url ?? '')) {
+        res.writeHead(200, { 'content-type': 'text/turtle' });
+        res.end(`<${req.url}> <http://example.org/p> "x" .`);
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const port = (server.address() as { port: number }).port;
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    await store.init();
+    const sitemap = `http://127.0.0.1:${port}/sitemap.xml`;
+    await store.addDocuments([{ url: sitemap, host: hostOf(sitemap), depth: 0 }], { monitored: true, strategy: SITEMAP_STRATEGY, nextFetch: Date.now() });
+    const r = await runCycle({ dataDir, store, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] } });
+    expect(r.status, r.note).toBe('done');
+    expect(r.sitemapAdded).toBe(pages.length);
+    const monitored = await store.getDocuments(pages.map((p) => `http://127.0.0.1:${port}${p}`));
+    expect(monitored.filter((d) => d.monitored && d.lastFetched !== undefined)).toHaveLength(pages.length);
+    await store.close();
+    await new Promise((ok) => server.close(ok));
+    const fetched = crawlLog(dataDir).map((e) => e.url).filter((u) => u !== sitemap);
+    expect(fetched.sort()).toEqual(pages.map((p) => `http://127.0.0.1:${port}${p}`).sort()); // each page once
+  }, 60_000);
+});

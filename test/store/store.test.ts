@@ -83,6 +83,18 @@ for (const backend of backends) {
       expect((await s.allDocumentUrls()).sort()).toEqual(['http://a.example/1', 'http://a.example/2', 'http://b.example/']);
     });
 
+    it('getDocuments reads many URLs at once, past one query\'s batch, returning only the known ones as getDocument does', async () => {
+      const urls = Array.from({ length: 12_345 }, (_, i) => `http://a.example/p${i}?q='"%20ü`);
+      await s.addDocuments(urls.filter((_, i) => i % 3 !== 0).map((url) => ({ url, host: 'a.example', depth: 2 })));
+      await s.updateDocument(urls[1]!, { state: 'fetched', lastFetched: T0, strategyState: { n: 1 } });
+      const rows = await s.getDocuments([...urls, 'http://nowhere.example/', urls[2]!]);
+      const byUrl = new Map(rows.map((r) => [r.url, r]));
+      expect(rows).toHaveLength(urls.filter((_, i) => i % 3 !== 0).length); // each known URL once, even when asked twice
+      for (const [i, url] of urls.entries()) expect(byUrl.has(url)).toBe(i % 3 !== 0);
+      expect(byUrl.get(urls[1]!)).toEqual(await s.getDocument(urls[1]!));
+      expect(await s.getDocuments([])).toEqual([]);
+    });
+
     it('addDocuments with monitored sets strategy and nextFetch, and turns known URLs into monitored ones', async () => {
       await s.addDocuments([{ url: 'http://a.example/old', host: 'a.example', depth: 0 }]);
       const n = await s.addDocuments(
