@@ -207,9 +207,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const newDocs: { url: string; host: string; depth: number }[] = [];
   // The sitemaps this crawl asked for, and whether each vouches for its whole host (robots.txt or the
   // user named it, or a sitemap index that does listed it). One queued by a killed run comes back from
-  // the store as a plain URL: an XML sitemap is also known by its root element, as RDF/XML is.
+  // the store as a plain URL: an XML sitemap is also known by its root element, as RDF/XML is, and
+  // keeps the host-wide scope when robots.txt or the user vouched for a sitemap of its origin (the
+  // index that listed it was read before the kill, so its children are not in the map this time).
   const readsSitemaps = Boolean(o.sitemaps || o.sitemapUrls?.length);
   const sitemapsAsked = new Map<string, boolean>();
+  const vouchedOrigins = new Set<string>();
+  const sitemapScope = (url: string): boolean => sitemapsAsked.get(url) ?? vouchedOrigins.has(new URL(url).origin);
   const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
     const url = normalizeUrl(raw);
     if (!url) return;
@@ -224,7 +228,9 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
   for (const url of await sitemapsToRead(o, robots)) {
-    sitemapsAsked.set(normalizeUrl(url.href) ?? url.href, url.hostWide);
+    const href = normalizeUrl(url.href);
+    sitemapsAsked.set(href ?? url.href, url.hostWide);
+    if (href && url.hostWide) vouchedOrigins.add(new URL(href).origin);
     offer(url.href, 0, false, o.refetch);
   }
   await store.addDocuments(newDocs.splice(0));
@@ -338,7 +344,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         queues.onPageCrawled({ url: e.url, links, text: doc.text });
       }
       if (readsSitemaps && doc.status === 200 && outcome.response && (sitemapsAsked.has(e.url) || isSitemapXml(outcome.response.body))) {
-        const hostWide = sitemapsAsked.get(e.url) ?? false;
+        const hostWide = sitemapScope(e.url);
         const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide });
         doc.sitemap = sm;
         s.sitemaps.read++;

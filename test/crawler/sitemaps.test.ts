@@ -124,6 +124,21 @@ describe('a crawl stopped before it read its sitemap', () => {
     }
   });
 
+  it('stopped after the sitemap index: the children it queued keep the scope robots.txt gave them', async () => {
+    const site = await sitemapSite(true);
+    const dataDir = tempDir();
+    try {
+      const options = { seeds: [`${site.url}/`], dataDir, depth: 0, delayMs: 0, perHost: 1, concurrency: 1, allowPrivate: true, domains: ['127.0.0.1'], sitemaps: true };
+      await crawl({ ...options, maxDocs: 2 }).run();
+      expect(fetched(site)).toEqual(['/', '/maps/index.xml']);
+      await crawl(options).run();
+      // The children live in /maps/ and list pages outside it: only the robots.txt line makes those in scope.
+      expect(fetched(site)).toEqual(['/', '/maps/a.xml', '/maps/b.xml.gz', '/maps/index.xml', '/orphan/1', '/orphan/2?a=1&b=2', '/orphan/4']);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('isSitemapXml knows a sitemap by its root element, gzipped or not', () => {
     const doc = '<?xml version="1.0"?>\n<!-- made by hand -->\n<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://h/</sm:loc></sm:url></sm:urlset>';
     expect(isSitemapXml(Buffer.from(doc))).toBe(true);
