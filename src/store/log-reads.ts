@@ -209,6 +209,45 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
   return rows.map((r) => r.origin as string);
 }
 
+/** What an archive holds, in a few aggregate queries (the `stats` command). */
+export interface ArchiveCounts {
+  documents: { total: number; queued: number; fetched: number; failed: number; skipped: number };
+  hosts: number;
+  /** URLs under re-crawl, how many are due by `now`, and how many each strategy has. */
+  monitored: number;
+  due: number;
+  strategies: Array<{ strategy: string; urls: number }>;
+  /** The time span of the crawl log (absent while it is empty). */
+  firstLogged?: number;
+  lastLogged?: number;
+}
+
+export async function archiveCounts(db: LogReader, now: number): Promise<ArchiveCounts> {
+  const documents = { total: 0, queued: 0, fetched: 0, failed: 0, skipped: 0 };
+  let monitored = 0;
+  let due = 0;
+  for (const r of await db.all(
+    'SELECT state, COUNT(*) AS n, SUM(monitored) AS m, SUM(CASE WHEN monitored = 1 AND next_fetch <= ? THEN 1 ELSE 0 END) AS due FROM documents GROUP BY state',
+    [now],
+  )) {
+    const n = Number(r.n);
+    documents.total += n;
+    if (r.state === 'queued' || r.state === 'fetched' || r.state === 'failed' || r.state === 'skipped') documents[r.state] += n;
+    monitored += Number(r.m ?? 0);
+    due += Number(r.due ?? 0);
+  }
+  const strategies = (await db.all('SELECT strategy, COUNT(*) AS n FROM documents WHERE monitored = 1 GROUP BY strategy ORDER BY COUNT(*) DESC, strategy', []))
+    .map((r) => ({ strategy: (r.strategy as string | null) ?? '(default)', urls: Number(r.n) }));
+  const [hosts] = await db.all('SELECT COUNT(DISTINCT host) AS n FROM documents', []);
+  const [span] = await db.all('SELECT MIN(time) AS lo, MAX(time) AS hi FROM crawl_log', []);
+  const out: ArchiveCounts = { documents, hosts: Number(hosts!.n), monitored, due, strategies };
+  if (span!.lo !== null && span!.lo !== undefined) {
+    out.firstLogged = Number(span!.lo);
+    out.lastLogged = Number(span!.hi);
+  }
+  return out;
+}
+
 /**
  * The server's log reads as store methods, written once: each backend extends this and says how it
  * runs a query (`reader`); the SQL and the shaping of the rows live above.
@@ -238,5 +277,9 @@ export abstract class LogReadingStore {
 
   logOrigins(): Promise<string[]> {
     return logOrigins(this.reader);
+  }
+
+  archiveCounts(now: number): Promise<ArchiveCounts> {
+    return archiveCounts(this.reader, now);
   }
 }

@@ -4,9 +4,9 @@
  * method is async so that both fit.
  */
 
-import type { Capture, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
+import type { ArchiveCounts, Capture, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
 
-export type { Capture, CaptureCursor, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
+export type { ArchiveCounts, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
 
 export type ChangeState = 'new' | 'changed' | 'unchanged' | 'error';
 
@@ -124,6 +124,8 @@ export interface MetadataStore {
   captures(q: CaptureQuery): Promise<Capture[]>;
   /** Distinct `scheme://authority` of the logged URLs (a scan of the url index: for CDX domain matches). */
   logOrigins(): Promise<string[]>;
+  /** Documents by state, hosts, monitored and due URLs, the log's time span: what `stats` prints. */
+  archiveCounts(now: number): Promise<ArchiveCounts>;
 
   getHost(host: string): Promise<HostRow | undefined>;
   putHost(row: HostRow): Promise<void>;

@@ -12,7 +12,7 @@ import { getStrategy } from '../../src/schedule/strategies/index.ts';
 import { DEFAULT_BOUNDS } from '../../src/schedule/bounds.ts';
 import { DAY, HOUR } from '../../src/schedule/types.ts';
 import type { HistoryRecord } from '../../src/lab/recrawl/histories.ts';
-import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { crawlLog, repoRoot, tempDir, warcFiles } from '../helpers.ts';
 
 /** A deterministic Poisson history: changes at rate 1/meanDays over [created, end]. */
 function poissonHistory(id: string, meanDays: number, seed: number, created: number, end: number): HistoryRecord {
@@ -157,6 +157,16 @@ describe('the CLI: add, run, stats', () => {
     const stats = await cli(['stats', '--data', dataDir, '--estimates']);
     expect(stats.code).toBe(0);
     expect(stats.out).toMatch(/crawl length/);
+    const summary = JSON.parse((await cli(['stats', '--data', dataDir, '--json'])).out);
+    expect(summary).toMatchObject({ documents: { total: 1, fetched: 1 }, hosts: 1, monitored: 1, due: 0, strategies: [{ strategy: 'poisson', urls: 1 }], cycles: 2 });
+    expect(summary.captures.entries).toBe(1);
+    const files = warcFiles(dataDir);
+    expect(files.length).toBeGreaterThanOrEqual(1);
+    expect(summary.warc).toEqual({ files: files.length, bytes: files.reduce((n, f) => n + fs.statSync(f).size, 0), open: 0 });
+    expect(summary.lastCycle).toMatchObject({ status: 'done', urls: 0 });
+    const text = (await cli(['stats', '--data', dataDir])).out;
+    expect(text).toMatch(/^re-crawl +1 URLs monitored \(poisson 1\), 0 due now$/m);
+    expect(text).toMatch(/^cycles +2; the last, #2, done at /m);
   });
 
   it('reading commands refuse a folder that holds no archive, and create nothing there', async () => {

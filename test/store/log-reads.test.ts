@@ -45,6 +45,7 @@ async function allPages(s: MetadataStore, q: Omit<CaptureQuery, 'limit'>, size: 
   }
 }
 
+const NOW = Date.UTC(2026, 0, 1);
 const HOST_A = ['http://a.example/', 'https://a.example/', 'http://www.a.example/', 'https://www.a.example/'];
 
 for (const backend of backends) {
@@ -58,6 +59,11 @@ for (const backend of backends) {
       env = await backend.setup();
       writer = await env.open();
       for (const e of syntheticLog(300)) await writer.appendLog(e);
+      // Documents for archiveCounts: a one-off crawl's (a.example) and monitored ones (b, c).
+      await writer.addDocuments(Array.from({ length: 10 }, (_, i) => ({ url: `http://a.example/${i}`, host: 'a.example', depth: 1 })));
+      for (const [i, state] of ['fetched', 'fetched', 'failed', 'skipped'].entries()) await writer.updateDocument(`http://a.example/${i}`, { state: state as 'fetched' });
+      for (let i = 0; i < 5; i++) await writer.addDocuments([{ url: `http://b.example/${i}`, host: 'b.example', depth: 0 }], { monitored: true, strategy: 'poisson', nextFetch: NOW + (i - 2) * 1000 });
+      await writer.addDocuments([0, 1].map((i) => ({ url: `http://c.example/${i}`, host: 'c.example', depth: 0 })), { monitored: true, nextFetch: NOW + 1e9 });
       await writer.flush();
       readOnly = await env.openReadOnly();
       log = await writer.log();
@@ -70,6 +76,18 @@ for (const backend of backends) {
 
     for (const which of ['writable', 'read-only'] as const) {
       const store = () => (which === 'writable' ? writer : readOnly);
+
+      it(`${which}: archive counts: documents by state, hosts, monitored and due URLs by strategy, the log's span`, async () => {
+        expect(await store().archiveCounts(NOW)).toEqual({
+          documents: { total: 17, queued: 13, fetched: 2, failed: 1, skipped: 1 },
+          hosts: 3,
+          monitored: 7,
+          due: 3, // b/0, b/1, b/2: next fetch at or before now
+          strategies: [{ strategy: 'poisson', urls: 5 }, { strategy: '(default)', urls: 2 }],
+          firstLogged: Math.min(...log.map((e) => e.time)),
+          lastLogged: Math.max(...log.map((e) => e.time)),
+        });
+      });
 
       it(`${which}: counts by status and change, in order of first appearance, as the dashboard counted them`, async () => {
         const counts = await store().logCounts();

@@ -10,6 +10,7 @@ import { register as labRecrawl } from './lab-recrawl.ts';
 import { register as labCache } from './lab-cache.ts';
 import { register as serve } from './serve.ts';
 import { register as worker } from './worker.ts';
+import { register as stats } from './stats.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -17,6 +18,7 @@ export const commands: Array<(program: Command) => void> = [
   exportCmd,
   demo,
   recrawl,
+  stats,
   query,
   diff,
   labOrdering,

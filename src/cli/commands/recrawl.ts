@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
 import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '../../schedule/cycle.ts';
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
-import { estimationReport } from '../../schedule/crawl-time.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
@@ -98,36 +97,5 @@ export function register(program: Command): void {
       }
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-    });
-
-  program
-    .command('stats')
-    .description('what the archive holds; --estimates: crawl-time estimates against actual cycle times')
-    .option('--data <dir>', 'data directory', 'data')
-    .option('--db <url>', 'metadata store: postgres://…')
-    .option('--estimates', 'over- and under-estimation of cycle times, grouped by crawl length (seed 000 Table 3)')
-    .option('--json', 'print JSON')
-    .action(async (flags) => {
-      await withStore(path.resolve(flags.data), flags.db, async (store) => {
-        const cycles = await store.cycles();
-        if (flags.estimates) {
-          const rows = estimationReport(cycles.filter((c) => c.status === 'done').map((c) => ({ estimateMs: c.estimateMs ?? NaN, actualMs: c.actualMs ?? 0 })));
-          if (flags.json) return void process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
-          process.stdout.write('crawl length   crawls  over  avg over   under  avg under\n');
-          for (const r of rows) {
-            process.stdout.write(`${r.band.padEnd(14)} ${String(r.crawls).padStart(6)} ${String(r.over).padStart(5)} ${(r.overFraction * 100).toFixed(0).padStart(7)}%  ${String(r.under).padStart(6)} ${(r.underFraction * 100).toFixed(0).padStart(8)}%\n`);
-          }
-          return;
-        }
-        const out = {
-          documents: await store.countDocuments(),
-          fetched: await store.countDocuments('fetched'),
-          queued: await store.countDocuments('queued'),
-          failed: await store.countDocuments('failed'),
-          cycles: cycles.length,
-          lastCycle: cycles.at(-1),
-        };
-        process.stdout.write(flags.json ? JSON.stringify(out, null, 2) + '\n' : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n') + '\n');
-      }, { mustExist: true, readonly: true });
     });
 }
