@@ -65,7 +65,7 @@ export function formatRecrawlLab(r: RecrawlLabResult, withGroups = true): string
     GROUPS.forEach((g, gi) => {
       const docs = r.reports[0]?.groups[gi]?.documents ?? 0;
       if (!docs) return;
-      out.push('', `Mean change interval ${g.label}: ${docs} documents, ${r.reports[0]!.groups[gi]!.changes} changes`, '', HEADER);
+      out.push('', `Mean change interval ${g.label}: ${docs} document${docs === 1 ? '' : 's'}, ${r.reports[0]!.groups[gi]!.changes} changes`, '', HEADER);
       for (const s of r.reports) out.push(row(s.strategy, s.groups[gi]!));
     });
   }
@@ -92,7 +92,7 @@ export function recrawlLabSvg(r: RecrawlLabResult, title = 'Re-crawl strategies'
   const charts = [chart(`${title}: all ${r.documents} documents`, (s) => s.overall)];
   GROUPS.forEach((g, gi) => {
     const docs = r.reports[0]?.groups[gi]?.documents ?? 0;
-    if (docs) charts.push(chart(`mean change interval ${g.label} (${docs} documents)`, (s) => s.groups[gi]!));
+    if (docs) charts.push(chart(`mean change interval ${g.label} (${docs} document${docs === 1 ? '' : 's'})`, (s) => s.groups[gi]!));
   });
   return stack(charts);
 }
