@@ -26,6 +26,11 @@ describe('CLI: datamonitor query / diff', () => {
     expect(table).toContain('1 result');
     const json = JSON.parse(await queryCommand('SELECT ?o WHERE { ?s ?p ?o }', { data: t.dir, json: true, at: iso(T0) }));
     expect(json.results.bindings[0].o).toEqual({ type: 'literal', value: 'one' });
+    const notes: string[] = [];
+    expect(await queryCommand('SELECT ?o WHERE { ?s ?p ?o }', { data: t.dir, at: iso(T0 - DAY) }, (n) => notes.push(n))).toContain('0 results');
+    expect(notes).toEqual([`note: --at ${iso(T0 - DAY)} is before the archive's first version (${iso(T0)}): the archive was empty then\n`]);
+    await queryCommand('SELECT ?o WHERE { ?s ?p ?o }', { data: t.dir, at: iso(T0) }, (n) => notes.push(n));
+    expect(notes).toHaveLength(1); // at the first version: no note
     await expect(queryCommand('SELECT * {}', { data: t.dir, json: true, csv: true })).rejects.toThrow(UserError);
     await expect(queryCommand('SELECT * {}', { data: `${t.dir}/nothing-here` })).rejects.toThrow(/no versioned archive/);
   });

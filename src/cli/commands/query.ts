@@ -51,12 +51,12 @@ export function register(program: Command): void {
     });
 }
 
-/** The whole command as a function of its arguments: returns what goes to standard output. */
-export async function queryCommand(query: string | undefined, flags: QueryFlags): Promise<string> {
-  return withVersions(flags.data, flags.db, (archive) => answer(archive, query, flags));
+/** The whole command as a function of its arguments: returns what goes to standard output; notes for the reader go to `note`. */
+export async function queryCommand(query: string | undefined, flags: QueryFlags, note: (text: string) => void = (t) => void process.stderr.write(t)): Promise<string> {
+  return withVersions(flags.data, flags.db, (archive) => answer(archive, query, flags, note));
 }
 
-async function answer(archive: VersionArchive, query: string | undefined, flags: QueryFlags): Promise<string> {
+async function answer(archive: VersionArchive, query: string | undefined, flags: QueryFlags, note: (text: string) => void): Promise<string> {
   if (flags.list) return listDocuments(archive, flags);
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
@@ -80,7 +80,13 @@ async function answer(archive: VersionArchive, query: string | undefined, flags:
       + `\n${ver.length} triple${ver.length === 1 ? '' : 's'}\n`;
   }
   const format = resultFormat(flags);
-  const result = await runQuery(archive, text, { at: flags.at ? parseTime(flags.at, '--at') : undefined, graphs: flags.graph, format: format ?? undefined });
+  const at = flags.at ? parseTime(flags.at, '--at') : undefined;
+  if (at !== undefined) {
+    // An empty answer before the first capture is right, but it looks like a broken query: say why.
+    const first = archive.graphs().reduce((m, g) => Math.min(m, g.firstTime), Infinity);
+    if (!(at >= first)) note(`note: --at ${iso(at)} is before the archive's first version${Number.isFinite(first) ? ` (${iso(first)})` : ' (it has none yet)'}: the archive was empty then\n`);
+  }
+  const result = await runQuery(archive, text, { at, graphs: flags.graph, format: format ?? undefined });
   if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(result.body);
   return renderTable(JSON.parse(result.body) as SparqlJsonResults);
 }
