@@ -12,7 +12,7 @@ import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
 import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
-import { SeenSet } from '../frontier/seen/index.ts';
+import { openCrawlSeen } from './seen-dir.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
@@ -159,12 +159,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const warc: ArchiveWriter = threaded ? new WarcWriterThread(o.dataDir) : new WarcWriter(o.dataDir);
   const timing = { delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost };
   const queues: Frontier = !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
-  // The seen test: 64-bit fingerprints on disk with a CLOCK cache in front (seed 002), so memory
-  // stays bounded however large the crawl. It is rebuilt from the store on every start, because the
-  // store, not this cache, is the record of what is known.
-  removeStaleSeenDirs(o.dataDir);
-  const seenDir = fs.mkdtempSync(path.join(o.dataDir, `.seen-${process.pid}-`));
-  const seen = SeenSet.openSync({ dir: seenDir, cache: o.seenCache ?? 'clock', cacheSize: o.seenCacheSize });
+  // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,
+  // because the store, not this cache, is the record of what is known; a worker's round is handed
+  // the worker's own, which lives across its rounds.
+  const ownSeen = o.round ? undefined : openCrawlSeen(o.dataDir, o);
+  const seen = o.round?.seen ?? ownSeen!.seen;
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
   let seq = 0;
 
@@ -195,14 +194,23 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
-  // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
-  const known = await store.allDocumentUrls();
-  for (const u of known) seen.addIfNewSync(u);
-  // (A downloader given its exact list of URLs does not resume anything else.)
-  if (known.length > 0 && !o.noFollow) {
-    const queued = await store.queuedDocuments();
-    s.resumed = true;
-    for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+  if (o.round) {
+    // A worker's round: its hosts' queued URLs, read by the worker, not every URL of the shared store.
+    for (const d of o.round.queued) {
+      seen.addIfNewSync(d.url); // queued in the store: fetched this round whether or not an earlier round saw it
+      queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+    }
+    s.resumed = o.round.queued.length > 0;
+  } else {
+    // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
+    const known = await store.allDocumentUrls();
+    for (const u of known) seen.addIfNewSync(u);
+    // (A downloader given its exact list of URLs does not resume anything else.)
+    if (known.length > 0 && !o.noFollow) {
+      const queued = await store.queuedDocuments();
+      s.resumed = true;
+      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+    }
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
   // The sitemaps this crawl asked for, and whether each vouches for its whole host (robots.txt or the
@@ -442,13 +450,14 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       }
       await store.flush();
     });
-    await closing(async () => (s.queued = await store.countDocuments('queued')));
+    // A round counts what is left of its own frontier: counting the shared store would grow with it.
+    if (o.round) s.queued = queues.size;
+    else await closing(async () => (s.queued = await store.countDocuments('queued')));
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     await fetcher.close();
-    await closing(() => seen.close());
-    fs.rmSync(seenDir, { recursive: true, force: true });
+    if (ownSeen) await closing(() => ownSeen.close());
     trace?.end();
     if (ownsStore) await closing(() => store.close());
     setSummary(s);
@@ -466,19 +475,4 @@ async function sitemapsToRead(o: CrawlOptions, robots: RobotsCache | undefined):
     else out.push({ href: `${origin}/sitemap.xml`, hostWide: false });
   }
   return out;
-}
-
-/** Seen sets left by crawls that were killed (their process is gone). */
-function removeStaleSeenDirs(dataDir: string): void {
-  for (const name of fs.readdirSync(dataDir)) {
-    const m = /^\.seen-(\d+)-/.exec(name);
-    if (!m) continue;
-    let alive = true;
-    try {
-      process.kill(Number(m[1]), 0);
-    } catch (e) {
-      alive = (e as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    if (!alive) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
-  }
 }

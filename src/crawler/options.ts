@@ -1,5 +1,6 @@
 import type { MetadataStore } from '../store/types.ts';
 import type { Quad } from '@rdfjs/types';
+import type { SeenSet } from '../frontier/seen/index.ts';
 
 /** Everything a crawl can be told; the CLI flags map one to one onto these. */
 export interface CrawlOptions {
@@ -77,6 +78,12 @@ export interface CrawlOptions {
    * other hosts are only written to the (shared) store, for the worker that leases their host.
    */
   queueHost?: (host: string) => boolean;
+  /**
+   * A worker's round over part of a shared store: start from these queued URLs (its hosts') and use
+   * this seen set, both the worker's, instead of reading every URL the store knows, which grows with
+   * the store, not with the round. The crawl neither warms nor closes the seen set.
+   */
+  round?: { queued: Array<{ url: string; host: string; depth: number }>; seen: SeenSet };
   /** Re-crawl cycle that these fetches belong to. */
   cycleId?: number;
   /** Stop cleanly (URLs left queued) when the data directory's file system has less free space than this. */

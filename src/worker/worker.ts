@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openCrawlSeen } from '../crawler/seen-dir.ts';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
 import type { DocumentRow } from '../store/types.ts';
 import type { Partition, WorkerStore } from '../store/worker-types.ts';
@@ -186,10 +187,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     const before = s.documents;
     try {
       const due: DocumentRow[] = [];
+      const queued: DocumentRow[] = [];
       const now = Date.now();
-      for (const h of held) for (const d of await store.hostDocuments(h, now, 100_000)) if (d.state !== 'queued') due.push(d);
+      for (const h of held) for (const d of await store.hostDocuments(h, now, 100_000)) (d.state === 'queued' ? queued : due).push(d);
       if (due.length && !drain.signal.aborted) add(await fetchDue(due, scoped, roundOptions(drain.signal)));
-      if (!drain.signal.aborted && !storageStop) add(await crawl(roundOptions(drain.signal)).run());
+      if (!drain.signal.aborted && !storageStop) add(await crawl({ ...roundOptions(drain.signal), round: { queued, seen: seen.seen } }).run());
     } finally {
       clearTimeout(timer);
       drainRound = undefined;
@@ -221,7 +223,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     return now - idleSince >= idleExitMs + (waiting ? leaseMs : 0);
   };
 
+  // One seen set for the worker's life, filled from the store once: each round then reads only its
+  // hosts' queued URLs. URLs other workers add later are not in it; the shared store ignores a URL
+  // it already has, and a crawl skips one its store says was fetched, so that costs a write, no fetch.
+  const seen = openCrawlSeen(archiveDir, o.crawl ?? {});
   try {
+    for (const u of await store.allDocumentUrls()) seen.seen.addIfNewSync(u);
     for (;;) {
       const stop = stopReason();
       if (stop) {
@@ -251,6 +258,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     o.signal?.removeEventListener('abort', onStop);
     // Hand back what is left so that others need not wait for the leases to expire.
     for (const h of [...held]) await release(h).catch(() => undefined);
+    await seen.close();
     s.durationMs = Date.now() - t0;
   }
   return s;

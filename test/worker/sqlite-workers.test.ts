@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
+import { runWorker } from '../../src/worker/worker.ts';
 import { spawnWorker } from './spawn-worker.ts';
 import { startMultiHostSite, SITE_DOMAIN, type MultiHostSite } from './multi-host-site.ts';
 
@@ -85,4 +86,49 @@ describe('two workers on one SQLite file', () => {
     expect(await store.activeLeases(Date.now())).toEqual([]);
     await store.close();
   });
+});
+
+describe('a worker round on a large shared store', () => {
+  it('reads only its hosts\' queued URLs: the store\'s whole URL list once per worker, not once per round', async () => {
+    const site = await startMultiHostSite({ hosts: 4, pagesPerHost: 30, latencyMs: 1 });
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-worker-rounds-'));
+    try {
+      const store = new SqliteWorkerStore(path.join(tmp, 'meta.sqlite'));
+      await store.init();
+      // What other workers archived before: 20,000 URLs, none of them work for this one.
+      const archived = Array.from({ length: 20_000 }, (_, i) => ({ url: `http://elsewhere-${i % 50}.example/${i}`, host: `elsewhere-${i % 50}.example`, depth: 0 }));
+      await store.addDocuments(archived);
+      for (const d of archived) await store.updateDocument(d.url, { state: 'fetched', lastFetched: Date.now() });
+      const calls = { allDocumentUrls: 0, queuedDocuments: 0, countDocuments: 0 };
+      const counted = new Proxy(store, {
+        get(target, key) {
+          const v = Reflect.get(target, key, target);
+          if (typeof v !== 'function') return v;
+          return (...args: unknown[]) => {
+            if (key in calls) calls[key as keyof typeof calls]++;
+            return v.apply(target, args);
+          };
+        },
+      });
+      const summary = await runWorker({
+        store: counted, id: 'w', dataDir: tmp, seeds: site.seeds, maxHosts: 2, roundMs: 150, leaseMs: 2000, idleExitMs: 300,
+        crawl: {
+          delayMs: 0, perHost: 2, robots: false, allowPrivate: true, vocabularies: false, domains: [SITE_DOMAIN], depth: 50, minFreeBytes: 0,
+          resolve: Object.fromEntries(site.hosts.map((h) => [h, '127.0.0.1'])),
+        },
+        signal: AbortSignal.timeout(30_000),
+      });
+      const log = (await store.log()).filter((e) => e.status === 200);
+      await store.close();
+      expect(new Set(log.map((e) => e.url)).size).toBe(site.pages.length);
+      expect(log).toHaveLength(site.pages.length); // each page once
+      expect(summary.stoppedBy).toBe('idle');
+      expect(summary.rounds).toBeGreaterThan(2);
+      expect(calls.allDocumentUrls).toBe(1);
+      expect(calls.queuedDocuments).toBe(0);
+    } finally {
+      await site.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
