@@ -17,7 +17,7 @@ import { UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
-import { isSitemapXml, parseSitemap } from '../extract/sitemap.ts';
+import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 
 export type { CrawlOptions } from './options.ts';
@@ -213,15 +213,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     }
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
-  // The sitemaps this crawl asked for, and whether each vouches for its whole host (robots.txt or the
-  // user named it, or a sitemap index that does listed it). One queued by a killed run comes back from
-  // the store as a plain URL: an XML sitemap is also known by its root element, as RDF/XML is, and
-  // keeps the host-wide scope when robots.txt or the user vouched for a sitemap of its origin (the
-  // index that listed it was read before the kill, so its children are not in the map this time).
-  const readsSitemaps = Boolean(o.sitemaps || o.sitemapUrls?.length);
-  const sitemapsAsked = new Map<string, boolean>();
-  const vouchedOrigins = new Set<string>();
-  const sitemapScope = (url: string): boolean => sitemapsAsked.get(url) ?? vouchedOrigins.has(new URL(url).origin);
+  const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
   const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
     const url = normalizeUrl(raw);
     if (!url) return;
@@ -236,9 +228,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
   for (const url of await sitemapsToRead(o, robots)) {
-    const href = normalizeUrl(url.href);
-    sitemapsAsked.set(href ?? url.href, url.hostWide);
-    if (href && url.hostWide) vouchedOrigins.add(new URL(href).origin);
+    sitemaps.ask(url.href, url.hostWide);
     offer(url.href, 0, false, o.refetch);
   }
   await store.addDocuments(newDocs.splice(0));
@@ -351,20 +341,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
         queues.onPageCrawled({ url: e.url, links, text: doc.text });
       }
-      if (readsSitemaps && doc.status === 200 && outcome.response && (sitemapsAsked.has(e.url) || isSitemapXml(outcome.response.body))) {
-        const hostWide = sitemapScope(e.url);
-        const sm = parseSitemap(outcome.response.body, { url: doc.finalUrl ?? e.url, mediaType: doc.mediaType, hostWide });
+      if (doc.status === 200 && outcome.response && sitemaps.matches(e.url, outcome.response.body)) {
+        const sm = sitemaps.read(e.url, doc.finalUrl ?? e.url, outcome.response.body, doc.mediaType);
         doc.sitemap = sm;
         s.sitemaps.read++;
         s.sitemaps.urls += sm.urls.length;
         // A re-crawl cycle (noFollow) only wants the lastmod hints: it schedules the listed URLs itself.
-        if (!o.noFollow) {
-          for (const u of sm.urls) offer(u.loc, e.depth, false);
-          for (const child of sm.sitemaps) {
-            sitemapsAsked.set(normalizeUrl(child.loc) ?? child.loc, hostWide);
-            offer(child.loc, e.depth, false);
-          }
-        }
+        if (!o.noFollow) for (const u of [...sm.urls, ...sm.sitemaps]) offer(u.loc, e.depth, false);
       }
       if (!o.noFollow) for (const link of doc.links) {
         const vocab = follow && link.kind === 'vocabulary';
@@ -462,17 +445,4 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (ownsStore) await closing(() => store.close());
     setSummary(s);
   }
-}
-
-/** The sitemaps a crawl starts from: `--sitemap` URLs, and with `sitemaps` each seed origin's (robots.txt's, else /sitemap.xml). */
-async function sitemapsToRead(o: CrawlOptions, robots: RobotsCache | undefined): Promise<{ href: string; hostWide: boolean }[]> {
-  // A sitemap the user names vouches for its host, as one robots.txt names does.
-  const out = (o.sitemapUrls ?? []).map((href) => ({ href, hostWide: true }));
-  if (!o.sitemaps) return out;
-  for (const origin of new Set(o.seeds.map((seed) => new URL(seed).origin))) {
-    const named = robots ? await robots.sitemaps(origin + '/') : [];
-    if (named.length) out.push(...named.map((href) => ({ href, hostWide: true })));
-    else out.push({ href: `${origin}/sitemap.xml`, hostWide: false });
-  }
-  return out;
 }
