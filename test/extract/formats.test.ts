@@ -122,6 +122,13 @@ describe('charset', () => {
     const r = await extractText('application/rdf+xml', body);
     expect(r.quads[0].object.value).toBe('Zürich');
   });
+  it('RDF formats read the charset labels browsers know, as HTML does (x-cp1252 is windows-1252)', async () => {
+    const body = iconv.encode(`<${EX}a> <${EX}name> "“quoted” €5" .`, 'windows-1252');
+    for (const charset of ['x-cp1252', 'latin-1']) {
+      const r = await extract({ url: `${EX}doc`, mediaType: 'text/turtle', charset, body, headers: {} }, { maxQuads: 100 });
+      expect(r.quads[0].object.value).toBe('“quoted” €5');
+    }
+  });
 });
 
 function extract8859(body: Buffer) {
