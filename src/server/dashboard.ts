@@ -156,7 +156,8 @@ async function documentPage(ctx: ServerContext, url: string): Promise<{ status: 
     const e = m.entry;
     const memento = `/memento/${m.timestamp}/${key}`;
     return `<tr><td>${iso(e.time)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${graphTriples}</td><td><code>${esc(e.checksum ?? '')}</code></td>`
-      + `<td><a href="${esc(memento)}">bytes</a> · <a href="${esc(memento)}?format=nquads">N-Quads</a></td></tr>`;
+      + `<td><a href="${esc(memento)}">bytes</a> · <a href="${esc(memento)}?format=nquads">N-Quads</a>`
+      + `${/html/i.test(e.mediaType ?? '') ? ` · <a href="${esc(`/replay/${m.timestamp}/${key}`)}">browse</a>` : ''}</td></tr>`;
   }).join('');
   const body = `<h1>${esc(key)}</h1><p><a href="/timemap/link/${esc(key)}">TimeMap</a> · <a href="/timemap/json/${esc(key)}">TimeMap (JSON)</a> · <a href="/timegate/${esc(key)}">TimeGate</a> · <a href="/cdx?url=${encodeURIComponent(key)}">CDXJ</a></p>`
     + `<div class="charts" id="timeline">${chart}</div><h2>Captures</h2><table id="versions"><tr><th>time</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples in the graph</th><th>payload digest</th><th>memento</th></tr>${rows}</table>`;

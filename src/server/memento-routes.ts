@@ -2,6 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatLinkFormat } from '../federation/link-format.ts';
 import { baseUrl, targetAfter, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { rewriteHtml } from './rewrite-html.ts';
+import { decodeBody } from '../fetch/decode.ts';
+import { decodeDocument } from '../extract/html/charset.ts';
+import { charsetFromContentType } from '../extract/charset.ts';
 import {
   archivedUrlKey, closestMemento, httpDate, linkHeader, mementoLinks, mementosOf, mementoUris, originalResponse,
   parseTimestamp, timegateLinks, timemapJson, timemapLinks, versionNQuads, type Memento,
@@ -61,44 +65,98 @@ export function registerMementoRoutes(app: FastifyInstance, ctx: ServerContext):
     return reply.type('application/json').send(timemapJson(mementoUris(baseUrl(req), found.original), found.list));
   });
 
-  app.get('/memento/:timestamp/*', async (req, reply) => {
-    const { timestamp } = req.params as { timestamp: string };
-    const time = parseTimestamp(timestamp);
-    if (time === undefined) return reply.code(400).type('text/plain').send(`'${timestamp}' is not a timestamp: use 14 digits, yyyyMMddHHmmss (UTC)\n`);
-    let target = targetAfter(req, /^\/memento\/\d+\//);
-    // `?format=nquads` is this server's, unless it belongs to an archived URL.
-    let wantRdf = false;
-    const fmt = /[?&]format=nquads$/.exec(target);
-    if (fmt && (await mementosOf(ctx.store, archivedUrlKey(target) ?? target)).length === 0) {
-      target = target.slice(0, fmt.index);
-      wantRdf = true;
+  app.get('/memento/:timestamp/*', (req, reply) => memento(ctx, req, reply, 'memento'));
+  // The same mementos for browsing: HTML with its links pointing into the archive (rewrite-html.ts).
+  app.get('/replay/:timestamp/*', (req, reply) => memento(ctx, req, reply, 'replay'));
+}
+
+/** A memento as archived (`memento`: the original bytes, or its RDF), or as a page to browse in the archive (`replay`). */
+async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, view: 'memento' | 'replay'): Promise<FastifyReply> {
+  const { timestamp } = req.params as { timestamp: string };
+  const time = parseTimestamp(timestamp);
+  if (time === undefined) return reply.code(400).type('text/plain').send(`'${timestamp}' is not a timestamp: use 14 digits, yyyyMMddHHmmss (UTC)\n`);
+  let target = targetAfter(req, view === 'memento' ? /^\/memento\/\d+\// : /^\/replay\/\d+\//);
+  // `?format=nquads` is this server's, unless it belongs to an archived URL.
+  let wantRdf = false;
+  const fmt = view === 'memento' ? /[?&]format=nquads$/.exec(target) : null;
+  if (fmt && (await mementosOf(ctx.store, archivedUrlKey(target) ?? target)).length === 0) {
+    target = target.slice(0, fmt.index);
+    wantRdf = true;
+  }
+  const found = await lookup(ctx, req, reply, target);
+  if (!found) return reply;
+  const u = mementoUris(baseUrl(req), found.original);
+  const index = found.list.findIndex((m) => m.timestamp === timestamp);
+  if (index < 0) {
+    // Not an exact memento: send the client to the closest one, as Wayback machines do.
+    const m = closestMemento(found.list, time);
+    const closest = view === 'memento' ? u.memento(m) : replayPath(m.timestamp, found.original);
+    return reply.code(302).header('location', wantRdf ? `${closest}${closest.includes('?') ? '&' : '?'}format=nquads` : closest).send();
+  }
+  const m = found.list[index]!;
+  wantRdf ||= view === 'memento' && preferred(req.headers.accept, [m.entry.mediaType || 'application/octet-stream', NQUADS]) === NQUADS;
+  reply.header('memento-datetime', httpDate(m.entry.time)).header('link', linkHeader(mementoLinks(u, found.list, index))).header('vary', 'accept');
+  if (wantRdf) {
+    const nquads = versionNQuads(ctx.dataDir, found.list, index);
+    if (nquads === undefined) return reply.code(404).type('text/plain').send(`no RDF was found in ${found.original} at ${httpDate(m.entry.time)}\n`);
+    return reply.type(NQUADS).send(nquads);
+  }
+  const res = await originalResponse(ctx.dataDir, ctx.store, found.list, index);
+  let contentType: string | undefined;
+  let contentEncoding: string | undefined;
+  let location: string | undefined;
+  for (const [k, v] of res.headers) {
+    const name = k.toLowerCase();
+    if (name === 'content-type') contentType = v;
+    else if (name === 'content-encoding') contentEncoding = v;
+    else if (name === 'location') location = v;
+    if (!NOT_REPLAYED.has(name)) reply.header(`x-archive-orig-${name}`, v);
+  }
+  // Archived pages must not run scripts with this server's origin (the dashboard and the write API live here).
+  reply.header('content-security-policy', 'sandbox');
+  const status = res.status >= 200 && res.status < 600 ? res.status : 200;
+  if (view === 'replay') {
+    // Browsing follows a redirect within the archive (the memento view keeps it as archived): one the
+    // crawler followed (the capture is of its final URL) or one it archived as a 3xx.
+    const final = m.entry.finalUrl && archivedUrlKey(m.entry.finalUrl) !== found.original ? m.entry.finalUrl : undefined;
+    const next = final ?? (location !== undefined && status >= 300 && status < 400 ? resolveHttp(location, found.original) : undefined);
+    if (next) return reply.code(302).header('location', replayPath(timestamp, next)).send();
+    if (isHtml(contentType)) {
+      const body = await decodeBody(res.body, contentEncoding, MAX_REPLAY_BYTES);
+      if (!body.error) {
+        const page = decodeDocument(body.body, { headerCharset: charsetFromContentType(contentType) });
+        const html = rewriteHtml(page.text, m.entry.finalUrl ?? found.original, (url) => replayPath(timestamp, url));
+        return reply.code(status).type(`${mediaTypeOf(contentType)}; charset=utf-8`).send(html);
+      }
     }
-    const found = await lookup(ctx, req, reply, target);
-    if (!found) return reply;
-    const u = mementoUris(baseUrl(req), found.original);
-    const index = found.list.findIndex((m) => m.timestamp === timestamp);
-    if (index < 0) {
-      // Not an exact memento: send the client to the closest one, as Wayback machines do.
-      const closest = u.memento(closestMemento(found.list, time));
-      return reply.code(302).header('location', wantRdf ? `${closest}${closest.includes('?') ? '&' : '?'}format=nquads` : closest).send();
-    }
-    const m = found.list[index]!;
-    wantRdf ||= preferred(req.headers.accept, [m.entry.mediaType || 'application/octet-stream', NQUADS]) === NQUADS;
-    reply.header('memento-datetime', httpDate(m.entry.time)).header('link', linkHeader(mementoLinks(u, found.list, index))).header('vary', 'accept');
-    if (wantRdf) {
-      const nquads = versionNQuads(ctx.dataDir, found.list, index);
-      if (nquads === undefined) return reply.code(404).type('text/plain').send(`no RDF was found in ${found.original} at ${httpDate(m.entry.time)}\n`);
-      return reply.type(NQUADS).send(nquads);
-    }
-    const res = await originalResponse(ctx.dataDir, ctx.store, found.list, index);
-    for (const [k, v] of res.headers) {
-      const name = k.toLowerCase();
-      if (name === 'content-type' || name === 'content-encoding') reply.header(name, v);
-      else if (!NOT_REPLAYED.has(name)) reply.header(`x-archive-orig-${name}`, v);
-    }
-    // Archived pages must not run scripts with this server's origin (the dashboard and the write API live here).
-    reply.header('content-security-policy', 'sandbox');
-    // A 3xx replayed with its Location would send the client off the archive: keep the status, say where it went.
-    return reply.code(res.status >= 200 && res.status < 600 ? res.status : 200).send(res.body);
-  });
+  }
+  if (contentType !== undefined) reply.header('content-type', contentType);
+  if (contentEncoding !== undefined) reply.header('content-encoding', contentEncoding);
+  // A 3xx replayed with its Location would send the client off the archive: keep the status, say where it went.
+  return reply.code(status).send(res.body);
+}
+
+/** Where the archive replays `url` as of `timestamp` (root-relative: it works behind any host name). */
+function replayPath(timestamp: string, url: string): string {
+  return `/replay/${timestamp}/${url}`;
+}
+
+const MAX_REPLAY_BYTES = 64 * 1024 * 1024;
+
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function isHtml(contentType: string | undefined): boolean {
+  const t = mediaTypeOf(contentType);
+  return t === 'text/html' || t === 'application/xhtml+xml';
+}
+
+function resolveHttp(ref: string, base: string): string | undefined {
+  try {
+    const url = new URL(ref, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }

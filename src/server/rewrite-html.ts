@@ -1,0 +1,114 @@
+import { QuoteType, Tokenizer } from 'htmlparser2';
+
+/** Attributes whose value is one URL, by attribute name (any element), plus `data` of <object>. */
+const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'poster', 'background', 'longdesc', 'cite']);
+/** Attributes whose value is a list of image candidates: "url [descriptor], url [descriptor]". */
+const SRCSET_ATTRIBUTES = new Set(['srcset', 'imagesrcset']);
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Rewrites the URLs in an archived HTML page so that following them stays in the archive (what
+ * Wayback machines call replay): each link, image, script, stylesheet, form action and <base> is
+ * resolved against the page (and its <base>) and handed to `toArchive`. Only the attribute values
+ * change; every other byte of the page stays as it was. Fragment-only links (#top) and other schemes
+ * (mailto:, javascript:, data:) are left alone, and so are URLs inside scripts and stylesheets.
+ */
+export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteUrl: string) => string): string {
+  const edits: Edit[] = [];
+  let base = pageUrl;
+  let tag = '';
+  let attr = '';
+  let nameEnd = 0;
+  let value = '';
+
+  const resolve = (ref: string): string | undefined => {
+    const trimmed = ref.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return undefined;
+    let url: URL;
+    try {
+      url = new URL(trimmed, base);
+    } catch {
+      return undefined;
+    }
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  };
+
+  const rewritten = (name: string): string | undefined => {
+    if (URL_ATTRIBUTES.has(name) || (name === 'data' && tag === 'object')) {
+      const url = resolve(value);
+      if (url === undefined) return undefined;
+      if (tag === 'base' && name === 'href') base = url; // later relative URLs resolve against it
+      return toArchive(url);
+    }
+    if (SRCSET_ATTRIBUTES.has(name)) {
+      let changed = false;
+      const candidates = value.split(/,(?=\s|$)/).map((candidate) => {
+        const m = /^(\s*)(\S+)(.*)$/s.exec(candidate);
+        const url = m ? resolve(m[2]!) : undefined;
+        if (!m || url === undefined) return candidate;
+        changed = true;
+        return `${m[1]}${toArchive(url)}${m[3]}`;
+      });
+      return changed ? candidates.join(',') : undefined;
+    }
+    return undefined;
+  };
+
+  const tokenizer = new Tokenizer({ decodeEntities: true }, {
+    onopentagname(start, end) {
+      tag = html.slice(start, end).toLowerCase();
+    },
+    onattribname(start, end) {
+      attr = html.slice(start, end).toLowerCase();
+      nameEnd = end;
+      value = '';
+    },
+    onattribdata(start, end) {
+      value += html.slice(start, end);
+    },
+    onattribentity(codepoint) {
+      value += String.fromCodePoint(codepoint);
+    },
+    onattribend(quote, end) {
+      if (quote === QuoteType.NoValue) return;
+      const text = rewritten(attr);
+      if (text === undefined) return;
+      // The value starts after `=`, the spaces around it and the opening quote; a quoted one ends before the closing quote.
+      let start = html.indexOf('=', nameEnd) + 1;
+      while (/\s/.test(html[start]!)) start++;
+      if (quote === QuoteType.Unquoted) edits.push({ start, end, text: `"${escapeAttribute(text, '"')}"` });
+      else edits.push({ start: start + 1, end: end - 1, text: escapeAttribute(text, quote === QuoteType.Single ? "'" : '"') });
+    },
+    onopentagend() {},
+    onselfclosingtag() {},
+    onclosetag() {},
+    ontext() {},
+    ontextentity() {},
+    oncdata() {},
+    oncomment() {},
+    ondeclaration() {},
+    onprocessinginstruction() {},
+    onend() {},
+  });
+  tokenizer.write(html);
+  tokenizer.end();
+
+  if (edits.length === 0) return html;
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(html.slice(at, e.start), e.text);
+    at = e.end;
+  }
+  parts.push(html.slice(at));
+  return parts.join('');
+}
+
+function escapeAttribute(text: string, quote: '"' | "'"): string {
+  return text.replace(/&/g, '&amp;').replace(quote === '"' ? /"/g : /'/g, quote === '"' ? '&quot;' : '&#39;');
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { rewriteHtml } from '../../src/server/rewrite-html.ts';
+
+const PAGE = 'http://site.example/dir/page.html';
+const archive = (url: string) => `/replay/20250101000000/${url}`;
+
+describe('rewriteHtml: archived pages link into the archive', () => {
+  it('rewrites links, images, scripts, stylesheets and forms, relative or absolute, in any quoting', () => {
+    const html = `<!DOCTYPE html><html><head><link rel=stylesheet href='style.css'><script src="/js/app.js"></script></head>
+<body><a href="other.html?a=1&amp;b=2#sec">x</a> <a href=http://elsewhere.example/>y</a> <img src = "img/p.png" srcset="a.png 1x, /b.png 2x">
+<form action="../search"><input formaction="go"></form><object data="movie.swf"></object></body></html>`;
+    const out = rewriteHtml(html, PAGE, archive);
+    expect(out).toContain(`href='/replay/20250101000000/http://site.example/dir/style.css'`);
+    expect(out).toContain(`src="/replay/20250101000000/http://site.example/js/app.js"`);
+    // The entity is decoded for resolving and encoded again in the attribute.
+    expect(out).toContain(`href="/replay/20250101000000/http://site.example/dir/other.html?a=1&amp;b=2#sec"`);
+    expect(out).toContain(`href="/replay/20250101000000/http://elsewhere.example/">y`);
+    expect(out).toContain(`src = "/replay/20250101000000/http://site.example/dir/img/p.png"`);
+    expect(out).toContain(`srcset="/replay/20250101000000/http://site.example/dir/a.png 1x, /replay/20250101000000/http://site.example/b.png 2x"`);
+    expect(out).toContain(`action="/replay/20250101000000/http://site.example/search"`);
+    expect(out).toContain(`formaction="/replay/20250101000000/http://site.example/dir/go"`);
+    expect(out).toContain(`data="/replay/20250101000000/http://site.example/dir/movie.swf"`);
+  });
+
+  it('leaves fragments, other schemes, scripts\' contents and every other byte as they were', () => {
+    const html = `<p class="x">Hi &amp; bye</p><a href="#top">t</a><a href="mailto:a@b.example">m</a><a href="javascript:void(0)">j</a>
+<img src="data:image/png;base64,AAAA"><a href="">e</a><a href>n</a><script>var u = "<a href='x.html'>";</script><!-- <a href="c.html"> -->`;
+    expect(rewriteHtml(html, PAGE, archive)).toBe(html);
+  });
+
+  it('resolves later URLs against <base>, and sends <base> into the archive too', () => {
+    const out = rewriteHtml(`<base href="http://cdn.example/assets/"><img src="i.png">`, PAGE, archive);
+    expect(out).toBe(`<base href="/replay/20250101000000/http://cdn.example/assets/"><img src="/replay/20250101000000/http://cdn.example/assets/i.png">`);
+  });
+
+  it('keeps a quote inside a rewritten URL from ending the attribute', () => {
+    const out = rewriteHtml(`<a href='it%27s.html?q="x"'>q</a>`, PAGE, (u) => `/r/${u}`);
+    expect(out).toBe(`<a href='/r/http://site.example/dir/it%27s.html?q=%22x%22'>q</a>`);
+    expect(rewriteHtml(`<a href="a.html" title='x'>q</a>`, PAGE, () => `/r/it's "quoted"`)).toBe(`<a href="/r/it's &quot;quoted&quot;" title='x'>q</a>`);
+  });
+});
