@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatLinkFormat } from '../federation/link-format.ts';
 import { baseUrl, targetAfter, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
-import { rewriteHtml } from './rewrite-html.ts';
+import { rewriteCss, rewriteHtml } from './rewrite-html.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { decodeDocument } from '../extract/html/charset.ts';
-import { charsetFromContentType } from '../extract/charset.ts';
+import { charsetFromContentType, decodeText } from '../extract/charset.ts';
 import {
   archivedUrlKey, closestMemento, httpDate, linkHeader, mementoLinks, mementosOf, mementoUris, originalResponse,
   parseTimestamp, timegateLinks, timemapJson, timemapLinks, versionNQuads, type Memento,
@@ -121,12 +121,17 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
     const final = m.entry.finalUrl && archivedUrlKey(m.entry.finalUrl) !== found.original ? m.entry.finalUrl : undefined;
     const next = final ?? (location !== undefined && status >= 300 && status < 400 ? resolveHttp(location, found.original) : undefined);
     if (next) return reply.code(302).header('location', replayPath(timestamp, next)).send();
-    if (isHtml(contentType)) {
+    const type = mediaTypeOf(contentType);
+    if (type === 'text/html' || type === 'application/xhtml+xml' || type === 'text/css') {
       const body = await decodeBody(res.body, contentEncoding, MAX_REPLAY_BYTES);
       if (!body.error) {
-        const page = decodeDocument(body.body, { headerCharset: charsetFromContentType(contentType) });
-        const html = rewriteHtml(page.text, m.entry.finalUrl ?? found.original, (url) => replayPath(timestamp, url));
-        return reply.code(status).type(`${mediaTypeOf(contentType)}; charset=utf-8`).send(html);
+        const toArchive = (url: string) => replayPath(timestamp, url);
+        const pageUrl = m.entry.finalUrl ?? found.original;
+        const charset = charsetFromContentType(contentType);
+        const text = type === 'text/css'
+          ? rewriteCss(decodeText(body.body, charset), pageUrl, toArchive)
+          : rewriteHtml(decodeDocument(body.body, { headerCharset: charset }).text, pageUrl, toArchive);
+        return reply.code(status).type(`${type}; charset=utf-8`).send(text);
       }
     }
   }
@@ -147,10 +152,6 @@ function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function isHtml(contentType: string | undefined): boolean {
-  const t = mediaTypeOf(contentType);
-  return t === 'text/html' || t === 'application/xhtml+xml';
-}
 
 function resolveHttp(ref: string, base: string): string | undefined {
   try {

@@ -16,7 +16,8 @@ interface Edit {
  * Wayback machines call replay): each link, image, script, stylesheet, form action and <base> is
  * resolved against the page (and its <base>) and handed to `toArchive`. Only the attribute values
  * change; every other byte of the page stays as it was. Fragment-only links (#top) and other schemes
- * (mailto:, javascript:, data:) are left alone, and so are URLs inside scripts and stylesheets.
+ * (mailto:, javascript:, data:) are left alone. Style sheets inside the page (<style>, style="") are
+ * rewritten as `rewriteCss` does; URLs that scripts build are not.
  */
 export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteUrl: string) => string): string {
   const edits: Edit[] = [];
@@ -39,6 +40,10 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
   };
 
   const rewritten = (name: string): string | undefined => {
+    if (name === 'style') {
+      const css = rewriteCss(value, base, toArchive);
+      return css === value ? undefined : css;
+    }
     if (URL_ATTRIBUTES.has(name) || (name === 'data' && tag === 'object')) {
       const url = resolve(value);
       if (url === undefined) return undefined;
@@ -59,9 +64,30 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
     return undefined;
   };
 
+  // The text of a <style> element, first to last piece, rewritten when the element closes.
+  let inStyle = false;
+  let styleStart = -1;
+  let styleEnd = -1;
   const tokenizer = new Tokenizer({ decodeEntities: true }, {
     onopentagname(start, end) {
       tag = html.slice(start, end).toLowerCase();
+    },
+    onopentagend() {
+      inStyle = tag === 'style';
+    },
+    ontext(start, end) {
+      if (!inStyle) return;
+      if (styleStart < 0) styleStart = start;
+      styleEnd = end;
+    },
+    onclosetag() {
+      if (inStyle && styleStart >= 0) {
+        const css = html.slice(styleStart, styleEnd);
+        const text = rewriteCss(css, base, toArchive);
+        if (text !== css) edits.push({ start: styleStart, end: styleEnd, text });
+      }
+      inStyle = false;
+      styleStart = styleEnd = -1;
     },
     onattribname(start, end) {
       attr = html.slice(start, end).toLowerCase();
@@ -84,10 +110,7 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
       if (quote === QuoteType.Unquoted) edits.push({ start, end, text: `"${escapeAttribute(text, '"')}"` });
       else edits.push({ start: start + 1, end: end - 1, text: escapeAttribute(text, quote === QuoteType.Single ? "'" : '"') });
     },
-    onopentagend() {},
     onselfclosingtag() {},
-    onclosetag() {},
-    ontext() {},
     ontextentity() {},
     oncdata() {},
     oncomment() {},
@@ -107,6 +130,31 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
   }
   parts.push(html.slice(at));
   return parts.join('');
+}
+
+/**
+ * The URLs of a style sheet (`url(…)` and `@import "…"`) resolved against `base` and handed to
+ * `toArchive`; other schemes (data:) and fragment-only references are left alone.
+ */
+export function rewriteCss(css: string, base: string, toArchive: (absoluteUrl: string) => string): string {
+  const to = (ref: string): string | undefined => {
+    if (ref.trim() === '' || ref.trim().startsWith('#')) return undefined;
+    try {
+      const url = new URL(ref.trim(), base);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? toArchive(url.href) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return css
+    .replace(/\burl\(\s*(['"]?)([^'")]*)\1\s*\)/gi, (all, quote: string, ref: string) => {
+      const url = to(ref);
+      return url === undefined ? all : `url(${quote}${url}${quote})`;
+    })
+    .replace(/@import\s+(['"])([^'"]+)\1/gi, (all, quote: string, ref: string) => {
+      const url = to(ref);
+      return url === undefined ? all : `@import ${quote}${url}${quote}`;
+    });
 }
 
 function escapeAttribute(text: string, quote: '"' | "'"): string {

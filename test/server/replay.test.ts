@@ -10,7 +10,7 @@ import { tempDir } from '../helpers.ts';
 const INDEX = (origin: string) => `<!DOCTYPE html><html><head><meta charset="windows-1252"><title>caf\u00e9</title>
 <link rel="stylesheet" href="style.css"></head><body><p>Caf\u00e9 \u201cmenu\u201d</p>
 <a href="a.html">A</a> <a href="/moved">moved</a> <a href="${origin}/a.html#top">abs</a> <a href="#here">here</a>
-<img src="img.png"> <a href="img.png">picture</a></body></html>`;
+<img src="img.png"> <a href="img.png">picture</a> <a href="style.css">style</a></body></html>`;
 const A = '<html><body><a href="index.html">back</a></body></html>';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
 
@@ -43,7 +43,7 @@ describe('replay: browsing the archive, links rewritten into it', () => {
         case '/img.png':
           return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
         case '/style.css':
-          return res.writeHead(200, { 'content-type': 'text/css' }).end('p { color: red }');
+          return res.writeHead(200, { 'content-type': 'text/css' }).end('p { background: url(img.png) }');
       }
       res.writeHead(404).end();
     });
@@ -94,6 +94,9 @@ describe('replay: browsing the archive, links rewritten into it', () => {
     const img = await get(`/replay/${await ts(`${origin.url}/img.png`)}/${origin.url}/img.png`);
     expect(img.headers['content-type']).toBe('image/png');
     expect(img.rawPayload.equals(PNG)).toBe(true);
+    const css = await get(`/replay/${await ts(`${origin.url}/style.css`)}/${origin.url}/style.css`);
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.body).toMatch(new RegExp(`^p \\{ background: url\\(/replay/\\d+/${origin.url}/img\\.png\\) \\}$`));
     expect((await get(`/replay/20250101000000/http://never.example/`)).statusCode).toBe(404);
     expect((await get(`/replay/2025x/${origin.url}/a.html`)).statusCode).toBe(400);
   });

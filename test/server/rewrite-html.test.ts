@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rewriteHtml } from '../../src/server/rewrite-html.ts';
+import { rewriteCss, rewriteHtml } from '../../src/server/rewrite-html.ts';
 
 const PAGE = 'http://site.example/dir/page.html';
 const archive = (url: string) => `/replay/20250101000000/${url}`;
@@ -37,5 +37,22 @@ describe('rewriteHtml: archived pages link into the archive', () => {
     const out = rewriteHtml(`<a href='it%27s.html?q="x"'>q</a>`, PAGE, (u) => `/r/${u}`);
     expect(out).toBe(`<a href='/r/http://site.example/dir/it%27s.html?q=%22x%22'>q</a>`);
     expect(rewriteHtml(`<a href="a.html" title='x'>q</a>`, PAGE, () => `/r/it's "quoted"`)).toBe(`<a href="/r/it's &quot;quoted&quot;" title='x'>q</a>`);
+  });
+
+  it('rewrites the URLs of style sheets inside the page: <style> elements and style attributes', () => {
+    const html = `<style>body { background: url("bg.png") } @import 'print.css';</style><p>url(not-css.png)</p><div style="background:url(i.png)">x</div><style>.a{}</style>`;
+    expect(rewriteHtml(html, PAGE, archive)).toBe(
+      `<style>body { background: url("/replay/20250101000000/http://site.example/dir/bg.png") } @import '/replay/20250101000000/http://site.example/dir/print.css';</style>`
+      + `<p>url(not-css.png)</p><div style="background:url(/replay/20250101000000/http://site.example/dir/i.png)">x</div><style>.a{}</style>`,
+    );
+  });
+});
+
+describe('rewriteCss', () => {
+  it('rewrites url() in every quoting and @import, and leaves data: URLs alone', () => {
+    const css = `@import "a.css"; @import url(b.css); .x { background: url( 'c.png' ) } .y { background: URL(d.png) } .z { src: url(data:font/woff2;base64,AAAA) }`;
+    expect(rewriteCss(css, 'http://site.example/css/main.css', (u) => `/r/${u}`)).toBe(
+      `@import "/r/http://site.example/css/a.css"; @import url(/r/http://site.example/css/b.css); .x { background: url('/r/http://site.example/css/c.png') } .y { background: url(/r/http://site.example/css/d.png) } .z { src: url(data:font/woff2;base64,AAAA) }`,
+    );
   });
 });
