@@ -1,7 +1,7 @@
 import { DAY, type Observation, type StrategyBounds, type StrategyContext } from '../../schedule/types.ts';
 import { allocate, type BudgetObjective } from '../../schedule/budget.ts';
 import { poisson, type RateState } from '../../schedule/strategies/rate.ts';
-import { documentCount, type HistorySet } from './histories.ts';
+import { changeCursors, changedBy, documentCount, type HistorySet } from './histories.ts';
 import type { SimulationResult } from './simulate.ts';
 
 export interface BudgetRunOptions {
@@ -25,7 +25,7 @@ export function simulateBudget(h: HistorySet, o: BudgetRunOptions): SimulationRe
   const obs: Observation = { time: 0, changed: false, first: true };
   const states: RateState[] = new Array(n);
   const last = new Float64Array(n);
-  const ptr = new Int32Array(n);
+  const ptr = changeCursors(h);
   const started = new Uint8Array(n);
   const downloads = new Int32Array(n);
   const captured = new Int32Array(n);
@@ -36,7 +36,6 @@ export function simulateBudget(h: HistorySet, o: BudgetRunOptions): SimulationRe
   for (let d = 0; d < n; d++) {
     t0 = Math.min(t0, h.created[d]!);
     t1 = Math.max(t1, h.end[d]!);
-    ptr[d] = h.changeStart[d]!;
   }
   const priorRatePerDay = DAY / o.bounds.maxIntervalMs;
   for (let T = t0; T < t1; T += R) {
@@ -67,14 +66,9 @@ export function simulateBudget(h: HistorySet, o: BudgetRunOptions): SimulationRe
       const d = alive[k]!;
       const interval = DAY / alloc.rates[k]!;
       const stop = Math.min(T + R, h.end[d]!);
-      const lastChange = h.changeStart[d + 1]!;
       let t = Math.max(last[d]! + interval, T);
       for (; t < stop; t += interval) {
-        const before = ptr[d]!;
-        let j = before;
-        while (j < lastChange && h.changes[j]! <= t) j++;
-        ptr[d] = j;
-        obs.changed = j > before;
+        obs.changed = changedBy(h, d, ptr, t);
         obs.time = t;
         downloads[d]++;
         if (obs.changed) captured[d]++;

@@ -128,3 +128,21 @@ export function meanChangeIntervalMs(h: HistorySet, d: number): number {
   const n = h.changeStart[d + 1]! - h.changeStart[d]!;
   return n === 0 ? Infinity : (h.end[d]! - h.created[d]!) / n;
 }
+
+/** A change cursor per document, at its first change: what `changedBy` advances. */
+export function changeCursors(h: HistorySet): Int32Array {
+  return h.changeStart.slice(0, documentCount(h));
+}
+
+/**
+ * Moves document d's change cursor past every change at or before `t`: true when it passed one, i.e.
+ * a download at `t` sees a change since the previous download (several changes in between count once).
+ */
+export function changedBy(h: HistorySet, d: number, cursor: Int32Array, t: number): boolean {
+  const before = cursor[d]!;
+  const last = h.changeStart[d + 1]!;
+  let j = before;
+  while (j < last && h.changes[j]! <= t) j++;
+  cursor[d] = j;
+  return j > before;
+}

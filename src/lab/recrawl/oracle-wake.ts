@@ -1,6 +1,6 @@
 import type { StrategyBounds } from '../../schedule/types.ts';
 import { clampInterval } from '../../schedule/bounds.ts';
-import { documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
+import { changeCursors, changedBy, documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
 import type { SimulationResult } from './simulate.ts';
 
 /** A document's directory: its id up to the last slash (tldr-pages `pages/common`, cmake-help `Help/variable`). */
@@ -56,20 +56,15 @@ export function simulateGoldWake(h: HistorySet, edits: MassEdit[], delayMs: numb
   const interval = new Float64Array(n);
   const last = new Float64Array(n);
   const next = new Float64Array(n);
-  const ptr = new Int32Array(n);
+  const ptr = changeCursors(h);
   for (let d = 0; d < n; d++) {
     interval[d] = clampInterval(meanChangeIntervalMs(h, d), bounds);
     last[d] = h.created[d]!;
     next[d] = last[d]! + interval[d]!;
-    ptr[d] = h.changeStart[d]!;
   }
   const download = (d: number, t: number): void => {
-    const before = ptr[d]!;
-    let j = before;
-    while (j < h.changeStart[d + 1]! && h.changes[j]! <= t) j++;
-    ptr[d] = j;
     downloads[d]!++;
-    if (j > before) captured[d]!++;
+    if (changedBy(h, d, ptr, t)) captured[d]!++;
     last[d] = t;
     next[d] = t + interval[d]!;
   };

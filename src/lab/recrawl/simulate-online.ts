@@ -1,7 +1,7 @@
 import type { Observation, StrategyBounds, StrategyContext } from '../../schedule/types.ts';
 import type { SteppedStrategy } from '../../schedule/strategies/define.ts';
 import { SourcePool } from '../../schedule/source-prior.ts';
-import { documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
+import { changeCursors, changedBy, documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
 import type { SimulationResult } from './simulate.ts';
 
 /**
@@ -18,7 +18,7 @@ export function simulateOnline(h: HistorySet, strategy: SteppedStrategy<any>, bo
   const n = documentCount(h);
   const downloads = new Int32Array(n);
   const captured = new Int32Array(n);
-  const { created, end, changeStart, changes } = h;
+  const { created, end } = h;
   const pools = new Map<string, SourcePool>();
   const poolOf: SourcePool[] = new Array(n);
   for (let d = 0; d < n; d++) {
@@ -30,10 +30,9 @@ export function simulateOnline(h: HistorySet, strategy: SteppedStrategy<any>, bo
   const ctx: StrategyContext = { bounds, trueMeanIntervalMs: undefined, sourcePrior: undefined };
   const obs: Observation = { time: 0, changed: false, first: true };
   const states: unknown[] = new Array(n);
-  const ptr = new Int32Array(n);
+  const cursor = changeCursors(h);
   const heap = new TimeHeap(n);
   for (let d = 0; d < n; d++) {
-    ptr[d] = changeStart[d]!;
     heap.push(created[d]!, d);
   }
   const intervalOf = new Float64Array(n);
@@ -51,13 +50,8 @@ export function simulateOnline(h: HistorySet, strategy: SteppedStrategy<any>, bo
       interval = strategy.step(states[d], obs, ctx);
       poolOf[d]!.scheduled(interval);
     } else {
-      const before = ptr[d]!;
-      let j = before;
-      const last = changeStart[d + 1]!;
-      while (j < last && changes[j]! <= t) j++;
-      ptr[d] = j;
       obs.first = false;
-      obs.changed = j > before;
+      obs.changed = changedBy(h, d, cursor, t);
       // The URL's totals before this download, for the source's fit (exposure = time since its first download).
       const urlChanges = captured[d]!;
       const urlExposureMs = downloads[d] === 0 ? 0 : t - intervalOf[d]! - created[d]!;

@@ -1,6 +1,6 @@
 import type { Observation, StrategyBounds, StrategyContext } from '../../schedule/types.ts';
 import type { SteppedStrategy } from '../../schedule/strategies/define.ts';
-import { documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
+import { changeCursors, changedBy, documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
 
 /** Per document: re-downloads (the first download at `created` is not counted) and changes captured. */
 export interface SimulationResult {
@@ -20,14 +20,13 @@ export function simulate(h: HistorySet, strategy: SteppedStrategy<any>, bounds: 
   const captured = new Int32Array(n);
   const ctx: StrategyContext = { bounds, trueMeanIntervalMs: undefined };
   const obs: Observation = { time: 0, changed: false, first: true };
-  const { created, end, changeStart, changes } = h;
+  const { created, end } = h;
+  const cursor = changeCursors(h);
   for (let d = 0; d < n; d++) {
     ctx.trueMeanIntervalMs = meanChangeIntervalMs(h, d);
     const state = strategy.initial(ctx);
     let t = created[d]!;
     const stop = end[d]!;
-    let j = changeStart[d]!;
-    const last = changeStart[d + 1]!;
     obs.time = t;
     obs.first = true;
     obs.changed = false;
@@ -39,10 +38,8 @@ export function simulate(h: HistorySet, strategy: SteppedStrategy<any>, bounds: 
       if (!(interval > 0)) throw new Error(`strategy ${strategy.name} returned interval ${interval} for ${h.ids[d]}`);
       t += interval;
       if (t > stop) break;
-      const before = j;
-      while (j < last && changes[j]! <= t) j++;
       dl++;
-      obs.changed = j > before;
+      obs.changed = changedBy(h, d, cursor, t);
       if (obs.changed) cap++;
       obs.time = t;
       interval = strategy.step(state, obs, ctx);
