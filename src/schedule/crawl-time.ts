@@ -181,21 +181,21 @@ export interface EstimateBand {
   underMinutes: number;
 }
 
-const BANDS: Array<{ label: string; upToMin: number }> = [
-  { label: '< 30 min', upToMin: 30 },
-  { label: '30-60 min', upToMin: 60 },
-  { label: '60-90 min', upToMin: 90 },
-  { label: '90-120 min', upToMin: 120 },
-  { label: '> 2 h', upToMin: Infinity },
+/** Bands of actual crawl length for `estimationReport`: seed 000's Table 3, in minutes. */
+export const TABLE3_BANDS: Array<{ label: string; upToMs: number }> = [
+  { label: '< 30 min', upToMs: 30 * 60_000 },
+  { label: '30-60 min', upToMs: 60 * 60_000 },
+  { label: '60-90 min', upToMs: 90 * 60_000 },
+  { label: '90-120 min', upToMs: 120 * 60_000 },
+  { label: '> 2 h', upToMs: Infinity },
 ];
 
-/** Over- and under-estimation grouped by actual crawl length, like seed 000's Table 3. */
-export function estimationReport(cycles: Array<{ estimateMs: number; actualMs: number }>): EstimateBand[] {
-  const rows = BANDS.map((b) => ({ band: b.label, crawls: 0, over: 0, overFraction: 0, overMinutes: 0, under: 0, underFraction: 0, underMinutes: 0 }));
+/** Over- and under-estimation grouped by actual crawl length, like seed 000's Table 3 (or other bands). */
+export function estimationReport(cycles: Array<{ estimateMs: number; actualMs: number }>, bands = TABLE3_BANDS): EstimateBand[] {
+  const rows = bands.map((b) => ({ band: b.label, crawls: 0, over: 0, overFraction: 0, overMinutes: 0, under: 0, underFraction: 0, underMinutes: 0 }));
   for (const c of cycles) {
     if (!(c.actualMs > 0) || !Number.isFinite(c.estimateMs)) continue;
-    const minutes = c.actualMs / 60_000;
-    const row = rows[BANDS.findIndex((b) => minutes < b.upToMin)]!;
+    const row = rows[bands.findIndex((b) => c.actualMs < b.upToMs)]!;
     row.crawls++;
     const diff = c.estimateMs - c.actualMs;
     if (diff >= 0) {

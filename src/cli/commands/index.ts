@@ -8,6 +8,7 @@ import { register as diff } from './diff.ts';
 import { register as labOrdering } from './lab-ordering.ts';
 import { register as labRecrawl } from './lab-recrawl.ts';
 import { register as labCache } from './lab-cache.ts';
+import { register as labCrawltime } from './lab-crawltime.ts';
 import { register as serve } from './serve.ts';
 import { register as worker } from './worker.ts';
 import { register as stats } from './stats.ts';
@@ -24,6 +25,7 @@ export const commands: Array<(program: Command) => void> = [
   labOrdering,
   labRecrawl,
   labCache,
+  labCrawltime,
   serve,
   worker,
 ];

@@ -16,6 +16,8 @@ export interface LineSeries {
   points: Array<[number, number]>;
   /** Draw a marker at each point (default true). */
   markers?: boolean;
+  /** Join the points with a line (default true; false: a scatter plot). */
+  line?: boolean;
 }
 
 export interface LineChartSpec {
@@ -125,7 +127,7 @@ export function lineChart(spec: LineChartSpec): Chart {
   spec.series.forEach((s, i) => {
     const c = PALETTE[i % PALETTE.length];
     const p = s.points.filter(([px, py]) => Number.isFinite(py) && (!base || px > 0));
-    if (p.length > 1) body += `<polyline fill="none" stroke="${c}" stroke-width="2" points="${p.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ')}"/>`;
+    if (p.length > 1 && s.line !== false) body += `<polyline fill="none" stroke="${c}" stroke-width="2" points="${p.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ')}"/>`;
     if (s.markers !== false) for (const [px, py] of p) body += `<circle cx="${x(px).toFixed(1)}" cy="${y(py).toFixed(1)}" r="3" fill="${c}"/>`;
   });
   body += legend(spec.series.map((s) => s.name), w);

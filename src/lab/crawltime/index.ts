@@ -1,0 +1,261 @@
+/**
+ * The crawl-time lab (seed 000, section 5, Table 3): real crawls of batches of URLs over several
+ * hosts, each crawl's time estimated first by seed 000's heuristic and by datamonitor's
+ * politeness-aware estimator (src/schedule/crawl-time.ts), then measured. The hosts are virtual
+ * (host names resolved to 127.0.0.1, each with its own server latency) and serve real pages (a
+ * site directory) or generated Turtle; time is scaled down (milliseconds of delay where a crawl of
+ * the Web has seconds) so that many crawls fit in a minute. What each estimator is told is what a
+ * re-crawl cycle knows: the URLs per host, the politeness delay, and each host's mean download time
+ * from the crawls before (the store's hosts table).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { crawl } from '../../crawler/crawl.ts';
+import { openStore } from '../../store/index.ts';
+import { hostOf } from '../../frontier/normalize.ts';
+import { estimateCrawlTime, estimationReport, seedEstimate, type EstimateBand, type HostLoad } from '../../schedule/crawl-time.ts';
+import { startServer, type TestServer } from '../../testkit/server.ts';
+import { rng } from '../cache/synthetic-trace.ts';
+import { UserError } from '../../util/errors.ts';
+import { barChart, lineChart, stack } from '../plot/svg.ts';
+
+export const LAB_DOMAIN = 'crawltime.test';
+
+export interface CrawlTimeLabOptions {
+  /** Crawls to estimate and measure (default 40). */
+  trials?: number;
+  /** Virtual hosts (default 12); a crawl takes 1 to all of them. */
+  hosts?: number;
+  /** Most URLs a crawl takes of one host (default 60; fewer are likelier). */
+  maxUrlsPerHost?: number;
+  /** Fetch slots of the crawler, the estimators' thread count (default 8). */
+  concurrency?: number;
+  /** Politeness delays a crawl is run with, one picked per crawl (default 0, 10, 25, 50 ms). */
+  delaysMs?: number[];
+  /** Requests in flight per host a crawl is run with, one picked per crawl (default 1, 2, 4). */
+  perHosts?: number[];
+  /** Each host's server latency is drawn log-uniformly from this range (default 2–80 ms). */
+  latencyMs?: [number, number];
+  /** Serve the files of this directory (a real site) on every host; default: generated Turtle pages. */
+  siteDir?: string;
+  /** Random seed: the same seed gives the same crawls (default 1). */
+  seed?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface CrawlTimeTrial {
+  hosts: number;
+  urls: number;
+  /** URLs of each host in the crawl. */
+  perHostUrls: number[];
+  delayMs: number;
+  perHost: number;
+  actualMs: number;
+  seedMs: number;
+  datamonitorMs: number;
+}
+
+export interface EstimatorSummary {
+  name: 'seed' | 'datamonitor';
+  label: string;
+  /** Seed 000's Table 3: over- and under-estimation by actual crawl length. */
+  bands: EstimateBand[];
+  /** Mean of |estimate − actual| / actual. */
+  meanAbsError: number;
+  /** Median of estimate / actual. */
+  medianRatio: number;
+  /** Share of crawls estimated within ±20 %. */
+  within20: number;
+  over: number;
+  under: number;
+}
+
+export interface CrawlTimeLabResult {
+  site: string;
+  concurrency: number;
+  trials: CrawlTimeTrial[];
+  estimators: EstimatorSummary[];
+  seconds: number;
+}
+
+/** Bands of actual crawl length for the scaled-down crawls (seed 000 used 30-minute bands over hours). */
+export const LAB_BANDS = [
+  { label: '< 1 s', upToMs: 1000 },
+  { label: '1-2 s', upToMs: 2000 },
+  { label: '2-5 s', upToMs: 5000 },
+  { label: '> 5 s', upToMs: Infinity },
+];
+
+const LABELS = { seed: "seed 000's heuristic (first-fit bin packing of domain threads)", datamonitor: 'datamonitor (per-host politeness chains, LPT onto the fetch slots)' } as const;
+
+interface Page {
+  type: string;
+  body: Buffer;
+}
+
+export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<CrawlTimeLabResult> {
+  const t0 = Date.now();
+  const trials = o.trials ?? 40;
+  const hostCount = o.hosts ?? 12;
+  const maxPerHost = o.maxUrlsPerHost ?? 60;
+  const concurrency = o.concurrency ?? 8;
+  const delays = o.delaysMs ?? [0, 10, 25, 50];
+  const perHosts = o.perHosts ?? [1, 2, 4];
+  const [latLo, latHi] = o.latencyMs ?? [2, 80];
+  const random = rng(o.seed ?? 1);
+  const pages = o.siteDir ? readSite(o.siteDir) : generatedPages(200, random);
+  const paths = [...pages.keys()];
+  if (paths.length === 0) throw new UserError(`no files to serve in '${o.siteDir}': give the folder of a website's files`);
+  const hosts = Array.from({ length: hostCount }, (_, i) => `h${String(i).padStart(2, '0')}.${LAB_DOMAIN}`);
+  const latency = new Map(hosts.map((h) => [h, Math.exp(Math.log(latLo) + random() * (Math.log(latHi) - Math.log(latLo)))]));
+  const server = await serveHosts(pages, latency);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-crawltime-'));
+  const url = (host: string, p: string) => `http://${host}:${server.port}${p}`;
+  const run = (seeds: string[], delayMs: number, perHost: number) =>
+    crawl({
+      seeds, dataDir, noFollow: true, refetch: true, robots: false, allowPrivate: true, vocabularies: false, domains: [LAB_DOMAIN],
+      delayMs, perHost, concurrency, resolve: Object.fromEntries(hosts.map((h) => [h, '127.0.0.1'])), minFreeBytes: 0,
+    }).run();
+  const out: CrawlTimeTrial[] = [];
+  try {
+    // What a live scheduler has learnt before it estimates: every host's mean download time.
+    await run(hosts.flatMap((h) => paths.slice(0, 3).map((p) => url(h, p))), 0, 1);
+    for (let i = 0; i < trials; i++) {
+      const chosen = [...hosts].sort(() => random() - 0.5).slice(0, 1 + Math.floor(random() * hostCount));
+      const delayMs = delays[Math.floor(random() * delays.length)]!;
+      const perHost = perHosts[Math.floor(random() * perHosts.length)]!;
+      const batch = chosen.map((host) => {
+        const n = Math.min(paths.length, 1 + Math.floor(maxPerHost * random() ** 2));
+        const start = Math.floor(random() * paths.length);
+        return { host, urls: Array.from({ length: n }, (_, k) => url(host, paths[(start + k) % paths.length]!)) };
+      });
+      const loads = await hostLoads(dataDir, batch, delayMs);
+      const input = { hosts: loads, concurrency, perHost };
+      const summary = await run(batch.flatMap((b) => b.urls), delayMs, perHost);
+      out.push({
+        hosts: batch.length, urls: loads.reduce((n, l) => n + l.urls, 0), perHostUrls: loads.map((l) => l.urls), delayMs, perHost, actualMs: summary.durationMs,
+        seedMs: seedEstimate(input), datamonitorMs: estimateCrawlTime(input),
+      });
+      o.onProgress?.(i + 1, trials);
+    }
+  } finally {
+    await server.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return {
+    site: o.siteDir ? path.resolve(o.siteDir) : `${paths.length} generated Turtle pages`,
+    concurrency, trials: out,
+    estimators: (['seed', 'datamonitor'] as const).map((name) => summarise(name, out.map((t) => ({ estimateMs: name === 'seed' ? t.seedMs : t.datamonitorMs, actualMs: t.actualMs })))),
+    seconds: (Date.now() - t0) / 1000,
+  };
+}
+
+/** What the estimators are told about a batch: URLs per host, the delay, and the host's mean download time so far. */
+async function hostLoads(dataDir: string, batch: Array<{ host: string; urls: string[] }>, delayMs: number): Promise<HostLoad[]> {
+  const store = await openStore(dataDir);
+  try {
+    const loads: HostLoad[] = [];
+    for (const b of batch) loads.push({ host: b.host, urls: b.urls.length, meanDownloadMs: (await store.getHost(hostOf(b.urls[0]!)))?.meanDownloadMs, delayMs });
+    return loads;
+  } finally {
+    await store.close();
+  }
+}
+
+function summarise(name: 'seed' | 'datamonitor', rows: Array<{ estimateMs: number; actualMs: number }>): EstimatorSummary {
+  const ratios = rows.map((r) => r.estimateMs / r.actualMs).sort((a, b) => a - b);
+  const mid = ratios.length >> 1;
+  return {
+    name,
+    label: LABELS[name],
+    bands: estimationReport(rows, LAB_BANDS),
+    meanAbsError: rows.reduce((s, r) => s + Math.abs(r.estimateMs - r.actualMs) / r.actualMs, 0) / Math.max(1, rows.length),
+    medianRatio: ratios.length === 0 ? NaN : ratios.length % 2 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2,
+    within20: rows.filter((r) => Math.abs(r.estimateMs - r.actualMs) <= 0.2 * r.actualMs).length / Math.max(1, rows.length),
+    over: rows.filter((r) => r.estimateMs >= r.actualMs).length,
+    under: rows.filter((r) => r.estimateMs < r.actualMs).length,
+  };
+}
+
+/** One server for every virtual host: the same pages on each, answered after the host's latency. */
+async function serveHosts(pages: Map<string, Page>, latency: Map<string, number>): Promise<TestServer> {
+  return startServer(async (req, res, url) => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    await new Promise((r) => setTimeout(r, latency.get(host) ?? 0));
+    const page = pages.get(url.pathname);
+    if (!page) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    res.writeHead(200, { 'content-type': page.type }).end(page.body);
+  });
+}
+
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8', '.css': 'text/css', '.ttl': 'text/turtle', '.txt': 'text/plain' };
+
+/** The files of a site directory (up to 2,000, each under 1 MiB), by URL path. */
+function readSite(dir: string): Map<string, Page> {
+  const root = path.resolve(dir);
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new UserError(`--site '${dir}' is not a directory: give the folder of a website's files`);
+  const pages = new Map<string, Page>();
+  for (const rel of (fs.readdirSync(root, { recursive: true }) as string[]).sort()) {
+    const file = path.join(root, rel);
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size > 1 << 20) continue;
+    pages.set('/' + rel.split(path.sep).map(encodeURIComponent).join('/'), { type: TYPES[path.extname(rel).toLowerCase()] ?? 'application/octet-stream', body: fs.readFileSync(file) });
+    if (pages.size >= 2000) break;
+  }
+  return pages;
+}
+
+/** Turtle pages of 1 to 30 KB. */
+function generatedPages(n: number, random: () => number): Map<string, Page> {
+  const pages = new Map<string, Page>();
+  for (let i = 0; i < n; i++) {
+    const size = 1000 + Math.floor(random() * 29_000);
+    const body = `<http://example.org/p/${i}> <http://example.org/text> "${'lorem ipsum '.repeat(Math.ceil(size / 12)).slice(0, size)}" .\n`;
+    pages.set(`/p/${i}.ttl`, { type: 'text/turtle', body: Buffer.from(body) });
+  }
+  return pages;
+}
+
+const pct = (v: number) => `${(100 * v).toFixed(0)} %`;
+
+/** The lab's tables in Markdown: one summary row per estimator, then seed 000's Table 3 for each. */
+export function formatCrawlTimeReport(r: CrawlTimeLabResult): string {
+  const t = r.trials;
+  const lines = [
+    `${t.length} crawls of ${Math.min(...t.map((x) => x.urls))}–${Math.max(...t.map((x) => x.urls))} URLs on 1–${Math.max(...t.map((x) => x.hosts))} hosts (${r.site}), ${r.concurrency} fetch slots; ` +
+      `delays ${[...new Set(t.map((x) => x.delayMs))].sort((a, b) => a - b).join('/')} ms, ${[...new Set(t.map((x) => x.perHost))].sort().join('/')} requests in flight per host; actual ${(Math.min(...t.map((x) => x.actualMs)) / 1000).toFixed(2)}–${(Math.max(...t.map((x) => x.actualMs)) / 1000).toFixed(2)} s.`,
+    '',
+    '| estimator | mean \\|error\\| | median estimate ÷ actual | within ±20 % | over | under |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...r.estimators.map((e) => `| ${e.label} | ${pct(e.meanAbsError)} | ${e.medianRatio.toFixed(2)} | ${pct(e.within20)} | ${e.over} | ${e.under} |`),
+  ];
+  for (const e of r.estimators) {
+    lines.push('', `Table 3, ${e.label}:`, '', '| actual crawl length | crawls | over | mean over | under | mean under |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const b of e.bands) if (b.crawls) lines.push(`| ${b.band} | ${b.crawls} | ${b.over} | ${b.over ? pct(b.overFraction) : '–'} | ${b.under} | ${b.under ? pct(b.underFraction) : '–'} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Estimate ÷ actual against the actual crawl time, per estimator (1 = exact), and Table 3's mean errors by crawl length. */
+export function crawlTimePlot(r: CrawlTimeLabResult): string {
+  const xs = r.trials.map((t) => t.actualMs / 1000);
+  const scatter = lineChart({
+    title: 'Crawl-time estimate ÷ actual crawl time (1 = exact)',
+    xLabel: 'actual crawl time (s)', yLabel: 'estimate ÷ actual', width: 760, height: 380, yMin: 0,
+    series: [
+      ...r.estimators.map((e) => ({ name: e.name === 'seed' ? 'seed 000 heuristic' : 'datamonitor', line: false, points: r.trials.map((t, i) => [xs[i]!, (e.name === 'seed' ? t.seedMs : t.datamonitorMs) / t.actualMs] as [number, number]) })),
+      { name: 'exact', markers: false, points: [[Math.min(...xs), 1], [Math.max(...xs), 1]] as Array<[number, number]> },
+    ],
+  });
+  const bands = r.estimators[0]!.bands.filter((b) => b.crawls > 0).map((b) => b.band);
+  const bars = barChart({
+    title: 'Mean error by actual crawl length (seed 000 Table 3)', yLabel: 'mean |estimate − actual| ÷ actual (%)', width: 760, height: 340,
+    categories: bands,
+    series: r.estimators.map((e) => ({
+      name: e.name === 'seed' ? 'seed 000 heuristic' : 'datamonitor',
+      values: e.bands.filter((b) => b.crawls > 0).map((b) => (100 * (b.over * b.overFraction + b.under * b.underFraction)) / b.crawls),
+    })),
+  });
+  return stack([scatter, bars]);
+}

@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { runCrawlTimeLab } from '../../src/lab/crawltime/index.ts';
+import { UserError } from '../../src/util/errors.ts';
+import { repoRoot, tempDir } from '../helpers.ts';
+
+describe('crawl-time lab', () => {
+  it('runs real crawls and estimates each first: politeness bounds the actual time, and datamonitor\'s estimate models it', async () => {
+    const r = await runCrawlTimeLab({ trials: 4, hosts: 3, maxUrlsPerHost: 8, delaysMs: [30], perHosts: [1], latencyMs: [2, 5], seed: 7 });
+    expect(r.trials).toHaveLength(4);
+    for (const t of r.trials) {
+      // One request at a time per host, 30 ms start to start: the busiest host alone takes (n − 1) · 30 ms.
+      const bound = (Math.max(...t.perHostUrls) - 1) * 30;
+      expect(t.actualMs).toBeGreaterThanOrEqual(bound);
+      expect(t.datamonitorMs).toBeGreaterThanOrEqual(bound);
+      expect(t.datamonitorMs / t.actualMs).toBeGreaterThan(0.5);
+      expect(t.datamonitorMs / t.actualMs).toBeLessThan(2);
+      expect(Number.isFinite(t.seedMs) && t.seedMs > 0).toBe(true);
+      expect(t.urls).toBe(t.perHostUrls.reduce((a, b) => a + b, 0));
+    }
+    for (const e of r.estimators) {
+      expect(e.bands.reduce((n, b) => n + b.crawls, 0)).toBe(4);
+      expect(e.over + e.under).toBe(4);
+    }
+  }, 60_000);
+
+  it('serves a site directory on every host, and says what is wrong with a bad one', async () => {
+    const site = tempDir('dm-crawltime-site-');
+    fs.mkdirSync(path.join(site, 'docs'));
+    fs.writeFileSync(path.join(site, 'index.html'), '<html><body><a href="docs/a.html">a</a></body></html>');
+    fs.writeFileSync(path.join(site, 'docs', 'a.html'), '<html><body>a</body></html>');
+    const r = await runCrawlTimeLab({ trials: 2, hosts: 2, maxUrlsPerHost: 2, siteDir: site, delaysMs: [0], perHosts: [1], latencyMs: [1, 2] });
+    expect(r.site).toBe(path.resolve(site));
+    expect(r.trials.every((t) => t.urls >= 1 && t.actualMs > 0)).toBe(true);
+    await expect(runCrawlTimeLab({ trials: 1, siteDir: path.join(site, 'nothing') })).rejects.toThrow(UserError);
+  }, 60_000);
+
+  it('CLI: --json, --plot, and a clear error for --trials 0', async () => {
+    const dir = tempDir();
+    const plot = path.join(dir, 'crawltime.svg');
+    const cli = (args: string[]) => new Promise<{ code: number; out: string; err: string }>((resolve) => {
+      const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'lab', 'crawltime', ...args], { cwd: dir });
+      let out = '';
+      let err = '';
+      p.stdout.on('data', (d) => (out += d));
+      p.stderr.on('data', (d) => (err += d));
+      p.on('exit', (code) => resolve({ code: code ?? -1, out, err }));
+    });
+    const ok = await cli(['--trials', '2', '--hosts', '2', '--json', '--plot', plot]);
+    expect(ok.code, ok.err).toBe(0);
+    const r = JSON.parse(ok.out);
+    expect(r.trials).toHaveLength(2);
+    expect(r.estimators.map((e: { name: string }) => e.name)).toEqual(['seed', 'datamonitor']);
+    expect(fs.readFileSync(plot, 'utf8')).toMatch(/^<svg[\s\S]*estimate ÷ actual[\s\S]*<\/svg>\s*$/);
+    const bad = await cli(['--trials', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--trials must be at least 1/);
+  }, 120_000);
+});
