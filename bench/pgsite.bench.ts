@@ -10,16 +10,17 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { crawl } from '../src/crawler/crawl.ts';
 import { startStaticSite } from '../src/testkit/static-site.ts';
+import { postgresqlDocsMissing, unpackPostgresqlDocs } from '../src/testkit/postgresql-docs.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared/data');
-const deb = path.join(shared, 'sites/postgresql-doc-15_15.20-0+deb12u1_all.deb');
-if (!fs.existsSync(deb)) {
-  console.log('## PostgreSQL documentation crawl\n\nskipped: ../shared/data is not here\n');
+const missing = postgresqlDocsMissing();
+if (missing) {
+  console.log(`## PostgreSQL documentation crawl\n\nskipped: ${missing}\n`);
   process.exit(0);
 }
+const docs = unpackPostgresqlDocs();
+const root = docs.root;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-pgsite-'));
-execFileSync('dpkg-deb', ['-x', deb, tmp]);
-const root = path.join(tmp, 'usr/share/doc/postgresql-doc-15/html');
 const site = await startStaticSite(root);
 const seed = `http://pg.local:${site.port}/index.html`;
 const trace = path.join(tmp, 'own.urltrace');
@@ -39,6 +40,7 @@ const lab = (file: string) => JSON.parse(execFileSync(process.execPath, [path.re
 const own = lab(gz);
 const theirs = lab(path.join(shared, 'traces/postgresql-doc-15.urltrace.gz'));
 fs.rmSync(tmp, { recursive: true, force: true });
+docs.remove();
 
 console.log(`## PostgreSQL documentation crawl (real site, 127.0.0.1)\n`);
 console.log(`${s.documents} pages, ${s.errors} errors, ${s.triples} triples in ${(ms / 1000).toFixed(1)} s (${((s.documents / ms) * 1000).toFixed(0)} pages/s, 8 connections, politeness off); trace of the seen test: ${lines.length} URLs, ${distinct} distinct.\n`);
