@@ -71,9 +71,9 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   const r = outcome.response;
   if (!r) {
     const error = `${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no response'}`;
-    await ctx.store.appendLog({ url, time, status: 0, durationMs: 0, bytes: 0, change: 'error', error, triples: 0, cycleId: ctx.cycleId });
     // A fetch cut short by stopping the crawl is not the URL's failure: it stays queued for a resume.
-    if (outcome.error?.code !== 'aborted') await ctx.store.updateDocument(url, { state: 'failed', lastFetched: time });
+    const failed = outcome.error?.code !== 'aborted' ? { state: 'failed' as const, lastFetched: time } : {};
+    await ctx.store.logFetch({ url, time, status: 0, durationMs: 0, bytes: 0, change: 'error', error, triples: 0, cycleId: ctx.cycleId }, failed);
     return { url, status: 0, change: 'error', quads: [], links: [], diagnostics: [], bytes: 0, error, time, durationMs: 0 };
   }
 
@@ -140,14 +140,13 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   // The graph is named by the document that was actually fetched (after redirects), not the IRI asked for.
   if (nquads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads, nquads);
 
-  await ctx.store.appendLog({
+  await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,
     triples: doc.quads.length, truncated: r.truncated, diagnostics: doc.diagnostics.length ? doc.diagnostics.map((d) => `${d.level}: ${d.message}`) : undefined,
     warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, rdfOffset: archived.rdfOffset, rdfLength: archived.rdfLength,
     cycleId: ctx.cycleId,
-  });
-  await ctx.store.updateDocument(url, {
+  }, {
     state: 'fetched', lastFetched: time, checksum: ok || r.notModified ? payloadDigest : prev?.checksum, graphHash,
     etag: headerValue(r, 'etag') ?? prev?.etag, lastModified: headerValue(r, 'last-modified') ?? prev?.lastModified,
   });

@@ -282,8 +282,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         if ('deferUntil' in verdict) {
           notBefore = verdict.deferUntil.getTime();
           if (!requeue(e)) {
-            await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots.txt unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId });
-            await store.updateDocument(e.url, { state: 'failed' });
+            await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots.txt unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' });
             s.errors++;
           }
           return;
@@ -294,8 +293,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
         if (!verdict.allowed) {
           s.skipped.robots++;
-          await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId });
-          await store.updateDocument(e.url, { state: 'skipped' });
+          await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId }, { state: 'skipped' });
           return;
         }
       }
@@ -364,16 +362,14 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       }
       ok = false;
       s.errors++;
-      await store.appendLog({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }).catch(() => undefined);
-      await store.updateDocument(e.url, { state: 'failed' }).catch(() => undefined);
+      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' }).catch(() => undefined);
     } finally {
       running--;
       queues.release(e.host, Date.now(), { ok, notBefore, startedAt });
       if (!ok && queues.failures(e.host) >= DEFAULTS.maxHostFailures) {
         for (const dropped of queues.drain(e.host)) {
           s.skipped.hostFailing++;
-          await store.updateDocument(dropped.url, { state: 'skipped' }).catch(() => undefined);
-          await store.appendLog({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `host ${e.host} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }).catch(() => undefined);
+          await store.logFetch({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `host ${e.host} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }, { state: 'skipped' }).catch(() => undefined);
         }
       }
       wake?.();

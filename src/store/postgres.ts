@@ -232,6 +232,21 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     return Number(rows[0].id);
   }
 
+  async logFetch(entry: CrawlLogEntry, patch: Partial<DocumentRow>): Promise<number> {
+    const { cols: set, values } = assignments(DOCUMENT_COLS, patch);
+    if (set.length === 0) return this.appendLog(entry);
+    const cols = LOG_COLS.map(([, c]) => c);
+    const n = cols.length;
+    // A data-modifying WITH runs whether or not it is read: one statement, one round trip, one commit.
+    const { rows } = await this.query(
+      `WITH entry AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(n)}) RETURNING id),
+       doc AS (UPDATE documents SET ${set.map((c, i) => `${c} = $${n + i + 1}`).join(', ')} WHERE url = $${n + set.length + 1})
+       SELECT id FROM entry`,
+      [...toValues(LOG_COLS, entry), ...values, entry.url],
+    );
+    return Number(rows[0].id);
+  }
+
   async versions(url: string): Promise<CrawlLogEntry[]> {
     const { rows } = await this.query('SELECT * FROM crawl_log WHERE (url = $1 OR final_url = $1) AND warc_file IS NOT NULL ORDER BY time, id', [url]);
     return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));

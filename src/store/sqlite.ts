@@ -186,6 +186,13 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     return Number(info.lastInsertRowid);
   }
 
+  async logFetch(entry: CrawlLogEntry, patch: Partial<DocumentRow>): Promise<number> {
+    // Both land in the same batched transaction (the commit timer), so one call costs what two do.
+    const id = await this.appendLog(entry);
+    await this.updateDocument(entry.url, patch);
+    return id;
+  }
+
   async versions(url: string): Promise<CrawlLogEntry[]> {
     const rows = this.stmt('SELECT * FROM crawl_log WHERE (url = ? OR final_url = ?) AND warc_file IS NOT NULL ORDER BY time, id').all(url, url);
     return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));

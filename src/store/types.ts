@@ -104,6 +104,11 @@ export interface MetadataStore {
 
   appendLog(entry: CrawlLogEntry): Promise<number>;
   /**
+   * What every fetch writes: its log entry, and the patch of its document (`entry.url`), in one
+   * statement where the backend can (PostgreSQL: one round trip and one commit instead of two).
+   */
+  logFetch(entry: CrawlLogEntry, patch: Partial<DocumentRow>): Promise<number>;
+  /**
    * Captures of one URL, oldest first: log entries with a WARC record whose request URL or final
    * URL (after redirects; the record's target) is this URL.
    */

@@ -7,7 +7,7 @@
  * ROOT is a shared file system that all workers use as --data or a copy/mount of each worker's
  * --data side by side. Archive ids are unique per worker, so the directories never collide.
  */
-import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CrawlLogEntry, DocumentRow, MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 
 /** A file-system and URL safe name: letters, digits, `.`, `_`, `-` (no `..`), at most 100 long. */
@@ -20,15 +20,17 @@ export function checkArchiveId(id: string): string {
 
 /**
  * The store as one crawl round of a worker sees it: WARC paths gain the archive prefix on the way
- * in (appendLog, warcEnd for crash recovery), and init/close are the worker's business, not the
+ * in (appendLog, logFetch, warcEnd for crash recovery), and init/close are the worker's business, not the
  * round's. Everything else passes through untouched.
  */
 export function archiveScopedStore<S extends MetadataStore>(store: S, archiveId: string): MetadataStore {
   const prefix = `${archiveId}/`;
+  const scopedEntry = (e: CrawlLogEntry): CrawlLogEntry => (e.warcFile ? { ...e, warcFile: prefix + e.warcFile.split('\\').join('/') } : e);
   const scoped: Partial<MetadataStore> = {
     init: async () => {},
     close: async () => {},
-    appendLog: (e: CrawlLogEntry) => store.appendLog(e.warcFile ? { ...e, warcFile: prefix + e.warcFile.split('\\').join('/') } : e),
+    appendLog: (e: CrawlLogEntry) => store.appendLog(scopedEntry(e)),
+    logFetch: (e: CrawlLogEntry, patch: Partial<DocumentRow>) => store.logFetch(scopedEntry(e), patch),
     warcEnd: (file: string) => store.warcEnd(prefix + file.split('\\').join('/')),
   };
   return new Proxy(store, {

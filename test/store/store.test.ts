@@ -43,6 +43,7 @@ for (const backend of backends) {
       // One write at a time: a write started before the previous one's expectation would reject unobserved.
       const refused = [
         () => ro.appendLog(logEntry({})),
+        () => ro.logFetch(logEntry({}), { state: 'fetched' }),
         () => ro.addDocuments([{ url: 'http://a.example/y', host: 'a.example', depth: 0 }]),
         () => ro.updateDocument('http://a.example/x', { state: 'fetched' }),
         () => ro.putHost({ host: 'a.example', fetches: 1, errors: 0 }),
@@ -169,6 +170,18 @@ for (const backend of backends) {
       expect((await s.log({ limit: 1 })).map((e) => e.id)).toEqual([id1]);
       expect((await s.log({ url: 'http://a.example/x' })).map((e) => e.id)).toEqual([id1, id3]);
       expect((await s.log({ url: 'http://a.example/x', sinceId: id1 })).map((e) => e.id)).toEqual([id3]);
+    });
+
+    it('logFetch appends the entry and patches its document in one call, and logs even an unknown URL', async () => {
+      await s.addDocuments([{ url: 'http://a.example/x', host: 'a.example', depth: 0 }]);
+      const entry = logEntry({ url: 'http://a.example/x', finalUrl: 'http://a.example/x/', checksum: 'sha1:BBB', warcFile: 'f.warc.gz', warcOffset: 5, warcLength: 7 });
+      const id = await s.logFetch(entry, { state: 'fetched', lastFetched: T0, checksum: 'sha1:BBB', etag: '"e"' });
+      expect(await s.getDocument('http://a.example/x')).toMatchObject({ state: 'fetched', lastFetched: T0, checksum: 'sha1:BBB', etag: '"e"' });
+      const only = await s.logFetch(logEntry({ url: 'http://a.example/x', time: T0 + 1 }), {});
+      const stray = await s.logFetch(logEntry({ url: 'http://nowhere.example/', time: T0 + 2 }), { state: 'failed' });
+      expect((await s.log()).map((e) => [e.id, e.url])).toEqual([[id, 'http://a.example/x'], [only, 'http://a.example/x'], [stray, 'http://nowhere.example/']]);
+      expect((await s.log())[0]).toEqual({ ...entry, id, truncated: false });
+      expect(await s.getDocument('http://nowhere.example/')).toBeUndefined();
     });
 
     it('versions are the log entries of one URL that carry a WARC record, oldest first', async () => {
