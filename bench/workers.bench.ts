@@ -122,11 +122,11 @@ const lines = [
   `What the scaling figures mean: this machine has ${os.cpus().length} cores, shared by the site server, PostgreSQL, every worker`,
   "process and other engineers' jobs, so n workers here are n processes on the same 2 cores and the same disk, not n machines.",
   'They measure the cost of coordination (leases, a shared store, URLs exchanged through it), not the speed-up of separate machines.',
-  'PostgresStore commits each statement on its own (about three per page) with synchronous_commit=off, so a commit does not',
+  "PostgresStore commits each statement on its own with synchronous_commit=off: a page costs a read of its row, one statement for its log entry and row (logFetch), and one for the links it found. A commit does not",
   'wait for the WAL flush (before that setting, sampling pg_stat_activity showed the sessions mostly in LWLock:WALWrite and',
   'IO:WALSync, and one worker made about half the pages per second it makes now). More workers on these 2 cores still add',
   'processes competing for the same CPU; on separate machines each worker has its own cores, and the limits become the one',
-  "server's statement rate (batching a page's writes into one transaction would raise it) and the sites' politeness.",
+  "server's statement rate (batching several pages' writes into one transaction would raise it) and the sites' politeness.",
 ];
 const md = lines.join('\n') + '\n';
 process.stdout.write(md);
