@@ -12,6 +12,7 @@ import { register as labCrawltime } from './lab-crawltime.ts';
 import { register as serve } from './serve.ts';
 import { register as worker } from './worker.ts';
 import { register as stats } from './stats.ts';
+import { register as verify } from './verify.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -20,6 +21,7 @@ export const commands: Array<(program: Command) => void> = [
   demo,
   recrawl,
   stats,
+  verify,
   query,
   diff,
   labOrdering,
