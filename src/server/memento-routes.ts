@@ -152,7 +152,6 @@ function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-
 function resolveHttp(ref: string, base: string): string | undefined {
   try {
     const url = new URL(ref, base);
