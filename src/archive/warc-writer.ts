@@ -49,7 +49,8 @@ export function toWire(ex: ExchangeInput, copyBody = false): WireExchange {
   return {
     url: r.finalUrl,
     time: r.startedAt.getTime(),
-    requestHead: httpHeadText(`GET ${u.pathname}${u.search} HTTP/1.1`, [['Host', u.host], ...r.requestHeaders]),
+    // The request as sent: the fetcher's own headers carry Host (a request without one gets it here).
+    requestHead: httpHeadText(`GET ${u.pathname}${u.search} HTTP/1.1`, r.requestHeaders.some(([k]) => k.toLowerCase() === 'host') ? r.requestHeaders : [['Host', u.host], ...r.requestHeaders]),
     responseHead: httpHeadText(`HTTP/${r.httpVersion || '1.1'} ${r.status} ${r.statusText}`.trimEnd(), r.headers),
     // A copy owns its memory, so it can be moved to another thread instead of cloned.
     body: copyBody ? new Uint8Array(r.rawBody) : r.rawBody,

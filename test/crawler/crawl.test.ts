@@ -77,6 +77,8 @@ describe('crawling the bundled Web of Data', () => {
       expect(f.endsWith('.open')).toBe(false);
       for await (const rec of WARCParser.iterRecords(fs.createReadStream(f))) {
         types.set(rec.warcType, (types.get(rec.warcType) ?? 0) + 1);
+        // A request record is the request as sent: one Host header, naming the host asked.
+        if (rec.warcType === 'request') expect(rec.httpHeaders!.headers.get('host')).toBe(new URL(rec.warcTargetURI!).host);
         await rec.readFully();
       }
     }
