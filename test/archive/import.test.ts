@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { importWarcs } from '../../src/archive/import.ts';
+import { exportArchive } from '../../src/archive/export.ts';
+import { verifyArchive } from '../../src/archive/verify.ts';
+import { withStore } from '../../src/store/index.ts';
+import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts';
+import { repoRoot, tempDir, warcFiles } from '../helpers.ts';
+
+const nquads = (dir: string) => withStore(dir, undefined, async (store) => {
+  let out = '';
+  await exportArchive(store, dir, 'nquads', (s) => (out += s));
+  return new Set(out.split('\n').filter(Boolean));
+}, { readonly: true });
+
+/** An uncompressed WARC, written by hand: one response record per [date, turtle body]. */
+function handWrittenWarc(file: string, url: string, versions: Array<[string, string]>): void {
+  const records = versions.map(([date, body]) => {
+    const http = `HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    return `WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\nWARC-Date: ${date}\r\nWARC-Target-URI: ${url}\r\n`
+      + `Content-Type: application/http; msgtype=response\r\nContent-Length: ${Buffer.byteLength(http)}\r\n\r\n${http}\r\n\r\n`;
+  });
+  fs.writeFileSync(file, records.join(''));
+}
+
+describe('import: WARC files made elsewhere become versions of the archive', () => {
+  let web: WebOfData;
+  const crawled = tempDir();
+  beforeAll(async () => {
+    web = await startWebOfData();
+    await crawl({ seeds: [web.seed], dataDir: crawled, depth: 4, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] }).run();
+  });
+  afterAll(() => web.close());
+
+  it('re-archives a crawl from its WARC files alone: the same graphs, every record intact, and a second import adds nothing', async () => {
+    const dir = tempDir();
+    const files = warcFiles(crawled).sort();
+    const s = await importWarcs(files, { dataDir: dir });
+    expect(s.unreadable).toEqual([]);
+    expect(s.imported).toBe(s.responses);
+    expect(s.new).toBeGreaterThanOrEqual(13);
+    expect(await nquads(dir)).toEqual(await nquads(crawled));
+    const check = await withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true });
+    expect(check.problemCount).toBe(0);
+    const again = await importWarcs(files, { dataDir: dir });
+    expect(again.imported).toBe(0);
+    expect(again.skipped.notNewer).toBe(again.responses);
+  });
+
+  it('tells a changed graph from a re-serialised one across versions, and skips what is not newer', async () => {
+    const dir = tempDir();
+    const warc = path.join(tempDir(), 'hand.warc');
+    const url = 'http://data.example/doc.ttl';
+    handWrittenWarc(warc, url, [
+      ['2024-01-01T00:00:00Z', '<http://data.example/a> <http://data.example/p> "one" .\n'],
+      ['2024-02-01T00:00:00Z', '@prefix ex: <http://data.example/> .\nex:a ex:p "one" .\n'],
+      ['2024-03-01T00:00:00Z', '<http://data.example/a> <http://data.example/p> "two" .\n'],
+      ['2024-02-15T00:00:00Z', '<http://data.example/a> <http://data.example/p> "late" .\n'],
+    ]);
+    const s = await importWarcs([warc], { dataDir: dir });
+    expect(s).toMatchObject({ responses: 4, imported: 3, new: 1, unchanged: 1, changed: 1, skipped: { notNewer: 1, notHttp: 0 } });
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'query', '--data', dir, '--at', '2024-02-10', 'SELECT ?o WHERE { ?s ?p ?o }', '--json'], { encoding: 'utf8' });
+    expect(JSON.parse(r.stdout).results.bindings.map((b: { o: { value: string } }) => b.o.value)).toEqual(['one']);
+    const cli = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'import', '--data', dir, path.join(dir, 'nothing.warc')], { encoding: 'utf8' });
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toMatch(/is not a file: give WARC files/);
+  });
+});
