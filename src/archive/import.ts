@@ -6,11 +6,13 @@ import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore, type MetadataStore } from '../store/index.ts';
 import { charsetFromContentType } from '../extract/charset.ts';
 import { recoverOpenFiles, WarcWriter } from './warc-writer.ts';
+import { parseHttpResponse, readRecord } from './warc-reader.ts';
 
 export interface ImportSummary {
   files: number;
-  /** Response records read, and those archived as a version (new, changed or unchanged). */
+  /** Response and revisit records read, and those archived as a version (new, changed or unchanged). */
   responses: number;
+  revisits: number;
   imported: number;
   new: number;
   changed: number;
@@ -21,6 +23,8 @@ export interface ImportSummary {
     notNewer: number;
     /** No http(s) target URI or no HTTP response in the record. */
     notHttp: number;
+    /** A revisit whose payload (by digest) is not among the responses imported before it in this run. */
+    revisitWithoutPayload: number;
   };
   /** Files that could not be read to the end, and why (what was read before is kept). */
   unreadable: string[];
@@ -36,13 +40,15 @@ const TRANSFER_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'cont
  * its graph canonicalised, compared with the URL's last version, and archived with its conversion
  * record, so `query`, `diff`, `serve` and `verify` see it like a crawled one. Bodies are stored
  * decoded (transfer and content encodings removed, the headers that described them dropped), so the
- * new records' payload digests are of the decoded bytes. A URL's versions are kept in time order:
+ * new records' payload digests are of the decoded bytes. A revisit record (a deduplicating crawler's
+ * "same payload as before") is archived with the payload of the response it names by digest, when
+ * that response came earlier in the same import. A URL's versions are kept in time order:
  * a response not newer than the archive's last capture of its URL is skipped (give the files oldest
  * first). Nothing is fetched: JSON-LD remote contexts are not loaded.
  */
 export async function importWarcs(files: string[], o: { dataDir: string; store?: MetadataStore; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
-  const s: ImportSummary = { files: 0, responses: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0, skipped: { notNewer: 0, notHttp: 0 }, unreadable: [], seconds: 0 };
+  const s: ImportSummary = { files: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0, skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0 }, unreadable: [], seconds: 0 };
   fs.mkdirSync(o.dataDir, { recursive: true });
   const store = o.store ?? (await openStore(o.dataDir));
   await store.init();
@@ -52,13 +58,31 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
     store, warc, mime: [], maxQuads: 5_000_000,
     loadDocument: (url) => Promise.reject(new Error(`remote JSON-LD context ${url} is not fetched by an import`)),
   };
+  // Where this run archived each source payload (by the source record's payload digest), for the
+  // revisit records that deduplicating crawlers (Heritrix) write instead of repeating a payload.
+  const payloads = new Map<string, { url: string; time: number }>();
+  const archive = async (url: string, time: number, http: StatusAndHeaders, body: Buffer): Promise<boolean> => {
+    const prev = await store.getDocument(url);
+    if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
+      s.skipped.notNewer++;
+      return false;
+    }
+    if (!prev) await store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
+    const doc = await capture(url, { response: responseOf(url, time, http, body) }, ctx, prev);
+    s.imported++;
+    if (doc.change === 'error') s.errors++;
+    else s[doc.change]++;
+    o.onProgress?.(s);
+    return true;
+  };
   try {
     for (const file of files) {
       s.files++;
       try {
         for await (const record of new WARCParser(fs.createReadStream(file))) {
-          if (record.warcType !== 'response') continue;
-          s.responses++;
+          const type = record.warcType;
+          if (type !== 'response' && type !== 'revisit') continue;
+          s[type === 'response' ? 'responses' : 'revisits']++;
           const url = normalizeUrl(record.warcTargetURI ?? '');
           const http = record.httpHeaders;
           const time = Date.parse(record.warcDate ?? '');
@@ -66,18 +90,19 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
             s.skipped.notHttp++;
             continue;
           }
-          const body = Buffer.from(await record.readFully(true));
-          const prev = await store.getDocument(url);
-          if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
-            s.skipped.notNewer++;
+          const digest = record.warcPayloadDigest ?? undefined;
+          if (type === 'response') {
+            const body = Buffer.from(await record.readFully(true));
+            if ((await archive(url, time, http, body)) && digest && !payloads.has(digest)) payloads.set(digest, { url, time });
             continue;
           }
-          if (!prev) await store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
-          const doc = await capture(url, { response: responseOf(url, time, http, body) }, ctx, prev);
-          s.imported++;
-          if (doc.change === 'error') s.errors++;
-          else s[doc.change]++;
-          o.onProgress?.(s);
+          const original = digest ? payloads.get(digest) : undefined;
+          const body = original && (await archivedBody(o.dataDir, store, original.url, original.time));
+          if (!body) {
+            s.skipped.revisitWithoutPayload++;
+            continue;
+          }
+          await archive(url, time, http, body);
         }
       } catch (e) {
         s.unreadable.push(`${file}: ${(e as Error).message}`);
@@ -90,6 +115,14 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   }
   s.seconds = (Date.now() - t0) / 1000;
   return s;
+}
+
+/** The decoded body this archive holds for `url` captured at `time` (a response record: imports store bodies decoded). */
+async function archivedBody(dataDir: string, store: MetadataStore, url: string, time: number): Promise<Buffer | undefined> {
+  const e = (await store.versions(url)).find((v) => v.time === time && v.url === url);
+  if (!e?.warcFile || e.warcOffset === undefined || e.warcLength === undefined) return undefined;
+  const rec = readRecord(dataDir, e.warcFile, e.warcOffset, e.warcLength);
+  return rec.headers.get('warc-type') === 'response' ? parseHttpResponse(rec.block).body : undefined;
 }
 
 /** What the capture step needs of a response, from a WARC record's HTTP head and its decoded body. */

@@ -9,6 +9,7 @@ import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
 import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts';
 import { repoRoot, tempDir, warcFiles } from '../helpers.ts';
+import { sha1Digest } from '../../src/archive/warc-record.ts';
 
 const nquads = (dir: string) => withStore(dir, undefined, async (store) => {
   let out = '';
@@ -16,14 +17,18 @@ const nquads = (dir: string) => withStore(dir, undefined, async (store) => {
   return new Set(out.split('\n').filter(Boolean));
 }, { readonly: true });
 
-/** An uncompressed WARC, written by hand: one response record per [date, turtle body]. */
-function handWrittenWarc(file: string, url: string, versions: Array<[string, string]>): void {
-  const records = versions.map(([date, body]) => {
-    const http = `HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    return `WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\nWARC-Date: ${date}\r\nWARC-Target-URI: ${url}\r\n`
+/** An uncompressed WARC written by hand: a response per [date, turtle body], or a revisit per [date, { revisitOf: digest }]. */
+function handWrittenWarc(file: string, url: string, records: Array<[string, string | { revisitOf: string }]>): void {
+  const out = records.map(([date, body]) => {
+    const revisit = typeof body !== 'string';
+    const http = revisit ? 'HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\n\r\n' : `HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const extra = revisit
+      ? `WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r\nWARC-Payload-Digest: ${body.revisitOf}\r\nWARC-Refers-To-Target-URI: ${url}\r\n`
+      : `WARC-Payload-Digest: ${sha1Digest(body)}\r\n`;
+    return `WARC/1.1\r\nWARC-Type: ${revisit ? 'revisit' : 'response'}\r\nWARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\nWARC-Date: ${date}\r\nWARC-Target-URI: ${url}\r\n${extra}`
       + `Content-Type: application/http; msgtype=response\r\nContent-Length: ${Buffer.byteLength(http)}\r\n\r\n${http}\r\n\r\n`;
   });
-  fs.writeFileSync(file, records.join(''));
+  fs.writeFileSync(file, out.join(''));
 }
 
 describe('import: WARC files made elsewhere become versions of the archive', () => {
@@ -67,5 +72,22 @@ describe('import: WARC files made elsewhere become versions of the archive', () 
     const cli = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'import', '--data', dir, path.join(dir, 'nothing.warc')], { encoding: 'utf8' });
     expect(cli.status).toBe(2);
     expect(cli.stderr).toMatch(/is not a file: give WARC files/);
+  });
+
+  it('archives a deduplicating crawler\'s revisit records with the payload they name, and says when it is not there', async () => {
+    const dir = tempDir();
+    const warc = path.join(tempDir(), 'dedup.warc');
+    const url = 'http://data.example/doc.ttl';
+    const body = '<http://data.example/a> <http://data.example/p> "one" .\n';
+    handWrittenWarc(warc, url, [
+      ['2024-01-01T00:00:00Z', body],
+      ['2024-02-01T00:00:00Z', { revisitOf: sha1Digest(body) }],
+      ['2024-03-01T00:00:00Z', { revisitOf: 'sha1:ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ' }],
+    ]);
+    const s = await importWarcs([warc], { dataDir: dir });
+    expect(s).toMatchObject({ responses: 1, revisits: 2, imported: 2, new: 1, unchanged: 1, skipped: { revisitWithoutPayload: 1 } });
+    const versions = await withStore(dir, undefined, (store) => store.versions(url), { readonly: true });
+    expect(versions.map((v) => [new Date(v.time).toISOString(), v.change])).toEqual([['2024-01-01T00:00:00.000Z', 'new'], ['2024-02-01T00:00:00.000Z', 'unchanged']]);
+    expect((await withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true })).problemCount).toBe(0);
   });
 });

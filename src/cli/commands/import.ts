@@ -31,8 +31,9 @@ export function register(program: Command): void {
       if (s.unreadable.length) process.exitCode = 1;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
-        `${s.imported} of ${s.responses} responses in ${s.files} file${s.files === 1 ? '' : 's'} archived in ${s.seconds.toFixed(1)} s: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
+        `${s.imported} of ${s.responses} responses and ${s.revisits} revisits in ${s.files} file${s.files === 1 ? '' : 's'} archived in ${s.seconds.toFixed(1)} s: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
       ];
+      if (s.skipped.revisitWithoutPayload) lines.push(`${s.skipped.revisitWithoutPayload} revisits skipped: the response with their payload was not in the files imported before them (import the crawl's earlier files in the same run)`);
       if (s.skipped.notNewer) lines.push(`${s.skipped.notNewer} skipped: not newer than the archive's last capture of their URL (give the files oldest first)`);
       if (s.skipped.notHttp) lines.push(`${s.skipped.notHttp} skipped: no http(s) URL or HTTP response in the record`);
       for (const u of s.unreadable) lines.push(`unreadable: ${u} (the responses before it are archived)`);
