@@ -20,7 +20,7 @@ interface ServeFlags {
 export function register(program: Command): void {
   program
     .command('serve')
-    .description('serve the archive: SPARQL at /sparql, Memento (/timegate, /timemap, /memento), CDXJ at /cdx, the dashboard at /')
+    .description('serve the archive: SPARQL at /sparql, Memento (/timegate, /timemap, /memento), pages to browse at /replay, CDXJ at /cdx, the dashboard at /')
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data)')
     .option('--port <n>', 'port (0 picks a free one)', '8080')
@@ -45,7 +45,7 @@ export function register(program: Command): void {
       if (flags.json) process.stdout.write(JSON.stringify({ url, writes: Boolean(token) }) + '\n');
       else {
         process.stdout.write(`datamonitor serving ${dataDir} at ${url}/\n`);
-        process.stdout.write(`  dashboard ${url}/   SPARQL ${url}/sparql   TimeMap ${url}/timemap/link/<url>   CDXJ ${url}/cdx?url=<url>\n`);
+        process.stdout.write(`  dashboard ${url}/   SPARQL ${url}/sparql   TimeMap ${url}/timemap/link/<url>   browse ${url}/replay/<yyyyMMddHHmmss>/<url>   CDXJ ${url}/cdx?url=<url>\n`);
         process.stdout.write(token ? '  writes: allowed with the bearer token\n' : '  writes: refused (no --token / DATAMONITOR_TOKEN)\n');
       }
       const stop = () => void app.close().then(() => process.exit(0));
