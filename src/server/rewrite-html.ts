@@ -64,6 +64,24 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
     return undefined;
   };
 
+  /** The edit that puts `text` in place of the current attribute's value (`quote`, ending at `end`). */
+  const valueEdit = (quote: QuoteType, at: number, end: number, text: string): Edit => {
+    // The value starts after `=`, the spaces around it and the opening quote; a quoted one ends before the closing quote.
+    let start = html.indexOf('=', at) + 1;
+    while (/\s/.test(html[start]!)) start++;
+    if (quote === QuoteType.Unquoted) return { start, end, text: `"${escapeAttribute(text, '"')}"` };
+    return { start: start + 1, end: end - 1, text: escapeAttribute(text, quote === QuoteType.Single ? "'" : '"') };
+  };
+  // <meta http-equiv="refresh" content="5; url=…">: the content is known to be a redirect only once the tag has ended.
+  let refresh = false;
+  let refreshContent: { quote: QuoteType; at: number; end: number; value: string } | undefined;
+  const endOfTag = () => {
+    if (tag !== 'meta' || !refresh || !refreshContent) return;
+    const m = /^(\s*\d*(?:\.\d*)?\s*[;,]?\s*url\s*=\s*)(['"]?)(.*?)\2(\s*)$/is.exec(refreshContent.value);
+    const url = m ? resolve(m[3]!) : undefined;
+    if (m && url !== undefined) edits.push(valueEdit(refreshContent.quote, refreshContent.at, refreshContent.end, `${m[1]}${m[2]}${toArchive(url)}${m[2]}${m[4]}`));
+  };
+
   // The text of a <style> element, first to last piece, rewritten when the element closes.
   let inStyle = false;
   let styleStart = -1;
@@ -71,9 +89,15 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
   const tokenizer = new Tokenizer({ decodeEntities: true }, {
     onopentagname(start, end) {
       tag = html.slice(start, end).toLowerCase();
+      refresh = false;
+      refreshContent = undefined;
     },
     onopentagend() {
+      endOfTag();
       inStyle = tag === 'style';
+    },
+    onselfclosingtag() {
+      endOfTag();
     },
     ontext(start, end) {
       if (!inStyle) return;
@@ -102,15 +126,11 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
     },
     onattribend(quote, end) {
       if (quote === QuoteType.NoValue) return;
+      if (tag === 'meta' && attr === 'http-equiv') refresh = value.trim().toLowerCase() === 'refresh';
+      if (tag === 'meta' && attr === 'content') refreshContent = { quote, at: nameEnd, end, value };
       const text = rewritten(attr);
-      if (text === undefined) return;
-      // The value starts after `=`, the spaces around it and the opening quote; a quoted one ends before the closing quote.
-      let start = html.indexOf('=', nameEnd) + 1;
-      while (/\s/.test(html[start]!)) start++;
-      if (quote === QuoteType.Unquoted) edits.push({ start, end, text: `"${escapeAttribute(text, '"')}"` });
-      else edits.push({ start: start + 1, end: end - 1, text: escapeAttribute(text, quote === QuoteType.Single ? "'" : '"') });
+      if (text !== undefined) edits.push(valueEdit(quote, nameEnd, end, text));
     },
-    onselfclosingtag() {},
     ontextentity() {},
     oncdata() {},
     oncomment() {},
@@ -122,6 +142,7 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
   tokenizer.end();
 
   if (edits.length === 0) return html;
+  edits.sort((a, b) => a.start - b.start);
   const parts: string[] = [];
   let at = 0;
   for (const e of edits) {

@@ -28,6 +28,14 @@ describe('rewriteHtml: archived pages link into the archive', () => {
     expect(rewriteHtml(html, PAGE, archive)).toBe(html);
   });
 
+  it('sends a <meta> refresh into the archive, whatever the order of its attributes, and leaves other <meta> content alone', () => {
+    expect(rewriteHtml(`<meta http-equiv="Refresh" content="0; URL='new/page.html'">`, PAGE, archive))
+      .toBe(`<meta http-equiv="Refresh" content="0; URL='/replay/20250101000000/http://site.example/dir/new/page.html'">`);
+    expect(rewriteHtml(`<meta content="5;url=/x" http-equiv=refresh />`, PAGE, archive)).toBe(`<meta content="5;url=/replay/20250101000000/http://site.example/x" http-equiv=refresh />`);
+    const plain = `<meta name="description" content="url=/not-a-redirect"><meta http-equiv="refresh" content="30">`;
+    expect(rewriteHtml(plain, PAGE, archive)).toBe(plain);
+  });
+
   it('resolves later URLs against <base>, and sends <base> into the archive too', () => {
     const out = rewriteHtml(`<base href="http://cdn.example/assets/"><img src="i.png">`, PAGE, archive);
     expect(out).toBe(`<base href="/replay/20250101000000/http://cdn.example/assets/"><img src="/replay/20250101000000/http://cdn.example/assets/i.png">`);
