@@ -63,12 +63,15 @@ export class HostQueues implements Frontier {
       const w = this.waiting.pop() as HostQueue;
       // A back-off may have moved the host's time since it was queued.
       const readyAt = this.timing.clock(w.host).readyAt;
-      if (readyAt > now) this.waiting.push(w, readyAt);
+      if (w.queue.size === 0) w.scheduled = false;
+      else if (readyAt > now) this.waiting.push(w, readyAt);
       else this.ready.push(w, w.queue.peekKey() as number);
     }
     let q = this.ready.pop();
-    while (q && !this.timing.ready(q.host, now)) {
-      this.waiting.push(q, this.timing.clock(q.host).readyAt);
+    while (q && (q.queue.size === 0 || !this.timing.ready(q.host, now))) {
+      // A host drained while it waited its turn has nothing left: it leaves the heaps until a push.
+      if (q.queue.size === 0) q.scheduled = false;
+      else this.waiting.push(q, this.timing.clock(q.host).readyAt);
       q = this.ready.pop();
     }
     if (!q) return undefined;

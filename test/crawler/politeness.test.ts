@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
-import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { closedPort, startServer, type TestServer } from '../../src/testkit/server.ts';
+import { HostQueues } from '../../src/frontier/host-queues.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
 
 /** A site of `n` Turtle pages in a chain, with the given robots.txt. */
@@ -84,3 +85,50 @@ describe('politeness', () => {
   });
 });
 
+
+describe('a host that refuses every connection', () => {
+  it('is given up after 5 failures in a row: the rest of its URLs are logged as skipped and the crawl ends', async () => {
+    const dead = await closedPort();
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname !== '/') return res.writeHead(200, { 'content-type': 'text/turtle' }).end('<http://example.org/a> <http://example.org/b> "c" .\n');
+      const links = Array.from({ length: 20 }, (_, i) => `<a href="http://127.0.0.1:${dead}/p${i}">${i}</a>`).join('');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${links}<a href="/ok">ok</a></body></html>`);
+    });
+    const dataDir = tempDir();
+    try {
+      const t0 = Date.now();
+      const s = await crawl({ seeds: [`${site.url}/`], dataDir, depth: 2, delayMs: 0, allowPrivate: true, robots: false, vocabularies: false }).run();
+      // It used to wait forever: the frontier counted the dropped host's turn as a URL still queued.
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      expect(s.stoppedBy).toBeUndefined();
+      expect(s.skipped.hostFailing).toBe(15);
+      const dead5 = crawlLog(dataDir).filter((e) => e.url.includes(`:${dead}/`));
+      expect(dead5.filter((e) => /connect|ECONNREFUSED/i.test(e.error ?? ''))).toHaveLength(5);
+      expect(dead5.filter((e) => /failed 5 times in a row: skipped/.test(e.error ?? ''))).toHaveLength(15);
+      expect(crawlLog(dataDir).some((e) => e.url === `${site.url}/ok` && e.status === 200)).toBe(true);
+    } finally {
+      await site.close();
+    }
+  }, 30_000);
+});
+
+describe('HostQueues', () => {
+  it('keeps its size when a host is drained while it waits its turn', () => {
+    const q = new HostQueues({ delayMs: 1000, perHost: 1 });
+    for (let i = 0; i < 3; i++) q.push({ url: `http://a.example/${i}`, host: 'a.example', depth: 0, key: i });
+    q.push({ url: 'http://b.example/', host: 'b.example', depth: 0, key: 9 });
+    expect(q.pop(0)?.url).toBe('http://a.example/0');
+    q.release('a.example', 0, { ok: false });
+    // a.example waits out its delay; meanwhile the crawler gives it up.
+    expect(q.drain('a.example').map((e) => e.url)).toEqual(['http://a.example/1', 'http://a.example/2']);
+    expect(q.size).toBe(1);
+    // Its turn comes and goes: nothing is popped for it, and the count stays right.
+    const rest: string[] = [];
+    for (let t = 0; t < 5000; t += 500) for (let e = q.pop(t); e; e = q.pop(t)) rest.push(e.url);
+    expect(rest).toEqual(['http://b.example/']);
+    expect(q.size).toBe(0);
+    q.push({ url: 'http://a.example/again', host: 'a.example', depth: 0, key: 10 });
+    expect(q.size).toBe(1);
+    expect(q.pop(10_000)?.url).toBe('http://a.example/again');
+  });
+});
