@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { crawl, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
+import { DEFAULTS } from '../crawler/options.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { hostOf } from '../frontier/normalize.ts';
 import type { MetadataStore, DocumentRow } from '../store/types.ts';
@@ -88,13 +89,17 @@ function withCycleStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promis
   return o.store ? fn(o.store) : withStore(o.dataDir, undefined, fn);
 }
 
-async function dueByHost(store: MetadataStore, due: DocumentRow[]): Promise<DueHost[]> {
+/**
+ * The due URLs by host, with what the crawl-time estimate needs: each host's mean download time so far,
+ * and the delay the downloader will keep there (the cycle's delay, or robots.txt's Crawl-delay when longer).
+ */
+async function dueByHost(store: MetadataStore, due: DocumentRow[], delayMs: number): Promise<DueHost[]> {
   const hosts = new Map<string, DueHost>();
   for (const d of due) {
     let h = hosts.get(d.host);
     if (!h) {
       const row = await store.getHost(d.host);
-      h = { host: d.host, meanDownloadMs: row?.meanDownloadMs, delayMs: row?.crawlDelayMs, urls: [] };
+      h = { host: d.host, meanDownloadMs: row?.meanDownloadMs, delayMs: Math.max(delayMs, row?.crawlDelayMs ?? 0), urls: [] };
       hosts.set(d.host, h);
     }
     h.urls.push({ url: d.url, due: d.nextFetch ?? 0 });
@@ -157,7 +162,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
       const allDue = await store.dueDocuments(started, 1_000_000);
       const due = o.budget !== undefined && allDue.length > o.budget ? spendBudget(allDue, o.budget, started) : allDue;
       const concurrency = o.crawl?.concurrency ?? 16;
-      const plan = planBatch(await dueByHost(store, due), cycleMs, { concurrency, perHost: o.crawl?.perHost ?? 1 });
+      const plan = planBatch(await dueByHost(store, due, o.crawl?.delayMs ?? DEFAULTS.delayMs), cycleMs, { concurrency, perHost: o.crawl?.perHost ?? 1 });
       const id = await store.startCycle({ startedAt: started, urls: plan.urls.length, estimateMs: plan.estimateMs, status: 'running' });
       const byUrl = new Map(due.map((d) => [d.url, d]));
       const r: CycleResult = { id, status: 'done', due: allDue.length, planned: plan.urls.length, deferred: plan.deferred + allDue.length - due.length, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };

@@ -293,3 +293,37 @@ describe('a sitemap that lists many URLs, some twice', () => {
     expect(fetched.sort()).toEqual(pages.map((p) => `http://127.0.0.1:${port}${p}`).sort()); // each page once
   }, 60_000);
 });
+
+describe('the crawl-time estimate of a cycle', () => {
+  it('plans with the delay the downloader keeps (the cycle\'s --delay, or a longer Crawl-delay), not a default', async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `d${i}`);
+    const server = await startReplayServer(ids.map((id) => ({ id, created: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z', changes: [] })));
+    server.clock = Date.now();
+    /** A first cycle over 4 URLs teaches the store the host's download time; the second plans the other 16. */
+    const estimate = async (delayMs: number) => {
+      const dataDir = tempDir();
+      const store = await openStore(dataDir);
+      await store.init();
+      const cycle = async (some: string[]) => {
+        await store.addDocuments(some.map((id) => ({ url: server.urlOf(id), host: hostOf(server.urlOf(id)), depth: 0 })), { monitored: true, strategy: 'poisson', nextFetch: Date.now() - 1000 });
+        const r = await runCycle({ dataDir, store, crawl: { delayMs, allowPrivate: true, domains: ['127.0.0.1'] } });
+        expect(r.status, r.note).toBe('done');
+        return r;
+      };
+      await cycle(ids.slice(0, 4));
+      const r = await cycle(ids.slice(4));
+      await store.close();
+      return r;
+    };
+    try {
+      const fast = await estimate(0);
+      // 16 URLs of a host that answers in milliseconds, no delay: not the 15 s a 1-second default delay gives.
+      expect(fast.estimateMs).toBeLessThan(2_000);
+      const polite = await estimate(100);
+      expect(polite.estimateMs).toBeGreaterThanOrEqual(15 * 100);
+      expect(polite.actualMs).toBeGreaterThanOrEqual(15 * 100);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
