@@ -17,6 +17,16 @@ export class SqliteWorkerStore extends SqliteStore implements WorkerStore {
     await super.init();
     // Additive and idempotent, so the file stays readable by a plain SqliteStore.
     for (const sql of LEASE_DDL) this.db.exec(sql);
+    // Documents a plain store added (`crawl --data` seeding the file) have hosts no lease row names yet:
+    // without one, no worker would ever lease them.
+    const unregistered = this.db.prepare('SELECT DISTINCT host FROM documents WHERE host NOT IN (SELECT host FROM host_leases)').pluck().all() as string[];
+    if (unregistered.length) {
+      const insert = this.db.prepare('INSERT INTO host_leases (host, hash, worker, expires_at) VALUES (?, ?, NULL, ?) ON CONFLICT (host) DO NOTHING');
+      const now = Date.now();
+      this.db.transaction(() => {
+        for (const h of unregistered) insert.run(h, hostHash(h), now);
+      })();
+    }
   }
 
   override async addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts?: { monitored?: boolean; strategy?: string; nextFetch?: number }): Promise<number> {

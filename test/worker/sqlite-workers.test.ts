@@ -132,3 +132,30 @@ describe('a worker round on a large shared store', () => {
     }
   }, 60_000);
 });
+
+describe('a SQLite file seeded by a plain crawl', () => {
+  it('is leasable by workers: the hosts of the documents already there get their lease rows', async () => {
+    const site = await startMultiHostSite({ hosts: 2, pagesPerHost: 5, latencyMs: 1 });
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-seeded-'));
+    try {
+      const resolve = Object.fromEntries(site.hosts.map((h) => [h, '127.0.0.1']));
+      // What docs/workers.md says to do once: put the seeds in the store, fetch nothing.
+      const { crawl } = await import('../../src/crawler/crawl.ts');
+      await crawl({ seeds: site.seeds, dataDir: tmp, maxDocs: 0, allowPrivate: true, domains: [SITE_DOMAIN], resolve }).run();
+      const store = new SqliteWorkerStore(path.join(tmp, 'meta.sqlite'));
+      await store.init();
+      const s = await runWorker({
+        store, id: 'w', dataDir: tmp, idleExitMs: 300, leaseMs: 2000,
+        crawl: { delayMs: 0, robots: false, allowPrivate: true, vocabularies: false, domains: [SITE_DOMAIN], depth: 50, minFreeBytes: 0, resolve },
+        signal: AbortSignal.timeout(30_000),
+      });
+      const fetched = new Set((await store.log()).filter((e) => e.status === 200).map((e) => e.url));
+      await store.close();
+      expect(s.stoppedBy).toBe('idle');
+      expect(fetched.size).toBe(site.pages.length);
+    } finally {
+      await site.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
