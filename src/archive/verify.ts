@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import { parseHttpResponse, readRecord } from './warc-reader.ts';
 import { sha1Digest } from './warc-record.ts';
+import { listWarcFiles } from './warc-files.ts';
 
 /** What can be wrong with an archived capture. */
 export type ProblemKind = 'missing-file' | 'unreadable' | 'record-type' | 'target-uri' | 'block-digest' | 'payload-digest' | 'graph-hash';
@@ -71,7 +72,7 @@ export async function verifyArchive(
     if (page.length < LOG_PAGE) break;
     since = page.at(-1)!.id!;
   }
-  const { closed, open } = warcFiles(dataDir);
+  const { closed, open } = listWarcFiles(dataDir);
   return {
     entries, records, problems, problemCount,
     unreferencedFiles: closed.filter((f) => !referenced.has(f)),
@@ -134,21 +135,4 @@ function checkBlock(rec: ReturnType<typeof readRecord>, where: Omit<VerifyProble
   if (recorded === undefined) return;
   const actual = sha1Digest(rec.block);
   if (actual !== recorded) report({ ...where, kind: 'block-digest', detail: `block is ${actual}, the record says ${recorded}` });
-}
-
-/** Every WARC file under the data directory (workers' included), relative to it; `.open` ones apart. */
-function warcFiles(dataDir: string): { closed: string[]; open: string[] } {
-  const closed: string[] = [];
-  const open: string[] = [];
-  const walk = (rel: string) => {
-    for (const d of fs.readdirSync(path.join(dataDir, rel), { withFileTypes: true })) {
-      const child = path.join(rel, d.name);
-      if (d.isDirectory()) {
-        if (!d.name.startsWith('.')) walk(child);
-      } else if (d.name.endsWith('.warc.gz')) closed.push(child);
-      else if (d.name.endsWith('.warc.gz.open')) open.push(child);
-    }
-  };
-  walk('');
-  return { closed: closed.sort(), open: open.sort() };
 }

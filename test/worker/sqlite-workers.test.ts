@@ -153,6 +153,11 @@ describe('a SQLite file seeded by a plain crawl', () => {
       await store.close();
       expect(s.stoppedBy).toBe('idle');
       expect(fetched.size).toBe(site.pages.length);
+      // `stats` finds the worker's WARC files under its id, as `verify` and the server do.
+      const { spawnSync } = await import('node:child_process');
+      const stats = JSON.parse(spawnSync(process.execPath, [path.join(import.meta.dirname, '../../bin/datamonitor.mjs'), 'stats', '--data', tmp, '--json'], { encoding: 'utf8' }).stdout);
+      expect(stats.warc.files).toBeGreaterThanOrEqual(1);
+      expect(stats.warc.bytes).toBeGreaterThan(0);
     } finally {
       await site.close();
       fs.rmSync(tmp, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { withStore } from '../../store/index.ts';
 import type { ArchiveCounts, CycleRow, LogCounts } from '../../store/types.ts';
 import { estimationReport } from '../../schedule/crawl-time.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
+import { listWarcFiles } from '../../archive/warc-files.ts';
 
 interface WarcFiles {
   files: number;
@@ -13,19 +14,11 @@ interface WarcFiles {
   open: number;
 }
 
-/** The WARC files under a data directory (every worker's too: they write below `warc/` by id). */
+/** The WARC files under a data directory, workers' included (they write below `<id>/warc/`). */
 function warcFiles(dataDir: string): WarcFiles {
-  const out = { files: 0, bytes: 0, open: 0 };
-  const root = path.join(dataDir, 'warc');
-  if (!fs.existsSync(root)) return out;
-  for (const entry of fs.readdirSync(root, { recursive: true }) as string[]) {
-    const open = entry.endsWith('.warc.gz.open');
-    if (!open && !entry.endsWith('.warc.gz')) continue;
-    out.files++;
-    if (open) out.open++;
-    out.bytes += fs.statSync(path.join(root, entry)).size;
-  }
-  return out;
+  const { closed, open } = listWarcFiles(dataDir);
+  const all = [...closed, ...open];
+  return { files: all.length, open: open.length, bytes: all.reduce((n, f) => n + fs.statSync(path.join(dataDir, f)).size, 0) };
 }
 
 export interface ArchiveStats extends ArchiveCounts {
