@@ -162,7 +162,9 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
       const allDue = await store.dueDocuments(started, 1_000_000);
       const due = o.budget !== undefined && allDue.length > o.budget ? spendBudget(allDue, o.budget, started) : allDue;
       const concurrency = o.crawl?.concurrency ?? 16;
-      const plan = planBatch(await dueByHost(store, due, o.crawl?.delayMs ?? DEFAULTS.delayMs), cycleMs, { concurrency, perHost: o.crawl?.perHost ?? 1 });
+      const perHost = o.crawl?.perHost ?? 1;
+      const delayMs = o.crawl?.delayMs ?? DEFAULTS.delayMs;
+      const plan = planBatch(await dueByHost(store, due, delayMs), cycleMs, { concurrency, perHost });
       const id = await store.startCycle({ startedAt: started, urls: plan.urls.length, estimateMs: plan.estimateMs, status: 'running' });
       const byUrl = new Map(due.map((d) => [d.url, d]));
       const r: CycleResult = { id, status: 'done', due: allDue.length, planned: plan.urls.length, deferred: plan.deferred + allDue.length - due.length, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };
@@ -203,16 +205,19 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
         if (plan.urls.length > 0) await download(plan.urls, byUrl, cycleBudgetMs);
         const left = cycleBudgetMs - (Date.now() - t0);
         if (madeDue.length > 0 && left > 0) {
-          const rows = new Map<string, DocumentRow>();
-          for (const u of new Set(madeDue)) {
-            const row = await store.getDocument(u);
-            if (row) rows.set(u, row);
-          }
-          r.planned += rows.size;
-          await download([...rows.keys()], rows, left);
+          // The second pass is planned like the first, into what is left of the cycle; the rest stays due.
+          const rows = new Map((await store.getDocuments([...new Set(madeDue)])).map((row) => [row.url, row]));
+          const second = planBatch(await dueByHost(store, [...rows.values()], delayMs), left, { concurrency, perHost });
+          r.planned += second.urls.length;
+          r.deferred += second.deferred;
+          r.estimateMs += second.estimateMs;
+          await download(second.urls, rows, left);
         }
         r.actualMs = Date.now() - t0;
-        await store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'done', note: `${r.downloads} downloads, ${r.changed} changed, ${r.errors} errors, ${r.deferred} deferred` });
+        await store.finishCycle(id, {
+          endedAt: now(), actualMs: r.actualMs, estimateMs: r.estimateMs, urls: r.planned, status: 'done',
+          note: `${r.downloads} downloads, ${r.changed} changed, ${r.errors} errors, ${r.deferred} deferred`,
+        });
       } catch (e) {
         r.status = 'failed';
         r.note = (e as Error).message;

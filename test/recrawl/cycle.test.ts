@@ -285,6 +285,9 @@ describe('a sitemap that lists many URLs, some twice', () => {
     const r = await runCycle({ dataDir, store, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] } });
     expect(r.status, r.note).toBe('done');
     expect(r.sitemapAdded).toBe(pages.length);
+    // Both passes are planned and estimated, and the cycle's record says so (what stats --estimates compares).
+    expect(r.planned).toBe(1 + pages.length);
+    expect((await store.cycles()).at(-1)).toMatchObject({ urls: 1 + pages.length, estimateMs: r.estimateMs, status: 'done' });
     const monitored = await store.getDocuments(pages.map((p) => `http://127.0.0.1:${port}${p}`));
     expect(monitored.filter((d) => d.monitored && d.lastFetched !== undefined)).toHaveLength(pages.length);
     await store.close();
