@@ -51,3 +51,31 @@ describe('an unresolvable host with robots.txt on', () => {
     expect(crawlLog(dataDir)[0].error).toMatch(/dns|ENOTFOUND/i);
   });
 });
+
+describe('crawl --refetch: capture a known page now', () => {
+  it('fetches the seed again although the archive has it; a changed graph is a new version, other known pages are left alone', async () => {
+    let title = 'one';
+    const { startServer } = await import('../../src/testkit/server.ts');
+    const site = await startServer((_req, res, url) => {
+      res.writeHead(200, { 'content-type': 'text/turtle' });
+      if (url.pathname === '/doc') return res.end(`<${url.origin}/doc> <http://purl.org/dc/terms/title> "${title}" ; <http://www.w3.org/2000/01/rdf-schema#seeAlso> <${url.origin}/other> .\n`);
+      res.end(`<${url.origin}/other> <http://purl.org/dc/terms/title> "other" .\n`);
+    });
+    const dataDir = tempDir();
+    const base = ['--data', dataDir, '--allow-private', '--delay', '0', '--domain', '127.0.0.1', '--no-robots', '--no-vocabularies', '--json'];
+    try {
+      expect(JSON.parse((await cli(['crawl', `${site.url}/doc`, ...base])).out)).toMatchObject({ new: 2 });
+      // Without --refetch the archive already has it: nothing is fetched.
+      expect(JSON.parse((await cli(['crawl', `${site.url}/doc`, ...base])).out)).toMatchObject({ documents: 0 });
+      title = 'two';
+      const again = JSON.parse((await cli(['crawl', `${site.url}/doc`, '--refetch', ...base])).out);
+      expect(again).toMatchObject({ documents: 1, changed: 1 });
+      expect(crawlLog(dataDir).filter((e) => e.url === `${site.url}/doc`).map((e) => e.change)).toEqual(['new', 'changed']);
+      const diff = await cli(['diff', `${site.url}/doc`, '--data', dataDir, '--from', '2000-01-01']);
+      expect(diff.out).toContain('"two"');
+      expect((await cli(['crawl', '--refetch', ...base])).err).toMatch(/--refetch fetches the seeds again: give the URLs/);
+    } finally {
+      await site.close();
+    }
+  });
+});

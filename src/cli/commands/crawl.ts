@@ -175,12 +175,14 @@ export function register(program: Command): void {
       .command('crawl')
       .description('crawl Linked Data from seed URLs, archive every response, extract the RDF')
       .argument('[seeds...]', 'seed URLs')
-      .option('--seeds <file>', 'file with one seed URL a line'),
+      .option('--seeds <file>', 'file with one seed URL a line')
+      .option('--refetch', 'fetch the seeds again although the archive has them: a new capture now (an unchanged one is stored as a revisit)'),
   ).action(async (args: string[], flags) => {
     const seeds = readSeeds(args, flags.seeds);
     if (seeds.length === 0 && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite')) && !flags.db) {
       throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
     }
-    await runCrawlCommand(await crawlOptionsFrom(flags, seeds), Boolean(flags.json));
+    if (flags.refetch && seeds.length === 0) throw new UserError('--refetch fetches the seeds again: give the URLs to capture now');
+    await runCrawlCommand({ ...(await crawlOptionsFrom(flags, seeds)), refetch: Boolean(flags.refetch) }, Boolean(flags.json));
   });
 }
