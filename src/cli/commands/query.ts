@@ -64,20 +64,20 @@ async function answer(archive: VersionArchive, query: string | undefined, flags:
   if (flags.changes) {
     const changes = await queryChanges(archive, text, window);
     if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
-    return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${c.answers} answers)`).join('\n') + `\n${changes.length} change${changes.length === 1 ? '' : 's'}\n`;
+    return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${plural(c.answers, 'answer')})`).join('\n') + `\n${plural(changes.length, 'change')}\n`;
   }
   if (flags.versions) {
     if (looksLikeSparql(text)) {
       const ver = await queryVersions(archive, text, window);
       if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
-      return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${ver.length} answers\n`;
+      return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${plural(ver.length, 'answer')}\n`;
     }
     const pattern = parseTriplePattern(text);
     if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
     const ver = archive.patternVersions(pattern).filter((v) => inWindow(v, window.from, window.to));
     if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
-    return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}\n    ${intervalsText(v.intervals)}  (${v.versions.length} versions)`).join('\n')
-      + `\n${ver.length} triple${ver.length === 1 ? '' : 's'}\n`;
+    return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
+      + `\n${plural(ver.length, 'triple')}\n`;
   }
   const format = resultFormat(flags);
   const at = flags.at ? parseTime(flags.at, '--at') : undefined;
@@ -159,7 +159,7 @@ function looksLikeSparql(text: string): boolean {
 function listDocuments(archive: VersionArchive, flags: QueryFlags): string {
   const graphs = archive.graphs();
   if (flags.json) return JSON.stringify(graphs.map((g) => ({ ...g, firstTime: iso(g.firstTime), lastTime: iso(g.lastTime), versions: archive.versions(g.graph).map((v) => ({ ...v, time: iso(v.time) })) })), null, 1) + '\n';
-  return graphs.map((g) => `${g.graph}  ${g.versions} versions ${iso(g.firstTime)} … ${iso(g.lastTime)}  ${g.deleted ? 'deleted' : `${g.triples} triples`}`).join('\n') + `\n${graphs.length} documents\n`;
+  return graphs.map((g) => `${g.graph}  ${plural(g.versions, 'version')} ${iso(g.firstTime)} … ${iso(g.lastTime)}  ${g.deleted ? 'deleted' : plural(g.triples, 'triple')}`).join('\n') + `\n${plural(graphs.length, 'document')}\n`;
 }
 
 function inWindow(v: PatternVersions, from?: number, to?: number): boolean {
@@ -186,4 +186,8 @@ function answerText(answer: AnswerVersions['answer']): string {
 
 function ensureNewline(s: string): string {
   return s.endsWith('\n') || s === '' ? s : s + '\n';
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
