@@ -3,6 +3,7 @@ import { UserError } from '../util/errors.ts';
 import { analyseQuery } from './sparql-text.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import type { QueryForm, QueryOptions, QueryResult, ResultFormat, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
+import { plural } from '../util/units.ts';
 
 /** The latest state: every row still open. */
 export const NOW = Number.MAX_SAFE_INTEGER - 1;
@@ -128,6 +129,6 @@ export function renderTable(results: SparqlJsonResults, maxWidth = 80): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join(' │ ').trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('─┼─');
-  const count = `${bindings.length} result${bindings.length === 1 ? '' : 's'}`;
+  const count = `${plural(bindings.length, 'result')}`;
   return [line(header), rule, ...rows.map(line), count].join('\n') + '\n';
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
-import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration } from '../../util/units.ts';
+import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -125,7 +125,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     return;
   }
   const lines = [
-    `Crawled ${s.documents} documents in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
+    `Crawled ${plural(s.documents, 'document')} in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
     `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
     `  skipped: robots.txt ${s.skipped.robots}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),

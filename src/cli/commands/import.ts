@@ -6,6 +6,7 @@ import { importWarcs } from '../../archive/import.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';
+import { plural } from '../../util/units.ts';
 
 export function register(program: Command): void {
   program
@@ -31,7 +32,7 @@ export function register(program: Command): void {
       if (s.unreadable.length) process.exitCode = 1;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
-        `${s.imported} of ${s.responses} responses and ${s.revisits} revisits in ${s.files} file${s.files === 1 ? '' : 's'} archived in ${s.seconds.toFixed(1)} s: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
+        `${s.imported} of ${s.responses} responses and ${s.revisits} revisits in ${plural(s.files, 'file')} archived in ${s.seconds.toFixed(1)} s: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
       ];
       if (s.skipped.revisitWithoutPayload) lines.push(`${s.skipped.revisitWithoutPayload} revisits skipped: the response with their payload was not in the files imported before them (import the crawl's earlier files in the same run)`);
       if (s.skipped.notNewer) lines.push(`${s.skipped.notNewer} skipped: not newer than the archive's last capture of their URL (give the files oldest first)`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
-import { parseTime } from '../../util/units.ts';
+import { parseTime, plural } from '../../util/units.ts';
 import {
   openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
@@ -123,7 +123,7 @@ async function caughtUp<T>(dir: string, store: MetadataStore, fn: (archive: Vers
     });
     progress.done();
     if (result.failed > 0) {
-      process.stderr.write(`${result.failed} version${result.failed === 1 ? '' : 's'} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
+      process.stderr.write(`${plural(result.failed, 'version')} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
     }
     return await fn(index.archive);
   } finally {
@@ -186,8 +186,4 @@ function answerText(answer: AnswerVersions['answer']): string {
 
 function ensureNewline(s: string): string {
   return s.endsWith('\n') || s === '' ? s : s + '\n';
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
 import type { ArchiveCounts, CycleRow, LogCounts } from '../../store/types.ts';
 import { estimationReport } from '../../schedule/crawl-time.ts';
-import { formatBytes, formatDuration } from '../../util/units.ts';
+import { formatBytes, formatDuration, plural } from '../../util/units.ts';
 import { listWarcFiles } from '../../archive/warc-files.ts';
 
 interface WarcFiles {
@@ -36,13 +36,13 @@ export function describeStats(s: ArchiveStats): string {
   const d = s.documents;
   const lines = [
     `archive    ${s.dataDir}`,
-    `documents  ${d.total} known on ${s.hosts} host${s.hosts === 1 ? '' : 's'}: ${d.fetched} fetched, ${d.queued} queued, ${d.failed} failed, ${d.skipped} skipped`,
+    `documents  ${d.total} known on ${plural(s.hosts, 'host')}: ${d.fetched} fetched, ${d.queued} queued, ${d.failed} failed, ${d.skipped} skipped`,
   ];
   const kinds = s.captures.byChange.map((c) => `${c.entries} ${c.change}`).join(', ');
   lines.push(s.captures.entries === 0
     ? 'log        empty: nothing fetched yet'
     : `log        ${s.captures.entries} fetches (${kinds}) from ${when(s.firstLogged!)} to ${when(s.lastLogged!)}`);
-  lines.push(`warc       ${s.warc.files} file${s.warc.files === 1 ? '' : 's'}, ${formatBytes(s.warc.bytes)}${s.warc.open ? ` (${s.warc.open} still open: a crawl is running, or resume the one that was stopped)` : ''}`);
+  lines.push(`warc       ${plural(s.warc.files, 'file')}, ${formatBytes(s.warc.bytes)}${s.warc.open ? ` (${s.warc.open} still open: a crawl is running, or resume the one that was stopped)` : ''}`);
   lines.push(s.monitored === 0
     ? 're-crawl   no URLs monitored (datamonitor add --data DIR URL...)'
     : `re-crawl   ${s.monitored} URLs monitored (${s.strategies.map((x) => `${x.strategy} ${x.urls}`).join(', ')}), ${s.due} due now`);

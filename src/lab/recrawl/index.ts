@@ -6,6 +6,7 @@ import { readHistories, type HistorySet } from './histories.ts';
 import { simulate } from './simulate.ts';
 import { simulateBudget } from './budget-sim.ts';
 import { documentGroups, GROUPS, report, type Metrics, type StrategyReport } from './metrics.ts';
+import { plural } from '../../util/units.ts';
 
 export { readHistories, historiesFromRecords, type HistorySet } from './histories.ts';
 export { simulate } from './simulate.ts';
@@ -65,7 +66,7 @@ export function formatRecrawlLab(r: RecrawlLabResult, withGroups = true): string
     GROUPS.forEach((g, gi) => {
       const docs = r.reports[0]?.groups[gi]?.documents ?? 0;
       if (!docs) return;
-      out.push('', `Mean change interval ${g.label}: ${docs} document${docs === 1 ? '' : 's'}, ${r.reports[0]!.groups[gi]!.changes} changes`, '', HEADER);
+      out.push('', `Mean change interval ${g.label}: ${plural(docs, 'document')}, ${r.reports[0]!.groups[gi]!.changes} changes`, '', HEADER);
       for (const s of r.reports) out.push(row(s.strategy, s.groups[gi]!));
     });
   }
@@ -92,7 +93,7 @@ export function recrawlLabSvg(r: RecrawlLabResult, title = 'Re-crawl strategies'
   const charts = [chart(`${title}: all ${r.documents} documents`, (s) => s.overall)];
   GROUPS.forEach((g, gi) => {
     const docs = r.reports[0]?.groups[gi]?.documents ?? 0;
-    if (docs) charts.push(chart(`mean change interval ${g.label} (${docs} document${docs === 1 ? '' : 's'})`, (s) => s.groups[gi]!));
+    if (docs) charts.push(chart(`mean change interval ${g.label} (${plural(docs, 'document')})`, (s) => s.groups[gi]!));
   });
   return stack(charts);
 }
