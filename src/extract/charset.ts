@@ -29,12 +29,6 @@ export function normaliseCharset(label: string | undefined): string | undefined 
   return iconv.encodingExists(name) ? name : undefined;
 }
 
-/** The charset parameter of a Content-Type header value, if any. */
-export function charsetFromContentType(contentType: string | undefined): string | undefined {
-  const match = contentType && /;\s*charset\s*=\s*("?)([^";,\s]+)\1/i.exec(contentType);
-  return match ? match[2] : undefined;
-}
-
 /** Bytes to text in a normalised encoding; TextDecoder is the fast path for UTF-8 (no copy through iconv's tables). */
 export function decodeWith(body: Uint8Array, encoding: string): string {
   if (encoding === 'utf-8') return new TextDecoder('utf-8').decode(body);

@@ -5,6 +5,7 @@ import { Agent, EnvHttpProxyAgent, buildConnector, type Dispatcher } from 'undic
 import { DEFAULT_ACCEPT, buildUserAgent } from './accept.ts';
 import { BlockedAddressError, addressBlocker, checkedNodeLookup, systemLookup, type LookupFn } from './address.ts';
 import { decodeBody } from './decode.ts';
+import { parseContentType } from '../util/content-type.ts';
 import type {
   ConditionalHeaders,
   FetchError,
@@ -73,15 +74,6 @@ function locationText(value: string): string {
   if (!/[^\x00-\x7f]/.test(value)) return value;
   const utf8 = Buffer.from(value, 'latin1').toString('utf8');
   return utf8.includes('\ufffd') ? value : utf8;
-}
-
-function parseContentType(value: string | undefined): { mediaType: string; charset?: string } {
-  if (!value) return { mediaType: '' };
-  const semi = value.indexOf(';');
-  const mediaType = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
-  if (semi === -1) return { mediaType };
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(value);
-  return m ? { mediaType, charset: m[1] } : { mediaType };
 }
 
 /** Retry-After as delay-seconds or an HTTP-date (RFC 9110 10.2.3); undefined when unparseable. */

@@ -5,7 +5,8 @@ import { preferred } from './negotiate.ts';
 import { rewriteCss, rewriteHtml } from './rewrite-html.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { decodeDocument } from '../extract/html/charset.ts';
-import { charsetFromContentType, decodeText } from '../extract/charset.ts';
+import { decodeText } from '../extract/charset.ts';
+import { parseContentType } from '../util/content-type.ts';
 import {
   archivedUrlKey, closestMemento, httpDate, linkHeader, mementoLinks, mementosOf, mementoUris, originalResponse,
   parseTimestamp, timegateLinks, timemapJson, timemapLinks, versionNQuads, type Memento,
@@ -121,13 +122,12 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
     const final = m.entry.finalUrl && archivedUrlKey(m.entry.finalUrl) !== found.original ? m.entry.finalUrl : undefined;
     const next = final ?? (location !== undefined && status >= 300 && status < 400 ? resolveHttp(location, found.original) : undefined);
     if (next) return reply.code(302).header('location', replayPath(timestamp, next)).send();
-    const type = mediaTypeOf(contentType);
+    const { mediaType: type, charset } = parseContentType(contentType);
     if (type === 'text/html' || type === 'application/xhtml+xml' || type === 'text/css') {
       const body = await decodeBody(res.body, contentEncoding, MAX_REPLAY_BYTES);
       if (!body.error) {
         const toArchive = (url: string) => replayPath(timestamp, url);
         const pageUrl = m.entry.finalUrl ?? found.original;
-        const charset = charsetFromContentType(contentType);
         const text = type === 'text/css'
           ? rewriteCss(decodeText(body.body, charset), pageUrl, toArchive)
           : rewriteHtml(decodeDocument(body.body, { headerCharset: charset }).text, pageUrl, toArchive);
@@ -147,10 +147,6 @@ function replayPath(timestamp: string, url: string): string {
 }
 
 const MAX_REPLAY_BYTES = 64 * 1024 * 1024;
-
-function mediaTypeOf(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
 
 function resolveHttp(ref: string, base: string): string | undefined {
   try {

@@ -1,8 +1,8 @@
-/** `datamonitor import`: WARC files made elsewhere into an archive (src/archive/import.ts). */
+/** `datamonitor import`: WARC files made elsewhere into an archive (src/crawler/import-warc.ts). */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { importWarcs } from '../../archive/import.ts';
+import { importWarcs } from '../../crawler/import-warc.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';

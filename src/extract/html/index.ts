@@ -3,7 +3,7 @@ import { DataFactory } from 'rdf-data-factory';
 import type { RdfaProfile } from 'rdfa-streaming-parser';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from '../types.ts';
 import { decodeDocument } from './charset.ts';
-import { charsetFromContentType } from '../charset.ts';
+import { parseContentType } from '../../util/content-type.ts';
 import { parseLinkHeader } from './link-header.ts';
 import { scanDocument } from './scanner.ts';
 import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } from './fragments.ts';
@@ -54,7 +54,7 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
   if (ctx.signal?.aborted) return { quads: [], links: [], diagnostics: [{ level: 'error', message: 'extraction aborted' }] };
   const host = HOSTS[input.mediaType.split(';')[0].trim().toLowerCase()] ?? HOSTS['text/html'];
   const decoded = decodeDocument(input.body, {
-    headerCharset: input.charset ?? charsetFromContentType(input.headers['content-type']),
+    headerCharset: input.charset ?? parseContentType(input.headers['content-type']).charset,
     xml: host.xmlMode || host.profile === 'xhtml',
   });
   for (const message of decoded.warnings) diagnostics.push({ level: 'warning', message });

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { WARCParser, type StatusAndHeaders } from 'warcio';
 import type { FetchResponse, Header } from '../fetch/types.ts';
-import { capture, type CaptureContext } from '../crawler/capture.ts';
+import { capture, type CaptureContext } from './capture.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore, type MetadataStore } from '../store/index.ts';
-import { charsetFromContentType } from '../extract/charset.ts';
-import { recoverOpenFiles, WarcWriter } from './warc-writer.ts';
-import { parseHttpResponse, readRecord } from './warc-reader.ts';
+import { parseContentType } from '../util/content-type.ts';
+import { recoverOpenFiles, WarcWriter } from '../archive/warc-writer.ts';
+import { parseHttpResponse, readRecord } from '../archive/warc-reader.ts';
 
 export interface ImportSummary {
   files: number;
@@ -134,7 +134,7 @@ function responseOf(url: string, time: number, http: StatusAndHeaders, body: Buf
   return {
     requestUrl: url, finalUrl: url, hops: [], status, statusText: http.statusText ?? '', httpVersion: (http.protocol ?? 'HTTP/1.1').replace(/^HTTP\//, ''),
     requestHeaders: [], headers, rawBody: body, body, truncated: false,
-    mediaType: (contentType ?? '').split(';')[0]!.trim().toLowerCase(), charset: charsetFromContentType(contentType),
+    ...parseContentType(contentType),
     startedAt: new Date(time), durationMs: 0, notModified: status === 304,
   };
 }

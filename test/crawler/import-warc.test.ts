@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
-import { importWarcs } from '../../src/archive/import.ts';
+import { importWarcs } from '../../src/crawler/import-warc.ts';
 import { exportArchive } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
