@@ -8,10 +8,15 @@ const TYPES: Record<string, string> = {
   '.rdf': 'application/rdf+xml', '.jsonld': 'application/ld+json', '.txt': 'text/plain',
 };
 
-/** Serves a directory of files on 127.0.0.1 (a real website for crawls and benchmarks). */
-export async function startStaticSite(root: string): Promise<TestServer> {
+/**
+ * Serves a directory of files on 127.0.0.1 (a real website for crawls and benchmarks). `latencyMs`
+ * delays each answer by host name (virtual hosts resolved to 127.0.0.1 that stand for remote servers).
+ */
+export async function startStaticSite(root: string, opts: { latencyMs?: (host: string) => number } = {}): Promise<TestServer> {
   const base = path.resolve(root);
-  return startServer((_req, res, url) => {
+  return startServer(async (_req, res, url) => {
+    const wait = opts.latencyMs?.(url.hostname) ?? 0;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     let rel = decodeURIComponent(url.pathname);
     if (rel.endsWith('/')) rel += 'index.html';
     const file = path.join(base, rel);

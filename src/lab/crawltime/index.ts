@@ -15,7 +15,7 @@ import { crawl } from '../../crawler/crawl.ts';
 import { openStore } from '../../store/index.ts';
 import { hostOf } from '../../frontier/normalize.ts';
 import { estimateCrawlTime, estimationReport, seedEstimate, type EstimateBand, type HostLoad } from '../../schedule/crawl-time.ts';
-import { startServer, type TestServer } from '../../testkit/server.ts';
+import { startStaticSite } from '../../testkit/static-site.ts';
 import { rng } from '../cache/synthetic-trace.ts';
 import { UserError } from '../../util/errors.ts';
 import { barChart, lineChart, stack } from '../plot/svg.ts';
@@ -89,11 +89,6 @@ export const LAB_BANDS = [
 
 const LABELS = { seed: "seed 000's heuristic (first-fit bin packing of domain threads)", datamonitor: 'datamonitor (per-host politeness chains, LPT onto the fetch slots)' } as const;
 
-interface Page {
-  type: string;
-  body: Buffer;
-}
-
 export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<CrawlTimeLabResult> {
   const t0 = Date.now();
   const trials = o.trials ?? 40;
@@ -104,12 +99,12 @@ export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<Craw
   const perHosts = o.perHosts ?? [1, 2, 4];
   const [latLo, latHi] = o.latencyMs ?? [2, 80];
   const random = rng(o.seed ?? 1);
-  const pages = o.siteDir ? readSite(o.siteDir) : generatedPages(200, random);
-  const paths = [...pages.keys()];
+  const root = o.siteDir ? siteRoot(o.siteDir) : generatedSite(200, random);
+  const paths = sitePaths(root);
   if (paths.length === 0) throw new UserError(`no files to serve in '${o.siteDir}': give the folder of a website's files`);
   const hosts = Array.from({ length: hostCount }, (_, i) => `h${String(i).padStart(2, '0')}.${LAB_DOMAIN}`);
   const latency = new Map(hosts.map((h) => [h, Math.exp(Math.log(latLo) + random() * (Math.log(latHi) - Math.log(latLo)))]));
-  const server = await serveHosts(pages, latency);
+  const server = await startStaticSite(root, { latencyMs: (host) => latency.get(host) ?? 0 });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-crawltime-'));
   const url = (host: string, p: string) => `http://${host}:${server.port}${p}`;
   const run = (seeds: string[], delayMs: number, perHost: number) =>
@@ -142,6 +137,7 @@ export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<Craw
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!o.siteDir) fs.rmSync(root, { recursive: true, force: true });
   }
   return {
     site: o.siteDir ? path.resolve(o.siteDir) : `${paths.length} generated Turtle pages`,
@@ -178,43 +174,33 @@ function summarise(name: 'seed' | 'datamonitor', rows: Array<{ estimateMs: numbe
   };
 }
 
-/** One server for every virtual host: the same pages on each, answered after the host's latency. */
-async function serveHosts(pages: Map<string, Page>, latency: Map<string, number>): Promise<TestServer> {
-  return startServer(async (req, res, url) => {
-    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
-    await new Promise((r) => setTimeout(r, latency.get(host) ?? 0));
-    const page = pages.get(url.pathname);
-    if (!page) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    res.writeHead(200, { 'content-type': page.type }).end(page.body);
-  });
-}
-
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8', '.css': 'text/css', '.ttl': 'text/turtle', '.txt': 'text/plain' };
-
-/** The files of a site directory (up to 2,000, each under 1 MiB), by URL path. */
-function readSite(dir: string): Map<string, Page> {
+function siteRoot(dir: string): string {
   const root = path.resolve(dir);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new UserError(`--site '${dir}' is not a directory: give the folder of a website's files`);
-  const pages = new Map<string, Page>();
-  for (const rel of (fs.readdirSync(root, { recursive: true }) as string[]).sort()) {
-    const file = path.join(root, rel);
-    const stat = fs.statSync(file);
-    if (!stat.isFile() || stat.size > 1 << 20) continue;
-    pages.set('/' + rel.split(path.sep).map(encodeURIComponent).join('/'), { type: TYPES[path.extname(rel).toLowerCase()] ?? 'application/octet-stream', body: fs.readFileSync(file) });
-    if (pages.size >= 2000) break;
-  }
-  return pages;
+  return root;
 }
 
-/** Turtle pages of 1 to 30 KB. */
-function generatedPages(n: number, random: () => number): Map<string, Page> {
-  const pages = new Map<string, Page>();
+/** The URL paths of a site's files (up to 2,000, each under 1 MiB), in name order. */
+function sitePaths(root: string): string[] {
+  const paths: string[] = [];
+  for (const rel of (fs.readdirSync(root, { recursive: true }) as string[]).sort()) {
+    const stat = fs.statSync(path.join(root, rel));
+    if (!stat.isFile() || stat.size > 1 << 20) continue;
+    paths.push('/' + rel.split(path.sep).map(encodeURIComponent).join('/'));
+    if (paths.length >= 2000) break;
+  }
+  return paths;
+}
+
+/** A temporary site of `n` Turtle pages of 1 to 30 KB. */
+function generatedSite(n: number, random: () => number): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-crawltime-site-'));
+  fs.mkdirSync(path.join(root, 'p'));
   for (let i = 0; i < n; i++) {
     const size = 1000 + Math.floor(random() * 29_000);
-    const body = `<http://example.org/p/${i}> <http://example.org/text> "${'lorem ipsum '.repeat(Math.ceil(size / 12)).slice(0, size)}" .\n`;
-    pages.set(`/p/${i}.ttl`, { type: 'text/turtle', body: Buffer.from(body) });
+    fs.writeFileSync(path.join(root, 'p', `${i}.ttl`), `<http://example.org/p/${i}> <http://example.org/text> "${'lorem ipsum '.repeat(Math.ceil(size / 12)).slice(0, size)}" .\n`);
   }
-  return pages;
+  return root;
 }
 
 const pct = (v: number) => `${(100 * v).toFixed(0)} %`;
