@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatLinkFormat } from '../federation/link-format.ts';
 import { baseUrl, targetAfter, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
-import { rewriteCss, rewriteHtml } from './rewrite-html.ts';
+import { resolveHttp, rewriteCss, rewriteHtml } from './rewrite-html.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { decodeDocument } from '../extract/html/charset.ts';
 import { decodeText } from '../extract/charset.ts';
@@ -147,12 +147,3 @@ function replayPath(timestamp: string, url: string): string {
 }
 
 const MAX_REPLAY_BYTES = 64 * 1024 * 1024;
-
-function resolveHttp(ref: string, base: string): string | undefined {
-  try {
-    const url = new URL(ref, base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}

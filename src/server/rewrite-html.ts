@@ -27,17 +27,7 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
   let nameEnd = 0;
   let value = '';
 
-  const resolve = (ref: string): string | undefined => {
-    const trimmed = ref.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) return undefined;
-    let url: URL;
-    try {
-      url = new URL(trimmed, base);
-    } catch {
-      return undefined;
-    }
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  };
+  const resolve = (ref: string) => resolveHttp(ref, base);
 
   const rewritten = (name: string): string | undefined => {
     if (name === 'style') {
@@ -159,13 +149,8 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
  */
 export function rewriteCss(css: string, base: string, toArchive: (absoluteUrl: string) => string): string {
   const to = (ref: string): string | undefined => {
-    if (ref.trim() === '' || ref.trim().startsWith('#')) return undefined;
-    try {
-      const url = new URL(ref.trim(), base);
-      return url.protocol === 'http:' || url.protocol === 'https:' ? toArchive(url.href) : undefined;
-    } catch {
-      return undefined;
-    }
+    const url = resolveHttp(ref, base);
+    return url === undefined ? undefined : toArchive(url);
   };
   return css
     .replace(/\burl\(\s*(['"]?)([^'")]*)\1\s*\)/gi, (all, quote: string, ref: string) => {
@@ -176,6 +161,21 @@ export function rewriteCss(css: string, base: string, toArchive: (absoluteUrl: s
       const url = to(ref);
       return url === undefined ? all : `@import ${quote}${url}${quote}`;
     });
+}
+
+/**
+ * An http(s) reference resolved against `base`; undefined for an empty or fragment-only reference (the
+ * page itself), another scheme (mailto:, javascript:, data:) or something that is no URL.
+ */
+export function resolveHttp(ref: string, base: string): string | undefined {
+  const trimmed = ref.trim();
+  if (trimmed === '' || trimmed.startsWith('#')) return undefined;
+  try {
+    const url = new URL(trimmed, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function escapeAttribute(text: string, quote: '"' | "'"): string {
