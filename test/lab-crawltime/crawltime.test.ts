@@ -59,3 +59,30 @@ describe('crawl-time lab', () => {
     expect(bad.err).toMatch(/--trials must be at least 1/);
   }, 120_000);
 });
+
+describe('the static site of the testkit with a latency per host', () => {
+  it('answers each virtual host after its own latency, and serves the file', async () => {
+    const { startStaticSite } = await import('../../src/testkit/static-site.ts');
+    const http = await import('node:http');
+    const root = tempDir('dm-static-');
+    fs.writeFileSync(path.join(root, 'a.ttl'), '<http://example.org/a> <http://example.org/b> "c" .\n');
+    const site = await startStaticSite(root, { latencyMs: (host) => (host === 'slow.test' ? 300 : 0) });
+    const get = (host: string) => new Promise<{ ms: number; body: string; type: string }>((resolve, reject) => {
+      const t0 = Date.now();
+      http.get({ host: '127.0.0.1', port: site.port, path: '/a.ttl', headers: { host: `${host}:${site.port}` } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ ms: Date.now() - t0, body, type: String(res.headers['content-type']) }));
+      }).on('error', reject);
+    });
+    try {
+      const slow = await get('slow.test');
+      expect(slow.ms).toBeGreaterThanOrEqual(300);
+      expect(slow.body).toContain('<http://example.org/a>');
+      expect(slow.type).toBe('text/turtle');
+      expect((await get('fast.test')).body).toBe(slow.body);
+    } finally {
+      await site.close();
+    }
+  });
+});
