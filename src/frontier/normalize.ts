@@ -42,3 +42,12 @@ export function hostOf(url: string): string {
   const at = authority.lastIndexOf('@');
   return at >= 0 ? authority.slice(at + 1) : authority;
 }
+
+/**
+ * The origin of a URL (RFC 6454: scheme, host, port), the unit of robots.txt (RFC 9309), back-off and
+ * failure counts: trouble at https://h/ says nothing about http://h/.
+ */
+export function originOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  return url.slice(0, start) + hostOf(url);
+}
