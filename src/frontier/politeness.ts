@@ -183,3 +183,11 @@ export class HostTiming {
     return out.sort((a, b) => a.until - b.until);
   }
 }
+
+/** "waiting on 2 deferred origins: https://a (robots.txt 503) until 17:40:00, …" for the progress line (local time). */
+export function describeDeferred(deferred: readonly DeferredOrigin[], shown = 3): string {
+  const n = deferred.length;
+  const each = deferred.slice(0, shown).map((d) => `${d.origin} (${d.reason}) until ${new Date(d.until).toTimeString().slice(0, 8)}`);
+  const more = n > shown ? `, and ${n - shown} more` : '';
+  return `waiting on ${n} deferred origin${n === 1 ? '' : 's'}: ${each.join(', ')}${more}`;
+}

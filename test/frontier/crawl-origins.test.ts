@@ -32,9 +32,13 @@ describe('origins in a crawl', () => {
     servers.push(healthy);
     const dataDir = tempDir();
     const t0 = Date.now();
+    const waiting: string[] = [];
     const s = await crawl({
       seeds: [`${healthy.url}/p0`], dataDir, depth: 10, delayMs: 0, timeoutMs: 300, allowPrivate: true, vocabularies: false,
-      robotsRetries: 2, robotsRetryDelayMs: 200,
+      // Waits longer than the crawl loop's 1 s tick, so the progress line has a chance to show them.
+      robotsRetries: 2, robotsRetryDelayMs: 1200,
+    }).onProgress((p) => {
+      for (const d of p.deferred ?? []) waiting.push(`${d.origin} ${d.reason}`);
     }).run();
     expect(Date.now() - t0).toBeLessThan(20_000);
     expect(s.stoppedBy).toBeUndefined();
@@ -50,6 +54,9 @@ describe('origins in a crawl', () => {
     const states = new Map(documents(dataDir).map((d) => [d.url, d.state]));
     for (const row of sickRows) expect(states.get(row.url)).toBe('failed');
     expect(s.errors).toBe(6);
+    // While only the sick origin was left, the progress said what the crawl waited on.
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting.every((w) => w.startsWith(`${sick.url} robots.txt of ${sick.url} not reachable`))).toBe(true);
   }, 30_000);
 
   it('a robots.txt request counts towards the delay: the first page waits its turn after it', async () => {

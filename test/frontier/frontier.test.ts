@@ -3,7 +3,7 @@ import { HostQueues } from '../../src/frontier/host-queues.ts';
 import { OrderedFrontier } from '../../src/frontier/ordered-frontier.ts';
 import { createOrderingPolicy } from '../../src/frontier/order/index.ts';
 import { hostOf, originOf } from '../../src/frontier/normalize.ts';
-import type { HostTimingOptions } from '../../src/frontier/politeness.ts';
+import { describeDeferred, type HostTimingOptions } from '../../src/frontier/politeness.ts';
 import type { Frontier, FrontierEntry } from '../../src/frontier/types.ts';
 
 // Both frontiers share the politeness rules: each test runs against each.
@@ -135,5 +135,16 @@ describe.each(kinds)('%s', (_name, make) => {
     expect(f.pop(2000, () => true)).toBeUndefined();
     f.push(entry(`${C}/next`));
     expect(f.pop(2000)?.url).toBe(`${C}/next`);
+  });
+});
+
+describe('describeDeferred', () => {
+  it('names the waiting origins, why and until when, for the progress line', () => {
+    const until = new Date(2026, 11, 1, 17, 40, 0).getTime();
+    expect(describeDeferred([{ origin: 'https://a.example', until, reason: 'robots.txt of https://a.example answered 503' }])).toBe(
+      'waiting on 1 deferred origin: https://a.example (robots.txt of https://a.example answered 503) until 17:40:00',
+    );
+    const many = Array.from({ length: 5 }, (_, i) => ({ origin: `http://h${i}.example`, until, reason: 'back-off after 1 failure' }));
+    expect(describeDeferred(many)).toMatch(/^waiting on 5 deferred origins: http:\/\/h0\.example .*, and 2 more$/);
   });
 });
