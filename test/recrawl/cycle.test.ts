@@ -191,6 +191,25 @@ describe('the CLI: add, run, stats', () => {
   });
 });
 
+describe('the daemon under a service manager', () => {
+  it('ends within 3 s of SIGTERM while it waits for its next slot, with status 0', async () => {
+    const dataDir = tempDir();
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'daemon', '--data', dataDir, '--every', '1h', '--allow-private']);
+    let err = '';
+    p.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+    // The first cycle (nothing due) runs at once; then the daemon sleeps towards the next hour.
+    for (let i = 0; i < 600 && !/cycle (\d+ done|skipped)/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(err).toMatch(/cycle (\d+ done|skipped)/);
+    const t0 = Date.now();
+    p.kill('SIGTERM');
+    const code = await exited;
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(code).toBe(0);
+    expect(err).toMatch(/stopped/);
+  });
+});
+
 describe('a cycle with too little free disk space', () => {
   it('fails, says why, and leaves every URL due for the next cycle', async () => {
     const server = await startReplayServer(['a', 'b'].map((id) => ({ id, created: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z', changes: [] })));

@@ -76,25 +76,45 @@ export function register(program: Command): void {
       const every = parseDuration(flags.every, '--every');
       const limit = flags.cycles === undefined ? Infinity : Number(flags.cycles);
       const log = (s: string) => process.stderr.write(`${new Date().toISOString()} ${s}\n`);
-      let stop = false;
+      // A service manager sends SIGTERM and waits a few seconds before SIGKILL: the daemon must not
+      // sleep through it until its next slot. The first signal ends the wait at once, or lets a
+      // cycle in progress archive its fetches in flight and start no new one; a second aborts them.
+      const stopping = new AbortController();
+      const aborting = new AbortController();
       const onSignal = () => {
-        stop = true;
-        log('stopping after this cycle');
+        if (!stopping.signal.aborted) {
+          stopping.abort();
+          log('stopping: fetches in flight finish and are archived (signal again to abort them)');
+        } else if (!aborting.signal.aborted) {
+          aborting.abort();
+          log('aborting the fetches in flight');
+        }
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      const until = (at: number) =>
+        new Promise<void>((resolve) => {
+          const done = () => (clearTimeout(timer), resolve());
+          const timer = setTimeout(done, Math.max(0, at - Date.now()));
+          stopping.signal.addEventListener('abort', done, { once: true });
+        });
+      log(`daemon started: a cycle every ${formatDuration(every)} (SIGTERM or Ctrl-C stops it)`);
       const t0 = Date.now();
-      for (let k = 0; k < limit && !stop; k++) {
+      for (let k = 0; k < limit && !stopping.signal.aborted; k++) {
         const slot = t0 + k * every;
         if (Date.now() > slot + every) {
           log(`cycle slot ${k} skipped: the previous cycle ran past it`);
           continue;
         }
-        await new Promise((r) => setTimeout(r, Math.max(0, slot - Date.now())));
-        if (stop) break;
-        const r = await runCycle(cycleOptions(flags)).catch((e) => ({ status: 'failed', note: (e as Error).message }) as CycleResult);
+        await until(slot);
+        if (stopping.signal.aborted) break;
+        const opts = cycleOptions(flags);
+        const r = await runCycle({ ...opts, crawl: { ...opts.crawl, drain: stopping.signal, signal: aborting.signal } }).catch(
+          (e) => ({ status: 'failed', note: (e as Error).message }) as CycleResult,
+        );
         log(flags.json ? JSON.stringify(r) : describe(r));
       }
+      if (stopping.signal.aborted) log('stopped');
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     });
