@@ -173,7 +173,7 @@ describe('the CLI: add, run, stats', () => {
     const missing = path.join(tempDir(), 'nothing-here');
     for (const args of [['stats'], ['export']]) {
       const r = await cli([...args, '--data', missing]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(66);
       expect(r.err).toMatch(/no archive in .*crawl into it first/);
     }
     expect(fs.existsSync(missing)).toBe(false);

@@ -6,11 +6,12 @@ import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
-export const STORAGE_EXIT_CODE = 74;
+export const STORAGE_EXIT_CODE = EXIT.ioError;
 
 /** The crawl flags, shared by `crawl`, `demo` and `worker`. */
 export function addCrawlFlags(cmd: Command): Command {

@@ -7,6 +7,7 @@ import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
 import { readSeeds } from './crawl.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 function cycleFlags(cmd: Command): Command {
   return cmd
@@ -66,7 +67,9 @@ export function register(program: Command): void {
   cycleFlags(program.command('run').description('one cycle: schedule, plan, download, archive, re-schedule')).action(async (flags) => {
     const r = await runCycle(cycleOptions(flags));
     process.stdout.write(flags.json ? JSON.stringify(r, null, 2) + '\n' : describe(r) + '\n');
-    if (r.status === 'failed') process.exitCode = 1;
+    // A cycle skipped because another holds the lock is a try-again-later, not a success.
+    if (r.status === 'failed') process.exitCode = EXIT.problems;
+    else if (r.status === 'skipped') process.exitCode = EXIT.tempFail;
   });
 
   cycleFlags(program.command('daemon').description('run cycles at fixed intervals; a cycle never overlaps the previous one'))
