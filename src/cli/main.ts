@@ -1,15 +1,18 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { commands } from './commands/index.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
+import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
 
 export function buildProgram(): Command {
   const program = new Command('datamonitor')
     .description('Capture, archive and query the changing Web of Data')
     .version(VERSION)
     .showHelpAfterError('(run with --help for the options)')
+    .addOption(new Option('--progress <mode>', 'progress on stderr: a redrawn bar (default on a terminal), plain timestamped lines (default otherwise), or none').choices(PROGRESS_MODES))
     .exitOverride();
+  program.hook('preAction', () => setProgressMode(program.opts().progress as ProgressMode | undefined));
   for (const register of commands) register(program);
   return program;
 }
