@@ -179,6 +179,18 @@ describe('the CLI: add, run, stats', () => {
     expect(fs.existsSync(missing)).toBe(false);
   });
 
+  it('run takes the fetch and politeness flags that crawl takes', async () => {
+    const dataDir = tempDir();
+    await cli(['add', server.urlOf('a'), '--data', dataDir]);
+    const before = server.requests.length;
+    const r = await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0', '--user-agent', 'cycle-test/1.0', '--no-robots', '--timeout', '5s', '--per-host', '2', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const sent = server.requests.slice(before);
+    expect(sent.map((q) => q.path)).not.toContain('/robots.txt');
+    expect(sent.length).toBeGreaterThan(0);
+    for (const q of sent) expect(q.headers['user-agent']).toBe('cycle-test/1.0');
+  });
+
   it('daemon runs cycles at fixed intervals and logs each one', async () => {
     const dataDir = tempDir();
     await cli(['add', server.urlOf('a'), '--data', dataDir]);

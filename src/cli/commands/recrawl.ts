@@ -6,17 +6,14 @@ import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts'
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
-import { readSeeds } from './crawl.ts';
+import { addFetchFlags, fetchOptionsFrom, readSeeds } from './crawl.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 
 function cycleFlags(cmd: Command): Command {
-  return cmd
+  return addFetchFlags(cmd)
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--cycle <duration>', 'length of a cycle: the batch is planned to fit it', '1h')
-    .option('--concurrency <n>', 'requests in flight in all', '16')
-    .option('--delay <duration>', 'least time between two requests to one host', '1s')
-    .option('--allow-private', 'allow private, loopback and link-local addresses')
     .option('--budget <n>', 'downloads allowed per cycle: spent on the URLs most likely to have changed')
     .option('--json', 'print the result as JSON');
 }
@@ -26,7 +23,7 @@ function cycleOptions(flags: Record<string, any>) {
     dataDir: path.resolve(flags.data),
     cycleMs: parseDuration(flags.cycle, '--cycle'),
     budget: flags.budget === undefined ? undefined : parseCount(flags.budget, '--budget'),
-    crawl: { concurrency: Number(flags.concurrency), delayMs: parseDuration(flags.delay, '--delay'), allowPrivate: Boolean(flags.allowPrivate) },
+    crawl: fetchOptionsFrom(flags),
   };
 }
 
