@@ -191,6 +191,24 @@ describe('the CLI: add, run, stats', () => {
     for (const q of sent) expect(q.headers['user-agent']).toBe('cycle-test/1.0');
   });
 
+  it('due makes monitored URLs due now, so the next run fetches them before their time', async () => {
+    const dataDir = tempDir();
+    await cli(['add', server.urlOf('a'), '--data', dataDir]);
+    expect((await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0'])).code).toBe(0);
+    const fetches = () => crawlLog(dataDir).length;
+    expect(fetches()).toBe(1);
+    // Scheduled days ahead: a second run fetches nothing.
+    await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0']);
+    expect(fetches()).toBe(1);
+    const due = await cli(['due', '--data', dataDir, '--host', hostOf(server.urlOf('a')), '--json']);
+    expect(due.code, due.err).toBe(0);
+    expect(JSON.parse(due.out).due).toBe(1);
+    await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0']);
+    expect(fetches()).toBe(2);
+    expect((await cli(['due', '--data', dataDir])).code).toBe(64); // which URLs? it says
+    expect(JSON.parse((await cli(['due', '--data', dataDir, '--url', 'http://elsewhere.example/', '--json'])).out).due).toBe(0);
+  });
+
   it('daemon runs cycles at fixed intervals and logs each one', async () => {
     const dataDir = tempDir();
     await cli(['add', server.urlOf('a'), '--data', dataDir]);

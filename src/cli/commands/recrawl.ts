@@ -5,7 +5,8 @@ import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
-import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
+import type { DueSelection } from '../../store/types.ts';
+import { formatDuration, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { addFetchFlags, fetchOptionsFrom, readSeeds } from './crawl.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 
@@ -59,6 +60,31 @@ export function register(program: Command): void {
       const added = await withStore(path.resolve(flags.data), flags.db, (store) => store.addDocuments(docs, { monitored: true, strategy: flags.strategy, nextFetch: Date.now() }));
       if (flags.json) process.stdout.write(JSON.stringify({ urls: docs.length, added, strategy: flags.strategy }) + '\n');
       else process.stdout.write(`monitoring ${docs.length} URLs (${added} new) with strategy ${flags.strategy}; run \`datamonitor run --data ${flags.data}\` for a cycle\n`);
+    });
+
+  program
+    .command('due')
+    .description('make monitored URLs due now: the next `run` fetches them whatever their strategy said (to test a strategy, or after a known change)')
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://…')
+    .option('--url <url>', 'this monitored URL')
+    .option('--host <host>', 'every monitored URL of this host (host[:port])')
+    .option('--all', 'every monitored URL')
+    .option('--json', 'print the result as JSON')
+    .action(async (flags) => {
+      const chosen = [flags.url, flags.host, flags.all].filter((v) => v !== undefined).length;
+      if (chosen !== 1) throw new UserError('say which URLs: exactly one of --url URL, --host HOST or --all');
+      let select: DueSelection;
+      if (flags.url !== undefined) {
+        const url = normalizeUrl(flags.url);
+        if (!url) throw new UserError(`--url '${flags.url}' is not an http(s) URL`);
+        select = { url };
+      } else if (flags.host !== undefined) select = { host: String(flags.host).toLowerCase() };
+      else select = { all: true };
+      const now = Date.now();
+      const due = await withStore(path.resolve(flags.data), flags.db, (store) => store.makeDue(select, now), { mustExist: true });
+      if (flags.json) process.stdout.write(JSON.stringify({ due, at: new Date(now).toISOString() }) + '\n');
+      else process.stdout.write(`${plural(due, 'monitored URL')} due now${due === 0 ? ' (nothing monitored matches: see `datamonitor stats`)' : `; \`datamonitor run --data ${flags.data}\` fetches ${due === 1 ? 'it' : 'them'}`}\n`);
     });
 
   cycleFlags(program.command('run').description('one cycle: schedule, plan, download, archive, re-schedule')).action(async (flags) => {
