@@ -1,14 +1,18 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { commands } from './commands/index.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
+import { EXIT } from '../util/exit-codes.ts';
+import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
 
 export function buildProgram(): Command {
   const program = new Command('datamonitor')
     .description('Capture, archive and query the changing Web of Data')
     .version(VERSION)
     .showHelpAfterError('(run with --help for the options)')
+    .addOption(new Option('--progress <mode>', 'progress on stderr: a redrawn bar (default on a terminal), plain timestamped lines (default otherwise), or none').choices(PROGRESS_MODES))
     .exitOverride();
+  program.hook('preAction', () => setProgressMode(program.opts().progress as ProgressMode | undefined));
   for (const register of commands) register(program);
   return program;
 }
@@ -19,21 +23,22 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      process.exitCode = e.exitCode;
+      // --help and --version end with 0; an unknown option, a missing argument or a bad value is a usage error.
+      process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
     if (e instanceof UserError) {
       process.stderr.write(`datamonitor: ${e.message}\n`);
-      process.exitCode = 2;
+      process.exitCode = e.exitCode;
       return;
     }
     if (isStorageFailure(e)) {
       // Any command that writes (an index catch-up, a cycle's bookkeeping) can meet a full disk.
       process.stderr.write(`datamonitor: could not write to disk: ${(e as Error).message}. Free some space and run the command again.\n`);
-      process.exitCode = 74;
+      process.exitCode = EXIT.ioError;
       return;
     }
-    process.stderr.write(`datamonitor: unexpected error: ${(e as Error).stack ?? e}\n`);
-    process.exitCode = 1;
+    process.stderr.write(`datamonitor: unexpected error (a bug: please report it with this text): ${(e as Error).stack ?? e}\n`);
+    process.exitCode = EXIT.software;
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { MetadataStore } from './types.ts';
 import { SqliteStore } from './sqlite.ts';
 import { UserError } from '../util/errors.ts';
+import { EXIT } from '../util/exit-codes.ts';
 
 export type { MetadataStore } from './types.ts';
 export { ReadOnlyStoreError } from './read-only.ts';
@@ -30,7 +31,7 @@ export async function openStore(dataDir: string, db?: string, opts: OpenStoreOpt
   if (db) throw new UserError(`--db '${db}' is not a postgres:// URL; leave it out to use the embedded SQLite store in --data`);
   const file = path.join(dataDir, 'meta.sqlite');
   if (opts.readonly) {
-    if (!fs.existsSync(file)) throw new UserError(`no archive in '${dataDir}' (no meta.sqlite): crawl into it first, or give --data`);
+    if (!fs.existsSync(file)) throw new UserError(`no archive in '${dataDir}' (no meta.sqlite): crawl into it first, or give --data`, EXIT.noInput);
     return new SqliteStore(file, { readonly: true });
   }
   fs.mkdirSync(dataDir, { recursive: true });
@@ -48,7 +49,7 @@ export function archiveExists(dataDir: string, db?: string): boolean {
  */
 export async function withStore<T>(dataDir: string, db: string | undefined, fn: (store: MetadataStore) => Promise<T>, opts: { mustExist?: boolean } & OpenStoreOptions = {}): Promise<T> {
   if ((opts.mustExist || opts.readonly) && !archiveExists(dataDir, db)) {
-    throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${dataDir} URL), or give --data`);
+    throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${dataDir} URL), or give --data`, EXIT.noInput);
   }
   const store = await openStore(dataDir, db, { readonly: opts.readonly });
   await store.init();

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, LogCounts, ProgressPoint } from './types.ts';
+import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, LogCounts, ProgressPoint } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
@@ -202,6 +202,12 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     const { cols, values } = assignments(DOCUMENT_COLS, patch);
     if (cols.length === 0) return;
     await this.query(`UPDATE documents SET ${cols.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE url = $${cols.length + 1}`, [...values, url]);
+  }
+
+  async makeDue(select: DueSelection, now: number): Promise<number> {
+    const [where, arg] = dueWhere(select, 2);
+    const r = await this.query(`UPDATE documents SET next_fetch = $1 WHERE monitored = 1 AND ${where}`, [now, ...arg]);
+    return r.rowCount ?? 0;
   }
 
   async queuedDocuments(limit = 1e9): Promise<DocumentRow[]> {

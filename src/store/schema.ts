@@ -2,7 +2,7 @@
  * One schema for every backend: column lists and row mapping live here so that SQLite and
  * PostgreSQL read and write the same shapes.
  */
-import type { CrawlLogEntry, CycleRow, DocumentRow, HostRow } from './types.ts';
+import type { CrawlLogEntry, CycleRow, DocumentRow, DueSelection, HostRow } from './types.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -105,4 +105,12 @@ export function assignments<R>(cols: readonly Col<R>[], patch: Partial<R>): { co
     values.push(encode(patch[key], kind));
   }
   return { cols: out, values };
+}
+
+/** The WHERE clause of `makeDue` for both backends (`?` for SQLite, `$n` for PostgreSQL from `param`). */
+export function dueWhere(select: DueSelection, param?: number): [string, string[]] {
+  const p = param === undefined ? '?' : `$${param}`;
+  if ('url' in select) return [`url = ${p}`, [select.url]];
+  if ('host' in select) return [`host = ${p}`, [select.host]];
+  return ['1 = 1', []];
 }

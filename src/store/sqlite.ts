@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, HostRow, LogCounts, ProgressPoint, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, fromRow, toValues } from './schema.ts';
+import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, LogCounts, ProgressPoint, MetadataStore } from './types.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, toValues } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 
@@ -157,6 +157,12 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     if (cols.length === 0) return;
     this.write('updateDocument');
     this.stmt(`UPDATE documents SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE url = ?`).run(...values, url);
+  }
+
+  async makeDue(select: DueSelection, now: number): Promise<number> {
+    this.write('makeDue');
+    const [where, arg] = dueWhere(select);
+    return this.stmt(`UPDATE documents SET next_fetch = ? WHERE monitored = 1 AND ${where}`).run(now, ...arg).changes;
   }
 
   async queuedDocuments(limit = 1e9): Promise<DocumentRow[]> {

@@ -61,6 +61,8 @@ export interface CrawlLogEntry {
   cycleId?: number;
 }
 
+export type DueSelection = { url: string } | { host: string } | { all: true };
+
 export interface HostRow {
   host: string;
   robotsTxt?: string;
@@ -99,6 +101,11 @@ export interface MetadataStore {
   /** Monitored documents whose nextFetch <= now, soonest first. */
   dueDocuments(now: number, limit: number): Promise<DocumentRow[]>;
   countDocuments(state?: DocumentState): Promise<number>;
+  /**
+   * Makes monitored documents due at `now` (`datamonitor due`): one URL, every URL of a host, or all.
+   * Returns how many were made due. Testing a strategy should not mean waiting a week.
+   */
+  makeDue(select: DueSelection, now: number): Promise<number>;
   /** Every known URL (to warm the seen test when a crawl resumes). */
   allDocumentUrls(): Promise<string[]>;
 

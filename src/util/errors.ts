@@ -1,6 +1,9 @@
-/** An error caused by the user's input (bad argument, missing file): shown without a stack trace. */
+/**
+ * An error caused by the user's input (bad argument, missing file): shown without a stack trace.
+ * `exitCode` is its sysexits status (src/cli/exit-codes.ts): 64 (usage) unless said otherwise.
+ */
 export class UserError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly exitCode: number = 64) {
     super(message);
     this.name = 'UserError';
   }

@@ -37,7 +37,7 @@ describe('datamonitor crawl on the command line', () => {
 
   it('says which flag is wrong', async () => {
     const r = await cli(['crawl', web.seed, '--data', tempDir(), '--seen-cache', 'fifo']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(64);
     expect(r.err).toMatch(/--seen-cache 'fifo' is not one of clock, lru, random/);
   });
 });

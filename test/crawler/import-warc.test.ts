@@ -70,7 +70,7 @@ describe('import: WARC files made elsewhere become versions of the archive', () 
     const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'query', '--data', dir, '--at', '2024-02-10', 'SELECT ?o WHERE { ?s ?p ?o }', '--json'], { encoding: 'utf8' });
     expect(JSON.parse(r.stdout).results.bindings.map((b: { o: { value: string } }) => b.o.value)).toEqual(['one']);
     const cli = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'import', '--data', dir, path.join(dir, 'nothing.warc')], { encoding: 'utf8' });
-    expect(cli.status).toBe(2);
+    expect(cli.status).toBe(66);
     expect(cli.stderr).toMatch(/is not a file: give WARC files/);
   });
 

@@ -55,7 +55,7 @@ describe('crawl-time lab', () => {
     expect(r.estimators.map((e: { name: string }) => e.name)).toEqual(['seed', 'datamonitor']);
     expect(fs.readFileSync(plot, 'utf8')).toMatch(/^<svg[\s\S]*estimate ÷ actual[\s\S]*<\/svg>\s*$/);
     const bad = await cli(['--trials', '0']);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(64);
     expect(bad.err).toMatch(/--trials must be at least 1/);
   }, 120_000);
 });

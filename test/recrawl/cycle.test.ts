@@ -173,10 +173,40 @@ describe('the CLI: add, run, stats', () => {
     const missing = path.join(tempDir(), 'nothing-here');
     for (const args of [['stats'], ['export']]) {
       const r = await cli([...args, '--data', missing]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(66);
       expect(r.err).toMatch(/no archive in .*crawl into it first/);
     }
     expect(fs.existsSync(missing)).toBe(false);
+  });
+
+  it('run takes the fetch and politeness flags that crawl takes', async () => {
+    const dataDir = tempDir();
+    await cli(['add', server.urlOf('a'), '--data', dataDir]);
+    const before = server.requests.length;
+    const r = await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0', '--user-agent', 'cycle-test/1.0', '--no-robots', '--timeout', '5s', '--per-host', '2', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const sent = server.requests.slice(before);
+    expect(sent.map((q) => q.path)).not.toContain('/robots.txt');
+    expect(sent.length).toBeGreaterThan(0);
+    for (const q of sent) expect(q.headers['user-agent']).toBe('cycle-test/1.0');
+  });
+
+  it('due makes monitored URLs due now, so the next run fetches them before their time', async () => {
+    const dataDir = tempDir();
+    await cli(['add', server.urlOf('a'), '--data', dataDir]);
+    expect((await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0'])).code).toBe(0);
+    const fetches = () => crawlLog(dataDir).length;
+    expect(fetches()).toBe(1);
+    // Scheduled days ahead: a second run fetches nothing.
+    await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0']);
+    expect(fetches()).toBe(1);
+    const due = await cli(['due', '--data', dataDir, '--host', hostOf(server.urlOf('a')), '--json']);
+    expect(due.code, due.err).toBe(0);
+    expect(JSON.parse(due.out).due).toBe(1);
+    await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0']);
+    expect(fetches()).toBe(2);
+    expect((await cli(['due', '--data', dataDir])).code).toBe(64); // which URLs? it says
+    expect(JSON.parse((await cli(['due', '--data', dataDir, '--url', 'http://elsewhere.example/', '--json'])).out).due).toBe(0);
   });
 
   it('daemon runs cycles at fixed intervals and logs each one', async () => {
@@ -188,6 +218,25 @@ describe('the CLI: add, run, stats', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2000); // three slots, one second apart
     expect(d.err.match(/cycle \d+ done/g)).toHaveLength(3);
     expect(crawlLog(dataDir)).toHaveLength(1); // fetched once, then scheduled days ahead
+  });
+});
+
+describe('the daemon under a service manager', () => {
+  it('ends within 3 s of SIGTERM while it waits for its next slot, with status 0', async () => {
+    const dataDir = tempDir();
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'daemon', '--data', dataDir, '--every', '1h', '--allow-private']);
+    let err = '';
+    p.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+    // The first cycle (nothing due) runs at once; then the daemon sleeps towards the next hour.
+    for (let i = 0; i < 600 && !/cycle (\d+ done|skipped)/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(err).toMatch(/cycle (\d+ done|skipped)/);
+    const t0 = Date.now();
+    p.kill('SIGTERM');
+    const code = await exited;
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(code).toBe(0);
+    expect(err).toMatch(/stopped/);
   });
 });
 

@@ -141,7 +141,7 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
       await served.stop();
     }
     const empty = spawnSync(process.execPath, [bin, 'serve', '--data', tempDir('dm-empty-'), '--port', '0'], { encoding: 'utf8' });
-    expect(empty.status).toBe(2);
+    expect(empty.status).toBe(66);
     expect(empty.stderr).toMatch(/no archive in .*crawl into it first/);
   });
 });

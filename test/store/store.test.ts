@@ -150,6 +150,20 @@ for (const backend of backends) {
       expect(await s.dueDocuments(T0 - 501, 10)).toEqual([]);
     });
 
+    it('makeDue makes monitored documents due by URL, by host or all, and leaves the others alone', async () => {
+      await s.addDocuments([{ url: 'http://a.example/1', host: 'a.example', depth: 0 }, { url: 'http://a.example/2', host: 'a.example', depth: 0 }], { monitored: true, nextFetch: T0 + 9e6 });
+      await s.addDocuments([{ url: 'http://b.example/1', host: 'b.example', depth: 0 }], { monitored: true, nextFetch: T0 + 9e6 });
+      await s.addDocuments([{ url: 'http://b.example/crawled-once', host: 'b.example', depth: 0 }]);
+      const due = async () => (await s.dueDocuments(T0, 10)).map((d) => d.url).sort();
+      expect(await s.makeDue({ url: 'http://a.example/2' }, T0)).toBe(1);
+      expect(await due()).toEqual(['http://a.example/2']);
+      expect(await s.makeDue({ host: 'b.example' }, T0)).toBe(1); // the unmonitored one is not made due
+      expect(await due()).toEqual(['http://a.example/2', 'http://b.example/1']);
+      expect(await s.makeDue({ all: true }, T0)).toBe(3);
+      expect(await due()).toEqual(['http://a.example/1', 'http://a.example/2', 'http://b.example/1']);
+      expect(await s.makeDue({ url: 'http://nowhere.example/' }, T0)).toBe(0);
+    });
+
     it('appendLog gives increasing ids; log reads in id order with sinceId, limit and url; optional fields round-trip', async () => {
       const full = logEntry({
         url: 'http://a.example/x', finalUrl: 'http://a.example/x/', headers: [['Content-Type', 'text/turtle'], ['X-Ünï', 'a, b']],

@@ -7,15 +7,32 @@ import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
 import { describeDeferred } from '../../frontier/politeness.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
-export const STORAGE_EXIT_CODE = 74;
+export const STORAGE_EXIT_CODE = EXIT.ioError;
+
+/** How to fetch: politeness, safety and identity. Shared by every command that fetches (`crawl`, `demo`, `worker`, `run`, `daemon`). */
+export function addFetchFlags(cmd: Command): Command {
+  return cmd
+    .option('--delay <duration>', 'least time between two requests to one host', '1s')
+    .option('--per-host <n>', 'requests in flight per host', '1')
+    .option('--concurrency <n>', 'requests in flight in all', '16')
+    .option('--timeout <duration>', 'connect/header timeout (the whole request gets twice this)', '30s')
+    .option('--max-body <size>', 'largest body kept; longer ones are truncated and marked', '10MiB')
+    .option('--user-agent <ua>', 'User-Agent header (default: datamonitor/<version> with --contact)')
+    .option('--contact <url>', 'contact URL or e-mail put in the User-Agent')
+    .option('--no-robots', 'ignore robots.txt (only for your own sites)')
+    .option('--allow-private', 'allow private, loopback and link-local addresses')
+    .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
+    .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect);
+}
 
 /** The crawl flags, shared by `crawl`, `demo` and `worker`. */
 export function addCrawlFlags(cmd: Command): Command {
-  return cmd
+  return addFetchFlags(cmd)
     .option('--data <dir>', 'data directory (metadata store and WARC files)', 'data')
     .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data)')
     .option('--depth <n>', 'hops from the seeds', '3')
@@ -27,20 +44,9 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--max-bytes <size>', 'stop after downloading this much, e.g. 500MiB')
     .option('--max-triples <n>', 'stop after extracting this many triples')
     .option('--max-time <duration>', 'stop after this long, e.g. 10m')
-    .option('--delay <duration>', 'least time between two requests to one host', '1s')
-    .option('--per-host <n>', 'requests in flight per host', '1')
-    .option('--concurrency <n>', 'requests in flight in all', '16')
-    .option('--timeout <duration>', 'connect/header timeout (the whole request gets twice this)', '30s')
-    .option('--max-body <size>', 'largest body kept; longer ones are truncated and marked', '10MiB')
-    .option('--user-agent <ua>', 'User-Agent header (default: datamonitor/<version> with --contact)')
-    .option('--contact <url>', 'contact URL or e-mail put in the User-Agent')
-    .option('--no-robots', 'ignore robots.txt (only for your own sites)')
     .option('--no-vocabularies', 'do not fetch the vocabularies the data uses')
     .option('--sitemaps', "also crawl the URLs the seeds' sitemaps list (robots.txt Sitemap: lines, else /sitemap.xml)")
     .option('--sitemap <url>', 'read this sitemap (or sitemap index) and crawl the URLs it lists (repeatable)', collect)
-    .option('--allow-private', 'allow private, loopback and link-local addresses')
-    .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
-    .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
     .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random', 'bfs')
     .option('--query <words>', 'the driving query of --order similarity')
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
@@ -81,11 +87,30 @@ function seenPolicy(p: string | undefined): CrawlOptions['seenCache'] {
   return p as CrawlOptions['seenCache'];
 }
 
+const opt = <T>(v: unknown, f: (s: string) => T): T | undefined => (v === undefined ? undefined : f(String(v)));
+
+/** Fetch flags → the politeness and fetching part of CrawlOptions. */
+export function fetchOptionsFrom(flags: Record<string, any>): Partial<CrawlOptions> {
+  return {
+    delayMs: opt(flags.delay, (s) => parseDuration(s, '--delay')),
+    perHost: opt(flags.perHost, (s) => parseCount(s, '--per-host')),
+    concurrency: opt(flags.concurrency, (s) => parseCount(s, '--concurrency')),
+    timeoutMs: opt(flags.timeout, (s) => parseDuration(s, '--timeout')),
+    maxBodyBytes: opt(flags.maxBody, (s) => parseBytes(s, '--max-body')),
+    userAgent: flags.userAgent,
+    contact: flags.contact,
+    robots: flags.robots,
+    allowPrivate: flags.allowPrivate,
+    proxy: flags.proxy,
+    resolve: parseResolve(flags.resolve),
+  };
+}
+
 /** Flags → CrawlOptions (everything validated, with errors that name the flag). */
 export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string[]): Promise<CrawlOptions> {
-  const opt = <T>(v: unknown, f: (s: string) => T): T | undefined => (v === undefined ? undefined : f(String(v)));
   return {
     seeds,
+    ...fetchOptionsFrom(flags),
     dataDir: path.resolve(flags.data),
     store: flags.db ? await openStore(path.resolve(flags.data), flags.db) : undefined,
     depth: opt(flags.depth, (s) => parseCount(s, '--depth')),
@@ -100,17 +125,6 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     maxBytes: opt(flags.maxBytes, (s) => parseBytes(s, '--max-bytes')),
     maxTriples: opt(flags.maxTriples, (s) => parseCount(s, '--max-triples')),
     maxTimeMs: opt(flags.maxTime, (s) => parseDuration(s, '--max-time')),
-    delayMs: opt(flags.delay, (s) => parseDuration(s, '--delay')),
-    perHost: opt(flags.perHost, (s) => parseCount(s, '--per-host')),
-    concurrency: opt(flags.concurrency, (s) => parseCount(s, '--concurrency')),
-    timeoutMs: opt(flags.timeout, (s) => parseDuration(s, '--timeout')),
-    maxBodyBytes: opt(flags.maxBody, (s) => parseBytes(s, '--max-body')),
-    userAgent: flags.userAgent,
-    contact: flags.contact,
-    robots: flags.robots,
-    allowPrivate: flags.allowPrivate,
-    proxy: flags.proxy,
-    resolve: parseResolve(flags.resolve),
     traceOut: flags.traceOut,
     order: flags.order,
     seenCache: seenPolicy(flags.seenCache),

@@ -7,6 +7,7 @@ import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';
 import { plural } from '../../util/units.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 export function register(program: Command): void {
   program
@@ -17,7 +18,7 @@ export function register(program: Command): void {
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--json', 'print the summary as JSON')
     .action(async (files: string[], flags: { data: string; db?: string; json?: boolean }) => {
-      for (const f of files) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) throw new UserError(`'${f}' is not a file: give WARC files (.warc or .warc.gz)`);
+      for (const f of files) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) throw new UserError(`'${f}' is not a file: give WARC files (.warc or .warc.gz)`, EXIT.noInput);
       const dataDir = path.resolve(flags.data);
       fs.mkdirSync(dataDir, { recursive: true });
       const store = await openStore(dataDir, flags.db);
@@ -29,7 +30,7 @@ export function register(program: Command): void {
         progress.done();
         await store.close();
       }
-      if (s.unreadable.length) process.exitCode = 1;
+      if (s.unreadable.length) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
         `${s.imported} of ${s.responses} responses and ${s.revisits} revisits in ${plural(s.files, 'file')} archived in ${s.seconds.toFixed(1)} s: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,

@@ -9,6 +9,7 @@ import {
 } from '../../query/index.ts';
 import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
 import { ProgressLine } from '../progress.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 export interface QueryFlags {
   data: string;
@@ -102,7 +103,7 @@ const PROGRESS_AFTER_MS = 500;
 export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
   if (!archiveExists(dir, db)) {
-    if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`);
+    if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });
     try {
       return await fn(standalone);

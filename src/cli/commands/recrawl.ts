@@ -5,17 +5,16 @@ import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
-import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
-import { readSeeds } from './crawl.ts';
+import type { DueSelection } from '../../store/types.ts';
+import { formatDuration, parseCount, parseDuration, plural } from '../../util/units.ts';
+import { addFetchFlags, fetchOptionsFrom, readSeeds } from './crawl.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 function cycleFlags(cmd: Command): Command {
-  return cmd
+  return addFetchFlags(cmd)
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--cycle <duration>', 'length of a cycle: the batch is planned to fit it', '1h')
-    .option('--concurrency <n>', 'requests in flight in all', '16')
-    .option('--delay <duration>', 'least time between two requests to one host', '1s')
-    .option('--allow-private', 'allow private, loopback and link-local addresses')
     .option('--budget <n>', 'downloads allowed per cycle: spent on the URLs most likely to have changed')
     .option('--json', 'print the result as JSON');
 }
@@ -25,7 +24,7 @@ function cycleOptions(flags: Record<string, any>) {
     dataDir: path.resolve(flags.data),
     cycleMs: parseDuration(flags.cycle, '--cycle'),
     budget: flags.budget === undefined ? undefined : parseCount(flags.budget, '--budget'),
-    crawl: { concurrency: Number(flags.concurrency), delayMs: parseDuration(flags.delay, '--delay'), allowPrivate: Boolean(flags.allowPrivate) },
+    crawl: fetchOptionsFrom(flags),
   };
 }
 
@@ -63,10 +62,37 @@ export function register(program: Command): void {
       else process.stdout.write(`monitoring ${docs.length} URLs (${added} new) with strategy ${flags.strategy}; run \`datamonitor run --data ${flags.data}\` for a cycle\n`);
     });
 
+  program
+    .command('due')
+    .description('make monitored URLs due now: the next `run` fetches them whatever their strategy said (to test a strategy, or after a known change)')
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://…')
+    .option('--url <url>', 'this monitored URL')
+    .option('--host <host>', 'every monitored URL of this host (host[:port])')
+    .option('--all', 'every monitored URL')
+    .option('--json', 'print the result as JSON')
+    .action(async (flags) => {
+      const chosen = [flags.url, flags.host, flags.all].filter((v) => v !== undefined).length;
+      if (chosen !== 1) throw new UserError('say which URLs: exactly one of --url URL, --host HOST or --all');
+      let select: DueSelection;
+      if (flags.url !== undefined) {
+        const url = normalizeUrl(flags.url);
+        if (!url) throw new UserError(`--url '${flags.url}' is not an http(s) URL`);
+        select = { url };
+      } else if (flags.host !== undefined) select = { host: String(flags.host).toLowerCase() };
+      else select = { all: true };
+      const now = Date.now();
+      const due = await withStore(path.resolve(flags.data), flags.db, (store) => store.makeDue(select, now), { mustExist: true });
+      if (flags.json) process.stdout.write(JSON.stringify({ due, at: new Date(now).toISOString() }) + '\n');
+      else process.stdout.write(`${plural(due, 'monitored URL')} due now${due === 0 ? ' (nothing monitored matches: see `datamonitor stats`)' : `; \`datamonitor run --data ${flags.data}\` fetches ${due === 1 ? 'it' : 'them'}`}\n`);
+    });
+
   cycleFlags(program.command('run').description('one cycle: schedule, plan, download, archive, re-schedule')).action(async (flags) => {
     const r = await runCycle(cycleOptions(flags));
     process.stdout.write(flags.json ? JSON.stringify(r, null, 2) + '\n' : describe(r) + '\n');
-    if (r.status === 'failed') process.exitCode = 1;
+    // A cycle skipped because another holds the lock is a try-again-later, not a success.
+    if (r.status === 'failed') process.exitCode = EXIT.problems;
+    else if (r.status === 'skipped') process.exitCode = EXIT.tempFail;
   });
 
   cycleFlags(program.command('daemon').description('run cycles at fixed intervals; a cycle never overlaps the previous one'))
@@ -76,25 +102,45 @@ export function register(program: Command): void {
       const every = parseDuration(flags.every, '--every');
       const limit = flags.cycles === undefined ? Infinity : Number(flags.cycles);
       const log = (s: string) => process.stderr.write(`${new Date().toISOString()} ${s}\n`);
-      let stop = false;
+      // A service manager sends SIGTERM and waits a few seconds before SIGKILL: the daemon must not
+      // sleep through it until its next slot. The first signal ends the wait at once, or lets a
+      // cycle in progress archive its fetches in flight and start no new one; a second aborts them.
+      const stopping = new AbortController();
+      const aborting = new AbortController();
       const onSignal = () => {
-        stop = true;
-        log('stopping after this cycle');
+        if (!stopping.signal.aborted) {
+          stopping.abort();
+          log('stopping: fetches in flight finish and are archived (signal again to abort them)');
+        } else if (!aborting.signal.aborted) {
+          aborting.abort();
+          log('aborting the fetches in flight');
+        }
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      const until = (at: number) =>
+        new Promise<void>((resolve) => {
+          const done = () => (clearTimeout(timer), resolve());
+          const timer = setTimeout(done, Math.max(0, at - Date.now()));
+          stopping.signal.addEventListener('abort', done, { once: true });
+        });
+      log(`daemon started: a cycle every ${formatDuration(every)} (SIGTERM or Ctrl-C stops it)`);
       const t0 = Date.now();
-      for (let k = 0; k < limit && !stop; k++) {
+      for (let k = 0; k < limit && !stopping.signal.aborted; k++) {
         const slot = t0 + k * every;
         if (Date.now() > slot + every) {
           log(`cycle slot ${k} skipped: the previous cycle ran past it`);
           continue;
         }
-        await new Promise((r) => setTimeout(r, Math.max(0, slot - Date.now())));
-        if (stop) break;
-        const r = await runCycle(cycleOptions(flags)).catch((e) => ({ status: 'failed', note: (e as Error).message }) as CycleResult);
+        await until(slot);
+        if (stopping.signal.aborted) break;
+        const opts = cycleOptions(flags);
+        const r = await runCycle({ ...opts, crawl: { ...opts.crawl, drain: stopping.signal, signal: aborting.signal } }).catch(
+          (e) => ({ status: 'failed', note: (e as Error).message }) as CycleResult,
+        );
         log(flags.json ? JSON.stringify(r) : describe(r));
       }
+      if (stopping.signal.aborted) log('stopped');
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     });

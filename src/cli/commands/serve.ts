@@ -6,6 +6,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
 import { archiveExists } from '../../store/index.ts';
 import { startServer } from '../../server/index.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 interface ServeFlags {
   data: string;
@@ -31,7 +32,7 @@ export function register(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const dataDir = path.resolve(flags.data);
       if (!archiveExists(dataDir, flags.db)) {
-        throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${flags.data} URL), or give --data`);
+        throw new UserError(`no archive in '${dataDir}': crawl into it first (datamonitor crawl --data ${flags.data} URL), or give --data`, EXIT.noInput);
       }
       if (flags.lab && !fs.existsSync(flags.lab)) throw new UserError(`--lab '${flags.lab}' does not exist: write it with datamonitor lab recrawl --json > FILE.json`);
       const port = flags.port === '0' ? 0 : parseCount(flags.port, '--port');

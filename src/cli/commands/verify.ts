@@ -5,6 +5,7 @@ import { withStore } from '../../store/index.ts';
 import { verifyArchive } from '../../archive/verify.ts';
 import { ProgressLine } from '../progress.ts';
 import { plural } from '../../util/units.ts';
+import { EXIT } from '../../util/exit-codes.ts';
 
 export function register(program: Command): void {
   program
@@ -18,7 +19,7 @@ export function register(program: Command): void {
       const progress = new ProgressLine();
       const r = await withStore(dataDir, flags.db, (store) => verifyArchive(dataDir, store, { onProgress: (n) => progress.update(`verifying: ${n} log entries read`) }), { mustExist: true, readonly: true });
       progress.done();
-      if (r.problemCount > 0) process.exitCode = 1;
+      if (r.problemCount > 0) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify(r, null, 2) + '\n');
       const lines = [`${r.records} WARC records of ${r.entries} crawl-log entries checked in ${r.seconds.toFixed(1)} s: ${r.problemCount === 0 ? 'all intact' : `${plural(r.problemCount, 'problem')}`}`];
       for (const p of r.problems) lines.push(`  ${p.kind}: ${p.url} at ${new Date(p.time).toISOString()} (${p.file}@${p.offset}): ${p.detail}`);
