@@ -314,6 +314,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         const verdict = await robots.check(e.url);
         if ('deferUntil' in verdict) {
           // The robots cache bounds its own tries (then `unavailable`): the URL waits without using a retry.
+          // A wait the frontier would refuse must not requeue it, or it would come straight back.
+          if (!queues.acceptsWait(verdict.deferUntil.getTime(), Date.now())) return await robotsFate(e, { unavailable: true, reason: verdict.reason });
           notBefore = verdict.deferUntil.getTime();
           waitReason = verdict.reason;
           queues.push(e);
