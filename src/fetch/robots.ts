@@ -86,6 +86,14 @@ interface Entry {
 
 const HOUR = 3_600_000;
 
+/**
+ * Errors after which no page of the origin can be fetched either (a name that does not resolve, a
+ * port that refuses, a TLS handshake that fails, an address we refuse): the page fetch is let through
+ * to fail at once with its own reason, and the origin's failure count ends it, instead of deferring the
+ * origin for minutes. Strings, so a fetcher that knows more codes (e.g. 'tls') plugs in unchanged.
+ */
+const NO_SERVICE: ReadonlySet<string> = new Set(['blocked-address', 'bad-url', 'aborted', 'dns', 'connect', 'tls']);
+
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
@@ -203,23 +211,16 @@ export class RobotsCache {
     const { response, error } = outcome;
     if (response && response.status !== 429 && response.status < 500) this.failures.delete(origin);
     if (!response) {
-      switch (error?.code) {
-        case 'too-many-redirects':
-        case 'redirect-loop':
-          this.failures.delete(origin);
-          return allowAll(0, this.errorTtlMs); // RFC 9309 2.3.1.2: may be treated as unavailable
-        case 'blocked-address':
-        case 'bad-url':
-        case 'aborted':
-        // A name that does not resolve or a port that refuses: no page can be fetched either, so
-        // let the page fetch fail at once with that reason instead of deferring the host for minutes.
-        case 'dns':
-        case 'connect':
-          this.failures.delete(origin);
-          return allowAll(0, 0);
-        default:
-          return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);
+      const code: string = error?.code ?? '';
+      if (code === 'too-many-redirects' || code === 'redirect-loop') {
+        this.failures.delete(origin);
+        return allowAll(0, this.errorTtlMs); // RFC 9309 2.3.1.2: may be treated as unavailable
       }
+      if (NO_SERVICE.has(code)) {
+        this.failures.delete(origin);
+        return allowAll(0, 0);
+      }
+      return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);
     }
     const status = response.status;
     if (status === 429 || status >= 500) {

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHttpFetcher, staticLookup, buildUserAgent, RobotsCache, type Fetcher } from '../../src/fetch/index.ts';
-import { startServer, type TestServer } from './server.ts';
+import { closedPort, startServer, type TestServer } from './server.ts';
 
 const UA = buildUserAgent('https://example.test/crawler');
 
@@ -235,6 +235,13 @@ describe('RobotsCache', () => {
       [`broken.example.test:${server.port}`, 500, ''],
     ]);
     expect(robots.get(url('everyone.example.test', '/zzz'))).toMatchObject({ status: 200 });
+  });
+
+  it('a refused connection is not deferred: the page fetch is let through to fail with its own reason, and nothing is cached', async () => {
+    const dead = await closedPort();
+    const robots = new RobotsCache(fetcher, { userAgent: UA });
+    expect(await robots.check(`http://127.0.0.1:${dead}/x`)).toEqual({ allowed: true });
+    expect(robots.peek(`http://127.0.0.1:${dead}/x`)).toBeUndefined();
   });
 
   it('never blocks /robots.txt itself and does not crash on a bad URL', async () => {
