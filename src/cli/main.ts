@@ -4,6 +4,7 @@ import { UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
+import { applyConfig, findConfigFile, readConfigFile } from './config.ts';
 
 export function buildProgram(): Command {
   const program = new Command('datamonitor')
@@ -11,8 +12,13 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError('(run with --help for the options)')
     .addOption(new Option('--progress <mode>', 'progress on stderr: a redrawn bar (default on a terminal), plain timestamped lines (default otherwise), or none').choices(PROGRESS_MODES))
+    .option('--config <file>', 'settings used every time (JSON: flag names to values); default $DATAMONITOR_CONFIG, else ./datamonitor.json if present')
     .exitOverride();
-  program.hook('preAction', () => setProgressMode(program.opts().progress as ProgressMode | undefined));
+  program.hook('preAction', (_program, action) => {
+    setProgressMode(program.opts().progress as ProgressMode | undefined);
+    const file = findConfigFile(program.opts().config as string | undefined);
+    if (file) applyConfig(program, action, readConfigFile(file));
+  });
   for (const register of commands) register(program);
   return program;
 }

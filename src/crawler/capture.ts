@@ -6,7 +6,7 @@ import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import { canonicalize, type CanonicalMethod } from '../archive/canonical.ts';
 import { extract } from '../extract/registry.ts';
-import { linksFromQuads } from '../extract/links.ts';
+import { documentLinks } from '../extract/links.ts';
 import { mimeAccepted } from '../frontier/filters.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 
@@ -114,7 +114,8 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     Object.defineProperty(doc, 'text', { enumerable: true, get: () => result.text }); // folded only if read
     if (r.truncated) doc.diagnostics.push({ level: 'warning', message: 'body truncated at the size limit: triples may be missing' });
     if (!result.robots?.noindex) doc.quads = result.quads;
-    if (!result.robots?.nofollow) doc.links = [...linksFromQuads(doc.quads), ...result.links];
+    // Nofollow links stay in the list, marked: the crawl records them and follows none of them.
+    doc.links = documentLinks(result);
     const canon = await canonicalize(doc.quads);
     doc.graphHash = canon.hash;
     doc.canonical = canon.method;

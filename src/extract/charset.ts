@@ -1,4 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
+import { replacedBytesDiagnostic } from './diagnostics.ts';
+import type { Diagnostic } from './types.ts';
 
 /**
  * Labels that browsers decode as another encoding (the WHATWG Encoding Standard): an ISO-8859-1 page
@@ -29,10 +32,33 @@ export function normaliseCharset(label: string | undefined): string | undefined 
   return iconv.encodingExists(name) ? name : undefined;
 }
 
-/** Bytes to text in a normalised encoding; TextDecoder is the fast path for UTF-8 (no copy through iconv's tables). */
-export function decodeWith(body: Uint8Array, encoding: string): string {
-  if (encoding === 'utf-8') return new TextDecoder('utf-8').decode(body);
+/**
+ * Bytes to text in a normalised encoding; TextDecoder is the fast path for UTF-8 (no copy through iconv's tables).
+ * Invalid UTF-8 becomes U+FFFD; with `diagnostics`, how many sequences were replaced is said there, so
+ * that a user knows the literals are not what the bytes said.
+ */
+export function decodeWith(body: Uint8Array, encoding: string, diagnostics?: Diagnostic[]): string {
+  if (encoding === 'utf-8') {
+    const text = new TextDecoder('utf-8').decode(body);
+    // isUtf8 is one SIMD pass: valid documents (nearly all) pay nothing more.
+    if (diagnostics && !isUtf8(body)) {
+      const replaced = countReplaced(text, body);
+      if (replaced > 0) diagnostics.push(replacedBytesDiagnostic(replaced));
+    }
+    return text;
+  }
   return iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.length), encoding);
+}
+
+/** U+FFFD in the text that were not U+FFFD (EF BF BD) in the bytes: the sequences the decoder replaced. */
+function countReplaced(text: string, body: Uint8Array): number {
+  let inText = 0;
+  for (let i = text.indexOf('\uFFFD'); i >= 0; i = text.indexOf('\uFFFD', i + 1)) inText++;
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.length);
+  const marker = Buffer.from([0xef, 0xbf, 0xbd]);
+  let inBytes = 0;
+  for (let i = bytes.indexOf(marker); i >= 0; i = bytes.indexOf(marker, i + 3)) inBytes++;
+  return inText - inBytes;
 }
 
 /** The encoding declared in an XML declaration (`<?xml version="1.0" encoding="..."?>`), if any. */
@@ -46,11 +72,12 @@ export function xmlDeclaredEncoding(body: Uint8Array): string | undefined {
 /**
  * Decodes a document body to text. Precedence (as browsers do): a byte order mark, then the
  * charset given (from HTTP or a format's own declaration), then UTF-8. Unknown charsets fall
- * back to UTF-8; undecodable bytes become U+FFFD, never an exception. The BOM is removed.
+ * back to UTF-8; undecodable bytes become U+FFFD, never an exception (counted in `diagnostics`
+ * when given). The BOM is removed.
  */
-export function decodeText(body: Uint8Array, charset?: string): string {
+export function decodeText(body: Uint8Array, charset?: string, diagnostics?: Diagnostic[]): string {
   const bom = bomEncoding(body);
-  if (bom) return decodeWith(body.subarray(bom.length), bom.encoding);
-  const text = decodeWith(body, normaliseCharset(charset) ?? 'utf-8');
+  if (bom) return decodeWith(body.subarray(bom.length), bom.encoding, diagnostics);
+  const text = decodeWith(body, normaliseCharset(charset) ?? 'utf-8', diagnostics);
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

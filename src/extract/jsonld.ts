@@ -1,7 +1,7 @@
 import { JsonLdParser } from 'jsonld-streaming-parser';
 import type { Quad } from '@rdfjs/types';
 import { decodeText } from './charset.ts';
-import { abortedDiagnostic, errorDiagnostic, quadLimitDiagnostic } from './diagnostics.ts';
+import { abortedDiagnostic, errorDiagnostic, inFormat, quadLimitDiagnostic } from './diagnostics.ts';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
 
 export const JSONLD_LIMITS = {
@@ -33,6 +33,100 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
   return false;
+}
+
+/** Where JSON text breaks the JSON grammar (RFC 8259) and what was expected there. */
+export interface JsonSyntaxError {
+  message: string;
+  line: number;
+}
+
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+class JsonGrammarError extends Error {}
+
+/**
+ * Checks JSON text against the grammar. The streaming JSON-LD parser accepts what JSON does not
+ * (a trailing comma, two documents in a row, `01`) and says nothing of an empty or cut-off literal,
+ * so a broken document would pass without a word. Call after jsonDepthExceeds: recursion is bounded by it.
+ */
+export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  let i = 0;
+  const n = text.length;
+  const expected = (what: string): never => {
+    const found = i >= n ? 'the end of the document' : JSON.stringify(text.slice(i, i + 10));
+    throw new JsonGrammarError(`expected ${what}, found ${found}`);
+  };
+  const space = (): void => {
+    for (let c = text.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++i));
+  };
+  const string = (): void => {
+    for (i++; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) return void i++;
+      if (c < 0x20) expected('no control character inside a string');
+      if (c === 0x5c) {
+        const e = text[++i];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) expected('four hex digits after \\u');
+          i += 4;
+        } else if (e === undefined || !'"\\/bfnrt'.includes(e)) expected('an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)');
+      }
+    }
+    expected('the closing quote of a string');
+  };
+  const members = (close: number, member: () => void, what: string): void => {
+    i++;
+    space();
+    if (text.charCodeAt(i) === close) return void i++;
+    for (;;) {
+      member();
+      space();
+      const c = text.charCodeAt(i);
+      if (c === 0x2c) {
+        i++;
+        space();
+        continue;
+      }
+      if (c === close) return void i++;
+      expected(what);
+    }
+  };
+  const value = (): void => {
+    space();
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) {
+      return members(0x7d, () => {
+        if (text.charCodeAt(i) !== 0x22) expected('a "quoted" member name');
+        string();
+        space();
+        if (text.charCodeAt(i) !== 0x3a) expected("':' after a member name");
+        i++;
+        value();
+      }, "',' or '}'");
+    }
+    if (c === 0x5b) return members(0x5d, value, "',' or ']'");
+    if (c === 0x22) return string();
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      JSON_NUMBER.lastIndex = i;
+      if (!JSON_NUMBER.test(text)) expected('a number');
+      i = JSON_NUMBER.lastIndex;
+      return;
+    }
+    for (const word of ['true', 'false', 'null']) if (text.startsWith(word, i)) return void (i += word.length);
+    expected('a value');
+  };
+  try {
+    value();
+    space();
+    if (i < n) expected('the end of the document');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof JsonGrammarError)) throw error;
+    let line = 1;
+    for (let at = text.indexOf('\n'); at >= 0 && at < i; at = text.indexOf('\n', at + 1)) line++;
+    return { message: `invalid JSON at line ${line}: ${error.message}`, line };
+  }
 }
 
 interface RemoteContextLoader {
@@ -118,6 +212,7 @@ export async function parseJsonLdText(text: string, options: JsonLdParseOptions)
     diagnostics.push({ level: 'error', message: `JSON nested deeper than ${JSONLD_LIMITS.maxDepth} levels: not parsed` });
     return { quads, diagnostics };
   }
+  const invalid = jsonSyntaxError(text);
   const loader = remoteContextLoader(options.loadDocument);
   let overLimit = false;
   let done = false;
@@ -158,14 +253,19 @@ export async function parseJsonLdText(text: string, options: JsonLdParseOptions)
     }
   });
   if (overLimit) diagnostics.push(quadLimitDiagnostic(options.maxQuads));
-  return { quads, diagnostics };
+  if (!invalid) return { quads, diagnostics };
+  // The quads before the break are kept, as for every format; the parser's own word for the break
+  // ("Unexpected COMMA in state VALUE", or none) gives way to the grammar's.
+  const others = diagnostics.filter((d) => d.reason !== 'parse-error');
+  return { quads, diagnostics: [{ level: 'error', message: invalid.message, line: invalid.line, reason: 'parse-error' }, ...others] };
 }
 
 export const jsonLdExtractor: Extractor = {
   name: 'json-ld',
   mediaTypes: ['application/ld+json', 'application/activity+json'],
   async extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
-    const text = decodeText(input.body, input.charset);
+    const decoding: Diagnostic[] = [];
+    const text = decodeText(input.body, input.charset, decoding);
     const context = input.mediaType === 'application/ld+json' ? undefined : contextFromLinkHeader(input.headers['link']);
     const { quads, diagnostics } = await parseJsonLdText(text, {
       baseIRI: input.url,
@@ -174,6 +274,6 @@ export const jsonLdExtractor: Extractor = {
       signal: ctx.signal,
       context,
     });
-    return { quads, links: [], diagnostics };
+    return { quads, links: [], diagnostics: [...decoding, ...inFormat(diagnostics, 'JSON-LD')] };
   },
 };

@@ -1,7 +1,7 @@
 import { Parser } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { decodeText } from './charset.ts';
-import { abortedDiagnostic, errorDiagnostic, quadLimitDiagnostic } from './diagnostics.ts';
+import { abortedDiagnostic, errorDiagnostic, inFormat, quadLimitDiagnostic } from './diagnostics.ts';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
 
 /** The n3 parser's format names. */
@@ -66,9 +66,10 @@ function n3Extractor(name: string, format: N3Format, mediaTypes: readonly string
     mediaTypes,
     async extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
       if (ctx.signal?.aborted) return { quads: [], links: [], diagnostics: [abortedDiagnostic()] };
-      const text = decodeText(input.body, input.charset);
+      const decoding: Diagnostic[] = [];
+      const text = decodeText(input.body, input.charset, decoding);
       const { quads, diagnostics } = await parseN3Text(text, format, input.url, ctx.maxQuads);
-      return { quads, links: [], diagnostics };
+      return { quads, links: [], diagnostics: [...decoding, ...inFormat(diagnostics, format)] };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import type { Quad } from '@rdfjs/types';
 import { decodeText, xmlDeclaredEncoding } from './charset.ts';
-import { abortedDiagnostic, errorDiagnostic, quadLimitDiagnostic } from './diagnostics.ts';
+import { abortedDiagnostic, errorDiagnostic, inFormat, quadLimitDiagnostic } from './diagnostics.ts';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
 
 /**
@@ -171,8 +171,9 @@ export const rdfXmlExtractor: Extractor = {
   mediaTypes: ['application/rdf+xml', 'application/rdf', 'text/rdf'],
   async extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
     if (ctx.signal?.aborted) return { quads: [], links: [], diagnostics: [abortedDiagnostic()] };
-    const text = decodeText(input.body, input.charset ?? xmlDeclaredEncoding(input.body));
+    const decoding: Diagnostic[] = [];
+    const text = decodeText(input.body, input.charset ?? xmlDeclaredEncoding(input.body), decoding);
     const { quads, diagnostics } = parseRdfXmlText(text, input.url, ctx.maxQuads, ctx.signal);
-    return { quads, links: [], diagnostics };
+    return { quads, links: [], diagnostics: [...decoding, ...inFormat(diagnostics, 'RDF/XML')] };
   },
 };

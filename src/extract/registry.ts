@@ -2,6 +2,8 @@ import { jsonLdExtractor } from './jsonld.ts';
 import { notation3Extractor, nquadsExtractor, ntriplesExtractor, trigExtractor, turtleExtractor } from './n3.ts';
 import { rdfXmlExtractor } from './rdfxml.ts';
 import { sniffFormat, type SniffedFormat } from './sniff.ts';
+import { markNofollow } from './links.ts';
+import { xRobotsTag } from './robots.ts';
 import type { ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
 
 /** Types that say nothing about the format: the body decides. */
@@ -146,5 +148,22 @@ export async function extract(input: ExtractInput, ctx: ExtractContext): Promise
   if (sniffed && essenceOf(input.mediaType) !== mediaType) {
     result.diagnostics.unshift({ level: 'warning', message: `served as "${essenceOf(input.mediaType) || '(none)'}", parsed as ${mediaType} (sniffed)` });
   }
+  applyRobotsHeader(result, input.headers['x-robots-tag']);
   return result;
+}
+
+/** X-Robots-Tag holds for every format (a Turtle file can say nofollow), as META robots does for HTML. */
+function applyRobotsHeader(result: ExtractResult, header: string | undefined): void {
+  const asked = xRobotsTag(header);
+  if (!asked.noindex && !asked.nofollow) return;
+  const robots = { noindex: asked.noindex || (result.robots?.noindex ?? false), nofollow: asked.nofollow || (result.robots?.nofollow ?? false) };
+  if (asked.noindex && !result.robots?.noindex) {
+    result.quads = [];
+    result.diagnostics.push({ level: 'warning', message: 'X-Robots-Tag noindex: no triples kept' });
+  }
+  if (asked.nofollow && !result.robots?.nofollow) {
+    result.links = result.links.map(markNofollow);
+    result.diagnostics.push({ level: 'warning', message: 'X-Robots-Tag nofollow: no links followed' });
+  }
+  result.robots = robots;
 }

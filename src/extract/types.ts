@@ -1,4 +1,5 @@
 import type { Quad } from '@rdfjs/types';
+import type { Reason } from '../crawler/reasons.ts';
 
 /** A link found in a document: a candidate for the frontier. */
 export interface FoundLink {
@@ -9,12 +10,19 @@ export interface FoundLink {
   anchorText?: string;
   /** Words around the link (for similarity ordering). */
   context?: string;
+  /**
+   * The page asked crawlers not to follow it (rel="nofollow", META robots or X-Robots-Tag nofollow):
+   * recorded, never queued. The crawl logs such a URL with the reason `nofollow`.
+   */
+  nofollow?: boolean;
 }
 
 export interface Diagnostic {
   level: 'error' | 'warning';
   message: string;
   line?: number;
+  /** What the diagnostic means for the document's fate, in the crawl log's vocabulary (e.g. `parse-error`). */
+  reason?: Reason;
 }
 
 export interface ExtractInput {
@@ -32,8 +40,15 @@ export interface ExtractResult {
   /** Links that are not visible as IRIs in `quads` (anchors, alternates); IRIs in quads are added by the crawler. */
   links: FoundLink[];
   diagnostics: Diagnostic[];
-  /** From META robots: noindex = keep bytes, store no triples; nofollow = follow no links. */
+  /** From META robots or X-Robots-Tag: noindex = keep bytes, store no triples; nofollow = follow no links. */
   robots?: { noindex: boolean; nofollow: boolean };
+  /**
+   * Where the page's own HTML-as-triples (docs/vocabulary.md) start in `quads`: they come after the
+   * data. Their predicates are our mapping's, not the author's, so they lead to no vocabulary.
+   */
+  pageQuadsFrom?: number;
+  /** Targets the page links only with rel="nofollow": their link triples are kept, not followed. */
+  nofollowTargets?: string[];
   /** A document title, if the format has one. */
   title?: string;
   /** Plain text of the document (HTML), for similarity ordering. */

@@ -1,8 +1,47 @@
 /**
  * URL normalisation for the seen test: two spellings of one URL must meet, while triples keep the
  * exact IRIs. WHATWG URL already lower-cases scheme and host, drops default ports and resolves dot
- * segments; we add percent-encoding case, unreserved-character decoding and fragment removal.
+ * segments; we add percent-encoding case, unreserved-character decoding, fragment removal and, as
+ * Heritrix's canonicalisation rules do (StripSessionIDs, StripSessionCFIDs), session-id removal.
  */
+
+/**
+ * The longest URL the crawl will queue: 2,083 characters, Internet Explorer's limit and Heritrix's
+ * MAX_URL_LENGTH. Longer ones are almost always traps (a query string that grows on every hop).
+ */
+export const MAX_URL_LENGTH = 2083;
+
+/**
+ * Query parameters that carry a session, not a resource: a URL per visitor would make every page
+ * new again. Java (jsessionid), PHP (PHPSESSID), ASP (ASPSESSIONIDxxxxxxxx), ColdFusion (CFID,
+ * CFTOKEN) and the generic `sessionid`; names compared case-insensitively.
+ */
+const SESSION_PARAMS = /^(?:jsessionid|phpsessid|sessionid|aspsessionid[a-z]{8}|cfid|cftoken)$/i;
+/** `sid` is also an ordinary name (a station, a section): only a long opaque token is a session, as Heritrix requires. */
+const SID_PARAM = /^sid=[0-9a-z]{16,}$/i;
+/** Cheap test before a query is split: most queries have none of these. */
+const MAYBE_SESSION = /sess|sid=|cfid|cftoken/i;
+/** Java's path parameter: /shop;jsessionid=0A1B2C?x=1. */
+const JSESSIONID_PATH = /;jsessionid=[^/;?#]*/gi;
+
+function isSessionParam(part: string): boolean {
+  const eq = part.indexOf('=');
+  const name = eq < 0 ? part : part.slice(0, eq);
+  return SESSION_PARAMS.test(name) || SID_PARAM.test(part);
+}
+
+/** The query without its session-id parameters (the others keep their order and spelling). */
+function stripSessionParams(search: string): string {
+  const parts = search.slice(1).split('&');
+  const kept = parts.filter((part) => !isSessionParam(part));
+  if (kept.length === parts.length) return search;
+  return kept.length ? `?${kept.join('&')}` : '';
+}
+
+/** Too long to queue (see MAX_URL_LENGTH)? */
+export function isUrlTooLong(url: string, max = MAX_URL_LENGTH): boolean {
+  return url.length > max;
+}
 
 const PERCENT = /%([0-9a-fA-F]{2})/g;
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -27,7 +66,15 @@ export function normalizeUrl(input: string, base?: string): string | undefined {
   if (!u.hostname) return undefined;
   // URL setters re-parse the whole URL: only call them when something changes (most links need none).
   if (input.includes('#')) u.hash = ''; // an empty fragment too: 'http://h/p#' has hash '' but keeps its '#'
+  if (u.pathname.includes(';')) {
+    const path = u.pathname.replace(JSESSIONID_PATH, '');
+    if (path !== u.pathname) u.pathname = path;
+  }
   if (u.pathname.includes('%')) u.pathname = normalisePercent(u.pathname);
+  if (u.search && MAYBE_SESSION.test(u.search)) {
+    const search = stripSessionParams(u.search);
+    if (search !== u.search) u.search = search;
+  }
   if (u.search.includes('%')) u.search = normalisePercent(u.search);
   if (u.hostname.endsWith('.')) u.hostname = u.hostname.slice(0, -1);
   return u.href;

@@ -6,6 +6,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import type { ServerContext } from './context.ts';
+import { runCycle } from '../schedule/cycle.ts';
 
 function sameSecret(a: string, b: string): boolean {
   // Hash first: timingSafeEqual needs equal lengths, and the length must not leak either.
@@ -32,18 +33,6 @@ function urlsOf(body: unknown): unknown[] | undefined {
   if (body && typeof body === 'object' && Array.isArray((body as { urls?: unknown }).urls)) return (body as { urls: unknown[] }).urls;
   if (typeof body === 'string') return body.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   return undefined;
-}
-
-/** `runCycle` from src/schedule/cycle.ts when that module exists in this build (it is the lead's, in progress). */
-type RunCycle = (opts: Record<string, unknown>) => Promise<unknown>;
-async function loadRunCycle(): Promise<RunCycle | undefined> {
-  const modulePath = '../schedule/cycle.ts'; // a variable: typechecking must not require the module
-  try {
-    const mod = (await import(modulePath)) as { runCycle?: RunCycle };
-    return typeof mod.runCycle === 'function' ? mod.runCycle : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -74,8 +63,6 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   app.post('/api/cycle', async (req, reply) => {
     if (!(await authorised(ctx, req, reply))) return reply;
-    const runCycle = await loadRunCycle();
-    if (!runCycle) return reply.code(501).type('text/plain').send('re-crawl cycles are not in this build yet (src/schedule/cycle.ts runCycle): run `datamonitor crawl` meanwhile\n');
     if (cycle && !cycle.done) return reply.code(409).send({ error: 'a cycle is already running', startedAt: new Date(cycle.startedAt).toISOString() });
     const current: NonNullable<typeof cycle> = { startedAt: Date.now() };
     cycle = current;

@@ -23,9 +23,9 @@ export interface OpenStoreOptions {
  */
 export async function openStore(dataDir: string, db?: string, opts: OpenStoreOptions = {}): Promise<MetadataStore> {
   if (db && /^postgres(ql)?:\/\//.test(db)) {
-    const mod = await import('./postgres.ts').catch(() => {
-      throw new UserError('the PostgreSQL store is not available in this build');
-    });
+    // Loaded only when asked for: the embedded default should not pay for pg at start-up. A failure to
+    // load it is a broken install, said as it is, not "not available".
+    const mod = await import('./postgres.ts');
     return new mod.PostgresStore(db, { readonly: opts.readonly });
   }
   if (db) throw new UserError(`--db '${db}' is not a postgres:// URL; leave it out to use the embedded SQLite store in --data`);

@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
+import { CrawlSitemaps, MAX_SITEMAP_NESTING } from '../../src/crawler/sitemaps.ts';
 import { isSitemapXml, parseSitemap } from '../../src/extract/sitemap.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
@@ -145,5 +146,60 @@ describe('a crawl stopped before it read its sitemap', () => {
     expect(isSitemapXml(zlib.gzipSync(doc + ' '.repeat(100_000)))).toBe(true);
     expect(isSitemapXml(Buffer.from('<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>'))).toBe(false);
     expect(isSitemapXml(Buffer.from('http://h/a\nhttp://h/b\n'))).toBe(false);
+  });
+});
+
+describe('bounded sitemap discovery', () => {
+  // robots.txt names /idx/0; every index lists one page and the next index, without end (a generator
+  // gone wrong); /self lists itself and a page. Each index is 'nested' one deeper than the one before.
+  function endlessIndexes(): Promise<TestServer> {
+    let base = '';
+    const p = startServer((_req, res, url) => {
+      const xml = (body: string) => (res.writeHead(200, { 'content-type': 'application/xml' }), res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`));
+      if (url.pathname === '/robots.txt') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(`User-agent: *\nSitemap: ${base}/idx/0\nSitemap: ${base}/self\n`);
+      }
+      const index = /^\/idx\/(\d+)$/.exec(url.pathname);
+      if (index) {
+        const n = Number(index[1]);
+        return xml(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/idx/${n + 1}</loc></sitemap><sitemap><loc>${base}/map/${n}</loc></sitemap></sitemapindex>`);
+      }
+      const map = /^\/map\/(\d+)$/.exec(url.pathname);
+      if (map) return xml(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${base}/page/${map[1]}</loc></url></urlset>`);
+      if (url.pathname === '/self') return xml(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/self</loc></sitemap><sitemap><loc>${base}/map/self</loc></sitemap></sitemapindex>`);
+      if (url.pathname === '/map/self') return xml(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${base}/page/self</loc></url></urlset>`);
+      res.writeHead(200, { 'content-type': 'text/turtle' });
+      return res.end(page(base, url.pathname));
+    });
+    return p.then((s) => ((base = s.url), s));
+  }
+
+  it(`reads indexes ${MAX_SITEMAP_NESTING} deep at most, and an index that lists itself once, then the crawl ends`, async () => {
+    const site = await endlessIndexes();
+    try {
+      const summary = await crawl({ seeds: [`${site.url}/`], dataDir: tempDir(), depth: 0, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], sitemaps: true, maxTimeMs: 30_000 }).run();
+      expect(summary.stoppedBy).not.toBe('max-time');
+      // /idx/0 (nesting 0) lists /idx/1 (1), which lists /idx/2 (2): /idx/2's children would be 3 deep.
+      expect(fetched(site)).toEqual([
+        '/', '/idx/0', '/idx/1', '/idx/2', '/map/0', '/map/1', '/map/self', '/page/0', '/page/1', '/page/self', '/self',
+      ]);
+      expect(site.requests.filter((r) => r.path === '/self')).toHaveLength(1);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('says why it stopped: the index past the limit and the index that lists itself', () => {
+    const sitemaps = new CrawlSitemaps(true);
+    const index = (self: string, ...children: string[]) => Buffer.from(`<sitemapindex>${[self, ...children].map((c) => `<sitemap><loc>${c}</loc></sitemap>`).join('')}</sitemapindex>`);
+    sitemaps.ask('http://h.example/idx/0', true);
+    expect(sitemaps.read('http://h.example/idx/0', 'http://h.example/idx/0', index('http://h.example/idx/0', 'http://h.example/idx/1'), 'application/xml').diagnostics)
+      .toEqual(['the sitemap index lists itself: not read again']);
+    expect(sitemaps.nestingOf('http://h.example/idx/1')).toBe(1);
+    sitemaps.read('http://h.example/idx/1', 'http://h.example/idx/1', index('http://h.example/idx/2'), 'application/xml');
+    const deep = sitemaps.read('http://h.example/idx/2', 'http://h.example/idx/2', index('http://h.example/idx/3', 'http://h.example/idx/4'), 'application/xml');
+    expect(deep.sitemaps).toEqual([]);
+    expect(deep.diagnostics).toEqual([`sitemap index nested ${MAX_SITEMAP_NESTING + 1} deep (the limit is ${MAX_SITEMAP_NESTING}): its 2 sitemaps not read`]);
   });
 });

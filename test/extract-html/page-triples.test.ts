@@ -87,13 +87,15 @@ describe('links for the crawler', () => {
     expect(lines(r)).toContain(`<${DOC}> <${XHV}meta> <http://www.foo.com/meta.rdf>`);
   });
 
-  it('skips rel=nofollow anchors as links but keeps them as triples', async () => {
+  it('marks rel=nofollow anchors as links not to follow but keeps them as triples', async () => {
     const r = await run('<a href="/ad" rel="nofollow sponsored">ad</a><a href="/ok">ok</a>', { url: DOC });
-    expect(r.links.map((l) => l.url)).toEqual(['http://www.foo.com/ok']);
+    expect(r.links.filter((l) => !l.nofollow).map((l) => l.url)).toEqual(['http://www.foo.com/ok']);
+    expect(r.links.filter((l) => l.nofollow).map((l) => l.url)).toEqual(['http://www.foo.com/ad']);
+    expect(r.nofollowTargets).toEqual(['http://www.foo.com/ad']);
     expect(objects(r, DOC, `${DM}linksTo`)).toContain('http://www.foo.com/ad');
   });
 
-  it('META robots noindex keeps no triples, nofollow keeps no links', async () => {
+  it('META robots noindex keeps no triples, nofollow follows no links', async () => {
     const page = (content: string) => `<head><meta name="robots" content="${content}"></head><body><a href="/x">x</a><p about="#a" property="http://ex.org/p">v</p></body>`;
     const noindex = await run(page('NOINDEX,FOLLOW'));
     expect(noindex.robots).toEqual({ noindex: true, nofollow: false });
@@ -101,7 +103,7 @@ describe('links for the crawler', () => {
     expect(noindex.links).toHaveLength(1);
     const nofollow = await run(page('index, nofollow'));
     expect(nofollow.robots).toEqual({ noindex: false, nofollow: true });
-    expect(nofollow.links).toEqual([]);
+    expect(nofollow.links.map((l) => [l.url, l.nofollow])).toEqual([['http://example.org/x', true]]);
     expect(nofollow.quads.length).toBeGreaterThan(0);
     const none = await run(page('none'));
     expect(none.robots).toEqual({ noindex: true, nofollow: true });

@@ -8,8 +8,8 @@ import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plu
 import { ProgressLine } from '../progress.ts';
 import { describeDeferred } from '../../frontier/politeness.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { collect } from '../config.ts';
 
-const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
 export const STORAGE_EXIT_CODE = EXIT.ioError;

@@ -1,5 +1,6 @@
 import iconv from 'iconv-lite';
-import { bomEncoding, decodeWith, normaliseCharset, xmlDeclaredEncoding } from '../charset.ts';
+import { bomEncoding, decodeWith as decodeCounting, normaliseCharset, xmlDeclaredEncoding } from '../charset.ts';
+import type { Diagnostic } from '../types.ts';
 
 /** Where the character set of a document came from. */
 export type CharsetSource = 'bom' | 'header' | 'meta' | 'xml-declaration' | 'guess' | 'default';
@@ -32,6 +33,13 @@ function metaCharset(head: string): string | undefined {
  */
 export function decodeDocument(body: Buffer, opts: { headerCharset?: string; xml?: boolean } = {}): DecodedDocument {
   const warnings: string[] = [];
+  // Replaced invalid UTF-8 is counted into the warnings, whichever way the charset was found.
+  const decodeWith = (bytes: Uint8Array, encoding: string): string => {
+    const found: Diagnostic[] = [];
+    const text = decodeCounting(bytes, encoding, found);
+    for (const d of found) warnings.push(d.message);
+    return text;
+  };
   const bom = bomEncoding(body);
   const declaredHeader = opts.headerCharset;
   const header = normaliseCharset(declaredHeader);
@@ -61,10 +69,11 @@ function guess(body: Buffer, warnings: string[]): DecodedDocument {
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), charset: 'utf-8', source: 'default', warnings };
   } catch {
-    const lenient = new TextDecoder('utf-8').decode(body);
+    const replaced: Diagnostic[] = [];
+    const lenient = decodeCounting(body, 'utf-8', replaced);
     // Any well-formed multi-byte character means the author wrote UTF-8 and some bytes got mixed in.
     if (/[\u0080-\ufffc\ufffe\uffff]/.test(lenient)) {
-      warnings.push('invalid UTF-8 byte sequences (mixed encodings?) replaced by U+FFFD');
+      warnings.push(`${replaced[0]?.message ?? 'invalid UTF-8 byte sequences replaced by U+FFFD'} (mixed encodings?)`);
       return { text: lenient, charset: 'utf-8', source: 'guess', warnings };
     }
     warnings.push('no charset declared and the bytes are not UTF-8: decoded as windows-1252');

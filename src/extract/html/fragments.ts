@@ -96,6 +96,7 @@ export async function parseScriptIsland(text: string, format: 'jsonld' | N3Forma
 }
 
 function labelled(diagnostics: Diagnostic[], where: string): Diagnostic[] {
-  // An island's line numbers count from the island, not the page: say where instead.
+  // An island's line numbers count from the island, not the page: say where instead. No reason: one
+  // broken data block does not make the page a parse error.
   return diagnostics.map((d) => ({ level: d.level, message: `${where}: ${d.message}` }));
 }

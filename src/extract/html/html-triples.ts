@@ -4,6 +4,7 @@ import type { FoundLink } from '../types.ts';
 import type { HeaderLink } from './link-header.ts';
 import { resolveReference, type RawAnchor, type ScanResult } from './scanner.ts';
 import { DCTERMS, DM, RDF_MEDIA_TYPES, XHV, relPredicate } from './vocab.ts';
+import { isRobotsMetaName, readRobotsDirectives, type RobotsDirectives } from '../robots.ts';
 
 /**
  * The HTML of a page as triples (docs/vocabulary.md) and the links the crawler should follow.
@@ -30,7 +31,14 @@ export function xhvKey(s: string, p: string, o: string): string {
   return `${s} ${p} ${o}`;
 }
 
-export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f, quads: wanted = true }: HtmlTriplesInput): { quads: Quad[]; links: FoundLink[] } {
+export interface HtmlTriplesResult {
+  quads: Quad[];
+  links: FoundLink[];
+  /** Targets linked only with rel="nofollow": the link triples name them, the crawl must not follow them. */
+  nofollowTargets: string[];
+}
+
+export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f, quads: wanted = true }: HtmlTriplesInput): HtmlTriplesResult {
   const quads: Quad[] = [];
   const links: FoundLink[] = [];
   const doc = f.namedNode(docUrl);
@@ -49,10 +57,18 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
     add(subject, predicate, object);
   };
   const follow = new Set<string>();
-  const followLink = (url: string, kind: FoundLink['kind'], rel: string | undefined): void => {
-    if (!/^https?:/i.test(url) || follow.has(`${kind} ${url}`)) return;
-    follow.add(`${kind} ${url}`);
-    links.push(rel ? { url, kind, rel } : { url, kind });
+  // rel="nofollow" is per link: a target another link of the page leads to without it is followed.
+  const followed = new Set<string>();
+  const unfollowed = new Set<string>();
+  const followLink = (url: string, kind: FoundLink['kind'], rel: string | undefined, nofollow: boolean): void => {
+    if (!/^https?:/i.test(url)) return;
+    (nofollow ? unfollowed : followed).add(url);
+    const key = `${kind} ${nofollow} ${url}`;
+    if (follow.has(key)) return;
+    follow.add(key);
+    const link: FoundLink = rel ? { url, kind, rel } : { url, kind };
+    if (nofollow) link.nofollow = true;
+    links.push(link);
   };
   const recordType = (target: NamedNode, type: string | undefined): void => {
     if (type) add(target, `${DCTERMS}format`, literal(type));
@@ -64,12 +80,14 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
     const target = f.namedNode(url);
     const rels = tokens(link.rel);
     for (const token of rels) relation(doc, token, target);
+    // Its relation triple names the target whether or not it is followed as data: nofollow holds for it too.
+    if (/^https?:/i.test(url)) (hasNofollow(rels) ? unfollowed : followed).add(url);
     // rev: the target stands in that relation to this document (seed 003: REV="Subsection").
     for (const token of tokens(link.rev)) relation(target, token, doc);
     const type = link.type?.split(';')[0].trim().toLowerCase();
     const rdfType = type !== undefined && RDF_MEDIA_TYPES.has(type);
     if (rdfType || rels.some((r) => DESCRIPTION_RELS.has(r.toLowerCase()))) {
-      followLink(url, 'alternate', link.rel);
+      followLink(url, 'alternate', link.rel, hasNofollow(rels));
       if (rdfType) recordType(target, type);
     }
   }
@@ -83,7 +101,7 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
     const target = f.namedNode(url);
     for (const token of link.rels) relation(doc, token, target);
     if (rdfType) recordType(target, link.type);
-    followLink(url, 'header', link.rels.join(' '));
+    followLink(url, 'header', link.rels.join(' '), hasNofollow(link.rels));
   }
 
   const seenTargets = new Set<string>();
@@ -104,10 +122,20 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
       add(node, `${DM}target`, target);
       add(node, `${DM}text`, literal(anchor.text));
     }
-    if (!/^https?:/i.test(url) || tokens(anchor.rel).some((r) => r.toLowerCase() === 'nofollow')) continue;
-    links.push(new AnchorLink(url, anchor));
+    if (!/^https?:/i.test(url)) continue;
+    const nofollow = hasNofollow(tokens(anchor.rel));
+    (nofollow ? unfollowed : followed).add(url);
+    links.push(new AnchorLink(url, anchor, nofollow));
   }
-  return { quads, links };
+  const nofollowTargets = [...unfollowed].filter((url) => !followed.has(url));
+  // A nofollow link to a target that is followed anyway says nothing the crawl needs.
+  const kept = nofollowTargets.length === unfollowed.size ? links : links.filter((l) => !l.nofollow || !followed.has(l.url));
+  return { quads, links: kept, nofollowTargets };
+}
+
+/** rel="nofollow", alone or with others ("nofollow ugc", "sponsored nofollow"). */
+function hasNofollow(rels: string[]): boolean {
+  return rels.some((r) => r.toLowerCase() === 'nofollow');
 }
 
 /** A link found through an anchor; its context is the anchor's, worked out only when read. */
@@ -115,10 +143,12 @@ class AnchorLink implements FoundLink {
   readonly kind = 'anchor' as const;
   readonly anchorText: string | undefined;
   readonly rel: string | undefined;
+  nofollow?: boolean;
 
-  constructor(readonly url: string, private readonly anchor: RawAnchor) {
+  constructor(readonly url: string, private readonly anchor: RawAnchor, nofollow: boolean) {
     this.anchorText = anchor.text || undefined;
     this.rel = anchor.rel;
+    if (nofollow) this.nofollow = true;
   }
 
   get context(): string | undefined {
@@ -159,15 +189,9 @@ function metaTriples(
   }
 }
 
-/** META robots directives (noindex, nofollow, none). */
-export function robotsDirectives(scan: ScanResult): { noindex: boolean; nofollow: boolean } {
+/** META robots directives (noindex, nofollow, none), also under our own robot's name. */
+export function robotsDirectives(scan: ScanResult): RobotsDirectives {
   const robots = { noindex: false, nofollow: false };
-  for (const { name, content } of scan.metas) {
-    if (name !== 'robots') continue;
-    for (const directive of content.toLowerCase().split(/[\s,]+/)) {
-      if (directive === 'noindex' || directive === 'none') robots.noindex = true;
-      if (directive === 'nofollow' || directive === 'none') robots.nofollow = true;
-    }
-  }
+  for (const { name, content } of scan.metas) if (isRobotsMetaName(name)) readRobotsDirectives(content, robots);
   return robots;
 }

@@ -9,6 +9,7 @@ import { scanDocument } from './scanner.ts';
 import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } from './fragments.ts';
 import { htmlTriples, robotsDirectives, xhvKey } from './html-triples.ts';
 import { XHV } from './vocab.ts';
+import { markNofollow } from '../links.ts';
 
 /** How a media type is read: the RDFa host language profile and whether the markup is XML. */
 interface Host {
@@ -105,17 +106,21 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
   }
 
   const html = htmlTriples({ docUrl: input.url, scan, headerLinks: parseLinkHeader(input.headers['link']), rdfaXhvKeys, factory, quads: options.pageTriples !== false });
+  const pageQuadsFrom = quads.length;
   if (options.pageTriples !== false) for (const quad of html.quads) if (!keep(quad)) break;
   if (overLimit) diagnostics.push({ level: 'warning', message: `stopped after ${ctx.maxQuads} quads (maxQuads); the rest of the document was not kept` });
 
   const robots = robotsDirectives(scan);
   if (robots.noindex) diagnostics.push({ level: 'warning', message: 'META robots noindex: no triples kept' });
-  if (robots.nofollow) diagnostics.push({ level: 'warning', message: 'META robots nofollow: no links kept' });
+  if (robots.nofollow) diagnostics.push({ level: 'warning', message: 'META robots nofollow: no links followed' });
   const result: ExtractResult = {
     quads: robots.noindex ? [] : quads,
-    links: robots.nofollow ? [] : html.links,
+    // Kept and marked, not dropped: the crawl records why it did not follow them.
+    links: robots.nofollow ? html.links.map(markNofollow) : html.links,
     diagnostics,
     robots,
+    pageQuadsFrom,
+    nofollowTargets: html.nofollowTargets,
   };
   Object.defineProperty(result, 'text', { enumerable: true, get: () => scan.text });
   if (scan.title) result.title = scan.title;

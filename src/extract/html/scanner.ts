@@ -92,7 +92,14 @@ export const SCAN_LIMITS = {
   maxAnchorText: 300,
   /** Words of context on each side of an anchor. */
   contextWords: 10,
+  /**
+   * Links (<a>, <area>) kept per page: a real page stays far below (a long index page has a few
+   * thousand); past it is a trap or a dump, and each kept link costs a seen-test lookup and memory.
+   * Those past it are counted in a diagnostic.
+   */
   maxAnchors: 20_000,
+  /** <link> elements kept per page (the same reasoning; a page has a handful). */
+  maxLinkElements: 20_000,
   /** A <script> data block or rdf:RDF island larger than this is skipped with a diagnostic. */
   maxIslandChars: 16 * 1024 * 1024,
   maxIslands: 1_000,
@@ -260,6 +267,9 @@ class Scanner implements Partial<Handler> {
   private readonly stack: Array<ScopeFrame | undefined> = [];
   private xmlBase: string | undefined;
   private seenBase = false;
+  /** Links past SCAN_LIMITS.maxAnchors / maxLinkElements: counted, so the diagnostic can say how many. */
+  private droppedAnchors = 0;
+  private droppedLinkElements = 0;
   private hiddenDepth = 0;
   private titleDepth = -1;
   private titleText = '';
@@ -326,6 +336,8 @@ class Scanner implements Partial<Handler> {
         return text;
       },
     });
+    if (this.droppedAnchors) r.diagnostics.push({ level: 'warning', message: `${this.droppedAnchors} links (<a>, <area>) past the limit of ${SCAN_LIMITS.maxAnchors} per page dropped` });
+    if (this.droppedLinkElements) r.diagnostics.push({ level: 'warning', message: `${this.droppedLinkElements} <link> elements past the limit of ${SCAN_LIMITS.maxLinkElements} per page dropped` });
     if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
     if (this.anchor) this.closedAnchors.push({ ...this.anchor, endPart: this.textParts.length });
     for (const { anchor, startPart, endPart } of this.closedAnchors) {
@@ -424,7 +436,11 @@ class Scanner implements Partial<Handler> {
       case 'a':
       case 'area': {
         const href = attribs.href ?? attribs['xlink:href'];
-        if (href === undefined || this.anchor || this.result.anchors.length >= SCAN_LIMITS.maxAnchors) break;
+        if (href === undefined || this.anchor) break;
+        if (this.result.anchors.length >= SCAN_LIMITS.maxAnchors) {
+          this.droppedAnchors++;
+          break;
+        }
         const anchor = new RawAnchor(href, this.xmlBase, attribs.rel, lower === 'area' ? attribs.alt ?? '' : '');
         this.result.anchors.push(anchor);
         if (lower === 'a') this.anchor = { anchor, depth, startPart: this.textParts.length, endPart: -1 };
@@ -432,6 +448,10 @@ class Scanner implements Partial<Handler> {
       }
       case 'link':
         if (attribs.href !== undefined && (attribs.rel || attribs.rev)) {
+          if (this.result.linkElements.length >= SCAN_LIMITS.maxLinkElements) {
+            this.droppedLinkElements++;
+            break;
+          }
           this.result.linkElements.push({ rel: attribs.rel, rev: attribs.rev, href: attribs.href, type: attribs.type, base: this.xmlBase });
         }
         break;

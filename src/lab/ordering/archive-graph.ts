@@ -7,7 +7,7 @@ import { UserError } from '../../util/errors.ts';
 import { withStore } from '../../store/index.ts';
 import { latestResponses, replayDocument } from '../../archive/replay.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
-import { linksFromQuads } from '../../extract/links.ts';
+import { documentLinks } from '../../extract/links.ts';
 import type { RepositoryGraph, RepositoryPage } from './graph.ts';
 
 export async function loadArchiveGraph(dataDir: string): Promise<RepositoryGraph> {
@@ -20,9 +20,11 @@ export async function loadArchiveGraph(dataDir: string): Promise<RepositoryGraph
       const { url, result } = await replayDocument(dataDir, e);
       // One link per target; an HTML anchor's text and context win over the bare IRI in the data.
       const links = new Map<string, { url: string; anchorText?: string; context?: string }>();
-      for (const l of [...result.links, ...linksFromQuads(result.quads)]) {
+      // What the crawl would follow: no vocabularies, nothing the page said not to follow.
+      const followed = documentLinks(result).filter((l) => l.kind !== 'vocabulary' && !l.nofollow);
+      for (const l of [...followed.filter((l) => l.kind !== 'iri'), ...followed.filter((l) => l.kind === 'iri')]) {
         const u = normalizeUrl(l.url);
-        if (u && l.kind !== 'vocabulary' && !links.has(u)) links.set(u, { url: u, anchorText: l.anchorText, context: l.context });
+        if (u && !links.has(u)) links.set(u, { url: u, anchorText: l.anchorText, context: l.context });
       }
       pages.push({ url: normalizeUrl(url) ?? url, title: result.title, text: result.text, links: [...links.values()] });
     }
