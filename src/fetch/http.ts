@@ -2,7 +2,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { STATUS_CODES } from 'node:http';
 import { isIP, type Socket } from 'node:net';
-import { Agent, EnvHttpProxyAgent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, Pool, buildConnector, type Dispatcher } from 'undici';
 import { DEFAULT_ACCEPT, buildUserAgent } from './accept.ts';
 import { BlockedAddressError, addressBlocker, checkedNodeLookup, systemLookup, type LookupFn } from './address.ts';
 import { decodeBody } from './decode.ts';
@@ -246,6 +246,8 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
         finish();
       },
       onError(err) {
+        // Before the request has a socket, a headers timeout is the proxy not answering CONNECT: still connecting.
+        if (!abort && errorCode(err) === 'UND_ERR_HEADERS_TIMEOUT') return finish(new DeadlineExceeded('connect', `the proxy did not answer CONNECT (${describe(err)})`));
         finish(err);
       },
     };
@@ -319,6 +321,8 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
         // undici's own connectors for the proxy and for TLS inside a tunnel default to 10 s.
         proxyTls: { timeout: limits.connectMs },
         requestTls: { timeout: limits.tlsMs },
+        // The proxy's answer to CONNECT would otherwise be awaited for undici's default 300 s (a backstop: the Deadline comes first).
+        clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, { ...o, headersTimeout: 2 * limits.connectMs }),
       } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
     : new Agent(agentOptions);
   // A CONNECT tunnel coming up is where, through a proxy, connecting ends and the TLS handshake begins.
@@ -495,7 +499,9 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     },
     async close() {
       if (proxied) diagnostics.unsubscribe('undici:proxy:connected', onTunnel);
-      await dispatcher.close();
+      // Every fetch has settled by now; what undici still holds is work a deadline abandoned (a CONNECT
+      // nobody answers, say), which a graceful close() would wait for.
+      await dispatcher.destroy();
     },
   };
 }

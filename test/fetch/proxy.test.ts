@@ -1,48 +1,13 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHttpFetcher, staticLookup, buildUserAgent } from '../../src/fetch/index.ts';
 import { startServer, type TestServer } from './server.ts';
+import { startProxy, type TestProxy } from './hostile.ts';
 
 const UA = buildUserAgent('https://example.test/crawler');
 const timeouts = { connectTimeoutMs: 1000, headersTimeoutMs: 1000, totalTimeoutMs: 2000 };
 
-/** A tiny forward proxy: takes absolute-URI requests, resolves the names it knows to 127.0.0.1, relays. */
-async function startProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(req.url ?? '');
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      res.writeHead(400).end('proxy: absolute URI expected');
-      return;
-    }
-    const upstream = http.request(
-      { host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, { ...up.headers, via: '1.1 test-proxy' });
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.writeHead(502).end('proxy: upstream failed'));
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 let origin: TestServer;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let proxy: TestProxy;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {

@@ -1,0 +1,147 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { createHttpFetcher, staticLookup, buildUserAgent, reasonOfFetchError, type FetchOutcome, type HttpFetcherOptions } from '../../src/fetch/index.ts';
+import { startRawServer, startProxy, trickle, onRequest, type RawServer, type TestProxy } from './hostile.ts';
+
+const UA = buildUserAgent('https://example.test/crawler');
+/** Each phase its own limit, so a wrong phase would show up as a wrong code or a late end. */
+const limits = { connectTimeoutMs: 800, tlsTimeoutMs: 700, headersTimeoutMs: 600, bodyIdleTimeoutMs: 500, totalTimeoutMs: 3000 };
+/** Generous: a fetch that hangs takes minutes; one that honours its deadline ends in about a second. */
+const BOUND_MS = 8000;
+
+const HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n';
+
+let silent: RawServer;
+let slowHeaders: RawServer;
+let slowBody: RawServer;
+let endless: RawServer;
+let stalledBody: RawServer;
+let resetMidBody: RawServer;
+let garbage: RawServer;
+let proxy: TestProxy;
+let silentProxy: TestProxy;
+
+beforeAll(async () => {
+  silent = await startRawServer(() => undefined); // accepts, never answers (not even to a TLS ClientHello)
+  slowHeaders = await startRawServer(onRequest((s) => trickle(s, HEAD + 'x-slow: ' + 'a'.repeat(100) + '\r\n\r\n', 100)));
+  slowBody = await startRawServer(onRequest((s) => {
+    s.write(HEAD + 'content-length: 1000\r\n\r\n');
+    trickle(s, 'b'.repeat(1000), 100); // never idle long enough for the idle timeout: only the total can end it
+  }));
+  endless = await startRawServer(onRequest((s) => {
+    s.write(HEAD + 'connection: close\r\n\r\n'); // no Content-Length: the body ends when the connection does, which is never
+    const timer = setInterval(() => s.write('more '), 50);
+    s.on('close', () => clearInterval(timer));
+  }));
+  stalledBody = await startRawServer(onRequest((s) => s.write(HEAD + 'content-length: 100\r\n\r\nhalf')));
+  resetMidBody = await startRawServer(onRequest((s) => {
+    s.write(HEAD + 'content-length: 100000\r\n\r\n' + 'x'.repeat(1000));
+    setTimeout(() => s.resetAndDestroy(), 50);
+  }));
+  garbage = await startRawServer((s) => s.write('this is not a TLS ServerHello\r\n\r\n'));
+  proxy = await startProxy();
+  silentProxy = await startProxy({ silentConnect: true });
+});
+
+afterAll(async () => {
+  for (const s of [silent, slowHeaders, slowBody, endless, stalledBody, resetMidBody, garbage, proxy, silentProxy]) await s?.close();
+});
+
+async function timed(url: string, extra: Partial<HttpFetcherOptions> = {}): Promise<FetchOutcome & { ms: number }> {
+  const fetcher = createHttpFetcher({ userAgent: UA, allowPrivate: true, ...limits, ...extra });
+  const t0 = Date.now();
+  try {
+    const out = await fetcher.fetch(url);
+    return { ...out, ms: Date.now() - t0 };
+  } finally {
+    await fetcher.close();
+  }
+}
+
+describe('every request ends by its deadline, with the phase that ran out', () => {
+  it('a server that accepts and never answers: headers timeout', async () => {
+    const out = await timed(`http://127.0.0.1:${silent.port}/x`);
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'headers' });
+    expect(reasonOfFetchError(out.error!)).toBe('timeout-headers');
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('headers sent one byte at a time (slow loris): headers timeout, though bytes keep coming', async () => {
+    const out = await timed(`http://127.0.0.1:${slowHeaders.port}/x`);
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'headers' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('a body trickling under the idle limit: total timeout', async () => {
+    const out = await timed(`http://127.0.0.1:${slowBody.port}/x`);
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'total' });
+    expect(reasonOfFetchError(out.error!)).toBe('timeout-total');
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('a body without Content-Length that never ends: total timeout', async () => {
+    const out = await timed(`http://127.0.0.1:${endless.port}/x`, { totalTimeoutMs: 1500 });
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'total' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('a body that stops half-way: body (idle) timeout', async () => {
+    const out = await timed(`http://127.0.0.1:${stalledBody.port}/x`);
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'body' });
+    expect(reasonOfFetchError(out.error!)).toBe('timeout-body');
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('a connection reset mid-body: connection-reset', async () => {
+    const out = await timed(`http://127.0.0.1:${resetMidBody.port}/x`);
+    expect(out.error).toMatchObject({ code: 'connect', network: 'reset' });
+    expect(reasonOfFetchError(out.error!)).toBe('connection-reset');
+  });
+
+  it('https to a server that never says a word: TLS timeout', async () => {
+    const out = await timed(`https://127.0.0.1:${silent.port}/x`);
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'tls' });
+    expect(reasonOfFetchError(out.error!)).toBe('timeout-tls');
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('https to a server that answers garbage: tls error', async () => {
+    const out = await timed(`https://127.0.0.1:${garbage.port}/x`);
+    expect(out.error).toMatchObject({ code: 'tls' });
+    expect(reasonOfFetchError(out.error!)).toBe('tls-error');
+  });
+
+  it('the total caps every phase: a long headers limit still ends at the total', async () => {
+    const out = await timed(`http://127.0.0.1:${silent.port}/x`, { headersTimeoutMs: 60_000, totalTimeoutMs: 700 });
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'total' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+});
+
+describe('through an HTTP proxy', () => {
+  // The fetcher knows no names: the proxy does (a crawl machine without DNS behind a forward proxy).
+  const viaProxy = (p: TestProxy) => ({ proxy: p.url, lookup: staticLookup({}) });
+
+  it('a CONNECT tunnel to a silent https server: TLS timeout, within the TLS limit (undici alone waited 10 s)', async () => {
+    const out = await timed(`https://far.example.test:${silent.port}/x`, { ...viaProxy(proxy), tlsTimeoutMs: 500, totalTimeoutMs: 60_000 });
+    expect(proxy.seen).toContain(`CONNECT far.example.test:${silent.port}`);
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'tls' });
+    expect(out.ms).toBeLessThan(5000);
+  });
+
+  it('a CONNECT tunnel to a server that answers garbage: tls error', async () => {
+    const out = await timed(`https://far.example.test:${garbage.port}/x`, viaProxy(proxy));
+    expect(out.error).toMatchObject({ code: 'tls' });
+  });
+
+  it('a proxy that never answers CONNECT: connect timeout', async () => {
+    const out = await timed(`https://far.example.test:${silent.port}/x`, { ...viaProxy(silentProxy), totalTimeoutMs: 60_000 });
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'connect' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('a silent server behind the proxy (plain http): headers timeout', async () => {
+    const out = await timed(`http://far.example.test:${silent.port}/x`, viaProxy(proxy));
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'headers' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+});
