@@ -42,7 +42,7 @@ export function parseHttpDate(text: string, now: number = Date.now()): number | 
     return utc(year, m[2], Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
   }
   m = ASCTIME_DATE.exec(text);
-  if (m) return utc(Number(m[7]), m[1], Number(m[2].trim()), Number(m[3]), Number(m[4]), Number(m[5]));
+  if (m) return utc(Number(m[6]), m[1], Number(m[2].trim()), Number(m[3]), Number(m[4]), Number(m[5]));
   return undefined;
 }
 
