@@ -50,6 +50,8 @@ export class Deadline {
     this.expired = new Promise<never>((_, reject) => (this.reject = reject));
     this.expired.catch(() => undefined); // a race may have settled already; never an unhandled rejection
     this.totalAt = this.now() + limits.totalMs;
+    // Armed from the start: resolving a name (ours, before a proxied request) is part of connecting.
+    this.enter('connect');
   }
 
   /** A new hop starts connecting (or waits for a pooled connection). */
@@ -67,6 +69,11 @@ export class Deadline {
   /** Headers are in: from now on only the body's idle time (and the total) count. */
   receiving(): void {
     this.enter('body');
+  }
+
+  /** The response is all in: only the total bounds what is left (decoding it). */
+  received(): void {
+    if (!this.done) this.arm(Number.POSITIVE_INFINITY);
   }
 
   /** A body chunk arrived. Cheap on purpose (called per chunk): the timer is only re-armed when it fires. */

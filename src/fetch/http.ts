@@ -234,6 +234,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
           if (!discardBody) result.chunks.push(chunk.subarray(0, bodyLimit - result.size));
           result.size = bodyLimit;
           result.truncated = true;
+          deadline.received();
           finish();
           abort?.(); // the rest is never read; the connection is not reused
           return false;
@@ -243,6 +244,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
         return true;
       },
       onComplete() {
+        deadline.received();
         finish();
       },
       onError(err) {

@@ -117,6 +117,23 @@ describe('every request ends by its deadline, with the phase that ran out', () =
   });
 });
 
+describe('a name that never resolves', () => {
+  const hangingLookup = () => new Promise<never>(() => undefined);
+
+  it('direct: connect timeout', async () => {
+    const out = await timed(`http://stuck.example.test:${silent.port}/x`, { lookup: hangingLookup, allowPrivate: false });
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'connect' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('through a proxy, where we resolve it only to check its address: connect timeout, nothing sent', async () => {
+    const out = await timed(`http://stuck.example.test:${silent.port}/x`, { lookup: hangingLookup, allowPrivate: false, proxy: proxy.url });
+    expect(out.error).toMatchObject({ code: 'timeout', phase: 'connect' });
+    expect(out.ms).toBeLessThan(BOUND_MS);
+    expect(proxy.seen.filter((u) => u.includes('stuck.example.test'))).toEqual([]);
+  });
+});
+
 describe('through an HTTP proxy', () => {
   // The fetcher knows no names: the proxy does (a crawl machine without DNS behind a forward proxy).
   const viaProxy = (p: TestProxy) => ({ proxy: p.url, lookup: staticLookup({}) });
