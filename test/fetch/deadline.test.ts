@@ -1,4 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createHttpFetcher, staticLookup, buildUserAgent, reasonOfFetchError, type FetchOutcome, type HttpFetcherOptions } from '../../src/fetch/index.ts';
 import { startRawServer, startProxy, trickle, onRequest, type RawServer, type TestProxy } from './hostile.ts';
 
@@ -19,6 +23,8 @@ let resetMidBody: RawServer;
 let garbage: RawServer;
 let proxy: TestProxy;
 let silentProxy: TestProxy;
+/** A real TLS server whose certificate (test/fetch/fixtures, self-signed, for far.example.test) nobody trusts. */
+let selfSigned: https.Server;
 
 beforeAll(async () => {
   silent = await startRawServer(() => undefined); // accepts, never answers (not even to a TLS ClientHello)
@@ -40,10 +46,14 @@ beforeAll(async () => {
   garbage = await startRawServer((s) => s.write('this is not a TLS ServerHello\r\n\r\n'));
   proxy = await startProxy();
   silentProxy = await startProxy({ silentConnect: true });
+  const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, 'fixtures', name));
+  selfSigned = https.createServer({ key: fixture('self-signed.key'), cert: fixture('self-signed.crt') }, (_req, res) => res.end('secret'));
+  await new Promise<void>((resolve) => selfSigned.listen(0, '127.0.0.1', resolve));
 });
 
 afterAll(async () => {
   for (const s of [silent, slowHeaders, slowBody, endless, stalledBody, resetMidBody, garbage, proxy, silentProxy]) await s?.close();
+  await new Promise<void>((resolve) => (selfSigned ? selfSigned.close(() => resolve()) : resolve()));
 });
 
 async function timed(url: string, extra: Partial<HttpFetcherOptions> = {}): Promise<FetchOutcome & { ms: number }> {
@@ -110,6 +120,12 @@ describe('every request ends by its deadline, with the phase that ran out', () =
     expect(reasonOfFetchError(out.error!)).toBe('tls-error');
   });
 
+  it('https with a certificate nobody trusts: tls error (the handshake itself works)', async () => {
+    const out = await timed(`https://far.example.test:${(selfSigned.address() as AddressInfo).port}/x`, { lookup: staticLookup({ 'far.example.test': '127.0.0.1' }) });
+    expect(out.error).toMatchObject({ code: 'tls' });
+    expect(out.error!.message).toMatch(/self-signed/);
+  });
+
   it('the total caps every phase: a long headers limit still ends at the total', async () => {
     const out = await timed(`http://127.0.0.1:${silent.port}/x`, { headersTimeoutMs: 60_000, totalTimeoutMs: 700 });
     expect(out.error).toMatchObject({ code: 'timeout', phase: 'total' });
@@ -148,6 +164,12 @@ describe('through an HTTP proxy', () => {
   it('a CONNECT tunnel to a server that answers garbage: tls error', async () => {
     const out = await timed(`https://far.example.test:${garbage.port}/x`, viaProxy(proxy));
     expect(out.error).toMatchObject({ code: 'tls' });
+  });
+
+  it('a CONNECT tunnel to a server whose certificate nobody trusts: tls error', async () => {
+    const out = await timed(`https://far.example.test:${(selfSigned.address() as AddressInfo).port}/x`, viaProxy(proxy));
+    expect(out.error).toMatchObject({ code: 'tls' });
+    expect(out.error!.message).toMatch(/self-signed/);
   });
 
   it('a proxy that never answers CONNECT: connect timeout', async () => {
