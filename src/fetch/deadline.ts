@@ -45,6 +45,8 @@ export class Deadline {
   private probe: TransportProbe | undefined;
   private cancelCurrent: (() => void) | undefined;
   private done = false;
+  /** The timer was set for the total, not a phase: a timer may fire a millisecond before Date.now() says it is due. */
+  private armedForTotal = false;
 
   constructor(private readonly limits: PhaseLimits, private readonly now: () => number = Date.now) {
     this.expired = new Promise<never>((_, reject) => (this.reject = reject));
@@ -119,6 +121,7 @@ export class Deadline {
   private arm(at: number): void {
     if (this.timer) clearTimeout(this.timer);
     const when = Math.min(at, this.totalAt);
+    this.armedForTotal = at >= this.totalAt;
     this.timer = setTimeout(() => this.fire(), Math.max(0, when - this.now()));
   }
 
@@ -126,7 +129,7 @@ export class Deadline {
     this.timer = undefined;
     if (this.done) return;
     const now = this.now();
-    if (now >= this.totalAt) return this.expire('total', `no complete response within ${this.limits.totalMs} ms (total timeout)`);
+    if (this.armedForTotal || now >= this.totalAt) return this.expire('total', `no complete response within ${this.limits.totalMs} ms (total timeout)`);
     if (this.phase === 'connect' && this.probe?.tls) {
       // The connect budget is spent; if the transport came up meanwhile, the handshake gets its own budget from then.
       const up = this.probe.transportUpSince(this.phaseStart);

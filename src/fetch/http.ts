@@ -54,9 +54,12 @@ class FetchFailure extends Error {
   }
 }
 
-/** host:port as undici and a proxy's CONNECT name a connection (IPv6 in brackets, port always there). */
-function transportKey(hostname: string, port: string, protocol: string): string {
-  return `${hostname}:${port || (protocol === 'https:' ? '443' : '80')}`;
+/**
+ * host:port naming a connection the same way whoever reports it: undici's connector gets IPv6
+ * without brackets and an empty port for the scheme's default, a URL and a CONNECT path bracket IPv6.
+ */
+function transportKey(hostname: string, port: string | number, protocol: string): string {
+  return `${stripBrackets(hostname)}:${port || (protocol === 'https:' ? '443' : '80')}`;
 }
 
 /** Node's and OpenSSL's ways of saying a TLS handshake failed. */
@@ -299,7 +302,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     const key = transportKey(target.hostname, target.port, target.protocol);
     const socket = baseConnect(target, (err, sock) => {
       if (remoteAddresses.size > MAX_TRACKED_ORIGINS) remoteAddresses.clear();
-      if (sock?.remoteAddress) remoteAddresses.set(`${host}:${target.port}`, sock.remoteAddress);
+      if (sock?.remoteAddress) remoteAddresses.set(key, sock.remoteAddress);
       callback(err as Error, sock as never);
     }) as unknown as Socket | undefined;
     // A TLS socket says 'connect' when TCP is up and 'secureConnect' after the handshake.
@@ -330,7 +333,8 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
   // A CONNECT tunnel coming up is where, through a proxy, connecting ends and the TLS handshake begins.
   const onTunnel = (message: unknown) => {
     const path = (message as { connectParams?: { path?: string } }).connectParams?.path;
-    if (path) markUp(path);
+    const colon = path?.lastIndexOf(':') ?? -1;
+    if (path && colon > 0) markUp(transportKey(path.slice(0, colon), path.slice(colon + 1), 'https:'));
   };
   if (proxied) diagnostics.subscribe('undici:proxy:connected', onTunnel);
 
@@ -459,7 +463,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
           startedAt,
           durationMs: performance.now() - t0,
           notModified: status === 304,
-          remoteAddress: proxied ? undefined : remoteAddresses.get(`${stripBrackets(current.hostname)}:${current.port || (current.protocol === 'https:' ? 443 : 80)}`),
+          remoteAddress: proxied ? undefined : remoteAddresses.get(hop.key),
           ...(addressUnchecked ? { addressUnchecked } : {}),
         },
       };
