@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHttpFetcher, staticLookup, RobotsCache, buildUserAgent, type RobotsVerdict } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, type RobotsVerdict } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow, MetadataStore } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -142,7 +142,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     allowPrivate: o.allowPrivate ?? false,
     proxy: o.proxy,
     connectionsPerOrigin: Math.max(o.perHost ?? DEFAULTS.perHost, 1),
-    lookup: o.resolve ? staticLookup(o.resolve) : undefined,
+    lookup: o.resolve ? staticLookup(o.resolve, systemLookup) : undefined, // --resolve adds to the system's names
   });
   // Per-host figures the crawl-time estimate needs next cycle: download time, errors, robots.txt.
   const hostStats = new Map<string, HostRow>();

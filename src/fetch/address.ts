@@ -21,14 +21,16 @@ function notFound(hostname: string): NodeJS.ErrnoException {
 }
 
 /**
- * A `--resolve HOST:IP` style resolver: names in `map` resolve to the given IP; other names go to
- * `fallback`, or fail with ENOTFOUND when there is none (so tests never ask a real DNS server).
+ * A `--resolve HOST:IP` style resolver: names in `map` resolve to the given IP (IPv6 with or without
+ * brackets); other names go to `fallback` (the crawl passes the system resolver, so --resolve adds to
+ * it), or fail with ENOTFOUND when there is none (so tests never ask a real DNS server).
  */
 export function staticLookup(map: Record<string, string>, fallback?: LookupFn): LookupFn {
   const table = new Map<string, ResolvedAddress>();
-  for (const [name, ip] of Object.entries(map)) {
+  for (const [name, given] of Object.entries(map)) {
+    const ip = given.startsWith('[') && given.endsWith(']') ? given.slice(1, -1) : given;
     const family = isIP(ip);
-    if (family === 0) throw new Error(`staticLookup: "${ip}" (for ${name}) is not an IP address`);
+    if (family === 0) throw new Error(`staticLookup: "${given}" (for ${name}) is not an IP address`);
     table.set(name.toLowerCase(), { address: ip, family: family as 4 | 6 });
   }
   return async (hostname) => {
@@ -37,6 +39,20 @@ export function staticLookup(map: Record<string, string>, fallback?: LookupFn): 
     if (fallback) return fallback(hostname);
     throw notFound(hostname);
   };
+}
+
+/**
+ * One `--resolve` value, `host:ip`: the host ends at the first colon (a host name has none), so an
+ * IPv6 address may follow bare (`host:::1`) or in brackets (`host:[::1]`). Throws a one-line Error.
+ */
+export function parseResolveEntry(entry: string): { host: string; ip: string } {
+  const i = entry.indexOf(':');
+  const host = i > 0 ? entry.slice(0, i).trim().toLowerCase() : '';
+  let ip = i > 0 ? entry.slice(i + 1).trim() : '';
+  if (ip.startsWith('[') && ip.endsWith(']')) ip = ip.slice(1, -1);
+  if (!host || !ip) throw new Error(`'${entry}' must look like host:ip, e.g. example.org:127.0.0.1 or example.org:[::1]`);
+  if (isIP(ip) === 0) throw new Error(`'${entry}': '${ip}' is not an IPv4 or IPv6 address`);
+  return { host, ip };
 }
 
 /** Raised when the target address is private/loopback/link-local and private targets are not allowed. */

@@ -1,10 +1,13 @@
 /** The undici-based Fetcher: manual redirects, address safety at connect time, capped and decoded bodies. */
+import diagnostics from 'node:diagnostics_channel';
 import { STATUS_CODES } from 'node:http';
-import { isIP } from 'node:net';
-import { Agent, EnvHttpProxyAgent, buildConnector, type Dispatcher } from 'undici';
+import { isIP, type Socket } from 'node:net';
+import { Agent, EnvHttpProxyAgent, Pool, buildConnector, type Dispatcher } from 'undici';
 import { DEFAULT_ACCEPT, buildUserAgent } from './accept.ts';
 import { BlockedAddressError, addressBlocker, checkedNodeLookup, systemLookup, type LookupFn } from './address.ts';
 import { decodeBody } from './decode.ts';
+import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
+import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
 import type {
   ConditionalHeaders,
@@ -16,6 +19,8 @@ import type {
   Header,
   RedirectHop,
 } from './types.ts';
+
+export { parseRetryAfter, parseRetryAfterMs, parseHttpDate } from './retry-after.ts';
 
 export interface HttpFetcherOptions extends FetchOptions {
   /** Name resolution (default: the system resolver); see staticLookup for `--resolve HOST:IP`. */
@@ -40,11 +45,45 @@ export const DEFAULT_FETCH_OPTIONS: FetchOptions = {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** A redirect's own body is read only this far to keep the connection reusable. */
 const REDIRECT_BODY_LIMIT = 64 * 1024;
-const TOTAL_TIMEOUT = Symbol('total timeout');
+/** Bounds the per-origin bookkeeping on a crawl of many hosts. */
+const MAX_TRACKED_ORIGINS = 10_000;
 
 class FetchFailure extends Error {
   constructor(readonly code: FetchErrorCode, message: string) {
     super(message);
+  }
+}
+
+/**
+ * host:port naming a connection the same way whoever reports it: undici's connector gets IPv6
+ * without brackets and an empty port for the scheme's default, a URL and a CONNECT path bracket IPv6.
+ */
+function transportKey(hostname: string, port: string | number, protocol: string): string {
+  return `${stripBrackets(hostname)}:${port || (protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Node's and OpenSSL's ways of saying a TLS handshake failed. */
+function isTlsFailure(err: unknown): boolean {
+  const code = errorCode(err) ?? '';
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'UND_ERR_PRX_TLS') return true;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) return true;
+  const text = describe(err);
+  return /SSL routines|before secure TLS connection|tlsv1 alert|ssl3_get_record/i.test(text);
+}
+
+/** A per-signal fan-out, so a crawl's one signal carries one listener however many fetches are in flight. */
+class SignalFanOut {
+  private readonly watchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+  watch(signal: AbortSignal, onAbort: () => void): () => void {
+    let set = this.watchers.get(signal);
+    if (!set) {
+      const fresh = new Set<() => void>();
+      this.watchers.set(signal, (set = fresh));
+      signal.addEventListener('abort', () => { for (const f of [...fresh]) f(); }, { once: true });
+    }
+    set.add(onAbort);
+    return () => set.delete(onAbort);
   }
 }
 
@@ -76,15 +115,6 @@ function locationText(value: string): string {
   return utf8.includes('\ufffd') ? value : utf8;
 }
 
-/** Retry-After as delay-seconds or an HTTP-date (RFC 9110 10.2.3); undefined when unparseable. */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): Date | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return new Date(now + Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : new Date(Math.max(at, now));
-}
-
 function errorCode(err: unknown): string | undefined {
   let e = err as { code?: unknown; cause?: unknown } | undefined;
   for (let depth = 0; e && depth < 4; depth++, e = e.cause as typeof e) {
@@ -99,8 +129,12 @@ function describe(err: unknown): string {
   return err.message + cause;
 }
 
-function classifyNetworkError(err: unknown, opts: FetchOptions): FetchError {
+/** Tells, for a failed connection attempt, whether its transport was up (so the TLS handshake failed). */
+type PhaseOf = () => 'connect' | 'tls';
+
+function classifyNetworkError(err: unknown, opts: FetchOptions, phaseOf: PhaseOf): FetchError {
   if (err instanceof FetchFailure) return { code: err.code, message: err.message };
+  if (err instanceof DeadlineExceeded) return { code: 'timeout', phase: err.phase, message: err.message };
   const code = errorCode(err);
   const text = describe(err);
   switch (code) {
@@ -113,23 +147,30 @@ function classifyNetworkError(err: unknown, opts: FetchOptions): FetchError {
     case 'EAI_NONAME':
       return { code: 'dns', message: `host name did not resolve (${text})` };
     case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return { code: 'timeout', message: `connect timeout after ${opts.connectTimeoutMs} ms (${text})` };
+    case 'ETIMEDOUT': {
+      const phase = phaseOf();
+      return phase === 'tls'
+        ? { code: 'timeout', phase, message: `no TLS handshake within ${opts.tlsTimeoutMs ?? opts.connectTimeoutMs} ms (${text})` }
+        : { code: 'timeout', phase, message: `no connection within ${opts.connectTimeoutMs} ms (${text})` };
+    }
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return { code: 'timeout', message: `no response headers within ${opts.headersTimeoutMs} ms` };
+      return { code: 'timeout', phase: 'headers', message: `no response headers within ${opts.headersTimeoutMs} ms` };
     case 'UND_ERR_BODY_TIMEOUT':
-      return { code: 'timeout', message: `body stalled for ${opts.headersTimeoutMs} ms` };
+      return { code: 'timeout', phase: 'body', message: `body stalled for ${opts.bodyIdleTimeoutMs ?? opts.headersTimeoutMs} ms` };
     case 'ECONNREFUSED':
-      return { code: 'connect', message: `connection refused (${text})` };
+      return { code: 'connect', network: 'refused', message: `connection refused (${text})` };
+  }
+  if (isTlsFailure(err)) return { code: 'tls', message: `TLS handshake failed (${text})` };
+  switch (code) {
     case 'ECONNRESET':
     case 'EPIPE':
     case 'UND_ERR_SOCKET':
     case 'UND_ERR_CLOSED':
-      return { code: 'connect', message: `connection reset or closed by the server (${text})` };
+      return { code: 'connect', network: 'reset', message: `connection reset or closed by the server (${text})` };
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
     case 'EADDRNOTAVAIL':
-      return { code: 'connect', message: `host unreachable (${text})` };
+      return { code: 'connect', network: 'unreachable', message: `host unreachable (${text})` };
     case 'UND_ERR_INVALID_ARG':
       return { code: 'bad-url', message: text };
     default:
@@ -137,16 +178,118 @@ function classifyNetworkError(err: unknown, opts: FetchOptions): FetchError {
   }
 }
 
+/** One HTTP exchange's result before redirects and decoding are looked at. */
+interface Exchange {
+  status: number;
+  statusText: string;
+  headers: Header[];
+  chunks: Buffer[];
+  size: number;
+  truncated: boolean;
+}
+
+/**
+ * Sends one request and collects its response, moving `deadline` through its phases. undici's
+ * dispatch (not request()) is used because only its handler learns when the request got a socket,
+ * which is where connecting ends and waiting for headers begins.
+ */
+function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, deadline: Deadline, probe: TransportProbe, bodyLimit: number): Promise<Exchange> {
+  return new Promise<Exchange>((resolve, reject) => {
+    let abort: ((err?: Error) => void) | undefined;
+    let settled = false;
+    // A redirect's own body is read (to keep the connection reusable) but not kept.
+    let discardBody = false;
+    const result: Exchange = { status: 0, statusText: '', headers: [], chunks: [], size: 0, truncated: false };
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (err) reject(err);
+      else resolve(result);
+    };
+    // The deadline's cancel: a request still waiting for its socket is aborted as soon as it gets one.
+    const cancel = () => {
+      finish(new FetchFailure('aborted', 'cancelled'));
+      abort?.();
+    };
+    deadline.connecting(probe, cancel);
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(abortFn) {
+        abort = abortFn;
+        if (settled || deadline.over) return abortFn();
+        deadline.sent();
+      },
+      onHeaders(statusCode, rawHeaders, _resume, statusText) {
+        if (statusCode < 200) return true; // 1xx: the real response is still to come
+        result.status = statusCode;
+        result.statusText = statusText;
+        result.headers = toHeaders(rawHeaders.map((b) => b.toString('latin1')));
+        if (REDIRECT_STATUSES.has(statusCode) && headerValue(result.headers, 'location') !== undefined) {
+          discardBody = true;
+          bodyLimit = REDIRECT_BODY_LIMIT;
+        }
+        deadline.receiving();
+        return true;
+      },
+      onData(chunk) {
+        if (settled) return false;
+        deadline.activity();
+        if (result.size + chunk.length > bodyLimit) {
+          if (!discardBody) result.chunks.push(chunk.subarray(0, bodyLimit - result.size));
+          result.size = bodyLimit;
+          result.truncated = true;
+          deadline.received();
+          finish();
+          abort?.(); // the rest is never read; the connection is not reused
+          return false;
+        }
+        if (!discardBody) result.chunks.push(chunk);
+        result.size += chunk.length;
+        return true;
+      },
+      onComplete() {
+        deadline.received();
+        finish();
+      },
+      onError(err) {
+        // Before the request has a socket, a headers timeout is the proxy not answering CONNECT: still connecting.
+        if (!abort && errorCode(err) === 'UND_ERR_HEADERS_TIMEOUT') return finish(new DeadlineExceeded('connect', `the proxy did not answer CONNECT (${describe(err)})`));
+        finish(err);
+      },
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (err) {
+      finish(err as Error);
+    }
+  });
+}
+
 export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<FetchOptions, 'userAgent'>): Fetcher {
   const opts: HttpFetcherOptions = { ...DEFAULT_FETCH_OPTIONS, ...options };
   const accept = opts.accept ?? DEFAULT_ACCEPT;
   const isBlocked = addressBlocker(opts);
   const lookup = opts.lookup ?? systemLookup;
+  const limits: PhaseLimits = {
+    connectMs: opts.connectTimeoutMs,
+    tlsMs: opts.tlsTimeoutMs ?? opts.connectTimeoutMs,
+    headersMs: opts.headersTimeoutMs,
+    bodyIdleMs: opts.bodyIdleTimeoutMs ?? opts.headersTimeoutMs,
+    totalMs: opts.totalTimeoutMs,
+  };
   /** host:port → address of the latest connection made there (the response does not carry its socket). */
   const remoteAddresses = new Map<string, string>();
+  /** host:port → when a transport (TCP, or a proxy's tunnel) there last came up: tells a TLS stall from a connect stall. */
+  const transportUp = new Map<string, number>();
+  const markUp = (key: string) => {
+    if (transportUp.size > MAX_TRACKED_ORIGINS) transportUp.clear();
+    transportUp.set(key, Date.now());
+  };
+  const signals = new SignalFanOut();
 
+  // The connector's own timeout only tidies up a socket nobody waits for any more; the request's
+  // Deadline is what ends the fetch.
   const baseConnect = buildConnector({
-    timeout: opts.connectTimeoutMs,
+    timeout: limits.connectMs + limits.tlsMs,
     lookup: checkedNodeLookup(lookup, isBlocked),
   } as buildConnector.BuildOptions);
   // net.connect skips `lookup` for IP literals, so those are checked here before any packet is sent.
@@ -156,19 +299,22 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       callback(new BlockedAddressError(host, host), null);
       return;
     }
-    baseConnect(target, (err, socket) => {
-      if (remoteAddresses.size > 10_000) remoteAddresses.clear(); // bounded on a crawl of many hosts
-      if (socket?.remoteAddress) remoteAddresses.set(`${host}:${target.port}`, socket.remoteAddress);
-      callback(err as Error, socket as never);
-    });
+    const key = transportKey(target.hostname, target.port, target.protocol);
+    const socket = baseConnect(target, (err, sock) => {
+      if (remoteAddresses.size > MAX_TRACKED_ORIGINS) remoteAddresses.clear();
+      if (sock?.remoteAddress) remoteAddresses.set(key, sock.remoteAddress);
+      callback(err as Error, sock as never);
+    }) as unknown as Socket | undefined;
+    // A TLS socket says 'connect' when TCP is up and 'secureConnect' after the handshake.
+    if (target.protocol === 'https:') socket?.once?.('connect', () => markUp(key));
   };
 
   const agentOptions = {
     connect,
     connections: opts.connectionsPerOrigin,
-    headersTimeout: opts.headersTimeoutMs,
-    // Idle time between body chunks; the total timeout bounds a trickle that stays under it.
-    bodyTimeout: opts.headersTimeoutMs,
+    // Backstops only: the Deadline fires first and aborts the request.
+    headersTimeout: 2 * limits.headersMs,
+    bodyTimeout: 2 * limits.bodyIdleMs,
   };
   const proxied = Boolean(opts.proxy) || hasProxyEnv();
   const dispatcher: Dispatcher = proxied
@@ -177,26 +323,45 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
         ...(opts.proxy ? { httpProxy: opts.proxy, httpsProxy: opts.proxy } : {}),
         // Plain http goes as an absolute-URI request (what archiving proxies expect); https tunnels.
         proxyTunnel: false,
+        // undici's own connectors for the proxy and for TLS inside a tunnel default to 10 s.
+        proxyTls: { timeout: limits.connectMs },
+        requestTls: { timeout: limits.tlsMs },
+        // The proxy's answer to CONNECT would otherwise be awaited for undici's default 300 s (a backstop: the Deadline comes first).
+        clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, { ...o, headersTimeout: 2 * limits.connectMs }),
       } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
     : new Agent(agentOptions);
+  // A CONNECT tunnel coming up is where, through a proxy, connecting ends and the TLS handshake begins.
+  const onTunnel = (message: unknown) => {
+    const path = (message as { connectParams?: { path?: string } }).connectParams?.path;
+    const colon = path?.lastIndexOf(':') ?? -1;
+    if (path && colon > 0) markUp(transportKey(path.slice(0, colon), path.slice(colon + 1), 'https:'));
+  };
+  if (proxied) diagnostics.subscribe('undici:proxy:connected', onTunnel);
 
   const fixedHeaders = ['user-agent', opts.userAgent, 'accept', accept, 'accept-encoding', 'gzip, deflate, br'];
 
-  /** Through a proxy the proxy resolves names, so the check happens here on our own resolution. */
-  async function checkProxiedTarget(url: URL): Promise<void> {
+  /**
+   * Through a proxy the proxy resolves names, so the check happens here on our own resolution.
+   * A name we cannot resolve is still sent (returns false: unchecked): a crawl machine without
+   * DNS of its own behind a forward proxy is a real setup, and refusing would make it unusable.
+   * The response says so (addressUnchecked) for the crawl to log; the proxy's own policy is then
+   * what keeps it out of private networks.
+   */
+  async function checkProxiedTarget(url: URL): Promise<boolean> {
     const host = stripBrackets(url.hostname);
     if (isIP(host) !== 0) {
       if (isBlocked(host)) throw new BlockedAddressError(host, host);
-      return;
+      return true;
     }
     let found;
     try {
       found = await lookup(host);
     } catch {
-      return; // the proxy may know names we cannot resolve
+      return false;
     }
     const bad = found.find((a) => isBlocked(a.address));
     if (bad) throw new BlockedAddressError(host, bad.address);
+    return true;
   }
 
   function parseTarget(href: string, what: string): URL {
@@ -212,7 +377,14 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     return url;
   }
 
-  async function run(requestUrl: string, conditional: ConditionalHeaders | undefined, signal: AbortSignal): Promise<FetchOutcome> {
+  /** The hop in progress, as the deadline's probe sees it. */
+  interface Hop {
+    key: string;
+    https: boolean;
+    since: number;
+  }
+
+  async function run(requestUrl: string, conditional: ConditionalHeaders | undefined, deadline: Deadline, hop: Hop, probe: TransportProbe): Promise<FetchOutcome> {
     const startedAt = new Date();
     const t0 = performance.now();
     let current = parseTarget(requestUrl, 'the URL');
@@ -220,27 +392,29 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     const hops: RedirectHop[] = [];
     let seen: Set<string> | undefined; // made on the first redirect: most fetches have none
     let seeOtherResource: string | undefined;
+    let addressUnchecked = false;
 
     for (;;) {
-      if (proxied && !opts.allowPrivate) await checkProxiedTarget(current);
+      if (proxied && !opts.allowPrivate && !(await checkProxiedTarget(current))) addressUnchecked = true;
+      if (deadline.over) throw new FetchFailure('aborted', 'the deadline passed before the request was sent');
       const headerList = ['host', current.host, ...fixedHeaders];
       if (conditional?.etag) headerList.push('if-none-match', conditional.etag);
       if (conditional?.lastModified) headerList.push('if-modified-since', conditional.lastModified);
 
-      const res = await dispatcher.request({
-        origin: current.origin,
-        path: current.pathname + current.search,
-        method: 'GET',
-        headers: headerList,
-        signal,
-        responseHeaders: 'raw',
-      });
-      const status = res.statusCode;
-      const headers = toHeaders(res.headers as unknown as string[]);
+      hop.key = transportKey(current.hostname, current.port, current.protocol);
+      hop.https = current.protocol === 'https:';
+      hop.since = Date.now();
+      const res = await exchange(
+        dispatcher,
+        { origin: current.origin, path: current.pathname + current.search, method: 'GET', headers: headerList },
+        deadline,
+        probe,
+        opts.maxBodyBytes,
+      );
+      const { status, headers } = res;
 
       const location = REDIRECT_STATUSES.has(status) ? headerValue(headers, 'location') : undefined;
       if (location !== undefined) {
-        await res.body.dump({ limit: REDIRECT_BODY_LIMIT }).catch(() => undefined);
         const text = locationText(location);
         let next: URL;
         try {
@@ -266,21 +440,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
         continue;
       }
 
-      const max = opts.maxBodyBytes;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let truncated = false;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        if (size + chunk.length > max) {
-          chunks.push(chunk.subarray(0, max - size));
-          size = max;
-          truncated = true;
-          break; // leaving the loop destroys the body stream: the rest is never read
-        }
-        chunks.push(chunk);
-        size += chunk.length;
-      }
-      const rawBody = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      const rawBody = res.chunks.length === 1 ? res.chunks[0] : Buffer.concat(res.chunks, res.size);
       const decoded = await decodeBody(rawBody, headerValue(headers, 'content-encoding'), opts.maxInflatedBytes);
       const { mediaType, charset } = parseContentType(headerValue(headers, 'content-type'));
       const finalUrl = current.href;
@@ -297,19 +457,24 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
           headers,
           rawBody,
           body: decoded.body,
-          truncated: truncated || decoded.truncated,
+          truncated: res.truncated || decoded.truncated,
           mediaType,
           ...(charset !== undefined ? { charset } : {}),
           startedAt,
           durationMs: performance.now() - t0,
           notModified: status === 304,
-          remoteAddress: proxied ? undefined : remoteAddresses.get(`${stripBrackets(current.hostname)}:${current.port || (current.protocol === 'https:' ? 443 : 80)}`),
+          remoteAddress: proxied ? undefined : remoteAddresses.get(hop.key),
+          ...(addressUnchecked ? { addressUnchecked } : {}),
         },
       };
       if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${finalUrl}: ${decoded.error}` };
       if (status === 429 || status === 503) {
-        const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'));
-        if (retryAfter) outcome.retryAfter = retryAfter;
+        const now = Date.now();
+        const waitMs = parseRetryAfterMs(headerValue(headers, 'retry-after'), now);
+        if (waitMs !== undefined) {
+          outcome.retryAfterMs = waitMs;
+          outcome.retryAfter = parseRetryAfter(headerValue(headers, 'retry-after'), now);
+        }
       }
       return outcome;
     }
@@ -317,30 +482,32 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
 
   return {
     async fetch(url, conditional, callerSignal) {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(TOTAL_TIMEOUT), opts.totalTimeoutMs);
-      const onCallerAbort = () => controller.abort(callerSignal?.reason);
-      if (callerSignal) {
-        if (callerSignal.aborted) controller.abort(callerSignal.reason);
-        else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
-      }
+      if (callerSignal?.aborted) return { error: { code: 'aborted', message: 'aborted before the request was sent' } };
+      const deadline = new Deadline(limits);
+      const hop: Hop = { key: '', https: false, since: 0 };
+      const probe: TransportProbe = {
+        get tls() { return hop.https; },
+        transportUpSince(since: number) {
+          const at = transportUp.get(hop.key);
+          return at !== undefined && at >= Math.max(since, hop.since) ? at : undefined;
+        },
+      };
+      const phaseOf: PhaseOf = () => (hop.https && probe.transportUpSince(hop.since) !== undefined ? 'tls' : 'connect');
+      const unwatch = callerSignal ? signals.watch(callerSignal, () => deadline.stop(new FetchFailure('aborted', 'aborted by the caller'))) : undefined;
       try {
-        if (controller.signal.aborted) return { error: { code: 'aborted', message: 'aborted before the request was sent' } };
-        return await run(url, conditional, controller.signal);
+        return await Promise.race([run(url, conditional, deadline, hop, probe), deadline.expired]);
       } catch (err) {
-        if (controller.signal.aborted) {
-          return controller.signal.reason === TOTAL_TIMEOUT
-            ? { error: { code: 'timeout', message: `no complete response within ${opts.totalTimeoutMs} ms (total timeout)` } }
-            : { error: { code: 'aborted', message: 'aborted by the caller' } };
-        }
-        return { error: classifyNetworkError(err, opts) };
+        return { error: classifyNetworkError(err, opts, phaseOf) };
       } finally {
-        clearTimeout(timer);
-        callerSignal?.removeEventListener('abort', onCallerAbort);
+        deadline.clear();
+        unwatch?.();
       }
     },
     async close() {
-      await dispatcher.close();
+      if (proxied) diagnostics.unsubscribe('undici:proxy:connected', onTunnel);
+      // Every fetch has settled by now; what undici still holds is work a deadline abandoned (a CONNECT
+      // nobody answers, say), which a graceful close() would wait for.
+      await dispatcher.destroy();
     },
   };
 }

@@ -10,8 +10,9 @@ export interface RedirectHop {
 
 export type FetchErrorCode =
   | 'dns' // name did not resolve
-  | 'connect' // refused, reset, unreachable
-  | 'timeout' // connect, header or total timeout
+  | 'connect' // refused, reset, unreachable (`network` says which)
+  | 'timeout' // a phase ran out of time (`phase` says which)
+  | 'tls' // the TLS handshake failed (garbage, bad certificate, closed mid-handshake)
   | 'blocked-address' // private/loopback/link-local target without --allow-private
   | 'redirect-loop'
   | 'too-many-redirects'
@@ -22,9 +23,16 @@ export type FetchErrorCode =
   | 'protocol'
   | 'aborted';
 
+/** Which deadline ended a request: each phase has its own limit in FetchOptions, the total caps them all. */
+export type TimeoutPhase = 'connect' | 'tls' | 'headers' | 'body' | 'total';
+
 export interface FetchError {
   code: FetchErrorCode;
   message: string;
+  /** Set when code is 'timeout'. */
+  phase?: TimeoutPhase;
+  /** Set when code is 'connect': what became of the connection. */
+  network?: 'refused' | 'reset' | 'unreachable';
 }
 
 export interface FetchResponse {
@@ -59,13 +67,20 @@ export interface FetchResponse {
   notModified: boolean;
   /** IP address the final response came from. */
   remoteAddress?: string;
+  /**
+   * Through a proxy, a name we could not resolve ourselves is left to the proxy, so its address was
+   * not checked against the private-address policy: the crawl should say so (see checkProxiedTarget).
+   */
+  addressUnchecked?: boolean;
 }
 
 export interface FetchOutcome {
   response?: FetchResponse;
   error?: FetchError;
-  /** Set on 429/503 with Retry-After, or on robots 5xx: do not fetch from this host before then. */
+  /** Set on 429/503 with Retry-After, or on robots 5xx: do not fetch from this host before then. Always a valid Date. */
   retryAfter?: Date;
+  /** The wait the server asked for, in ms (finite, ≥ 0, uncapped: capping is the crawl's policy). */
+  retryAfterMs?: number;
 }
 
 export interface ConditionalHeaders {
@@ -82,8 +97,15 @@ export interface FetchOptions {
   userAgent: string;
   /** Accept header; defaults to one that prefers RDF over HTML. */
   accept?: string;
+  /** TCP connect (to the origin, or to the proxy and through its CONNECT). */
   connectTimeoutMs: number;
+  /** TLS handshake once the transport is up (default: connectTimeoutMs). */
+  tlsTimeoutMs?: number;
+  /** From the request being written to the end of the response headers. */
   headersTimeoutMs: number;
+  /** Longest silence between body bytes (default: headersTimeoutMs). */
+  bodyIdleTimeoutMs?: number;
+  /** The whole fetch, redirects included: caps every phase. */
   totalTimeoutMs: number;
   maxBodyBytes: number;
   maxInflatedBytes: number;

@@ -1,48 +1,13 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHttpFetcher, staticLookup, buildUserAgent } from '../../src/fetch/index.ts';
 import { startServer, type TestServer } from './server.ts';
+import { startProxy, type TestProxy } from './hostile.ts';
 
 const UA = buildUserAgent('https://example.test/crawler');
 const timeouts = { connectTimeoutMs: 1000, headersTimeoutMs: 1000, totalTimeoutMs: 2000 };
 
-/** A tiny forward proxy: takes absolute-URI requests, resolves the names it knows to 127.0.0.1, relays. */
-async function startProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(req.url ?? '');
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      res.writeHead(400).end('proxy: absolute URI expected');
-      return;
-    }
-    const upstream = http.request(
-      { host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, { ...up.headers, via: '1.1 test-proxy' });
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.writeHead(502).end('proxy: upstream failed'));
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 let origin: TestServer;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let proxy: TestProxy;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
@@ -51,6 +16,7 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/turtle' });
       res.end('<s> <p> "via proxy?" .\n');
     },
+    '/hang': () => undefined, // never answers
   });
   proxy = await startProxy();
 });
@@ -118,6 +84,57 @@ describe('proxy', () => {
       expect((await fetcher.fetch(origin.url('/doc.ttl'))).error!.code).toBe('blocked-address');
       expect((await fetcher.fetch(origin.url('/doc.ttl', 'inside.example.test'))).error!.code).toBe('blocked-address');
       expect(proxy.seen).toEqual([]);
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('a name only the proxy knows is still fetched without allowPrivate, marked addressUnchecked; a checked one is not marked', async () => {
+    const fetcher = createHttpFetcher({
+      userAgent: UA,
+      lookup: staticLookup({ 'public.example.test': '93.184.216.34' }),
+      proxy: proxy.url,
+      ...timeouts,
+    });
+    try {
+      const unknown = await fetcher.fetch(origin.url('/doc.ttl', 'far.example.test'));
+      expect(unknown.error).toBeUndefined();
+      expect(unknown.response!.addressUnchecked).toBe(true);
+      const known = await fetcher.fetch(origin.url('/doc.ttl', 'public.example.test'));
+      expect(known.response!.status).toBe(200);
+      expect(known.response!.addressUnchecked).toBeUndefined();
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('30 proxied fetches sharing one caller signal add one abort listener, not one each (no MaxListenersExceededWarning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const fetcher = createHttpFetcher({ userAgent: UA, allowPrivate: true, lookup: staticLookup({}), proxy: proxy.url, ...timeouts });
+    const crawlSignal = new AbortController().signal;
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => fetcher.fetch(origin.url(`/doc.ttl?${i}`, `h${i % 5}.example.test`), undefined, crawlSignal)),
+      );
+      expect(outcomes.map((o) => o.response?.status)).toEqual(Array(30).fill(200));
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await fetcher.close();
+    }
+  });
+
+  it('a caller abort still ends every fetch sharing the signal', async () => {
+    const fetcher = createHttpFetcher({ userAgent: UA, allowPrivate: true, lookup: staticLookup({}), proxy: proxy.url, ...timeouts, totalTimeoutMs: 60_000, headersTimeoutMs: 60_000 });
+    const controller = new AbortController();
+    try {
+      const pending = Promise.all(Array.from({ length: 3 }, (_, i) => fetcher.fetch(origin.url(`/hang?${i}`, 'far.example.test'), undefined, controller.signal)));
+      setTimeout(() => controller.abort(), 100);
+      const outcomes = await pending;
+      expect(outcomes.map((o) => o.error?.code)).toEqual(['aborted', 'aborted', 'aborted']);
     } finally {
       await fetcher.close();
     }

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
+import { parseResolveEntry } from '../../fetch/address.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
 import { describeDeferred } from '../../frontier/politeness.ts';
@@ -72,11 +73,12 @@ function parseResolve(pairs: string[] | undefined): Record<string, string> | und
   if (!pairs?.length) return undefined;
   const out: Record<string, string> = {};
   for (const p of pairs) {
-    const i = p.lastIndexOf(':');
-    const host = p.slice(0, i);
-    const ip = p.slice(i + 1);
-    if (i <= 0 || !ip) throw new UserError(`--resolve '${p}' must look like host:ip, e.g. example.org:127.0.0.1`);
-    out[host.toLowerCase()] = ip;
+    try {
+      const { host, ip } = parseResolveEntry(p);
+      out[host] = ip;
+    } catch (e) {
+      throw new UserError(`--resolve ${(e as Error).message}`);
+    }
   }
   return out;
 }
