@@ -374,8 +374,19 @@ export const FAULT_CASES: FaultCase[] = [
     async start(size) {
       let body = '@prefix ex: <http://example.org/> .\n';
       for (let i = 0; i < size.blankNodes / 4; i++) body += `_:a${i} ex:p _:b${i} . _:b${i} ex:p _:c${i} . _:c${i} ex:p _:d${i} . _:d${i} ex:p _:a${i} .\n`;
-      const s = await site((_p, res) => turtle(res, body));
-      return { seeds: [`${s.url}/cycles.ttl`], watch: [{ url: `${s.url}/cycles.ttl`, reasons: ['fetched', 'over-budget'] }], close: closeAll(s) };
+      // The issue's other shape: people, each with a blank-node address (a blank-node-blind hash merges them all).
+      const people = size.blankNodes / 4;
+      let addresses = '@prefix ex: <http://example.org/> .\n';
+      for (let i = 0; i < people; i++) addresses += `ex:p${i} ex:address [ ex:street "street ${i}" ; ex:zip "${String(i).padStart(5, '0')}" ] .\n`;
+      const s = await site((p, res) => turtle(res, p === '/people.ttl' ? addresses : body));
+      return {
+        seeds: [`${s.url}/cycles.ttl`, `${s.url}/people.ttl`],
+        watch: [
+          { url: `${s.url}/cycles.ttl`, reasons: ['fetched', 'over-budget'], archived: { triples: size.blankNodes, blankNodes: size.blankNodes } },
+          { url: `${s.url}/people.ttl`, reasons: ['fetched', 'over-budget'], archived: { triples: 3 * people, blankNodes: people } },
+        ],
+        close: closeAll(s),
+      };
     },
   },
   {

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isReason, type Reason } from '../../crawler/reasons.ts';
+import { readRecord } from '../../archive/warc-reader.ts';
 
 export interface LogRow {
   url: string;
@@ -17,6 +18,8 @@ export interface LogRow {
   triples: number;
   diagnostics: string | null;
   warc_file: string | null;
+  rdf_offset: number | null;
+  rdf_length: number | null;
 }
 
 export function readLog(dataDir: string): LogRow[] {
@@ -75,6 +78,18 @@ export function saysOneOf(fate: string | undefined, accepted: readonly Reason[])
   if (fate === undefined) return false;
   if (isReason(fate)) return accepted.includes(fate);
   return accepted.some((r) => LEGACY[r]?.test(fate) ?? false);
+}
+
+/**
+ * The graph archived for a log row (its WARC conversion record): distinct triples and distinct
+ * blank-node labels, what a user reading the archived N-Quads would count. undefined: no graph archived.
+ */
+export function archivedGraph(dataDir: string, row: LogRow): { triples: number; blankNodes: number } | undefined {
+  if (!row.warc_file || row.rdf_offset === null || row.rdf_length === null) return undefined;
+  const text = readRecord(dataDir, row.warc_file, row.rdf_offset, row.rdf_length).block.toString('utf8');
+  const lines = new Set(text.split('\n').filter((l) => l.trim() !== ''));
+  const labels = new Set(text.match(/_:[A-Za-z0-9_.-]+/g) ?? []);
+  return { triples: lines.size, blankNodes: labels.size };
 }
 
 /** The distinct fates in the log of URLs that start with `prefix` (a hostile origin). */

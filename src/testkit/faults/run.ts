@@ -10,7 +10,7 @@ import type { Reason } from '../../crawler/reasons.ts';
 import { verifyArchive } from '../../archive/verify.ts';
 import { openStore } from '../../store/index.ts';
 import { startSyntheticSite } from '../synthetic-site.ts';
-import { fatesUnder, readLog, reasonOf, saysOneOf, type LogRow } from './log.ts';
+import { archivedGraph, fatesUnder, readLog, reasonOf, saysOneOf, type LogRow } from './log.ts';
 
 export type FaultScale = 'test' | 'full';
 
@@ -47,6 +47,8 @@ export interface Watched {
   reasons: Reason[];
   /** Something the log row's diagnostics must say (a limit that was hit). */
   diagnostic?: RegExp;
+  /** The archived graph must be the document's: this many triples and blank nodes (no blank-node-blind rewrite). */
+  archived?: { triples: number; blankNodes: number };
 }
 
 export interface FaultFixture {
@@ -87,7 +89,10 @@ export interface FaultResult {
   boundMs: number;
   summary?: CrawlSummary;
   crawlError?: string;
-  watched: Array<{ url: string; fate?: string; ok: boolean; diagnostics?: string | null; accepted: Reason[] }>;
+  watched: Array<{
+    url: string; fate?: string; ok: boolean; diagnostics?: string | null; accepted: Reason[];
+    graph?: { expected: { triples: number; blankNodes: number }; archived?: { triples: number; blankNodes: number } };
+  }>;
   /** Every distinct fate logged for the hostile origins. */
   fates: string[];
   seen?: { reasons: Reason[]; ok: boolean };
@@ -153,7 +158,13 @@ export async function runFaultCase(c: FaultCase, dataDir: string, o: { scale?: F
       const ok = fates.some((f) => saysOneOf(f, w.reasons));
       const row = rows.filter((r) => urls.includes(r.url)).pop();
       const diagOk = !w.diagnostic || (row?.diagnostics ? w.diagnostic.test(row.diagnostics) : false);
-      return { url: w.url, fate: fates.join(' → ') || undefined, ok: ok && diagOk, diagnostics: row?.diagnostics, accepted: w.reasons };
+      const graph = w.archived && row ? archivedGraph(dataDir, row) : undefined;
+      // A document over its budget may be archived as bytes only; a graph that is archived must be the document's.
+      const graphOk = !w.archived || (graph ? graph.triples === w.archived.triples && graph.blankNodes === w.archived.blankNodes : fates.some((f) => saysOneOf(f, ['over-budget'])));
+      return {
+        url: w.url, fate: fates.join(' → ') || undefined, ok: ok && diagOk && graphOk, diagnostics: row?.diagnostics, accepted: w.reasons,
+        graph: w.archived && { expected: w.archived, archived: graph },
+      };
     });
     const prefixes = [...new Set(fixture.watch.map((w) => new URL(w.url).origin))];
     const fates = [...new Set(prefixes.flatMap((p) => fatesUnder(rows, p)))];
@@ -209,7 +220,11 @@ export function faultProblems(r: FaultResult, rssLimitBytes = 400 * MiB): string
   if (r.crawlError) p.push(`the crawl threw: ${r.crawlError.split('\n')[0]}`);
   if (!r.ended) p.push(`did not end within ${r.boundMs / 1000} s (hung)`);
   else if (r.summary?.stoppedBy) p.push(`stopped by ${r.summary.stoppedBy}`);
-  for (const w of r.watched) if (!w.ok) p.push(`${short(w.url)}: fate ${w.fate === undefined ? 'not in the crawl log' : JSON.stringify(w.fate.slice(0, 160))}, expected ${w.accepted.join('|')}`);
+  for (const w of r.watched) {
+    if (w.ok) continue;
+    const g = w.graph && `; archived graph ${w.graph.archived ? `${w.graph.archived.triples} triples, ${w.graph.archived.blankNodes} blank nodes` : 'none'} (the document has ${w.graph.expected.triples}, ${w.graph.expected.blankNodes})`;
+    p.push(`${short(w.url)}: fate ${w.fate === undefined ? 'not in the crawl log' : JSON.stringify(w.fate.slice(0, 160))}, expected ${w.accepted.join('|')}${g ?? ''}`);
+  }
   if (r.seen && !r.seen.ok) p.push(`the log does not show ${r.seen.reasons.join(', ')} (saw ${r.fates.map((f) => f.slice(0, 60)).join(' / ')})`);
   if (r.forbiddenHits > 0) p.push(`${r.forbiddenHits} request(s) that must never happen`);
   if (r.requests && r.requests.count > r.requests.max) p.push(`${r.requests.count} requests to the hostile server (at most ${r.requests.max})`);
