@@ -505,7 +505,7 @@ export const FAULT_CASES: FaultCase[] = [
       return {
         seeds: [`${s.url}/links.html`], watch: [{ url: `${s.url}/links.html`, reasons: ['fetched'], diagnostic: /link/i }],
         // The links themselves are kept out by --exclude: the case is the page, not 100,000 fetches.
-        crawl: { exclude: ['/l/'] }, requests: { count: hitsOf(s), max: 1 }, close: closeAll(s),
+        crawl: { exclude: ['/l/'], maxBodyBytes: 16 * MiB }, requests: { count: hitsOf(s), max: 1 }, close: closeAll(s),
       };
     },
   },
