@@ -90,7 +90,7 @@ export interface FaultResult {
   summary?: CrawlSummary;
   crawlError?: string;
   watched: Array<{
-    url: string; fate?: string; ok: boolean; diagnostics?: string | null; accepted: Reason[];
+    url: string; fate?: string; ok: boolean; diagnostics?: string | null; accepted: Reason[]; missingDiagnostic?: string;
     graph?: { expected: { triples: number; blankNodes: number }; archived?: { triples: number; blankNodes: number } };
   }>;
   /** Every distinct fate logged for the hostile origins. */
@@ -163,6 +163,7 @@ export async function runFaultCase(c: FaultCase, dataDir: string, o: { scale?: F
       const graphOk = !w.archived || (graph ? graph.triples === w.archived.triples && graph.blankNodes === w.archived.blankNodes : fates.some((f) => saysOneOf(f, ['over-budget'])));
       return {
         url: w.url, fate: fates.join(' → ') || undefined, ok: ok && diagOk && graphOk, diagnostics: row?.diagnostics, accepted: w.reasons,
+        missingDiagnostic: diagOk ? undefined : String(w.diagnostic),
         graph: w.archived && { expected: w.archived, archived: graph },
       };
     });
@@ -223,7 +224,8 @@ export function faultProblems(r: FaultResult, rssLimitBytes = 400 * MiB): string
   for (const w of r.watched) {
     if (w.ok) continue;
     const g = w.graph && `; archived graph ${w.graph.archived ? `${w.graph.archived.triples} triples, ${w.graph.archived.blankNodes} blank nodes` : 'none'} (the document has ${w.graph.expected.triples}, ${w.graph.expected.blankNodes})`;
-    p.push(`${short(w.url)}: fate ${w.fate === undefined ? 'not in the crawl log' : JSON.stringify(w.fate.slice(0, 160))}, expected ${w.accepted.join('|')}${g ?? ''}`);
+    const d = w.missingDiagnostic && `; no diagnostic matching ${w.missingDiagnostic}`;
+    p.push(`${short(w.url)}: fate ${w.fate === undefined ? 'not in the crawl log' : JSON.stringify(w.fate.slice(0, 160))}, expected ${w.accepted.join('|')}${g ?? ''}${d ?? ''}`);
   }
   if (r.seen && !r.seen.ok) p.push(`the log does not show ${r.seen.reasons.join(', ')} (saw ${r.fates.map((f) => f.slice(0, 60)).join(' / ')})`);
   if (r.forbiddenHits > 0) p.push(`${r.forbiddenHits} request(s) that must never happen`);
