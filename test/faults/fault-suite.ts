@@ -1,0 +1,27 @@
+/**
+ * Each case of the fault kit (src/testkit/faults) as a test: a real crawl of the hostile URL beside a
+ * healthy host, and what a user would check afterwards. One list of problems per case, so a failure
+ * says everything that went wrong at once (hung, wrong reason, healthy host starved, verify).
+ */
+import { describe, expect, it } from 'vitest';
+import { FAULT_CASES, faultProblems, runFaultCase, type FaultGroup } from '../../src/testkit/faults/index.ts';
+import { tempDir } from '../helpers.ts';
+
+/** Generous: a fixed crawl of these cases ends in a few seconds; a hang shows up as this bound. */
+export const BOUND_MS = 20_000;
+const RSS_LIMIT = 300 * 1024 * 1024;
+
+export function describeFaults(group: FaultGroup): void {
+  describe(`fault kit: ${group}`, () => {
+    for (const c of FAULT_CASES.filter((x) => x.group === group)) {
+      it(`${c.name}: ${c.about}`, async () => {
+        const r = await runFaultCase(c, tempDir(`dm-fault-${c.name}-`), { scale: 'test', boundMs: BOUND_MS });
+        // The parts a user checks, each on its own so the report names them; then everything at once.
+        expect(faultProblems(r, RSS_LIMIT), `${c.name}: fates seen ${JSON.stringify(r.fates.map((f) => f.slice(0, 120)))}`).toEqual([]);
+        expect(r.ended).toBe(true);
+        expect(r.healthy.missing).toEqual([]);
+        expect(r.verify.ok).toBe(true);
+      }, BOUND_MS + 40_000);
+    }
+  });
+}
