@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, type RobotsVerdict } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow, MetadataStore } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -11,7 +11,8 @@ import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
 import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
-import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
+import { hostOf, normalizeUrl, originOf } from '../frontier/normalize.ts';
+import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen } from './seen-dir.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
@@ -56,6 +57,8 @@ export interface CrawlProgress {
   triples: number;
   bytes: number;
   elapsedMs: number;
+  /** Set while nothing is in flight and every queued origin waits on a back-off or deferral (until when, why). */
+  deferred?: DeferredOrigin[];
 }
 
 /**
@@ -151,13 +154,21 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const robots = o.robots === false ? undefined : new RobotsCache(fetcher, {
     userAgent,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
+    retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
+    retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
+    maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
+    // A robots.txt request is a request to the server: the next one waits the delay after it.
+    onRequest: (origin, time) => queues.noteRequest(origin, time),
     onFetched: (host, status, text) => Object.assign(hostRow(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
   });
   // WARC writing runs on a thread of its own, beside the crawl; a small fixed batch (a re-crawl
   // cycle's few URLs) stays inline, where a thread's start-up would cost more.
   const threaded = o.threads ?? !(o.noFollow && o.seeds.length < 200);
   const warc: ArchiveWriter = threaded ? new WarcWriterThread(o.dataDir) : new WarcWriter(o.dataDir);
-  const timing = { delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost };
+  const timing = {
+    delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost,
+    backoffBaseMs: o.backoffBaseMs ?? DEFAULTS.backoffBaseMs, maxBackoffMs: DEFAULTS.maxBackoffMs, maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
+  };
   const queues: Frontier = !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,
   // because the store, not this cache, is the record of what is known; a worker's round is handed
@@ -198,7 +209,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     // A worker's round: its hosts' queued URLs, read by the worker, not every URL of the shared store.
     for (const d of o.round.queued) {
       seen.addIfNewSync(d.url); // queued in the store: fetched this round whether or not an earlier round saw it
-      queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+      queues.push({ url: d.url, host: d.host, origin: originOf(d.url), depth: d.depth, key: seq++ });
     }
     s.resumed = o.round.queued.length > 0;
   } else {
@@ -209,7 +220,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (known.length > 0 && !o.noFollow) {
       const queued = await store.queuedDocuments();
       s.resumed = true;
-      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, origin: originOf(d.url), depth: d.depth, key: seq++ });
     }
   }
   const newDocs: { url: string; host: string; depth: number }[] = [];
@@ -223,7 +234,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (!seen.addIfNewSync(url) && !force) return;
     newDocs.push({ url, host, depth });
     // Another worker's host: it goes to the shared store only, where that worker will find it.
-    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary });
+    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, origin: originOf(url), depth, key: seq++, vocabulary });
   };
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
@@ -272,28 +283,54 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     return true;
   };
 
+  /** A URL given up without a fetch: its robots.txt verdict, known from the cache or just fetched. */
+  const robotsFate = async (e: FrontierEntry, verdict: RobotsVerdict): Promise<void> => {
+    if ('unavailable' in verdict) {
+      s.errors++;
+      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots-unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' });
+    } else {
+      s.skipped.robots++;
+      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId }, { state: 'skipped' });
+    }
+  };
+  /** Entries pop() dropped because the cached robots.txt verdict gives them up: recorded by the loop. */
+  const rejected: Array<[FrontierEntry, RobotsVerdict]> = [];
+  const rejectByRobots = (e: FrontierEntry): boolean => {
+    const verdict = robots?.peek(e.url);
+    if (!verdict || !('unavailable' in verdict || ('allowed' in verdict && !verdict.allowed))) return false;
+    rejected.push([e, verdict]);
+    return true;
+  };
+
   const work = async (e: FrontierEntry): Promise<void> => {
     let notBefore: number | undefined;
+    let waitReason: string | undefined;
     let startedAt: number | undefined;
     let ok = true;
     try {
       if (robots) {
+        const known = robots.peek(e.url) !== undefined;
+        const asked = Date.now();
         const verdict = await robots.check(e.url);
         if ('deferUntil' in verdict) {
+          // The robots cache bounds its own tries (then `unavailable`): the URL waits without using a retry.
+          // A wait the frontier would refuse must not requeue it, or it would come straight back.
+          if (!queues.acceptsWait(verdict.deferUntil.getTime(), Date.now())) return await robotsFate(e, { unavailable: true, reason: verdict.reason });
           notBefore = verdict.deferUntil.getTime();
-          if (!requeue(e)) {
-            await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots.txt unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' });
-            s.errors++;
-          }
+          waitReason = verdict.reason;
+          queues.push(e);
           return;
         }
-        if (verdict.crawlDelayMs) {
-          queues.setDelay(e.host, verdict.crawlDelayMs);
+        if ('allowed' in verdict && verdict.crawlDelayMs) {
+          queues.setDelay(e.origin, verdict.crawlDelayMs);
           hostRow(e.host).crawlDelayMs = verdict.crawlDelayMs;
         }
-        if (!verdict.allowed) {
-          s.skipped.robots++;
-          await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId }, { state: 'skipped' });
+        if ('unavailable' in verdict || !verdict.allowed) return await robotsFate(e, verdict);
+        if (!known && robots.peek(e.url) !== undefined) {
+          // robots.txt was just fetched: the page waits its turn after that request (Heritrix's prerequisite).
+          // (An answer that is not cached, e.g. a refused address, lets the page fetch report the reason.)
+          startedAt = asked;
+          queues.push(e);
           return;
         }
       }
@@ -304,6 +341,16 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       const outcome = await fetcher.fetch(e.url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, o.signal);
       if (outcome.retryAfter) {
         notBefore = outcome.retryAfter.getTime();
+        waitReason = `Retry-After on ${outcome.response?.status ?? 'an answer'}`;
+        if (!queues.acceptsWait(notBefore, Date.now())) {
+          // Waiting that long would hold the crawl: give the URL up for now, queued for a resume or the next cycle.
+          const asked = Number.isFinite(notBefore) ? `until ${new Date(notBefore).toISOString()}` : 'for an unreadable time';
+          notBefore = undefined;
+          ok = false;
+          s.errors++;
+          await store.logFetch({ url: e.url, time: startedAt, status: outcome.response?.status ?? 0, durationMs: Date.now() - startedAt, bytes: 0, change: 'error', error: `wait-too-long: the server asked to wait ${asked}`, triples: 0, cycleId: o.cycleId }, { state: 'queued' });
+          return;
+        }
         if (requeue(e)) return;
       }
       // A server error is tried again later (the host backs off meanwhile); the last try is archived.
@@ -365,11 +412,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' }).catch(() => undefined);
     } finally {
       running--;
-      queues.release(e.host, Date.now(), { ok, notBefore, startedAt });
-      if (!ok && queues.failures(e.host) >= DEFAULTS.maxHostFailures) {
-        for (const dropped of queues.drain(e.host)) {
+      queues.release(e.origin, Date.now(), { ok, notBefore, reason: waitReason, startedAt });
+      if (!ok && queues.failures(e.origin) >= DEFAULTS.maxHostFailures) {
+        for (const dropped of queues.drain(e.origin)) {
           s.skipped.hostFailing++;
-          await store.logFetch({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `host ${e.host} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }, { state: 'skipped' }).catch(() => undefined);
+          await store.logFetch({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `failing-origin: ${e.origin} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }, { state: 'skipped' }).catch(() => undefined);
         }
       }
       wake?.();
@@ -382,16 +429,25 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     for (;;) {
       stopReason ??= limitHit();
       while (!stopReason && running < concurrency) {
-        const e = queues.pop(Date.now());
+        const e = queues.pop(Date.now(), rejectByRobots);
         if (!e) break;
         running++;
         void work(e);
         stopReason ??= limitHit();
       }
+      for (const [e, verdict] of rejected.splice(0)) {
+        try {
+          await robotsFate(e, verdict);
+        } catch (err) {
+          if (!isStorageFailure(err)) throw err;
+          stopForStorage(err);
+        }
+      }
       while (done.length) yield done.shift() as CapturedDocument;
       if (Date.now() - lastProgress > 200) {
         lastProgress = Date.now();
-        progress({ documents: s.documents, queued: queues.size, errors: s.errors, triples: s.triples, bytes: s.bytes, elapsedMs: Date.now() - t0 });
+        const deferred = running === 0 && queues.size > 0 ? queues.deferred(Date.now()) : [];
+        progress({ documents: s.documents, queued: queues.size, errors: s.errors, triples: s.triples, bytes: s.bytes, elapsedMs: Date.now() - t0, ...(deferred.length ? { deferred } : {}) });
       }
       if (running === 0 && (stopReason || queues.size === 0)) break;
       const next = queues.nextReadyAt();

@@ -1,6 +1,8 @@
 import type { MetadataStore } from '../store/types.ts';
 import type { Quad } from '@rdfjs/types';
 import type { SeenSet } from '../frontier/seen/index.ts';
+import { TIMING_DEFAULTS } from '../frontier/politeness.ts';
+import { ROBOTS_DEFAULTS } from '../fetch/robots.ts';
 
 /** Everything a crawl can be told; the CLI flags map one to one onto these. */
 export interface CrawlOptions {
@@ -45,6 +47,14 @@ export interface CrawlOptions {
   resolve?: Record<string, string>;
   timeoutMs?: number;
   maxBodyBytes?: number;
+  /** Longest wait a server may ask for (Retry-After, robots.txt) before the URL is given up for this crawl (`wait-too-long`). */
+  maxWaitMs?: number;
+  /** First back-off of an origin after an error, doubling with each further one (never below the delay). */
+  backoffBaseMs?: number;
+  /** Tries of a robots.txt that times out, 5xx or 429 after the first, before its origin's URLs are given up (`robots-unavailable`). */
+  robotsRetries?: number;
+  /** Wait before the first robots.txt retry, doubling for each next one. */
+  robotsRetryDelayMs?: number;
 
   /** Frontier ordering (seed 001): bfs (default), backlink, pagerank, location, similarity, random. */
   order?: string;
@@ -104,4 +114,21 @@ export const DEFAULTS = {
   maxHostFailures: 5,
   /** Crawl-delay cap (Nutch, StormCrawler). */
   maxCrawlDelayMs: 30_000,
+  /**
+   * Longest wait a server may ask for (Retry-After, a robots.txt deferral). Past it the URL is given up
+   * for this crawl (`wait-too-long`) and left queued for a resume or the next cycle: a crawl someone
+   * watches should not sit idle for hours, and a 10-year Retry-After must not hold it at all.
+   */
+  maxWaitMs: TIMING_DEFAULTS.maxWaitMs,
+  /** Back-off after an error: max(delay, 1 s), doubling, up to 5 min (Nutch: 5 s doubling), so `--delay 0` still backs off. */
+  backoffBaseMs: TIMING_DEFAULTS.backoffBaseMs,
+  maxBackoffMs: TIMING_DEFAULTS.maxBackoffMs,
+  /**
+   * A robots.txt that times out, answers 5xx or 429 is tried 3 more times, 30 s, 60 s and 120 s later
+   * (Retry-After honoured up to maxWaitMs), then its origin's URLs fail with `robots-unavailable` for
+   * an hour. Nutch defers 5 min with 3 tries and Heritrix retries prerequisites a bounded number of
+   * times; ours gives a restarting server 3.5 min without letting one dead origin hold a crawl.
+   */
+  robotsRetries: ROBOTS_DEFAULTS.retries,
+  robotsRetryDelayMs: ROBOTS_DEFAULTS.retryDelayMs,
 } as const;

@@ -11,7 +11,28 @@ interface Robot {
 // robots-parser is CommonJS whose typings NodeNext misreads as a namespace: load the function directly.
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => Robot;
 
-export type RobotsVerdict = { allowed: boolean; crawlDelayMs?: number } | { deferUntil: Date; reason: string };
+/**
+ * What robots.txt says of a URL. `deferUntil`: its robots.txt could not be had (5xx, 429, timeout)
+ * and is tried again then; `unavailable`: it still could not be had after `retries` tries, so the
+ * origin's URLs are given up (`robots-unavailable`) until the error TTL ends.
+ */
+export type RobotsVerdict =
+  | { allowed: boolean; crawlDelayMs?: number }
+  | { deferUntil: Date; reason: string }
+  | { unavailable: true; reason: string };
+
+export const ROBOTS_DEFAULTS = {
+  /**
+   * Tries after the first failure before the origin's robots.txt counts as unavailable. Nutch defers
+   * 5 min and gives up after 3 tries; Heritrix retries a prerequisite a bounded number of times too.
+   * Ours waits 30 s, 60 s, 120 s: a server that is merely restarting gets 3.5 minutes, and an origin
+   * that is gone holds none of the crawl's other origins and its own URLs for no longer than that.
+   */
+  retries: 3,
+  retryDelayMs: 30_000,
+  /** Longest wait between tries, whatever Retry-After asks (the crawl passes its maxWaitMs, 1 h by default too). */
+  maxWaitMs: 60 * 60_000,
+} as const;
 
 export interface RobotsOptions {
   /** Our User-Agent; its product token (`datamonitor`) selects the robots.txt group. */
@@ -20,14 +41,23 @@ export interface RobotsOptions {
   maxCrawlDelayMs?: number;
   /** How long a fetched robots.txt (or a 4xx answer: allow-all) is trusted (default 24 h). */
   successTtlMs?: number;
-  /** How long an unusable answer (redirect trouble, undecodable body) counts as allow-all (default 1 h). */
+  /**
+   * How long an unusable answer (redirect trouble, undecodable body) counts as allow-all, and how long
+   * an origin whose robots.txt stayed unavailable after its retries keeps that verdict (default 1 h).
+   */
   errorTtlMs?: number;
-  /** How long a host is deferred after a 5xx, 429, timeout or network error (default 5 min). */
-  deferMs?: number;
+  /** Tries after a 5xx, 429, timeout or network error before the verdict is `unavailable` (default 3). */
+  retries?: number;
+  /** Wait before the first of those tries, doubling for each next one (default 30 s). */
+  retryDelayMs?: number;
+  /** Longest wait between tries; a longer Retry-After is cut to it (default 1 h). */
+  maxWaitMs?: number;
   /** robots.txt bytes parsed at most (RFC 9309 asks for at least 500 KiB; default 500 KiB). */
   maxBytes?: number;
   /** Called after each robots.txt fetch, e.g. to store it with the host (status 0: no HTTP answer). */
   onFetched?: (host: string, status: number, text: string) => void;
+  /** Called as each robots.txt request starts: it counts towards the origin's politeness delay. */
+  onRequest?: (origin: string, time: number) => void;
   /** Clock, for tests of the expiry. */
   now?: () => number;
 }
@@ -42,8 +72,10 @@ export interface RobotsRecord {
   fetchedAt: Date;
   expiresAt: Date;
   crawlDelayMs?: number;
-  /** Set while the host is deferred. */
+  /** Set while the origin is deferred (its robots.txt is tried again then). */
   deferUntil?: Date;
+  /** Set when robots.txt could not be had after its retries: the origin's URLs are given up until `expiresAt`. */
+  unavailable?: boolean;
   reason?: string;
 }
 
@@ -54,6 +86,14 @@ interface Entry {
 
 const HOUR = 3_600_000;
 
+/**
+ * Errors after which no page of the origin can be fetched either (a name that does not resolve, a
+ * port that refuses, a TLS handshake that fails, an address we refuse): the page fetch is let through
+ * to fail at once with its own reason, and the origin's failure count ends it, instead of deferring the
+ * origin for minutes. Strings, so a fetcher that knows more codes (e.g. 'tls') plugs in unchanged.
+ */
+const NO_SERVICE: ReadonlySet<string> = new Set(['blocked-address', 'bad-url', 'aborted', 'dns', 'connect', 'tls']);
+
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
@@ -61,7 +101,11 @@ export class RobotsCache {
   private readonly maxCrawlDelayMs: number;
   private readonly successTtlMs: number;
   private readonly errorTtlMs: number;
-  private readonly deferMs: number;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly maxWaitMs: number;
+  /** Consecutive failed robots.txt fetches per origin; cleared by an answer or by the unavailable verdict. */
+  private readonly failures = new Map<string, number>();
   private readonly maxBytes: number;
   private readonly now: () => number;
 
@@ -70,26 +114,33 @@ export class RobotsCache {
     this.maxCrawlDelayMs = options.maxCrawlDelayMs ?? 30_000;
     this.successTtlMs = options.successTtlMs ?? 24 * HOUR;
     this.errorTtlMs = options.errorTtlMs ?? HOUR;
-    this.deferMs = options.deferMs ?? 5 * 60_000;
+    this.retries = options.retries ?? ROBOTS_DEFAULTS.retries;
+    this.retryDelayMs = options.retryDelayMs ?? ROBOTS_DEFAULTS.retryDelayMs;
+    this.maxWaitMs = options.maxWaitMs ?? ROBOTS_DEFAULTS.maxWaitMs;
     this.maxBytes = options.maxBytes ?? 500 * 1024;
     this.now = options.now ?? Date.now;
   }
 
-  /** May `url` be fetched? A deferral means: ask again after `deferUntil` (robots.txt unavailable). */
+  /**
+   * May `url` be fetched? Fetches the origin's robots.txt when it is not cached. A deferral means:
+   * ask again after `deferUntil`; `unavailable`: give the URL up.
+   */
   async check(url: string): Promise<RobotsVerdict> {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return { allowed: true }; // the fetcher reports the bad URL itself
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { allowed: true };
-    if (parsed.pathname === '/robots.txt') return { allowed: true };
-    const entry = await this.entryFor(parsed.origin);
-    const { record, robot } = entry;
-    if (record.deferUntil) return { deferUntil: record.deferUntil, reason: record.reason ?? 'robots.txt unavailable' };
-    const allowed = robot ? robot.isAllowed(parsed.href, this.token) !== false : true;
-    return record.crawlDelayMs !== undefined ? { allowed, crawlDelayMs: record.crawlDelayMs } : { allowed };
+    const parsed = parseTarget(url);
+    if (!parsed) return { allowed: true };
+    return verdictOf(await this.entryFor(parsed.origin), parsed.href, this.token);
+  }
+
+  /**
+   * The verdict for `url` if its origin's robots.txt is cached and fresh, else undefined: lets the
+   * frontier drop disallowed URLs before they take a politeness slot, without waiting on a fetch.
+   */
+  peek(url: string): RobotsVerdict | undefined {
+    const parsed = parseTarget(url);
+    if (!parsed) return { allowed: true };
+    const cached = this.entries.get(parsed.origin);
+    if (!cached || cached.record.expiresAt.getTime() <= this.now()) return undefined;
+    return verdictOf(cached, parsed.href, this.token);
   }
 
   /** The sitemaps the robots.txt of `url`'s origin names (`Sitemap:` lines); fetches it if needed. */
@@ -126,6 +177,7 @@ export class RobotsCache {
 
   private async load(origin: string): Promise<Entry> {
     const robotsUrl = `${origin}/robots.txt`;
+    this.options.onRequest?.(origin, this.now());
     const outcome = await this.fetcher.fetch(robotsUrl);
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
@@ -138,29 +190,37 @@ export class RobotsCache {
     const now = this.now();
     const base = { origin, fetchedAt: new Date(now) };
     const expiring = (ttl: number) => new Date(now + ttl);
+    // Only the origin's own robots.txt trouble counts: each failure waits longer, and after `retries`
+    // tries the origin is given up for the error TTL instead of deferring its URLs again and again.
     const defer = (status: number, reason: string, retryAfter?: Date): Entry => {
-      const until = new Date(Math.min(Math.max(now + this.deferMs, retryAfter?.getTime() ?? 0), now + this.successTtlMs));
+      const failures = (this.failures.get(origin) ?? 0) + 1;
+      if (failures > this.retries) {
+        this.failures.delete(origin);
+        const why = `${reason} (${failures} tries)`;
+        return { record: { ...base, status, text: '', expiresAt: expiring(this.errorTtlMs), unavailable: true, reason: why } };
+      }
+      this.failures.set(origin, failures);
+      const asked = retryAfter?.getTime();
+      const backoff = this.retryDelayMs * 2 ** (failures - 1);
+      const waitMs = Math.min(this.maxWaitMs, Math.max(backoff, asked !== undefined && Number.isFinite(asked) ? asked - now : 0));
+      const until = new Date(now + waitMs);
       return { record: { ...base, status, text: '', expiresAt: until, deferUntil: until, reason } };
     };
     const allowAll = (status: number, ttl: number): Entry => ({ record: { ...base, status, text: '', expiresAt: expiring(ttl) } });
 
     const { response, error } = outcome;
+    if (response && response.status !== 429 && response.status < 500) this.failures.delete(origin);
     if (!response) {
-      switch (error?.code) {
-        case 'too-many-redirects':
-        case 'redirect-loop':
-          return allowAll(0, this.errorTtlMs); // RFC 9309 2.3.1.2: may be treated as unavailable
-        case 'blocked-address':
-        case 'bad-url':
-        case 'aborted':
-        // A name that does not resolve or a port that refuses: no page can be fetched either, so
-        // let the page fetch fail at once with that reason instead of deferring the host for minutes.
-        case 'dns':
-        case 'connect':
-          return allowAll(0, 0);
-        default:
-          return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);
+      const code: string = error?.code ?? '';
+      if (code === 'too-many-redirects' || code === 'redirect-loop') {
+        this.failures.delete(origin);
+        return allowAll(0, this.errorTtlMs); // RFC 9309 2.3.1.2: may be treated as unavailable
       }
+      if (NO_SERVICE.has(code)) {
+        this.failures.delete(origin);
+        return allowAll(0, 0);
+      }
+      return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);
     }
     const status = response.status;
     if (status === 429 || status >= 500) {
@@ -181,4 +241,24 @@ export class RobotsCache {
       record: { ...base, status, text, expiresAt: expiring(this.successTtlMs), ...(crawlDelayMs !== undefined ? { crawlDelayMs } : {}) },
     };
   }
+}
+
+/** The URL as robots.txt sees it, or undefined when robots.txt has no say (not http(s), bad, robots.txt itself). */
+function parseTarget(url: string): URL | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // the fetcher reports the bad URL itself
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  if (parsed.pathname === '/robots.txt') return undefined;
+  return parsed;
+}
+
+function verdictOf({ record, robot }: Entry, href: string, token: string): RobotsVerdict {
+  if (record.unavailable) return { unavailable: true, reason: record.reason ?? 'robots.txt unavailable' };
+  if (record.deferUntil) return { deferUntil: record.deferUntil, reason: record.reason ?? 'robots.txt unavailable' };
+  const allowed = robot ? robot.isAllowed(href, token) !== false : true;
+  return record.crawlDelayMs !== undefined ? { allowed, crawlDelayMs: record.crawlDelayMs } : { allowed };
 }

@@ -1,26 +1,26 @@
 import { MinHeap } from '../util/heap.ts';
-import { HostTiming, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
+import { HostTiming, type DeferredOrigin, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
 import type { Frontier, FrontierEntry } from './types.ts';
 
 export type { FrontierEntry } from './types.ts';
 
 /**
- * The breadth-first frontier (Mercator's back queues): one queue per host, and a host is offered
- * only when politeness lets it be fetched now. Two heaps of hosts, by ready time and by the key of
- * their best entry, make each pop O(log hosts) at any crawl size.
+ * The breadth-first frontier (Mercator's back queues): one queue per origin, and an origin is
+ * offered only when politeness lets it be fetched now. Two heaps of origins, by ready time and by the
+ * key of their best entry, make each pop O(log origins) at any crawl size.
  */
-interface HostQueue {
-  host: string;
+interface OriginQueue {
+  origin: string;
   queue: MinHeap<FrontierEntry>;
-  /** Whether the host sits in one of the two heaps now. */
+  /** Whether the origin sits in one of the two heaps now. */
   scheduled: boolean;
 }
 
 export class HostQueues implements Frontier {
   private readonly timing: HostTiming;
-  private hosts = new Map<string, HostQueue>();
-  private waiting = new MinHeap<HostQueue>();
-  private ready = new MinHeap<HostQueue>();
+  private origins = new Map<string, OriginQueue>();
+  private waiting = new MinHeap<OriginQueue>();
+  private ready = new MinHeap<OriginQueue>();
   private count = 0;
 
   constructor(opts: HostTimingOptions) {
@@ -32,55 +32,60 @@ export class HostQueues implements Frontier {
   }
 
   get hostCount(): number {
-    return this.hosts.size;
+    return this.origins.size;
   }
 
-  private queueOf(host: string): HostQueue {
-    let q = this.hosts.get(host);
-    if (!q) this.hosts.set(host, (q = { host, queue: new MinHeap(), scheduled: false }));
+  private queueOf(origin: string): OriginQueue {
+    let q = this.origins.get(origin);
+    if (!q) this.origins.set(origin, (q = { origin, queue: new MinHeap(), scheduled: false }));
     return q;
   }
 
-  private schedule(q: HostQueue): void {
-    if (q.scheduled || q.queue.size === 0 || !this.timing.hasRoom(q.host)) return;
+  private schedule(q: OriginQueue): void {
+    if (q.scheduled || q.queue.size === 0 || !this.timing.hasRoom(q.origin)) return;
     q.scheduled = true;
-    this.waiting.push(q, this.timing.clock(q.host).readyAt);
+    this.waiting.push(q, this.timing.readyAt(q.origin));
   }
 
   push(entry: FrontierEntry): void {
-    const q = this.queueOf(entry.host);
+    const q = this.queueOf(entry.origin);
     q.queue.push(entry, entry.key);
     this.count++;
     this.schedule(q);
   }
 
-  setDelay(host: string, delayMs: number): void {
-    this.timing.setDelay(host, delayMs);
+  setDelay(origin: string, delayMs: number): void {
+    this.timing.setDelay(origin, delayMs);
   }
 
-  pop(now: number): FrontierEntry | undefined {
+  pop(now: number, reject?: (entry: FrontierEntry) => boolean): FrontierEntry | undefined {
     while (this.waiting.size > 0 && (this.waiting.peekKey() as number) <= now) {
-      const w = this.waiting.pop() as HostQueue;
-      // A back-off may have moved the host's time since it was queued.
-      const readyAt = this.timing.clock(w.host).readyAt;
+      const w = this.waiting.pop() as OriginQueue;
+      // A back-off, or a request to another origin of the hostname, may have moved the time since it was queued.
+      const readyAt = this.timing.readyAt(w.origin);
       if (w.queue.size === 0) w.scheduled = false;
       else if (readyAt > now) this.waiting.push(w, readyAt);
       else this.ready.push(w, w.queue.peekKey() as number);
     }
-    let q = this.ready.pop();
-    while (q && (q.queue.size === 0 || !this.timing.ready(q.host, now))) {
-      // A host drained while it waited its turn has nothing left: it leaves the heaps until a push.
-      if (q.queue.size === 0) q.scheduled = false;
-      else this.waiting.push(q, this.timing.clock(q.host).readyAt);
-      q = this.ready.pop();
+    for (let q = this.ready.pop(); q; q = this.ready.pop()) {
+      if (q.queue.size > 0 && !this.timing.ready(q.origin, now)) {
+        this.waiting.push(q, this.timing.readyAt(q.origin));
+        continue;
+      }
+      let entry = q.queue.pop();
+      while (entry && reject?.(entry)) {
+        this.count--;
+        entry = q.queue.pop();
+      }
+      // An origin drained (or emptied by rejections) while it waited its turn leaves the heaps until a push.
+      q.scheduled = false;
+      if (!entry) continue;
+      this.count--;
+      this.timing.start(q.origin, now);
+      this.schedule(q);
+      return entry;
     }
-    if (!q) return undefined;
-    q.scheduled = false;
-    const entry = q.queue.pop() as FrontierEntry;
-    this.count--;
-    this.timing.start(q.host, now);
-    this.schedule(q);
-    return entry;
+    return undefined;
   }
 
   nextReadyAt(): number | undefined {
@@ -88,21 +93,35 @@ export class HostQueues implements Frontier {
     return this.waiting.peekKey();
   }
 
-  release(host: string, now: number, outcome: ReleaseOutcome): void {
-    this.timing.release(host, now, outcome);
-    this.schedule(this.queueOf(host));
+  release(origin: string, now: number, outcome: ReleaseOutcome): boolean {
+    const accepted = this.timing.release(origin, now, outcome);
+    this.schedule(this.queueOf(origin));
+    return accepted;
   }
 
-  failures(host: string): number {
-    return this.timing.failures(host);
+  acceptsWait(notBefore: number, now: number): boolean {
+    return this.timing.acceptsWait(notBefore, now);
   }
 
-  drain(host: string): FrontierEntry[] {
-    const q = this.hosts.get(host);
+  noteRequest(origin: string, time: number): void {
+    this.timing.noteRequest(origin, time);
+  }
+
+  failures(origin: string): number {
+    return this.timing.failures(origin);
+  }
+
+  drain(origin: string): FrontierEntry[] {
+    const q = this.origins.get(origin);
     if (!q) return [];
     const out: FrontierEntry[] = [];
     for (let e = q.queue.pop(); e; e = q.queue.pop()) out.push(e);
     this.count -= out.length;
     return out;
+  }
+
+  deferred(now: number): DeferredOrigin[] {
+    const queued = [...this.origins.values()].filter((q) => q.queue.size > 0).map((q) => q.origin);
+    return this.timing.deferred(now, queued);
   }
 }

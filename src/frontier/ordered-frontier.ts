@@ -1,22 +1,22 @@
 import { PriorityFrontier } from './order/priority-frontier.ts';
 import type { OrderingPolicy } from './order/policy.ts';
-import { HostTiming, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
+import { HostTiming, type DeferredOrigin, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
 import type { Frontier, FrontierEntry } from './types.ts';
-import { hostOf } from './normalize.ts';
+import { originOf } from './normalize.ts';
 
 /**
  * A frontier ordered by importance (seed 001: backlinks, PageRank, location, similarity): the best
- * URL among the hosts that politeness lets us fetch now. Priorities move as the crawl learns.
+ * URL among the origins that politeness lets us fetch now. Priorities move as the crawl learns.
  */
 export class OrderedFrontier implements Frontier {
   private readonly timing: HostTiming;
   private readonly urls: PriorityFrontier;
   private readonly entries = new Map<string, FrontierEntry>();
-  private readonly perHost = new Map<string, number>();
+  private readonly perOrigin = new Map<string, number>();
 
   constructor(private readonly policy: OrderingPolicy, opts: HostTimingOptions) {
     this.timing = new HostTiming(opts);
-    this.urls = new PriorityFrontier(policy, { hostOf });
+    this.urls = new PriorityFrontier(policy, { hostOf: originOf });
   }
 
   get size(): number {
@@ -30,53 +30,69 @@ export class OrderedFrontier implements Frontier {
   push(entry: FrontierEntry): void {
     if (this.entries.has(entry.url)) return;
     this.entries.set(entry.url, entry);
-    this.perHost.set(entry.host, (this.perHost.get(entry.host) ?? 0) + 1);
+    this.perOrigin.set(entry.origin, (this.perOrigin.get(entry.origin) ?? 0) + 1);
+    this.timing.clock(entry.origin);
     this.urls.add(entry.url);
   }
 
   private take(url: string): FrontierEntry {
     const e = this.entries.get(url) as FrontierEntry;
     this.entries.delete(url);
-    const n = (this.perHost.get(e.host) ?? 1) - 1;
-    if (n > 0) this.perHost.set(e.host, n);
-    else this.perHost.delete(e.host);
+    const n = (this.perOrigin.get(e.origin) ?? 1) - 1;
+    if (n > 0) this.perOrigin.set(e.origin, n);
+    else this.perOrigin.delete(e.origin);
     return e;
   }
 
-  pop(now: number): FrontierEntry | undefined {
-    const url = this.urls.pop((host) => this.timing.ready(host, now));
-    if (url === undefined) return undefined;
-    const e = this.take(url);
-    this.timing.start(e.host, now);
-    return e;
+  pop(now: number, reject?: (entry: FrontierEntry) => boolean): FrontierEntry | undefined {
+    for (;;) {
+      const url = this.urls.pop((origin) => this.timing.ready(origin, now));
+      if (url === undefined) return undefined;
+      const e = this.take(url);
+      if (reject?.(e)) continue;
+      this.timing.start(e.origin, now);
+      return e;
+    }
   }
 
   nextReadyAt(): number | undefined {
     let next: number | undefined;
-    for (const host of this.perHost.keys()) {
-      if (!this.timing.hasRoom(host)) continue;
-      const t = this.timing.clock(host).readyAt;
+    for (const origin of this.perOrigin.keys()) {
+      if (!this.timing.hasRoom(origin)) continue;
+      const t = this.timing.readyAt(origin);
       if (next === undefined || t < next) next = t;
     }
     return next;
   }
 
-  release(host: string, now: number, outcome: ReleaseOutcome): void {
-    this.timing.release(host, now, outcome);
+  release(origin: string, now: number, outcome: ReleaseOutcome): boolean {
+    return this.timing.release(origin, now, outcome);
   }
 
-  setDelay(host: string, delayMs: number): void {
-    this.timing.setDelay(host, delayMs);
+  acceptsWait(notBefore: number, now: number): boolean {
+    return this.timing.acceptsWait(notBefore, now);
   }
 
-  failures(host: string): number {
-    return this.timing.failures(host);
+  noteRequest(origin: string, time: number): void {
+    this.timing.noteRequest(origin, time);
   }
 
-  drain(host: string): FrontierEntry[] {
+  setDelay(origin: string, delayMs: number): void {
+    this.timing.setDelay(origin, delayMs);
+  }
+
+  failures(origin: string): number {
+    return this.timing.failures(origin);
+  }
+
+  drain(origin: string): FrontierEntry[] {
     const out: FrontierEntry[] = [];
-    for (let url = this.urls.popFromHost(host); url !== undefined; url = this.urls.popFromHost(host)) out.push(this.take(url));
+    for (let url = this.urls.popFromHost(origin); url !== undefined; url = this.urls.popFromHost(origin)) out.push(this.take(url));
     return out;
+  }
+
+  deferred(now: number): DeferredOrigin[] {
+    return this.timing.deferred(now, this.perOrigin.keys());
   }
 
   onPageCrawled(page: { url: string; links: { url: string; anchorText?: string; context?: string }[]; text?: string }): void {

@@ -1,85 +1,193 @@
 /**
- * Per-host politeness state, shared by every frontier: a request to a host starts no earlier than
- * the previous start plus the host's delay, at most `perHost` are in flight, and errors back the
- * host off exponentially.
+ * Politeness state shared by every frontier. Two units, on purpose:
+ *
+ * - The **origin** (scheme, host, port; RFC 9309 and RFC 6454) owns what says something about one
+ *   service: requests in flight, back-off after errors, a Retry-After or robots.txt deferral, the
+ *   failure count, and its robots.txt Crawl-delay. Trouble at https://h/ never stalls http://h/.
+ * - The **hostname** owns the spacing between request starts. http://h/ and https://h/ (or h:8080)
+ *   are almost always one machine: spacing each origin on its own would let a crawl that finds both
+ *   schemes hit the server at twice the rate the user asked for with --delay.
+ *
+ * Every wait put in here is finite and bounded: a notBefore that is not a finite time, or later than
+ * `maxWaitMs` from now, is refused (release returns false) and never reaches a heap, where one
+ * NaN or Infinity would stall every origin.
  */
 export interface HostTimingOptions {
+  /** Start-to-start delay between requests to one hostname (`--delay`). */
   delayMs: number;
+  /** Requests in flight per origin. */
   perHost: number;
-  /** Longest back-off after repeated errors. */
+  /** First back-off after an error when it is longer than the delay (default 1 s): `--delay 0` still backs off. */
+  backoffBaseMs?: number;
+  /** Longest back-off after repeated errors (default 5 min). */
   maxBackoffMs?: number;
+  /** Longest wait a server may ask for (Retry-After, a robots.txt deferral) before the URL is given up (default 1 h). */
+  maxWaitMs?: number;
 }
+
+export const TIMING_DEFAULTS = {
+  /** Nutch backs a failing host off 5 s, doubling; with our 1 s delay a base of max(delay, 1 s) is as gentle. */
+  backoffBaseMs: 1_000,
+  maxBackoffMs: 5 * 60_000,
+  maxWaitMs: 60 * 60_000,
+} as const;
 
 export interface HostClock {
   inFlight: number;
-  readyAt: number;
-  lastStart: number;
+  /** No request before this: a back-off or a deferral (always finite). */
+  notBefore: number;
+  /** Why `notBefore` is in the future, for the progress line. */
+  waitReason?: string;
   delayMs: number;
   /** Consecutive failures (back-off grows with them). */
   failures: number;
+  /** The hostname this origin shares its request spacing with. */
+  spacing: Spacing;
+}
+
+interface Spacing {
+  lastStart: number;
 }
 
 export interface ReleaseOutcome {
   ok: boolean;
   /** Do not start before this time (Retry-After, a deferred robots.txt). */
   notBefore?: number;
+  /** Why the origin waits until `notBefore` (shown while the crawl waits on it). */
+  reason?: string;
   /** When the request really started (after robots.txt), to space from it. */
   startedAt?: number;
 }
 
+/** An origin that waits on a back-off or a deferral, not just its turn. */
+export interface DeferredOrigin {
+  origin: string;
+  until: number;
+  reason: string;
+}
+
+/** The hostname part of an origin (`https://h:8443` → `h`), the unit of request spacing. */
+function hostnameOfOrigin(origin: string): string {
+  const authority = origin.slice(origin.indexOf('//') + 2);
+  if (authority.startsWith('[')) return authority.slice(0, authority.indexOf(']') + 1);
+  const colon = authority.lastIndexOf(':');
+  return colon >= 0 ? authority.slice(0, colon) : authority;
+}
+
 export class HostTiming {
-  private readonly hosts = new Map<string, HostClock>();
+  private readonly origins = new Map<string, HostClock>();
+  private readonly hostnames = new Map<string, Spacing>();
+  private readonly backoffBaseMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly maxWaitMs: number;
 
-  constructor(readonly opts: HostTimingOptions) {}
-
-  get size(): number {
-    return this.hosts.size;
+  constructor(readonly opts: HostTimingOptions) {
+    this.backoffBaseMs = opts.backoffBaseMs ?? TIMING_DEFAULTS.backoffBaseMs;
+    this.maxBackoffMs = opts.maxBackoffMs ?? TIMING_DEFAULTS.maxBackoffMs;
+    this.maxWaitMs = opts.maxWaitMs ?? TIMING_DEFAULTS.maxWaitMs;
   }
 
-  clock(host: string): HostClock {
-    let s = this.hosts.get(host);
+  get size(): number {
+    return this.origins.size;
+  }
+
+  clock(origin: string): HostClock {
+    let s = this.origins.get(origin);
     if (!s) {
-      s = { inFlight: 0, readyAt: 0, lastStart: -Infinity, delayMs: this.opts.delayMs, failures: 0 };
-      this.hosts.set(host, s);
+      const hostname = hostnameOfOrigin(origin);
+      let spacing = this.hostnames.get(hostname);
+      if (!spacing) this.hostnames.set(hostname, (spacing = { lastStart: -Infinity }));
+      s = { inFlight: 0, notBefore: 0, delayMs: this.opts.delayMs, failures: 0, spacing };
+      this.origins.set(origin, s);
     }
     return s;
   }
 
-  /** May a request to `host` start at `now`? */
-  ready(host: string, now: number): boolean {
-    const s = this.clock(host);
-    return s.inFlight < this.opts.perHost && s.readyAt <= now;
+  /** When the origin may start its next request (once it has room). */
+  readyAt(origin: string): number {
+    const s = this.clock(origin);
+    return Math.max(s.notBefore, s.spacing.lastStart + s.delayMs);
   }
 
-  /** Full hosts wait for a release; others for their time. */
-  hasRoom(host: string): boolean {
-    return this.clock(host).inFlight < this.opts.perHost;
+  /** May a request to `origin` start at `now`? */
+  ready(origin: string, now: number): boolean {
+    return this.hasRoom(origin) && this.readyAt(origin) <= now;
   }
 
-  start(host: string, now: number): void {
-    const s = this.clock(host);
+  /** Full origins wait for a release; others for their time. */
+  hasRoom(origin: string): boolean {
+    return this.clock(origin).inFlight < this.opts.perHost;
+  }
+
+  start(origin: string, now: number): void {
+    const s = this.clock(origin);
     s.inFlight++;
-    s.lastStart = now;
-    s.readyAt = now + s.delayMs;
+    this.noteRequest(origin, now);
+  }
+
+  /**
+   * A request that went out without a frontier slot (robots.txt, a sitemap's or a context's
+   * prerequisite) still counts towards the hostname's spacing.
+   */
+  noteRequest(origin: string, time: number): void {
+    const sp = this.clock(origin).spacing;
+    if (Number.isFinite(time)) sp.lastStart = Math.max(sp.lastStart, time);
   }
 
   /** A robots.txt Crawl-delay; never below the configured delay. */
-  setDelay(host: string, delayMs: number): void {
-    this.clock(host).delayMs = Math.max(this.opts.delayMs, delayMs);
+  setDelay(origin: string, delayMs: number): void {
+    if (Number.isFinite(delayMs)) this.clock(origin).delayMs = Math.max(this.opts.delayMs, delayMs);
   }
 
-  release(host: string, now: number, outcome: ReleaseOutcome): void {
-    const s = this.clock(host);
-    if (outcome.startedAt !== undefined) s.lastStart = Math.max(s.lastStart, outcome.startedAt);
+  /** Whether a server's wait until `notBefore` is one this crawl takes (finite, within maxWaitMs of now). */
+  acceptsWait(notBefore: number, now: number): boolean {
+    return Number.isFinite(notBefore) && notBefore - now <= this.maxWaitMs;
+  }
+
+  /**
+   * Ends a request. Returns false when `outcome.notBefore` was refused (not finite, or past maxWaitMs):
+   * the origin then only backs off as for any error, and the caller gives the URL up for this crawl.
+   */
+  release(origin: string, now: number, outcome: ReleaseOutcome): boolean {
+    const s = this.clock(origin);
+    if (outcome.startedAt !== undefined) this.noteRequest(origin, outcome.startedAt);
     s.inFlight = Math.max(0, s.inFlight - 1);
     s.failures = outcome.ok ? 0 : s.failures + 1;
-    const backoff = s.failures === 0 ? 0 : Math.min(this.opts.maxBackoffMs ?? 300_000, s.delayMs * 2 ** s.failures);
-    let readyAt = Math.max(s.lastStart + s.delayMs, now + backoff);
-    if (outcome.notBefore !== undefined) readyAt = Math.max(readyAt, outcome.notBefore);
-    s.readyAt = Math.max(s.readyAt, readyAt);
+    if (s.failures > 0) {
+      const backoff = Math.min(this.maxBackoffMs, Math.max(s.delayMs, this.backoffBaseMs) * 2 ** (s.failures - 1));
+      this.defer(s, now + backoff, `back-off after ${s.failures} failure${s.failures > 1 ? 's' : ''}`);
+    }
+    if (outcome.notBefore === undefined) return true;
+    if (!this.acceptsWait(outcome.notBefore, now)) return false;
+    this.defer(s, outcome.notBefore, outcome.reason ?? 'asked to wait');
+    return true;
   }
 
-  failures(host: string): number {
-    return this.hosts.get(host)?.failures ?? 0;
+  private defer(s: HostClock, until: number, reason: string): void {
+    if (until <= s.notBefore) return;
+    s.notBefore = until;
+    s.waitReason = reason;
   }
+
+  failures(origin: string): number {
+    return this.origins.get(origin)?.failures ?? 0;
+  }
+
+  /** The origins among `origins` that wait on a back-off or deferral at `now`, soonest first. */
+  deferred(now: number, origins: Iterable<string>): DeferredOrigin[] {
+    const out: DeferredOrigin[] = [];
+    for (const origin of origins) {
+      const s = this.origins.get(origin);
+      if (s && s.notBefore > now) out.push({ origin, until: s.notBefore, reason: s.waitReason ?? 'waiting' });
+    }
+    return out.sort((a, b) => a.until - b.until);
+  }
+}
+
+/** "waiting on 2 deferred origins: https://a (robots.txt 503) until 17:40:00, …" for the progress line (local time). */
+export function describeDeferred(deferred: readonly DeferredOrigin[], shown = 3): string {
+  const n = deferred.length;
+  const each = deferred.slice(0, shown).map((d) => `${d.origin} (${d.reason}) until ${new Date(d.until).toTimeString().slice(0, 8)}`);
+  const more = n > shown ? `, and ${n - shown} more` : '';
+  return `waiting on ${n} deferred origin${n === 1 ? '' : 's'}: ${each.join(', ')}${more}`;
 }

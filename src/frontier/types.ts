@@ -1,31 +1,52 @@
-import type { ReleaseOutcome } from './politeness.ts';
+import type { DeferredOrigin, ReleaseOutcome } from './politeness.ts';
 
 export interface FrontierEntry {
   url: string;
+  /** The store's host column (hostname plus a non-default port). */
   host: string;
+  /** scheme://host[:port] (`originOf`): the unit of queues, robots.txt, back-off and failure counts. */
+  origin: string;
   depth: number;
   /** Lower is fetched first among equals (discovery order). */
   key: number;
   /** Reached through a vocabulary link: fetched whatever the depth. */
   vocabulary?: boolean;
-  /** Times this URL was put back after a Retry-After or a deferred robots.txt. */
+  /** Times this URL was put back after a Retry-After or a server error. */
   retries?: number;
 }
 
-/** What the crawler needs of a frontier: URLs in, the best URL of a host that may be fetched now out. */
+/**
+ * What the crawler needs of a frontier: URLs in, the best URL of an origin that may be fetched now
+ * out. Queues are per origin; the spacing between request starts is per hostname (politeness.ts).
+ */
 export interface Frontier {
   readonly size: number;
+  /** Origins the frontier has seen. */
   readonly hostCount: number;
   push(entry: FrontierEntry): void;
-  /** The next entry whose host may be fetched at `now`, marking the host busy. */
-  pop(now: number): FrontierEntry | undefined;
-  /** When a host becomes ready next (0: now; undefined: nothing queued or all hosts busy). */
+  /**
+   * The next entry whose origin may be fetched at `now`, marking the origin busy. Entries for which
+   * `reject` returns true (e.g. robots.txt disallows them, known without a request) are removed
+   * without using the origin's turn; the caller keeps them to record their fate.
+   */
+  pop(now: number, reject?: (entry: FrontierEntry) => boolean): FrontierEntry | undefined;
+  /** When an origin becomes ready next (0: now; undefined: nothing queued or all origins busy). */
   nextReadyAt(): number | undefined;
-  release(host: string, now: number, outcome: ReleaseOutcome): void;
-  setDelay(host: string, delayMs: number): void;
-  failures(host: string): number;
-  /** Removes and returns every queued entry of a host. */
-  drain(host: string): FrontierEntry[];
+  /**
+   * Ends a request to `origin`. Returns false when `outcome.notBefore` is refused (not a finite time,
+   * or further than the frontier's maxWaitMs): the caller gives the URL up for this crawl (`wait-too-long`).
+   */
+  release(origin: string, now: number, outcome: ReleaseOutcome): boolean;
+  /** Whether the frontier would take a wait until `notBefore` (see release). */
+  acceptsWait(notBefore: number, now: number): boolean;
+  /** A request to `origin` made outside the frontier (robots.txt) that counts towards its hostname's delay. */
+  noteRequest(origin: string, time: number): void;
+  setDelay(origin: string, delayMs: number): void;
+  failures(origin: string): number;
+  /** Removes and returns every queued entry of an origin. */
+  drain(origin: string): FrontierEntry[];
+  /** The origins with queued URLs that wait on a back-off or a deferral at `now` (until when, why), soonest first. */
+  deferred(now: number): DeferredOrigin[];
   /** Tells an importance ordering what a crawled page links to. */
   onPageCrawled?(page: { url: string; links: { url: string; anchorText?: string; context?: string }[]; text?: string }): void;
 }

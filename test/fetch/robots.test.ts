@@ -1,11 +1,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHttpFetcher, staticLookup, buildUserAgent, RobotsCache, type Fetcher } from '../../src/fetch/index.ts';
-import { startServer, type TestServer } from './server.ts';
+import { closedPort, startServer, type TestServer } from './server.ts';
 
 const UA = buildUserAgent('https://example.test/crawler');
 
 /** robots.txt per host name (all on one 127.0.0.1 server); a function answers with a status. */
-const robotsByHost: Record<string, string | number | 'hang'> = {
+const robotsByHost: Record<string, string | number | 'hang' | 'redirect' | 'endless' | [number, string]> = {
   'rules.example.test': ['User-agent: otherbot', 'Disallow: /', '', 'User-agent: datamonitor', 'Disallow: /private', 'Crawl-delay: 2', '', 'User-agent: *', 'Disallow: /'].join('\n'),
   'slowpoke.example.test': 'User-agent: *\nCrawl-delay: 120\n',
   'everyone.example.test': 'User-agent: *\nDisallow: /no\n',
@@ -14,8 +14,30 @@ const robotsByHost: Record<string, string | number | 'hang'> = {
   'broken.example.test': 500,
   'busy.example.test': 429,
   'hang.example.test': 'hang',
+  'patient.example.test': [503, '600'],
+  'forever.example.test': [503, '315360000'],
+  'mixed.example.test': 500,
+  'redirects.example.test': 'redirect',
+  'endless.example.test': 'endless',
   'big.example.test': `User-agent: *\nDisallow: /early\n${'# padding padding padding padding\n'.repeat(20_000)}Disallow: /late\n`,
 };
+
+/** A robots.txt whose body never ends (a 100 MB robots.txt and worse): rules first, then comments until the reader hangs up. */
+function endless(res: import('node:http').ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  res.write('User-agent: *\nDisallow: /early\n');
+  const line = Buffer.from('# padding padding padding padding padding padding padding\n'.repeat(1000));
+  let sent = 0;
+  const more = (): void => {
+    while (!res.destroyed && sent < 512 * 1024 * 1024) {
+      sent += line.length;
+      if (!res.write(line)) return void res.once('drain', more);
+    }
+    res.end();
+  };
+  res.on('close', () => res.destroy());
+  more();
+}
 
 let server: TestServer;
 let fetcher: Fetcher;
@@ -28,6 +50,17 @@ beforeAll(async () => {
       robotsHits.set(host, (robotsHits.get(host) ?? 0) + 1);
       const answer = robotsByHost[host];
       if (answer === 'hang') return; // never answers: the fetcher's header timeout fires
+      if (answer === 'redirect') {
+        // An endless chain of redirects: /robots.txt?hop=1, ?hop=2, …
+        const hop = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('hop') ?? 0) + 1;
+        res.writeHead(301, { location: `/robots.txt?hop=${hop}` });
+        return res.end();
+      }
+      if (answer === 'endless') return endless(res);
+      if (Array.isArray(answer)) {
+        res.writeHead(answer[0], { 'content-type': 'text/plain', 'retry-after': answer[1] });
+        return res.end('later');
+      }
       if (typeof answer === 'number') {
         res.writeHead(answer, { 'content-type': 'text/plain' });
         res.end('error page');
@@ -85,23 +118,105 @@ describe('RobotsCache', () => {
     expect(await robots.check(url('forbidden.example.test', '/anything'))).toEqual({ allowed: true });
   });
 
-  it('a 500, a 429 or a timeout defers the host for 5 minutes, cached until then', async () => {
+  it('a 500, a 429 or a timeout defers the origin 30 s, cached until then, then tries again', async () => {
     let clock = Date.now();
     const robots = new RobotsCache(fetcher, { userAgent: UA, now: () => clock });
     for (const host of ['broken.example.test', 'busy.example.test', 'hang.example.test']) {
       const verdict = await robots.check(url(host, '/x'));
       expect('deferUntil' in verdict, host).toBe(true);
       if (!('deferUntil' in verdict)) continue;
-      expect(verdict.deferUntil.getTime()).toBe(clock + 5 * 60_000);
+      expect(verdict.deferUntil.getTime()).toBe(clock + 30_000);
       expect(verdict.reason).toContain(host);
     }
     const hits = robotsHits.get('broken.example.test');
     await robots.check(url('broken.example.test', '/y'));
     expect(robotsHits.get('broken.example.test')).toBe(hits);
-    clock += 5 * 60_000 + 1;
+    clock += 30_000 + 1;
     await robots.check(url('broken.example.test', '/y'));
     expect(robotsHits.get('broken.example.test')).toBe(hits! + 1);
   });
+
+  it('tries a failing robots.txt a bounded number of times with a doubling wait, then gives the origin up for the error TTL', async () => {
+    let clock = Date.now();
+    const robots = new RobotsCache(fetcher, { userAgent: UA, now: () => clock, retries: 2, retryDelayMs: 1000 });
+    const target = url('broken.example.test', '/page');
+    const before = robotsHits.get('broken.example.test') ?? 0;
+    const waits: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const v = await robots.check(target);
+      if (!('deferUntil' in v)) throw new Error(`expected a deferral, got ${JSON.stringify(v)}`);
+      waits.push(v.deferUntil.getTime() - clock);
+      clock = v.deferUntil.getTime();
+    }
+    expect(waits).toEqual([1000, 2000]);
+    const last = await robots.check(target);
+    expect(last).toMatchObject({ unavailable: true });
+    if ('unavailable' in last) expect(last.reason).toMatch(/broken\.example\.test.*500.*3 tries/);
+    expect(robotsHits.get('broken.example.test')! - before).toBe(3);
+    // Every URL of the origin now has its verdict at once, without a request, for the error TTL (1 h).
+    clock += 59 * 60_000;
+    expect(robots.peek(url('broken.example.test', '/other'))).toMatchObject({ unavailable: true });
+    expect(await robots.check(url('broken.example.test', '/other'))).toMatchObject({ unavailable: true });
+    expect(robotsHits.get('broken.example.test')! - before).toBe(3);
+    // After it, the origin gets a fresh set of tries.
+    clock += 2 * 60_000;
+    expect(await robots.check(target)).toMatchObject({ deferUntil: new Date(clock + 1000) });
+  });
+
+  it('honours Retry-After on a robots.txt 503, up to the cap', async () => {
+    const clock = Date.now();
+    const robots = new RobotsCache(fetcher, { userAgent: UA, now: () => clock });
+    // (The fetcher dates Retry-After by the real clock as the answer comes: allow for the request's time.)
+    const patient = await robots.check(url('patient.example.test', '/x'));
+    if (!('deferUntil' in patient)) throw new Error(`expected a deferral, got ${JSON.stringify(patient)}`);
+    expect(patient.deferUntil.getTime() - clock).toBeGreaterThanOrEqual(600_000);
+    expect(patient.deferUntil.getTime() - clock).toBeLessThan(610_000);
+    // Ten years is cut to the one-hour cap: the wait stays finite and bounded.
+    expect(await robots.check(url('forever.example.test', '/x'))).toMatchObject({ deferUntil: new Date(clock + 3_600_000) });
+  });
+
+  it('keeps robots.txt trouble to its origin: the same host name on another port is unaffected', async () => {
+    const other = await startServer({
+      '/robots.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /no\n'),
+    });
+    try {
+      const robots = new RobotsCache(fetcher, { userAgent: UA, retries: 0 });
+      expect(await robots.check(url('mixed.example.test', '/a'))).toMatchObject({ unavailable: true });
+      expect(await robots.check(other.url('/a', 'mixed.example.test'))).toEqual({ allowed: true });
+      expect(await robots.check(other.url('/no/b', 'mixed.example.test'))).toEqual({ allowed: false });
+      expect(robots.peek(url('mixed.example.test', '/c'))).toMatchObject({ unavailable: true });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('peek answers from the cache only, and each robots.txt request is reported as it starts', async () => {
+    const requests: string[] = [];
+    const robots = new RobotsCache(fetcher, { userAgent: UA, onRequest: (origin) => requests.push(origin) });
+    expect(robots.peek(url('everyone.example.test', '/no/x'))).toBeUndefined();
+    await robots.check(url('everyone.example.test', '/a'));
+    expect(robots.peek(url('everyone.example.test', '/no/x'))).toEqual({ allowed: false });
+    expect(robots.peek(url('everyone.example.test', '/yes'))).toEqual({ allowed: true });
+    expect(robots.peek(url('everyone.example.test', '/robots.txt'))).toEqual({ allowed: true });
+    expect(requests).toEqual([`http://everyone.example.test:${server.port}`]);
+  });
+
+  it('a robots.txt that redirects without end counts as unavailable: allow all (RFC 9309 2.3.1.2)', async () => {
+    const robots = new RobotsCache(fetcher, { userAgent: UA });
+    expect(await robots.check(url('redirects.example.test', '/x'))).toEqual({ allowed: true });
+    expect(robots.get(url('redirects.example.test', '/'))).toMatchObject({ status: 0 });
+  });
+
+  it('reads a robots.txt that never ends only up to the fetcher\'s body limit', async () => {
+    const small = createHttpFetcher({ userAgent: UA, allowPrivate: true, lookup: staticLookup({ 'endless.example.test': '127.0.0.1' }), connectTimeoutMs: 1000, headersTimeoutMs: 1000, totalTimeoutMs: 10_000, maxBodyBytes: 256 * 1024, maxInflatedBytes: 256 * 1024 });
+    try {
+      const robots = new RobotsCache(small, { userAgent: UA, maxBytes: 64 * 1024 });
+      expect(await robots.check(url('endless.example.test', '/early'))).toEqual({ allowed: false });
+      expect(robots.get(url('endless.example.test', '/'))!.text.length).toBe(64 * 1024);
+    } finally {
+      await small.close();
+    }
+  }, 20_000);
 
   it('reads at most 500 KiB of robots.txt: a rule past that is ignored', async () => {
     const robots = new RobotsCache(fetcher, { userAgent: UA });
@@ -120,6 +235,13 @@ describe('RobotsCache', () => {
       [`broken.example.test:${server.port}`, 500, ''],
     ]);
     expect(robots.get(url('everyone.example.test', '/zzz'))).toMatchObject({ status: 200 });
+  });
+
+  it('a refused connection is not deferred: the page fetch is let through to fail with its own reason, and nothing is cached', async () => {
+    const dead = await closedPort();
+    const robots = new RobotsCache(fetcher, { userAgent: UA });
+    expect(await robots.check(`http://127.0.0.1:${dead}/x`)).toEqual({ allowed: true });
+    expect(robots.peek(`http://127.0.0.1:${dead}/x`)).toBeUndefined();
   });
 
   it('never blocks /robots.txt itself and does not crash on a bad URL', async () => {

@@ -7,6 +7,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseResolveEntry } from '../../fetch/address.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
+import { describeDeferred } from '../../frontier/politeness.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { collect } from '../config.ts';
 
@@ -167,7 +168,8 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
   try {
     const c = crawl({ ...options, signal: abort.signal, drain: drain.signal }).onProgress((p) => {
       const rate = p.elapsedMs > 0 ? (p.documents / p.elapsedMs) * 1000 : 0;
-      progress.update(`crawling: ${p.documents} docs, ${p.queued} queued, ${rate.toFixed(1)} docs/s, ${p.errors} errors, ${p.triples} triples`);
+      const waiting = p.deferred ? `; ${describeDeferred(p.deferred)}` : '';
+      progress.update(`crawling: ${p.documents} docs, ${p.queued} queued, ${rate.toFixed(1)} docs/s, ${p.errors} errors, ${p.triples} triples${waiting}`);
     });
     const summary = await c.run();
     progress.done();

@@ -77,6 +77,9 @@ const LEGACY: Partial<Record<Reason, RegExp>> = {
 export function saysOneOf(fate: string | undefined, accepted: readonly Reason[]): boolean {
   if (fate === undefined) return false;
   if (isReason(fate)) return accepted.includes(fate);
+  // Rows the crawl already names in their error text (`robots-unavailable: robots.txt of … answered 500`).
+  const named = /^([a-z-]+): /.exec(fate)?.[1];
+  if (named !== undefined && isReason(named)) return accepted.includes(named);
   return accepted.some((r) => LEGACY[r]?.test(fate) ?? false);
 }
 
