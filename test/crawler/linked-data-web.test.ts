@@ -63,6 +63,8 @@ describe('a proxied crawl of a Web of Linked Data with 303s, dead https origins 
       delayMs: 0,
       perHost: 2,
       timeoutMs: 1_500,
+      // The silent host's robots.txt is tried 3 times (30 s, 1 min, 2 min apart by default): shortened here.
+      robotsRetryDelayMs: 300,
       domains: ['lod.test'],
     }).run();
     elapsedMs = Date.now() - t0;
