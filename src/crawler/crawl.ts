@@ -10,8 +10,8 @@ import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
-import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
-import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
+import { compilePatterns, type FilterOptions } from '../frontier/filters.ts';
+import { normalizeUrl } from '../frontier/normalize.ts';
 import { openCrawlSeen } from './seen-dir.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
@@ -19,6 +19,16 @@ import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
+import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
+import { Fates } from './stages/fates.ts';
+import { ScopeStage } from './stages/scope.ts';
+import { PolitenessStage } from './stages/politeness.ts';
+import { RobotsStage } from './stages/robots.ts';
+import { FetchStage } from './stages/fetch.ts';
+import { CaptureStage } from './stages/capture.ts';
+import { RedirectStage } from './stages/redirect.ts';
+import { LinksStage } from './stages/links.ts';
+import { StoreStage } from './stages/store.ts';
 
 export type { CrawlOptions } from './options.ts';
 export type { CapturedDocument } from './capture.ts';
@@ -165,8 +175,6 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const ownSeen = o.round ? undefined : openCrawlSeen(o.dataDir, o);
   const seen = o.round?.seen ?? ownSeen!.seen;
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
-  let seq = 0;
-
   const contexts = new Map<string, Promise<unknown>>();
   const loadDocument = (url: string): Promise<unknown> => {
     let p = contexts.get(url);
@@ -194,12 +202,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
+  const fates = new Fates(store, o.cycleId);
+  const scope = new ScopeStage(queues, seen, { filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined });
+
   if (o.round) {
     // A worker's round: its hosts' queued URLs, read by the worker, not every URL of the shared store.
-    for (const d of o.round.queued) {
-      seen.addIfNewSync(d.url); // queued in the store: fetched this round whether or not an earlier round saw it
-      queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
-    }
+    // Queued in the store: fetched this round whether or not an earlier round saw it.
+    for (const d of o.round.queued) scope.requeue(d.url, d.host, d.depth);
     s.resumed = o.round.queued.length > 0;
   } else {
     // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
@@ -209,36 +218,22 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (known.length > 0 && !o.noFollow) {
       const queued = await store.queuedDocuments();
       s.resumed = true;
-      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, depth: d.depth, key: seq++ });
+      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) scope.requeue(d.url, d.host, d.depth);
     }
   }
-  const newDocs: { url: string; host: string; depth: number }[] = [];
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
-  const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
-    const url = normalizeUrl(raw);
-    if (!url) return;
-    trace?.write(url + '\n');
-    const host = hostOf(url);
-    if (rejectReason(url, host, depth, filters, vocabulary)) return;
-    if (!seen.addIfNewSync(url) && !force) return;
-    newDocs.push({ url, host, depth });
-    // Another worker's host: it goes to the shared store only, where that worker will find it.
-    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, depth, key: seq++, vocabulary });
-  };
   // A re-crawl fetches its seeds again even though the store knows them.
-  for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
+  for (const seed of o.seeds) scope.offer(seed, 0, false, o.refetch);
   for (const url of await sitemapsToRead(o, robots)) {
     sitemaps.ask(url.href, url.hostWide);
-    offer(url.href, 0, false, o.refetch);
+    scope.offer(url.href, 0, false, o.refetch);
   }
-  await store.addDocuments(newDocs.splice(0));
+  await scope.flush(store);
 
-  let running = 0;
+  const running = new Set<Promise<void>>();
   let stopReason: CrawlSummary['stoppedBy'];
   let storageFailed = false;
-  let wake: (() => void) | undefined;
   const done: CapturedDocument[] = [];
-  const follow = o.vocabularies !== false;
 
   const minFree = o.minFreeBytes ?? DEFAULTS.minFreeBytes;
   let diskCheckedAt = 0;
@@ -259,133 +254,74 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (storageFailed) return 'storage-error';
     if (o.signal?.aborted || o.drain?.aborted) return 'signal';
     if (diskLow()) return 'disk-space';
-    if (o.maxDocs !== undefined && s.documents + running >= o.maxDocs) return 'max-docs';
+    if (o.maxDocs !== undefined && s.documents + running.size >= o.maxDocs) return 'max-docs';
     if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
     if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';
     if (o.maxTimeMs !== undefined && Date.now() - t0 >= o.maxTimeMs) return 'max-time';
     return undefined;
   };
 
-  const requeue = (e: FrontierEntry): boolean => {
+  const retryLater = (e: FrontierEntry): boolean => {
     if ((e.retries ?? 0) >= DEFAULTS.maxRetries) return false;
     queues.push({ ...e, retries: (e.retries ?? 0) + 1 });
     return true;
   };
 
-  const work = async (e: FrontierEntry): Promise<void> => {
-    let notBefore: number | undefined;
-    let startedAt: number | undefined;
-    let ok = true;
-    try {
-      if (robots) {
-        const verdict = await robots.check(e.url);
-        if ('deferUntil' in verdict) {
-          notBefore = verdict.deferUntil.getTime();
-          if (!requeue(e)) {
-            await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots.txt unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' });
-            s.errors++;
-          }
-          return;
-        }
-        if (verdict.crawlDelayMs) {
-          queues.setDelay(e.host, verdict.crawlDelayMs);
-          hostRow(e.host).crawlDelayMs = verdict.crawlDelayMs;
-        }
-        if (!verdict.allowed) {
-          s.skipped.robots++;
-          await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId }, { state: 'skipped' });
-          return;
-        }
-      }
-      const prev = await store.getDocument(e.url);
-      // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
-      if (prev?.state === 'fetched' && !o.refetch) return;
-      startedAt = Date.now();
-      const outcome = await fetcher.fetch(e.url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, o.signal);
-      if (outcome.retryAfter) {
-        notBefore = outcome.retryAfter.getTime();
-        if (requeue(e)) return;
-      }
-      // A server error is tried again later (the host backs off meanwhile); the last try is archived.
-      if ((outcome.response?.status ?? 0) >= 500 && requeue(e)) {
-        ok = false;
-        return;
-      }
-      const doc = await capture(e.url, outcome, ctx, prev);
-      ok = doc.status > 0 && doc.status < 500;
-      const hs = hostRow(e.host);
-      hs.fetches++;
-      if (!ok) hs.errors++;
-      else hs.meanDownloadMs = hs.meanDownloadMs === undefined ? doc.durationMs : 0.8 * hs.meanDownloadMs + 0.2 * doc.durationMs;
-      s.documents += doc.status > 0 ? 1 : 0;
-      s.triples += doc.quads.length;
-      s.bytes += doc.bytes;
-      if (doc.change === 'error') s.errors++;
-      else s[doc.change]++;
-      if (doc.finalUrl && doc.status > 0) {
-        // The redirect target is archived now: known, and not to be fetched again by this crawl.
-        const fin = normalizeUrl(doc.finalUrl);
-        if (fin && fin !== e.url) {
-          seen.addIfNewSync(fin);
-          await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
-          await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
-        }
-      }
-      if (queues.onPageCrawled) {
-        const links = [];
-        for (const l of doc.links) {
-          const u = normalizeUrl(l.url);
-          if (u) links.push({ url: u, anchorText: l.anchorText, context: l.context });
-        }
-        queues.onPageCrawled({ url: e.url, links, text: doc.text });
-      }
-      if (doc.status === 200 && outcome.response && sitemaps.matches(e.url, outcome.response.body)) {
-        const sm = sitemaps.read(e.url, doc.finalUrl ?? e.url, outcome.response.body, doc.mediaType);
-        doc.sitemap = sm;
-        s.sitemaps.read++;
-        s.sitemaps.urls += sm.urls.length;
-        // A re-crawl cycle (noFollow) only wants the lastmod hints: it schedules the listed URLs itself.
-        if (!o.noFollow) for (const u of [...sm.urls, ...sm.sitemaps]) offer(u.loc, e.depth, false);
-      }
-      if (!o.noFollow) for (const link of doc.links) {
-        const vocab = follow && link.kind === 'vocabulary';
-        if (link.kind === 'vocabulary' && !follow) continue;
-        offer(link.url, e.depth + 1, vocab);
-      }
-      if (newDocs.length) await store.addDocuments(newDocs.splice(0));
-      done.push(doc);
-    } catch (err) {
-      if (isStorageFailure(err)) {
-        // Not this page's fault: stop taking URLs, and leave this one queued for the resume.
-        stopForStorage(err);
-        return;
-      }
-      ok = false;
-      s.errors++;
-      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' }).catch(() => undefined);
-    } finally {
-      running--;
-      queues.release(e.host, Date.now(), { ok, notBefore, startedAt });
-      if (!ok && queues.failures(e.host) >= DEFAULTS.maxHostFailures) {
-        for (const dropped of queues.drain(e.host)) {
-          s.skipped.hostFailing++;
-          await store.logFetch({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `host ${e.host} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }, { state: 'skipped' }).catch(() => undefined);
-        }
-      }
-      wake?.();
+  // The chain every URL goes through, in order (src/crawler/stages/): the scope stage admitted it to
+  // the frontier, whose politeness handed it out now.
+  const stages: Stage[] = [
+    new PolitenessStage({ frontier: queues, fates, maxFailures: DEFAULTS.maxHostFailures, counts: s }),
+    ...(robots ? [new RobotsStage({
+      robots, fates, retryLater, counts: s,
+      onCrawlDelay: (host, ms) => {
+        queues.setDelay(host, ms);
+        hostRow(host).crawlDelayMs = ms;
+      },
+    })] : []),
+    new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, signal: o.signal }),
+    new CaptureStage({ ctx, hostRow, counts: s }),
+    new RedirectStage(store, seen),
+    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s }),
+    new StoreStage(store, scope, (doc) => done.push(doc)),
+  ];
+  const onError = async (job: Job, err: unknown): Promise<void> => {
+    if (isStorageFailure(err)) {
+      // Not this page's fault: stop taking URLs, and leave this one queued for the resume.
+      stopForStorage(err);
+      return;
     }
+    job.ok = false;
+    s.errors++;
+    await fates.record(job.entry.url, 'internal-error', `internal: ${(err as Error).message}`, 'failed').catch(() => undefined);
   };
+
+  // The drain sleeps until something can change what it would do: a job ends, a host's delay runs
+  // out, the crawl is stopped from outside, or its time limit comes.
+  let wake: (() => void) | undefined;
+  const poke = () => wake?.();
+  o.signal?.addEventListener('abort', poke);
+  o.drain?.addEventListener('abort', poke);
+  const sleep = (untilMs: number | undefined): Promise<void> => new Promise<void>((resolve) => {
+    const timer = untilMs === undefined ? undefined : setTimeout(resolve, Math.max(0, untilMs - Date.now()));
+    wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  }).finally(() => (wake = undefined));
 
   const concurrency = o.concurrency ?? DEFAULTS.concurrency;
   let lastProgress = 0;
   try {
     for (;;) {
       stopReason ??= limitHit();
-      while (!stopReason && running < concurrency) {
+      while (!stopReason && running.size < concurrency) {
         const e = queues.pop(Date.now());
         if (!e) break;
-        running++;
-        void work(e);
+        const job = runChain(stages, newJob(e), onError).finally(() => {
+          running.delete(job);
+          poke();
+        });
+        running.add(job);
         stopReason ??= limitHit();
       }
       while (done.length) yield done.shift() as CapturedDocument;
@@ -393,21 +329,21 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         lastProgress = Date.now();
         progress({ documents: s.documents, queued: queues.size, errors: s.errors, triples: s.triples, bytes: s.bytes, elapsedMs: Date.now() - t0 });
       }
-      if (running === 0 && (stopReason || queues.size === 0)) break;
+      if (running.size === 0 && (stopReason || queues.size === 0)) break;
+      const wakeAt: number[] = [];
       const next = queues.nextReadyAt();
-      const waitMs = running < concurrency && next !== undefined ? Math.max(0, next - Date.now()) : 1_000;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(waitMs, 1_000));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      if (running.size < concurrency && next !== undefined && Number.isFinite(next)) wakeAt.push(next);
+      if (o.maxTimeMs !== undefined) wakeAt.push(t0 + o.maxTimeMs);
+      if (minFree > 0) wakeAt.push(Date.now() + 1_000); // free disk space is not an event: looked at now and then
+      // Nothing in flight and no host due: only the clock can help, so look again soon rather than never.
+      if (running.size === 0) wakeAt.push(Date.now() + 1_000);
+      await sleep(wakeAt.length ? Math.min(...wakeAt) : undefined);
     }
   } finally {
     // An early `break` by the consumer lands here too: let running fetches finish and archive.
-    while (running > 0) await new Promise((r) => setTimeout(r, 10));
+    await Promise.all(running);
+    o.signal?.removeEventListener('abort', poke);
+    o.drain?.removeEventListener('abort', poke);
     done.length = 0;
     // Each closing step runs even when the storage has failed, so the summary still comes back and the
     // resume finds a consistent archive (the WARC writer cuts what the committed log does not point to).
@@ -432,6 +368,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     // A round counts what is left of its own frontier: counting the shared store would grow with it.
     if (o.round) s.queued = queues.size;
     else await closing(async () => (s.queued = await store.countDocuments('queued')));
+    s.skipped.filtered = scope.filtered;
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;

@@ -9,6 +9,8 @@ export interface FoundLink {
   anchorText?: string;
   /** Words around the link (for similarity ordering). */
   context?: string;
+  /** rel="nofollow" (or META robots nofollow): recorded, never followed. */
+  nofollow?: boolean;
 }
 
 export interface Diagnostic {

@@ -1,0 +1,42 @@
+import type { Fetcher } from '../../fetch/types.ts';
+import type { FrontierEntry } from '../../frontier/types.ts';
+import type { MetadataStore } from '../../store/types.ts';
+import type { Job, Next, Stage } from './types.ts';
+
+export interface FetchStageDeps {
+  fetcher: Fetcher;
+  store: MetadataStore;
+  /** Fetch again what the store says was fetched (re-crawl cycles). */
+  refetch: boolean;
+  retryLater(entry: FrontierEntry): boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * One HTTP exchange, conditional on what the store knows. A Retry-After or a server error puts the
+ * URL back for a later try while tries are left (the host backs off meanwhile); the last try goes on
+ * down the chain and is archived.
+ */
+export class FetchStage implements Stage {
+  readonly name = 'fetch';
+  constructor(private readonly d: FetchStageDeps) {}
+
+  async process(job: Job): Promise<Next> {
+    const { entry } = job;
+    job.prev = await this.d.store.getDocument(entry.url);
+    // Fetched meanwhile (the target of a redirect, another worker): one-off crawls do not fetch it again.
+    if (job.prev?.state === 'fetched' && !this.d.refetch) return 'done';
+    job.startedAt = Date.now();
+    const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
+    const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal));
+    if (outcome.retryAfter) {
+      job.notBefore = outcome.retryAfter.getTime();
+      if (this.d.retryLater(entry)) return 'done';
+    }
+    if ((outcome.response?.status ?? 0) >= 500 && this.d.retryLater(entry)) {
+      job.ok = false;
+      return 'done';
+    }
+    return 'continue';
+  }
+}

@@ -1,0 +1,57 @@
+import type { Frontier } from '../../frontier/types.ts';
+import type { SeenSet } from '../../frontier/seen/index.ts';
+import type { MetadataStore } from '../../store/types.ts';
+import { rejectReason, type FilterOptions } from '../../frontier/filters.ts';
+import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
+
+export interface ScopeOptions {
+  filters: FilterOptions;
+  /** Cooperating workers: whether this crawl fetches URLs of the host (others only go to the shared store). */
+  queueHost?: (host: string) => boolean;
+  /** Every candidate URL, for seed 002's traces. */
+  trace?: (url: string) => void;
+}
+
+/** What a filter said about a candidate, for the counts. */
+export type Admission = 'queued' | 'known' | 'invalid' | 'filtered';
+
+/**
+ * The chain's entrance: every candidate URL (seed, link, sitemap entry, redirect target) is
+ * normalised, filtered, and put through the seen test here, then queued in the frontier and buffered
+ * for the store (written in batches by the store stage).
+ */
+export class ScopeStage {
+  readonly name = 'scope';
+  private seq = 0;
+  private pending: { url: string; host: string; depth: number }[] = [];
+  filtered = 0;
+
+  constructor(private readonly frontier: Frontier, private readonly seen: SeenSet, private readonly o: ScopeOptions) {}
+
+  /** Queues an entry known to the store already (a resume, a worker's round) without the filters. */
+  requeue(url: string, host: string, depth: number): void {
+    this.seen.addIfNewSync(url);
+    this.frontier.push({ url, host, depth, key: this.seq++ });
+  }
+
+  /** `force`: queued even when seen (a re-crawl fetches its seeds again). */
+  offer(raw: string, depth: number, vocabulary: boolean, force = false): Admission {
+    const url = normalizeUrl(raw);
+    if (!url) return 'invalid';
+    this.o.trace?.(url);
+    const host = hostOf(url);
+    if (rejectReason(url, host, depth, this.o.filters, vocabulary)) {
+      this.filtered++;
+      return 'filtered';
+    }
+    if (!this.seen.addIfNewSync(url) && !force) return 'known';
+    this.pending.push({ url, host, depth });
+    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, depth, key: this.seq++, vocabulary });
+    return 'queued';
+  }
+
+  /** Writes the URLs queued since the last call to the store, where a resume finds them. */
+  async flush(store: MetadataStore): Promise<void> {
+    if (this.pending.length) await store.addDocuments(this.pending.splice(0));
+  }
+}
