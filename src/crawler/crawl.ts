@@ -19,6 +19,7 @@ import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
+import type { Reason } from './reasons.ts';
 import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
 import { Fates } from './stages/fates.ts';
 import { ScopeStage } from './stages/scope.ts';
@@ -42,7 +43,10 @@ export interface CrawlSummary {
   changed: number;
   unchanged: number;
   new: number;
+  /** URLs skipped: disallowed by robots.txt, kept out by a filter (each URL once), dropped with a failing origin. */
   skipped: { robots: number; filtered: number; hostFailing: number };
+  /** How many URLs met each fate (src/crawler/reasons.ts): every crawl-log row, and each filtered URL once. */
+  reasons: Record<Reason, number>;
   /** Sitemaps fetched and read, and the URLs they listed (in scope; before the seen test and the filters). */
   sitemaps: { read: number; urls: number };
   queued: number;
@@ -195,15 +199,17 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
-  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
+  const fates = new Fates(store, o.cycleId);
+  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
-    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
+    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
-  const fates = new Fates(store, o.cycleId);
-  const scope = new ScopeStage(queues, seen, { filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined });
+  const scope = new ScopeStage(queues, seen, {
+    filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined, onFiltered: (_url, reason) => fates.count(reason),
+  });
 
   if (o.round) {
     // A worker's round: its hosts' queued URLs, read by the worker, not every URL of the shared store.

@@ -119,6 +119,11 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
   };
 }
 
+/** The non-zero reason counts, most frequent first. */
+function reasonLine(s: CrawlSummary): string {
+  return Object.entries(s.reasons).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${n}`).join(', ');
+}
+
 export function printSummary(s: CrawlSummary, json: boolean): void {
   if (json) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n');
@@ -127,7 +132,8 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
   const lines = [
     `Crawled ${plural(s.documents, 'document')} in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
     `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
-    `  skipped: robots.txt ${s.skipped.robots}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
+    `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
+    ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
     s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,

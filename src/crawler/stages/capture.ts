@@ -2,6 +2,7 @@ import type { HostRow } from '../../store/types.ts';
 import { capture, type CaptureContext } from '../capture.ts';
 import type { CrawlSummary } from '../crawl.ts';
 import type { Job, Next, Stage } from './types.ts';
+import { reasonOfCapture } from './fates.ts';
 
 export interface CaptureStageDeps {
   ctx: CaptureContext;
@@ -30,7 +31,9 @@ export class CaptureStage implements Stage {
     c.documents += doc.status > 0 ? 1 : 0;
     c.triples += doc.quads.length;
     c.bytes += doc.bytes;
-    if (doc.change === 'error') c.errors++;
+    // An archived document its parser gave up on is an error, not a new version to count.
+    const parseFailed = doc.diagnostics.some((d) => d.level === 'error');
+    if (doc.change === 'error' || reasonOfCapture({ ...doc, parseFailed }) === 'parse-error') c.errors++;
     else c[doc.change]++;
     return 'continue';
   }

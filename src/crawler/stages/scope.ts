@@ -2,6 +2,7 @@ import type { Frontier } from '../../frontier/types.ts';
 import type { SeenSet } from '../../frontier/seen/index.ts';
 import type { MetadataStore } from '../../store/types.ts';
 import { rejectReason, type FilterOptions } from '../../frontier/filters.ts';
+import type { Reason } from '../reasons.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 
 export interface ScopeOptions {
@@ -10,10 +11,15 @@ export interface ScopeOptions {
   queueHost?: (host: string) => boolean;
   /** Every candidate URL, for seed 002's traces. */
   trace?: (url: string) => void;
+  /** A URL a filter keeps out, the first time it is met (each filtered URL is counted once, up to a bound). */
+  onFiltered?: (url: string, reason: Reason) => void;
 }
 
-/** What a filter said about a candidate, for the counts. */
-export type Admission = 'queued' | 'known' | 'invalid' | 'filtered';
+/** Filtered URLs remembered to count each once; past this many, every further rejection counts (memory stays bounded). */
+const FILTERED_REMEMBERED = 200_000;
+
+/** What became of a candidate: queued, already known, not an http(s) URL, or kept out by a filter (which one). */
+export type Admission = 'queued' | 'known' | 'invalid' | Extract<Reason, `filtered-${string}`>;
 
 /**
  * The chain's entrance: every candidate URL (seed, link, sitemap entry, redirect target) is
@@ -24,6 +30,8 @@ export class ScopeStage {
   readonly name = 'scope';
   private seq = 0;
   private pending: { url: string; host: string; depth: number }[] = [];
+  private filteredSeen = new Set<string>();
+  /** Distinct URLs the filters kept out (the summary's `skipped.filtered`). */
   filtered = 0;
 
   constructor(private readonly frontier: Frontier, private readonly seen: SeenSet, private readonly o: ScopeOptions) {}
@@ -40,9 +48,16 @@ export class ScopeStage {
     if (!url) return 'invalid';
     this.o.trace?.(url);
     const host = hostOf(url);
-    if (rejectReason(url, host, depth, this.o.filters, vocabulary)) {
-      this.filtered++;
-      return 'filtered';
+    const rejected = rejectReason(url, host, depth, this.o.filters, vocabulary);
+    if (rejected) {
+      const reason = `filtered-${rejected}` as const;
+      // A URL known already (fetched at a lower depth, say) is not one the filter kept out.
+      if (!this.filteredSeen.has(url) && !this.seen.has(url)) {
+        if (this.filteredSeen.size < FILTERED_REMEMBERED) this.filteredSeen.add(url);
+        this.filtered++;
+        this.o.onFiltered?.(url, reason);
+      }
+      return reason;
     }
     if (!this.seen.addIfNewSync(url) && !force) return 'known';
     this.pending.push({ url, host, depth });
