@@ -27,7 +27,7 @@ import { PolitenessStage } from './stages/politeness.ts';
 import { RobotsStage } from './stages/robots.ts';
 import { FetchStage } from './stages/fetch.ts';
 import { CaptureStage } from './stages/capture.ts';
-import { RedirectStage } from './stages/redirect.ts';
+import { MAX_REDIRECT_HOPS, RedirectStage } from './stages/redirect.ts';
 import { LinksStage } from './stages/links.ts';
 import { StoreStage } from './stages/store.ts';
 
@@ -142,19 +142,24 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     domains: o.domains ?? [],
   };
   const userAgent = o.userAgent ?? buildUserAgent(o.contact);
-  const fetcher: Fetcher = createHttpFetcher({
+  const fetchOptions = {
     userAgent,
     connectTimeoutMs: Math.min(10_000, o.timeoutMs ?? DEFAULTS.timeoutMs),
     headersTimeoutMs: o.timeoutMs ?? DEFAULTS.timeoutMs,
     totalTimeoutMs: 2 * (o.timeoutMs ?? DEFAULTS.timeoutMs),
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     maxInflatedBytes: 4 * (o.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
-    maxRedirects: 5,
+    maxRedirects: MAX_REDIRECT_HOPS,
     allowPrivate: o.allowPrivate ?? false,
     proxy: o.proxy,
     connectionsPerOrigin: Math.max(o.perHost ?? DEFAULTS.perHost, 1),
     lookup: o.resolve ? staticLookup(o.resolve) : undefined,
-  });
+  };
+  // Pages follow no redirect inside the fetcher: the redirect stage archives each hop and queues its
+  // target through the frontier (seen test, politeness). What a page needs on the side (robots.txt,
+  // JSON-LD contexts) follows redirects in the fetcher, as RFC 9309 and JSON-LD loaders do.
+  const fetcher: Fetcher = createHttpFetcher({ ...fetchOptions, maxRedirects: 0 });
+  const sideFetcher: Fetcher = createHttpFetcher(fetchOptions);
   // Per-host figures the crawl-time estimate needs next cycle: download time, errors, robots.txt.
   const hostStats = new Map<string, HostRow>();
   const hostRow = (host: string): HostRow => {
@@ -162,7 +167,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (!h) hostStats.set(host, (h = { host, fetches: 0, errors: 0 }));
     return h;
   };
-  const robots = o.robots === false ? undefined : new RobotsCache(fetcher, {
+  const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
     userAgent,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     onFetched: (host, status, text) => Object.assign(hostRow(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
@@ -187,7 +192,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       // Contexts are fetched with the same fetcher (safety, proxy, limits) and robots.txt rules.
       p = (robots ? robots.check(url) : Promise.resolve({ allowed: true })).then((verdict) => {
         if (!('allowed' in verdict) || !verdict.allowed) throw new Error(`context ${url}: robots.txt does not allow it now`);
-        return fetcher.fetch(url);
+        return sideFetcher.fetch(url);
       }).then((out) => {
         if (!out.response || out.response.status !== 200) throw new Error(`context ${url}: ${out.error?.message ?? `HTTP ${out.response?.status}`}`);
         return JSON.parse(out.response.body.toString('utf8'));
@@ -285,8 +290,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       },
     })] : []),
     new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, signal: o.signal }),
+    new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
-    new RedirectStage(store, seen),
     new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s }),
     new StoreStage(store, scope, (doc) => done.push(doc)),
   ];
@@ -379,6 +384,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     await fetcher.close();
+    await sideFetcher.close();
     if (ownSeen) await closing(() => ownSeen.close());
     trace?.end();
     if (ownsStore) await closing(() => store.close());

@@ -238,7 +238,8 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       const status = res.statusCode;
       const headers = toHeaders(res.headers as unknown as string[]);
 
-      const location = REDIRECT_STATUSES.has(status) ? headerValue(headers, 'location') : undefined;
+      // maxRedirects 0: the redirect is the response (the crawl archives the hop and queues its target itself).
+      const location = REDIRECT_STATUSES.has(status) && opts.maxRedirects > 0 ? headerValue(headers, 'location') : undefined;
       if (location !== undefined) {
         await res.body.dump({ limit: REDIRECT_BODY_LIMIT }).catch(() => undefined);
         const text = locationText(location);

@@ -10,6 +10,8 @@ export interface FrontierEntry {
   vocabulary?: boolean;
   /** Times this URL was put back after a Retry-After or a deferred robots.txt. */
   retries?: number;
+  /** Redirects that led here from a URL found otherwise (0 or absent: none), to bound redirect chains. */
+  hops?: number;
 }
 
 /** What the crawler needs of a frontier: URLs in, the best URL of a host that may be fetched now out. */

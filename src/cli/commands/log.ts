@@ -18,7 +18,9 @@ function reasonsFrom(given: string[] | undefined): string[] | undefined {
 /** One line a person reads: when, why, the HTTP status, the URL, and the details. */
 export function describeEntry(e: CrawlLogEntry): string {
   const when = new Date(e.time).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
-  const target = e.finalUrl && e.finalUrl !== e.url ? `${e.url} -> ${e.finalUrl}` : e.url;
+  const location = e.reason === 'redirected' ? e.headers?.find(([k]) => k.toLowerCase() === 'location')?.[1] : undefined;
+  const to = location ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
+  const target = to ? `${e.url} -> ${to}` : e.url;
   const details = [e.error, ...(e.diagnostics ?? [])].filter(Boolean).join('; ');
   return `${when}  ${(e.reason ?? '(none)').padEnd(18)} ${String(e.status || '-').padStart(3)}  ${target}${details ? `  ${details}` : ''}`;
 }

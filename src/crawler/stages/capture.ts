@@ -17,7 +17,7 @@ export class CaptureStage implements Stage {
   constructor(private readonly d: CaptureStageDeps) {}
 
   shouldProcess(job: Job): boolean {
-    return job.outcome !== undefined;
+    return job.outcome !== undefined && !job.redirected;
   }
 
   async process(job: Job): Promise<Next> {

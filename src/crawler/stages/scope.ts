@@ -42,8 +42,8 @@ export class ScopeStage {
     this.frontier.push({ url, host, depth, key: this.seq++ });
   }
 
-  /** `force`: queued even when seen (a re-crawl fetches its seeds again). */
-  offer(raw: string, depth: number, vocabulary: boolean, force = false): Admission {
+  /** `force`: queued even when seen (a re-crawl fetches its seeds again); `hops`: redirects that led to it. */
+  offer(raw: string, depth: number, vocabulary: boolean, force = false, hops = 0): Admission {
     const url = normalizeUrl(raw);
     if (!url) return 'invalid';
     this.o.trace?.(url);
@@ -61,7 +61,7 @@ export class ScopeStage {
     }
     if (!this.seen.addIfNewSync(url) && !force) return 'known';
     this.pending.push({ url, host, depth });
-    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, depth, key: this.seq++, vocabulary });
+    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, depth, key: this.seq++, vocabulary, ...(hops ? { hops } : {}) });
     return 'queued';
   }
 

@@ -13,6 +13,8 @@ export interface Job {
   prev?: DocumentRow;
   outcome?: FetchOutcome;
   doc?: CapturedDocument;
+  /** The response was a redirect, archived as such: nothing to extract. */
+  redirected?: boolean;
   /** What politeness is told when the job ends: whether the origin answered well, and how long to leave it alone. */
   ok: boolean;
   notBefore?: number;
