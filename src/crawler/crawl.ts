@@ -59,6 +59,8 @@ export interface CrawlSummary {
   stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error';
   /** Why, for `disk-space` and `storage-error`, in words. */
   stopMessage?: string;
+  /** Set when there were seeds and not one of them could be had (each failed or was refused): nothing to crawl from. */
+  allSeedsFailed?: boolean;
   resumed: boolean;
   dataDir: string;
 }
@@ -232,6 +234,16 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) scope.requeue(d.url, d.host, d.depth);
     }
   }
+  // The address policy changed: what it refused before is taken up again (a re-crawl cycle finds its
+  // refused URLs still due by itself).
+  if (o.allowPrivate && !o.round && !o.noFollow) {
+    const refused = [...new Set((await store.fates({ reasons: ['refused-address'], limit: 1_000_000 })).map((e) => e.url))];
+    for (const d of await store.getDocuments(refused)) {
+      if (d.state !== 'skipped' || (o.queueHost && !o.queueHost(d.host))) continue;
+      await store.updateDocument(d.url, { state: 'queued' });
+      scope.requeue(d.url, d.host, d.depth);
+    }
+  }
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of o.seeds) scope.offer(seed, 0, false, o.refetch);
@@ -289,7 +301,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         hostRow(host).crawlDelayMs = ms;
       },
     })] : []),
-    new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, signal: o.signal }),
+    new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, signal: o.signal }),
     new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
     new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s }),
@@ -380,6 +392,12 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (o.round) s.queued = queues.size;
     else await closing(async () => (s.queued = await store.countDocuments('queued')));
     s.skipped.filtered = scope.filtered;
+    await closing(async () => {
+      const seeds = [...new Set(o.seeds.map((u) => normalizeUrl(u)).filter((u): u is string => Boolean(u)))];
+      if (seeds.length === 0 || stopReason) return;
+      const rows = await store.getDocuments(seeds);
+      if (rows.length === seeds.length && rows.every((d) => d.state === 'failed' || d.state === 'skipped')) s.allSeedsFailed = true;
+    });
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;

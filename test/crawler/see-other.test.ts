@@ -136,8 +136,9 @@ describe('redirect chains and loops', () => {
     const summary = await crawl({ seeds: [`${site.url}/chain0`, `${site.url}/loop-a`], dataDir, depth: 1, delayMs: 0, allowPrivate: true }).run();
     expect(site.requests.filter((r) => r.path.startsWith('/chain')).map((r) => r.path)).toEqual(['/chain0', '/chain1', '/chain2', '/chain3', '/chain4', '/chain5']);
     expect(site.requests.filter((r) => r.path.startsWith('/loop')).map((r) => r.path)).toEqual(['/loop-a', '/loop-b']);
-    expect(summary.reasons).toMatchObject({ redirected: 8, 'too-many-redirects': 1 });
+    expect(summary.reasons).toMatchObject({ redirected: 8, 'too-many-redirects': 1, 'redirect-loop': 1 });
+    expect(crawlLog(dataDir).find((e) => e.url === `${site.url}/loop-b`)?.error).toBe(`redirect loop: ${site.url}/loop-a -> ${site.url}/loop-b -> ${site.url}/loop-a`);
     const last = crawlLog(dataDir).find((e) => e.url === `${site.url}/chain5`);
-    expect(last.error).toMatch(/more than 5 redirects in a row/);
+    expect(last?.error).toMatch(/more than 5 redirects in a row/);
   });
 });

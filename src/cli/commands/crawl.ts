@@ -11,6 +11,10 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
 export const STORAGE_EXIT_CODE = 74;
+/** Exit status when every seed failed or was refused (sysexits' EX_UNAVAILABLE): a script must not take it for a crawl. */
+export const UNAVAILABLE_EXIT_CODE = 69;
+/** Exit status after Ctrl-C (128 + SIGINT), as shells report it: the crawl was cut short, and resumes. */
+export const INTERRUPTED_EXIT_CODE = 130;
 
 /** The crawl flags, shared by `crawl`, `demo` and `worker`. */
 export function addCrawlFlags(cmd: Command): Command {
@@ -166,6 +170,11 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
       process.exitCode = STORAGE_EXIT_CODE;
+    } else if (summary.stoppedBy === 'signal') {
+      process.exitCode = INTERRUPTED_EXIT_CODE;
+    } else if (summary.allSeedsFailed) {
+      process.stderr.write(`datamonitor: no seed could be crawled (datamonitor log --data ${summary.dataDir} says why)\n`);
+      process.exitCode = UNAVAILABLE_EXIT_CODE;
     }
     return summary;
   } finally {

@@ -2,6 +2,7 @@ import type { Fetcher } from '../../fetch/types.ts';
 import type { FrontierEntry } from '../../frontier/types.ts';
 import type { MetadataStore } from '../../store/types.ts';
 import type { Job, Next, Stage } from './types.ts';
+import type { Fates } from './fates.ts';
 
 export interface FetchStageDeps {
   fetcher: Fetcher;
@@ -9,6 +10,7 @@ export interface FetchStageDeps {
   /** Fetch again what the store says was fetched (re-crawl cycles). */
   refetch: boolean;
   retryLater(entry: FrontierEntry): boolean;
+  fates: Fates;
   signal?: AbortSignal;
 }
 
@@ -29,6 +31,13 @@ export class FetchStage implements Stage {
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal));
+    if (outcome.error?.code === 'blocked-address') {
+      // A policy (no --allow-private), not the server's failure: nothing was sent, so the origin
+      // neither waits its delay nor backs off, and a crawl with --allow-private takes the URL up again.
+      job.startedAt = undefined;
+      await this.d.fates.record(entry.url, 'refused-address', outcome.error.message, 'skipped');
+      return 'done';
+    }
     if (outcome.retryAfter) {
       job.notBefore = outcome.retryAfter.getTime();
       if (this.d.retryLater(entry)) return 'done';

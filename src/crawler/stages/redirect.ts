@@ -38,6 +38,8 @@ function location(r: FetchResponse): string | undefined {
 export class RedirectStage implements Stage {
   readonly name = 'redirect';
   private readonly refetched = new Set<string>();
+  /** Which URL redirected to each target this crawl: a loop is a target already on its own chain. */
+  private readonly from = new Map<string, string>();
   constructor(private readonly d: RedirectStageDeps) {}
 
   shouldProcess(job: Job): boolean {
@@ -58,8 +60,10 @@ export class RedirectStage implements Stage {
     const checksum = sha1Digest(r.rawBody);
     const archived = await this.d.warc.writeExchange({ response: r, payloadDigest: checksum });
     const hops = (entry.hops ?? 0) + 1;
+    const loop = target ? this.chainTo(entry.url, target) : undefined;
     const error = !target
       ? `redirected (${r.status}) to ${JSON.stringify(text)}, which is not an http(s) URL`
+      : loop ? `redirect loop: ${[...loop, target].join(' -> ')}`
       : hops > (this.d.maxHops ?? MAX_REDIRECT_HOPS) ? `more than ${this.d.maxHops ?? MAX_REDIRECT_HOPS} redirects in a row: ${target} is not followed` : undefined;
     await this.d.store.logFetch({
       url: entry.url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
@@ -67,13 +71,25 @@ export class RedirectStage implements Stage {
       error, reason: 'redirected', triples: 0, warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: this.d.cycleId,
     }, { state: 'fetched', lastFetched: r.startedAt.getTime(), checksum });
     if (!target) this.d.fates.count('bad-url');
+    else if (loop) this.d.fates.count('redirect-loop');
     else if (error) this.d.fates.count('too-many-redirects');
     else {
+      this.from.set(target, entry.url);
       const force = this.d.refetch && !this.refetched.has(target);
       if (force) this.refetched.add(target);
       this.d.scope.offer(target, entry.depth, Boolean(entry.vocabulary), force, hops);
     }
     job.redirected = true;
     return 'continue';
+  }
+
+  /** The redirect chain that led to `url`, oldest first, when `target` is on it (a loop); else undefined. */
+  private chainTo(url: string, target: string): string[] | undefined {
+    const chain = [url];
+    for (let u: string | undefined = url; u !== undefined && chain.length <= MAX_REDIRECT_HOPS + 1; u = this.from.get(u)) {
+      if (u !== url) chain.unshift(u);
+      if (u === target) return chain;
+    }
+    return undefined;
   }
 }
