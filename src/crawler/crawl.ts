@@ -10,7 +10,6 @@ import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
-import { compilePatterns, type FilterOptions } from '../frontier/filters.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import { openCrawlSeen } from './seen-dir.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
@@ -19,6 +18,7 @@ import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
+import { filtersOf } from './banner.ts';
 import type { Reason } from './reasons.ts';
 import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
 import { Fates } from './stages/fates.ts';
@@ -137,12 +137,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   await store.init();
   await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
 
-  const filters: FilterOptions = {
-    maxDepth: o.depth ?? DEFAULTS.depth,
-    include: compilePatterns(o.include, '--include'),
-    exclude: compilePatterns(o.exclude, '--exclude'),
-    domains: o.domains ?? [],
-  };
+  const filters = filtersOf(o);
   const userAgent = o.userAgent ?? buildUserAgent(o.contact);
   const fetchOptions = {
     userAgent,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
+import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
@@ -159,6 +160,8 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    // On stderr, so that --json output stays one JSON document.
+    process.stderr.write(scopeBanner(options));
     const c = crawl({ ...options, signal: abort.signal, drain: drain.signal }).onProgress((p) => {
       const rate = p.elapsedMs > 0 ? (p.documents / p.elapsedMs) * 1000 : 0;
       progress.update(`crawling: ${p.documents} docs, ${p.queued} queued, ${rate.toFixed(1)} docs/s, ${p.errors} errors, ${p.triples} triples`);
