@@ -6,7 +6,8 @@ import type { Job, Next, Stage } from './types.ts';
 
 export interface LinksStageDeps {
   scope: Pick<ScopeStage, 'offer'>;
-  frontier: Pick<Frontier, 'onPageCrawled'>;
+  /** An importance ordering learns the link graph through it (onPageCrawled). */
+  frontier: Frontier;
   sitemaps: CrawlSitemaps;
   /** Follow no links (the re-crawl downloader): sitemaps are still read for their lastmod hints. */
   noFollow: boolean;
