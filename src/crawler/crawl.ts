@@ -314,9 +314,15 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   };
 
   // The drain sleeps until something can change what it would do: a job ends, a host's delay runs
-  // out, the crawl is stopped from outside, or its time limit comes.
+  // out, the crawl is stopped from outside, or its time limit comes. (Free disk space shrinks only
+  // by jobs writing, and each job's end wakes the drain, which looks at it then.)
   let wake: (() => void) | undefined;
-  const poke = () => wake?.();
+  // Counted, so that an event while the drain is not asleep (the consumer holding a yielded document) is not lost.
+  let pokes = 0;
+  const poke = () => {
+    pokes++;
+    wake?.();
+  };
   o.signal?.addEventListener('abort', poke);
   o.drain?.addEventListener('abort', poke);
   const sleep = (untilMs: number | undefined): Promise<void> => new Promise<void>((resolve) => {
@@ -331,6 +337,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   let lastProgress = 0;
   try {
     for (;;) {
+      const pokesSeen = pokes;
       stopReason ??= limitHit();
       while (!stopReason && running.size < concurrency) {
         const e = queues.pop(Date.now());
@@ -348,11 +355,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         progress({ documents: s.documents, queued: queues.size, errors: s.errors, triples: s.triples, bytes: s.bytes, elapsedMs: Date.now() - t0 });
       }
       if (running.size === 0 && (stopReason || queues.size === 0)) break;
+      if (pokes !== pokesSeen) continue;
       const wakeAt: number[] = [];
       const next = queues.nextReadyAt();
       if (running.size < concurrency && next !== undefined && Number.isFinite(next)) wakeAt.push(next);
       if (o.maxTimeMs !== undefined) wakeAt.push(t0 + o.maxTimeMs);
-      if (minFree > 0) wakeAt.push(Date.now() + 1_000); // free disk space is not an event: looked at now and then
       // Nothing in flight and no host due: only the clock can help, so look again soon rather than never.
       if (running.size === 0) wakeAt.push(Date.now() + 1_000);
       await sleep(wakeAt.length ? Math.min(...wakeAt) : undefined);
