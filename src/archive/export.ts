@@ -22,6 +22,35 @@ export async function latestVersions(store: MetadataStore, at?: number): Promise
   return [...latest.values()];
 }
 
+/** The newest archived redirect of every URL that answered with one (optionally as it was at a time). */
+export async function latestRedirects(store: MetadataStore, at?: number): Promise<CrawlLogEntry[]> {
+  const latest = new Map<string, CrawlLogEntry>();
+  for (const e of await store.log()) {
+    if (at !== undefined && e.time > at) continue;
+    if (e.warcFile !== undefined && e.status >= 300 && e.status < 400 && e.status !== 304) latest.set(e.url, e);
+    else if (e.warcFile !== undefined) latest.delete(e.url);
+  }
+  return [...latest.values()];
+}
+
+/**
+ * PROV-O of a redirect hop: the fetch of the URL that answered it, and where it led: for a 303 the
+ * "see other" relation of a resource IRI to the document that describes it, else the redirect itself.
+ */
+export function redirectQuads(e: CrawlLogEntry): Quad[] {
+  const location = e.headers?.find(([k]) => k.toLowerCase() === 'location')?.[1];
+  let target: string | undefined;
+  try {
+    target = location === undefined ? undefined : new URL(location.trim(), e.url).href;
+  } catch {
+    target = undefined;
+  }
+  const g = namedNode(PROVENANCE_GRAPH);
+  const out = provenanceQuads({ ...e, finalUrl: e.url });
+  if (target) out.push(quad(namedNode(e.url), namedNode(`${DM}${e.status === 303 ? 'seeOther' : 'redirectsTo'}`), namedNode(target), g));
+  return out;
+}
+
 /** A version's quads, read from its WARC conversion record, placed in the document's own graph. */
 export function versionQuads(dataDir: string, e: CrawlLogEntry, blankPrefix: string): Quad[] {
   const rec = readRecord(dataDir, e.warcFile as string, e.rdfOffset as number, e.rdfLength as number);
@@ -61,16 +90,22 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
   const versions = await latestVersions(store, opts.at);
   let quads = 0;
   const turtle = format === 'turtle' ? new Writer({ format: 'Turtle' }) : undefined;
-  versions.forEach((e, i) => {
-    const qs = versionQuads(dataDir, e, `d${i}_`);
-    if (opts.provenance) qs.push(...provenanceQuads(e));
+  const emit = (qs: Quad[]): void => {
     quads += qs.length;
     for (const q of qs) {
       if (format === 'nquads') write(quadToNQuads(q));
       else if (format === 'prolog') write(`triple(${prologAtom(q.predicate)}, ${prologAtom(q.subject)}, ${prologAtom(q.object)}).\n`);
       else turtle?.addQuad(q.subject, q.predicate, q.object);
     }
+  };
+  versions.forEach((e, i) => {
+    const qs = versionQuads(dataDir, e, `d${i}_`);
+    if (opts.provenance) qs.push(...provenanceQuads(e));
+    emit(qs);
   });
+  if (opts.provenance) {
+    for (const e of await latestRedirects(store, opts.at)) emit(redirectQuads(e));
+  }
   if (turtle) await new Promise<void>((resolve, reject) => turtle.end((err, out) => (err ? reject(err) : (write(out), resolve()))));
   return { documents: versions.length, quads };
 }

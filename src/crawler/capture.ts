@@ -9,6 +9,7 @@ import { extract } from '../extract/registry.ts';
 import { documentLinks } from '../extract/links.ts';
 import { mimeAccepted } from '../frontier/filters.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
+import { reasonOfFetchError } from '../fetch/reasons.ts';
 
 /**
  * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
@@ -73,7 +74,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     const error = `${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no response'}`;
     // A fetch cut short by stopping the crawl is not the URL's failure: it stays queued for a resume.
     const failed = outcome.error?.code !== 'aborted' ? { state: 'failed' as const, lastFetched: time } : {};
-    await ctx.store.logFetch({ url, time, status: 0, durationMs: 0, bytes: 0, change: 'error', error, triples: 0, cycleId: ctx.cycleId }, failed);
+    await ctx.store.logFetch({ url, time, status: 0, durationMs: 0, bytes: 0, change: 'error', error, reason: outcome.error ? reasonOfFetchError(outcome.error) : 'internal-error', triples: 0, cycleId: ctx.cycleId }, failed);
     return { url, status: 0, change: 'error', quads: [], links: [], diagnostics: [], bytes: 0, error, time, durationMs: 0 };
   }
 

@@ -10,8 +10,7 @@ import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
-import { compilePatterns, rejectReason, type FilterOptions } from '../frontier/filters.ts';
-import { hostOf, normalizeUrl, originOf } from '../frontier/normalize.ts';
+import { normalizeUrl } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen } from './seen-dir.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
@@ -20,6 +19,18 @@ import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
+import { filtersOf } from './banner.ts';
+import type { Reason } from './reasons.ts';
+import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
+import { Fates } from './stages/fates.ts';
+import { ScopeStage } from './stages/scope.ts';
+import { PolitenessStage } from './stages/politeness.ts';
+import { RobotsStage, robotsFate } from './stages/robots.ts';
+import { FetchStage } from './stages/fetch.ts';
+import { CaptureStage } from './stages/capture.ts';
+import { MAX_REDIRECT_HOPS, RedirectStage } from './stages/redirect.ts';
+import { LinksStage } from './stages/links.ts';
+import { StoreStage } from './stages/store.ts';
 
 export type { CrawlOptions } from './options.ts';
 export type { CapturedDocument } from './capture.ts';
@@ -33,7 +44,10 @@ export interface CrawlSummary {
   changed: number;
   unchanged: number;
   new: number;
+  /** URLs skipped: disallowed by robots.txt, kept out by a filter (each URL once), dropped with a failing origin. */
   skipped: { robots: number; filtered: number; hostFailing: number };
+  /** How many URLs met each fate (src/crawler/reasons.ts): every crawl-log row, and each filtered URL once. */
+  reasons: Record<Reason, number>;
   /** Sitemaps fetched and read, and the URLs they listed (in scope; before the seen test and the filters). */
   sitemaps: { read: number; urls: number };
   queued: number;
@@ -46,6 +60,8 @@ export interface CrawlSummary {
   stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error';
   /** Why, for `disk-space` and `storage-error`, in words. */
   stopMessage?: string;
+  /** Set when there were seeds and not one of them could be had (each failed or was refused): nothing to crawl from. */
+  allSeedsFailed?: boolean;
   resumed: boolean;
   dataDir: string;
 }
@@ -124,26 +140,26 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   await store.init();
   await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
 
-  const filters: FilterOptions = {
-    maxDepth: o.depth ?? DEFAULTS.depth,
-    include: compilePatterns(o.include, '--include'),
-    exclude: compilePatterns(o.exclude, '--exclude'),
-    domains: o.domains ?? [],
-  };
+  const filters = filtersOf(o);
   const userAgent = o.userAgent ?? buildUserAgent(o.contact);
-  const fetcher: Fetcher = createHttpFetcher({
+  const fetchOptions = {
     userAgent,
     connectTimeoutMs: Math.min(10_000, o.timeoutMs ?? DEFAULTS.timeoutMs),
     headersTimeoutMs: o.timeoutMs ?? DEFAULTS.timeoutMs,
     totalTimeoutMs: 2 * (o.timeoutMs ?? DEFAULTS.timeoutMs),
     maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     maxInflatedBytes: 4 * (o.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
-    maxRedirects: 5,
+    maxRedirects: MAX_REDIRECT_HOPS,
     allowPrivate: o.allowPrivate ?? false,
     proxy: o.proxy,
     connectionsPerOrigin: Math.max(o.perHost ?? DEFAULTS.perHost, 1),
     lookup: o.resolve ? staticLookup(o.resolve, systemLookup) : undefined, // --resolve adds to the system's names
-  });
+  };
+  // Pages follow no redirect inside the fetcher: the redirect stage archives each hop and queues its
+  // target through the frontier (seen test, politeness). What a page needs on the side (robots.txt,
+  // JSON-LD contexts) follows redirects in the fetcher, as RFC 9309 and JSON-LD loaders do.
+  const fetcher: Fetcher = createHttpFetcher({ ...fetchOptions, maxRedirects: 0 });
+  const sideFetcher: Fetcher = createHttpFetcher(fetchOptions);
   // Per-host figures the crawl-time estimate needs next cycle: download time, errors, robots.txt.
   const hostStats = new Map<string, HostRow>();
   const hostRow = (host: string): HostRow => {
@@ -151,7 +167,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (!h) hostStats.set(host, (h = { host, fetches: 0, errors: 0 }));
     return h;
   };
-  const robots = o.robots === false ? undefined : new RobotsCache(fetcher, {
+  const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
     userAgent,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
@@ -176,8 +192,6 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const ownSeen = o.round ? undefined : openCrawlSeen(o.dataDir, o);
   const seen = o.round?.seen ?? ownSeen!.seen;
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
-  let seq = 0;
-
   const contexts = new Map<string, Promise<unknown>>();
   const loadDocument = (url: string): Promise<unknown> => {
     let p = contexts.get(url);
@@ -186,7 +200,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       // Contexts are fetched with the same fetcher (safety, proxy, limits) and robots.txt rules.
       p = (robots ? robots.check(url) : Promise.resolve({ allowed: true })).then((verdict) => {
         if (!('allowed' in verdict) || !verdict.allowed) throw new Error(`context ${url}: robots.txt does not allow it now`);
-        return fetcher.fetch(url);
+        return sideFetcher.fetch(url);
       }).then((out) => {
         if (!out.response || out.response.status !== 200) throw new Error(`context ${url}: ${out.error?.message ?? `HTTP ${out.response?.status}`}`);
         return JSON.parse(out.response.body.toString('utf8'));
@@ -198,19 +212,22 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
-  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
+  const fates = new Fates(store, o.cycleId);
+  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
-    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
+    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
+
+  const scope = new ScopeStage(queues, seen, {
+    filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined, onFiltered: (_url, reason) => fates.count(reason),
+  });
 
   if (o.round) {
     // A worker's round: its hosts' queued URLs, read by the worker, not every URL of the shared store.
-    for (const d of o.round.queued) {
-      seen.addIfNewSync(d.url); // queued in the store: fetched this round whether or not an earlier round saw it
-      queues.push({ url: d.url, host: d.host, origin: originOf(d.url), depth: d.depth, key: seq++ });
-    }
+    // Queued in the store: fetched this round whether or not an earlier round saw it.
+    for (const d of o.round.queued) scope.requeue(d.url, d.host, d.depth);
     s.resumed = o.round.queued.length > 0;
   } else {
     // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
@@ -220,36 +237,32 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (known.length > 0 && !o.noFollow) {
       const queued = await store.queuedDocuments();
       s.resumed = true;
-      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) queues.push({ url: d.url, host: d.host, origin: originOf(d.url), depth: d.depth, key: seq++ });
+      for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) scope.requeue(d.url, d.host, d.depth);
     }
   }
-  const newDocs: { url: string; host: string; depth: number }[] = [];
+  // The address policy changed: what it refused before is taken up again (a re-crawl cycle finds its
+  // refused URLs still due by itself).
+  if (o.allowPrivate && !o.round && !o.noFollow) {
+    const refused = [...new Set((await store.fates({ reasons: ['refused-address'], limit: 1_000_000 })).map((e) => e.url))];
+    for (const d of await store.getDocuments(refused)) {
+      if (d.state !== 'skipped' || (o.queueHost && !o.queueHost(d.host))) continue;
+      await store.updateDocument(d.url, { state: 'queued' });
+      scope.requeue(d.url, d.host, d.depth);
+    }
+  }
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
-  const offer = (raw: string, depth: number, vocabulary: boolean, force = false): void => {
-    const url = normalizeUrl(raw);
-    if (!url) return;
-    trace?.write(url + '\n');
-    const host = hostOf(url);
-    if (rejectReason(url, host, depth, filters, vocabulary)) return;
-    if (!seen.addIfNewSync(url) && !force) return;
-    newDocs.push({ url, host, depth });
-    // Another worker's host: it goes to the shared store only, where that worker will find it.
-    if (!o.queueHost || o.queueHost(host) || force) queues.push({ url, host, origin: originOf(url), depth, key: seq++, vocabulary });
-  };
   // A re-crawl fetches its seeds again even though the store knows them.
-  for (const seed of o.seeds) offer(seed, 0, false, o.refetch);
+  for (const seed of o.seeds) scope.offer(seed, 0, false, o.refetch);
   for (const url of await sitemapsToRead(o, robots)) {
     sitemaps.ask(url.href, url.hostWide);
-    offer(url.href, 0, false, o.refetch);
+    scope.offer(url.href, 0, false, o.refetch);
   }
-  await store.addDocuments(newDocs.splice(0));
+  await scope.flush(store);
 
-  let running = 0;
+  const running = new Set<Promise<void>>();
   let stopReason: CrawlSummary['stoppedBy'];
   let storageFailed = false;
-  let wake: (() => void) | undefined;
   const done: CapturedDocument[] = [];
-  const follow = o.vocabularies !== false;
 
   const minFree = o.minFreeBytes ?? DEFAULTS.minFreeBytes;
   let diskCheckedAt = 0;
@@ -270,30 +283,38 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (storageFailed) return 'storage-error';
     if (o.signal?.aborted || o.drain?.aborted) return 'signal';
     if (diskLow()) return 'disk-space';
-    if (o.maxDocs !== undefined && s.documents + running >= o.maxDocs) return 'max-docs';
+    if (o.maxDocs !== undefined && s.documents + running.size >= o.maxDocs) return 'max-docs';
     if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
     if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';
     if (o.maxTimeMs !== undefined && Date.now() - t0 >= o.maxTimeMs) return 'max-time';
     return undefined;
   };
 
-  const requeue = (e: FrontierEntry): boolean => {
+  const retryLater = (e: FrontierEntry): boolean => {
     if ((e.retries ?? 0) >= DEFAULTS.maxRetries) return false;
     queues.push({ ...e, retries: (e.retries ?? 0) + 1 });
     return true;
   };
 
-  /** A URL given up without a fetch: its robots.txt verdict, known from the cache or just fetched. */
-  const robotsFate = async (e: FrontierEntry, verdict: RobotsVerdict): Promise<void> => {
-    if ('unavailable' in verdict) {
-      s.errors++;
-      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `robots-unavailable: ${verdict.reason}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' });
-    } else {
-      s.skipped.robots++;
-      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: 'robots.txt: disallowed', triples: 0, cycleId: o.cycleId }, { state: 'skipped' });
-    }
-  };
-  /** Entries pop() dropped because the cached robots.txt verdict gives them up: recorded by the loop. */
+  // The chain every URL goes through, in order (src/crawler/stages/): the scope stage admitted it to
+  // the frontier, whose politeness handed it out now.
+  const stages: Stage[] = [
+    new PolitenessStage({ frontier: queues, fates, maxFailures: DEFAULTS.maxHostFailures, counts: s }),
+    ...(robots ? [new RobotsStage({
+      robots, fates, frontier: queues, counts: s,
+      onCrawlDelay: (entry, ms) => {
+        queues.setDelay(entry.origin, ms);
+        hostRow(entry.host).crawlDelayMs = ms;
+      },
+    })] : []),
+    new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, frontier: queues, counts: s, signal: o.signal }),
+    new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
+    new CaptureStage({ ctx, hostRow, counts: s }),
+    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s }),
+    new StoreStage(store, scope, (doc) => done.push(doc)),
+  ];
+  // A URL whose origin's robots.txt is known to refuse it (or to be unavailable) leaves the frontier
+  // without taking the origin's turn; its fate is recorded by the drain (pop cannot wait).
   const rejected: Array<[FrontierEntry, RobotsVerdict]> = [];
   const rejectByRobots = (e: FrontierEntry): boolean => {
     const verdict = robots?.peek(e.url);
@@ -301,143 +322,56 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     rejected.push([e, verdict]);
     return true;
   };
-
-  const work = async (e: FrontierEntry): Promise<void> => {
-    let notBefore: number | undefined;
-    let waitReason: string | undefined;
-    let startedAt: number | undefined;
-    let ok = true;
-    try {
-      if (robots) {
-        const known = robots.peek(e.url) !== undefined;
-        const asked = Date.now();
-        const verdict = await robots.check(e.url);
-        if ('deferUntil' in verdict) {
-          // The robots cache bounds its own tries (then `unavailable`): the URL waits without using a retry.
-          // A wait the frontier would refuse must not requeue it, or it would come straight back.
-          if (!queues.acceptsWait(verdict.deferUntil.getTime(), Date.now())) return await robotsFate(e, { unavailable: true, reason: verdict.reason });
-          notBefore = verdict.deferUntil.getTime();
-          waitReason = verdict.reason;
-          queues.push(e);
-          return;
-        }
-        if ('allowed' in verdict && verdict.crawlDelayMs) {
-          queues.setDelay(e.origin, verdict.crawlDelayMs);
-          hostRow(e.host).crawlDelayMs = verdict.crawlDelayMs;
-        }
-        if ('unavailable' in verdict || !verdict.allowed) return await robotsFate(e, verdict);
-        if (!known && robots.peek(e.url) !== undefined) {
-          // robots.txt was just fetched: the page waits its turn after that request (Heritrix's prerequisite).
-          // (An answer that is not cached, e.g. a refused address, lets the page fetch report the reason.)
-          startedAt = asked;
-          queues.push(e);
-          return;
-        }
-      }
-      const prev = await store.getDocument(e.url);
-      // Fetched meanwhile as the target of a redirect: one-off crawls do not fetch it again.
-      if (prev?.state === 'fetched' && !o.refetch) return;
-      startedAt = Date.now();
-      const outcome = await fetcher.fetch(e.url, prev?.checksum ? { etag: prev.etag, lastModified: prev.lastModified } : undefined, o.signal);
-      if (outcome.retryAfter) {
-        notBefore = outcome.retryAfter.getTime();
-        waitReason = `Retry-After on ${outcome.response?.status ?? 'an answer'}`;
-        if (!queues.acceptsWait(notBefore, Date.now())) {
-          // Waiting that long would hold the crawl: give the URL up for now, queued for a resume or the next cycle.
-          const asked = Number.isFinite(notBefore) ? `until ${new Date(notBefore).toISOString()}` : 'for an unreadable time';
-          notBefore = undefined;
-          ok = false;
-          s.errors++;
-          await store.logFetch({ url: e.url, time: startedAt, status: outcome.response?.status ?? 0, durationMs: Date.now() - startedAt, bytes: 0, change: 'error', error: `wait-too-long: the server asked to wait ${asked}`, triples: 0, cycleId: o.cycleId }, { state: 'queued' });
-          return;
-        }
-        if (requeue(e)) return;
-      }
-      // A server error is tried again later (the host backs off meanwhile); the last try is archived.
-      if ((outcome.response?.status ?? 0) >= 500 && requeue(e)) {
-        ok = false;
-        return;
-      }
-      const doc = await capture(e.url, outcome, ctx, prev);
-      ok = doc.status > 0 && doc.status < 500;
-      const hs = hostRow(e.host);
-      hs.fetches++;
-      if (!ok) hs.errors++;
-      else hs.meanDownloadMs = hs.meanDownloadMs === undefined ? doc.durationMs : 0.8 * hs.meanDownloadMs + 0.2 * doc.durationMs;
-      s.documents += doc.status > 0 ? 1 : 0;
-      s.triples += doc.quads.length;
-      s.bytes += doc.bytes;
-      if (doc.change === 'error') s.errors++;
-      else s[doc.change]++;
-      if (doc.finalUrl && doc.status > 0) {
-        // The redirect target is archived now: known, and not to be fetched again by this crawl.
-        const fin = normalizeUrl(doc.finalUrl);
-        if (fin && fin !== e.url) {
-          seen.addIfNewSync(fin);
-          await store.addDocuments([{ url: fin, host: hostOf(fin), depth: e.depth }]);
-          await store.updateDocument(fin, { state: 'fetched', lastFetched: doc.time });
-        }
-      }
-      if (queues.onPageCrawled) {
-        const links = [];
-        for (const l of doc.links) {
-          const u = normalizeUrl(l.url);
-          if (u) links.push({ url: u, anchorText: l.anchorText, context: l.context });
-        }
-        queues.onPageCrawled({ url: e.url, links, text: doc.text });
-      }
-      if (doc.status === 200 && outcome.response && sitemaps.matches(e.url, outcome.response.body)) {
-        const sm = sitemaps.read(e.url, doc.finalUrl ?? e.url, outcome.response.body, doc.mediaType);
-        doc.sitemap = sm;
-        s.sitemaps.read++;
-        s.sitemaps.urls += sm.urls.length;
-        // A re-crawl cycle (noFollow) only wants the lastmod hints: it schedules the listed URLs itself.
-        if (!o.noFollow) for (const u of [...sm.urls, ...sm.sitemaps]) offer(u.loc, e.depth, false);
-      }
-      if (!o.noFollow) for (const link of doc.links) {
-        const vocab = follow && link.kind === 'vocabulary';
-        if (link.kind === 'vocabulary' && !follow) continue;
-        offer(link.url, e.depth + 1, vocab);
-      }
-      if (newDocs.length) await store.addDocuments(newDocs.splice(0));
-      done.push(doc);
-    } catch (err) {
-      if (isStorageFailure(err)) {
-        // Not this page's fault: stop taking URLs, and leave this one queued for the resume.
-        stopForStorage(err);
-        return;
-      }
-      ok = false;
-      s.errors++;
-      await store.logFetch({ url: e.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `internal: ${(err as Error).message}`, triples: 0, cycleId: o.cycleId }, { state: 'failed' }).catch(() => undefined);
-    } finally {
-      running--;
-      queues.release(e.origin, Date.now(), { ok, notBefore, reason: waitReason, startedAt });
-      if (!ok && queues.failures(e.origin) >= DEFAULTS.maxHostFailures) {
-        for (const dropped of queues.drain(e.origin)) {
-          s.skipped.hostFailing++;
-          await store.logFetch({ url: dropped.url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error: `failing-origin: ${e.origin} failed ${DEFAULTS.maxHostFailures} times in a row: skipped`, triples: 0, cycleId: o.cycleId }, { state: 'skipped' }).catch(() => undefined);
-        }
-      }
-      wake?.();
+  const onError = async (job: Job, err: unknown): Promise<void> => {
+    if (isStorageFailure(err)) {
+      // Not this page's fault: stop taking URLs, and leave this one queued for the resume.
+      stopForStorage(err);
+      return;
     }
+    job.ok = false;
+    s.errors++;
+    await fates.record(job.entry.url, 'internal-error', `internal: ${(err as Error).message}`, 'failed').catch(() => undefined);
   };
+
+  // The drain sleeps until something can change what it would do: a job ends, a host's delay runs
+  // out, the crawl is stopped from outside, or its time limit comes. (Free disk space shrinks only
+  // by jobs writing, and each job's end wakes the drain, which looks at it then.)
+  let wake: (() => void) | undefined;
+  // Counted, so that an event while the drain is not asleep (the consumer holding a yielded document) is not lost.
+  let pokes = 0;
+  const poke = () => {
+    pokes++;
+    wake?.();
+  };
+  o.signal?.addEventListener('abort', poke);
+  o.drain?.addEventListener('abort', poke);
+  const sleep = (untilMs: number | undefined): Promise<void> => new Promise<void>((resolve) => {
+    const timer = untilMs === undefined ? undefined : setTimeout(resolve, Math.max(0, untilMs - Date.now()));
+    wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  }).finally(() => (wake = undefined));
 
   const concurrency = o.concurrency ?? DEFAULTS.concurrency;
   let lastProgress = 0;
   try {
     for (;;) {
+      const pokesSeen = pokes;
       stopReason ??= limitHit();
-      while (!stopReason && running < concurrency) {
+      while (!stopReason && running.size < concurrency) {
         const e = queues.pop(Date.now(), rejectByRobots);
         if (!e) break;
-        running++;
-        void work(e);
+        const job = runChain(stages, newJob(e), onError).finally(() => {
+          running.delete(job);
+          poke();
+        });
+        running.add(job);
         stopReason ??= limitHit();
       }
       for (const [e, verdict] of rejected.splice(0)) {
         try {
-          await robotsFate(e, verdict);
+          await robotsFate(fates, s, e, verdict);
         } catch (err) {
           if (!isStorageFailure(err)) throw err;
           stopForStorage(err);
@@ -446,24 +380,24 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       while (done.length) yield done.shift() as CapturedDocument;
       if (Date.now() - lastProgress > 200) {
         lastProgress = Date.now();
-        const deferred = running === 0 && queues.size > 0 ? queues.deferred(Date.now()) : [];
+        const deferred = running.size === 0 && queues.size > 0 ? queues.deferred(Date.now()) : [];
         progress({ documents: s.documents, queued: queues.size, errors: s.errors, triples: s.triples, bytes: s.bytes, elapsedMs: Date.now() - t0, ...(deferred.length ? { deferred } : {}) });
       }
-      if (running === 0 && (stopReason || queues.size === 0)) break;
+      if (running.size === 0 && (stopReason || queues.size === 0)) break;
+      if (pokes !== pokesSeen) continue;
+      const wakeAt: number[] = [];
       const next = queues.nextReadyAt();
-      const waitMs = running < concurrency && next !== undefined ? Math.max(0, next - Date.now()) : 1_000;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(waitMs, 1_000));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      if (running.size < concurrency && next !== undefined && Number.isFinite(next)) wakeAt.push(next);
+      if (o.maxTimeMs !== undefined) wakeAt.push(t0 + o.maxTimeMs);
+      // Nothing in flight and no host due: only the clock can help, so look again soon rather than never.
+      if (running.size === 0) wakeAt.push(Date.now() + 1_000);
+      await sleep(wakeAt.length ? Math.min(...wakeAt) : undefined);
     }
   } finally {
     // An early `break` by the consumer lands here too: let running fetches finish and archive.
-    while (running > 0) await new Promise((r) => setTimeout(r, 10));
+    await Promise.all(running);
+    o.signal?.removeEventListener('abort', poke);
+    o.drain?.removeEventListener('abort', poke);
     done.length = 0;
     // Each closing step runs even when the storage has failed, so the summary still comes back and the
     // resume finds a consistent archive (the WARC writer cuts what the committed log does not point to).
@@ -488,10 +422,18 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     // A round counts what is left of its own frontier: counting the shared store would grow with it.
     if (o.round) s.queued = queues.size;
     else await closing(async () => (s.queued = await store.countDocuments('queued')));
+    s.skipped.filtered = scope.filtered;
+    await closing(async () => {
+      const seeds = [...new Set(o.seeds.map((u) => normalizeUrl(u)).filter((u): u is string => Boolean(u)))];
+      if (seeds.length === 0 || stopReason) return;
+      const rows = await store.getDocuments(seeds);
+      if (rows.length === seeds.length && rows.every((d) => d.state === 'failed' || d.state === 'skipped')) s.allSeedsFailed = true;
+    });
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     await fetcher.close();
+    await sideFetcher.close();
     if (ownSeen) await closing(() => ownSeen.close());
     trace?.end();
     if (ownsStore) await closing(() => store.close());

@@ -60,3 +60,6 @@ export function isReason(s: string): s is Reason {
 export const POLICY_REASONS: ReadonlySet<Reason> = new Set<Reason>([
   'robots-disallowed', 'filtered-depth', 'filtered-include', 'filtered-exclude', 'filtered-domain', 'refused-address', 'url-too-long', 'nofollow',
 ]);
+
+/** Fates decided before any request was sent: `stats` does not count them as fetches. */
+export const UNREQUESTED_REASONS: ReadonlySet<Reason> = new Set<Reason>([...POLICY_REASONS, 'failing-origin', 'robots-unavailable', 'wait-too-long']);

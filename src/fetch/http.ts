@@ -413,7 +413,8 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       );
       const { status, headers } = res;
 
-      const location = REDIRECT_STATUSES.has(status) ? headerValue(headers, 'location') : undefined;
+      // maxRedirects 0: the redirect is the response (the crawl archives the hop and queues its target itself).
+      const location = REDIRECT_STATUSES.has(status) && opts.maxRedirects > 0 ? headerValue(headers, 'location') : undefined;
       if (location !== undefined) {
         const text = locationText(location);
         let next: URL;

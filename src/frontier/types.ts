@@ -13,6 +13,8 @@ export interface FrontierEntry {
   vocabulary?: boolean;
   /** Times this URL was put back after a Retry-After or a server error. */
   retries?: number;
+  /** Redirects that led here from a URL found otherwise (0 or absent: none), to bound redirect chains. */
+  hops?: number;
 }
 
 /**

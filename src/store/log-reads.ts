@@ -5,10 +5,15 @@
  */
 import type { ChangeState, CrawlLogEntry } from './types.ts';
 import { LOG_COLS, fromRow, type Dialect } from './schema.ts';
+import { UNREQUESTED_REASONS } from '../crawler/reasons.ts';
 
 /** Entries of the log counted by HTTP status and by change; groups in the order they first appear in the log. */
 export interface LogCounts {
   entries: number;
+  /** Entries of URLs that were requested (the rest were skipped by a policy or a failing origin before any request). */
+  requests: number;
+  /** Entries by reason (`(none)`: rows older than the reason column). */
+  byReason: Array<{ reason: string; entries: number }>;
   byStatus: Array<{ status: number; entries: number }>;
   byChange: Array<{ change: ChangeState; entries: number }>;
 }
@@ -69,18 +74,25 @@ function tally<K>(groups: Map<K, { entries: number; first: number }>, key: K, n:
 
 export async function logCounts(db: LogReader): Promise<LogCounts> {
   // One scan: status and change together, split here; MIN(id) keeps the order of first appearance.
-  const rows = await db.all('SELECT status, change, COUNT(*) AS n, MIN(id) AS first FROM crawl_log GROUP BY status, change', []);
+  const rows = await db.all('SELECT status, change, reason, COUNT(*) AS n, MIN(id) AS first FROM crawl_log GROUP BY status, change, reason', []);
   const byStatus = new Map<number, { entries: number; first: number }>();
   const byChange = new Map<ChangeState, { entries: number; first: number }>();
+  const byReason = new Map<string, { entries: number; first: number }>();
   let entries = 0;
+  let requests = 0;
   for (const r of rows) {
+    const reason = (r.reason as string | null) ?? '(none)';
     entries += Number(r.n);
+    if (!(Number(r.status) === 0 && UNREQUESTED_REASONS.has(reason as never))) requests += Number(r.n);
     tally(byStatus, Number(r.status), Number(r.n), Number(r.first));
     tally(byChange, r.change as ChangeState, Number(r.n), Number(r.first));
+    tally(byReason, reason, Number(r.n), Number(r.first));
   }
   const ordered = <K>(m: Map<K, { entries: number; first: number }>) => [...m].sort((a, b) => a[1].first - b[1].first);
   return {
     entries,
+    requests,
+    byReason: ordered(byReason).map(([reason, g]) => ({ reason, entries: g.entries })),
     byStatus: ordered(byStatus).map(([status, g]) => ({ status, entries: g.entries })),
     byChange: ordered(byChange).map(([change, g]) => ({ change, entries: g.entries })),
   };
@@ -121,6 +133,31 @@ export async function logProgress(db: LogReader, maxPoints: number): Promise<Pro
 
 export async function latestLog(db: LogReader, limit: number): Promise<CrawlLogEntry[]> {
   const rows = await db.all('SELECT * FROM crawl_log ORDER BY id DESC LIMIT ?', [limit]);
+  return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+}
+
+/** Which log entries `datamonitor log` lists: by reason (default: every fate but a plain capture, and captures with diagnostics), by URL. */
+export interface FateQuery {
+  reasons?: readonly string[];
+  url?: string;
+  limit: number;
+}
+
+export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.reasons?.length) {
+    where.push(`reason IN (${q.reasons.map(() => '?').join(', ')})`);
+    params.push(...q.reasons);
+  } else {
+    // Rows from before the reason column have none: a failure among them still shows as one.
+    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged') OR diagnostics IS NOT NULL)`);
+  }
+  if (q.url !== undefined) {
+    where.push('(url = ? OR final_url = ?)');
+    params.push(q.url, q.url);
+  }
+  const rows = await db.all(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...params, q.limit]);
   return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
 }
 
@@ -281,5 +318,9 @@ export abstract class LogReadingStore {
 
   archiveCounts(now: number): Promise<ArchiveCounts> {
     return archiveCounts(this.reader, now);
+  }
+
+  fates(q: FateQuery): Promise<CrawlLogEntry[]> {
+    return fates(this.reader, q);
   }
 }

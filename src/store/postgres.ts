@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, LogCounts, ProgressPoint } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
@@ -11,6 +11,7 @@ import { ReadOnlyStoreError } from './read-only.ts';
 const MIGRATIONS: { version: number; sql: string[] }[] = [
   { version: 1, sql: ddl('postgres') },
   { version: 2, sql: LEASE_DDL },
+  { version: 3, sql: reasonColumnMigration('postgres') },
 ];
 const LATEST = MIGRATIONS[MIGRATIONS.length - 1].version;
 

@@ -20,10 +20,11 @@ export function ddl(d: Dialect): string[] {
       id ${id}, url TEXT NOT NULL, final_url TEXT, time ${big} NOT NULL, status INTEGER NOT NULL, headers TEXT,
       duration_ms DOUBLE PRECISION NOT NULL, bytes ${big} NOT NULL, media_type TEXT, checksum TEXT, graph_hash TEXT,
       change TEXT NOT NULL, error TEXT, triples INTEGER NOT NULL, truncated INTEGER NOT NULL DEFAULT 0, diagnostics TEXT,
-      warc_file TEXT, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER)`,
+      warc_file TEXT, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER, reason TEXT)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_file ON crawl_log (warc_file)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_final_url ON crawl_log (final_url, time)`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_reason ON crawl_log (reason)`,
     `CREATE TABLE IF NOT EXISTS hosts (
       host TEXT PRIMARY KEY, robots_txt TEXT, robots_status INTEGER, robots_fetched_at ${big}, crawl_delay_ms INTEGER,
       mean_download_ms DOUBLE PRECISION, fetches INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0)`,
@@ -53,8 +54,28 @@ export const LOG_COLS: readonly Col<CrawlLogEntry>[] = [
   ['change', 'change', 'text'], ['error', 'error', 'text'], ['triples', 'triples', 'num'],
   ['truncated', 'truncated', 'bool'], ['diagnostics', 'diagnostics', 'json'], ['warcFile', 'warc_file', 'text'],
   ['warcOffset', 'warc_offset', 'num'], ['warcLength', 'warc_length', 'num'], ['rdfOffset', 'rdf_offset', 'num'],
-  ['rdfLength', 'rdf_length', 'num'], ['cycleId', 'cycle_id', 'num'],
+  ['rdfLength', 'rdf_length', 'num'], ['cycleId', 'cycle_id', 'num'], ['reason', 'reason', 'text'],
 ];
+
+/**
+ * The `reason` column for archives written before it: added, and filled for the rows whose status
+ * and change say it (the rest, failures without a response, stay without one and are listed as such).
+ */
+export function reasonColumnMigration(d: Dialect): string[] {
+  return [
+    d === 'postgres' ? 'ALTER TABLE crawl_log ADD COLUMN IF NOT EXISTS reason TEXT' : 'ALTER TABLE crawl_log ADD COLUMN reason TEXT',
+    `UPDATE crawl_log SET reason = CASE
+       WHEN status >= 300 AND status < 400 AND status <> 304 THEN 'redirected'
+       WHEN status >= 500 THEN 'server-error'
+       WHEN status >= 400 THEN 'http-error'
+       WHEN status > 0 AND change = 'unchanged' THEN 'unchanged'
+       WHEN status > 0 THEN 'fetched'
+       WHEN error = 'robots.txt: disallowed' THEN 'robots-disallowed'
+       ELSE NULL END
+     WHERE reason IS NULL`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_reason ON crawl_log (reason)`,
+  ];
+}
 
 export const HOST_COLS: readonly Col<HostRow>[] = [
   ['host', 'host', 'text'], ['robotsTxt', 'robots_txt', 'text'], ['robotsStatus', 'robots_status', 'num'],

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
 import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, LogCounts, ProgressPoint, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 
-const SCHEMA_VERSION = 1;
+/** 2: the crawl log's `reason` column. */
+const SCHEMA_VERSION = 2;
 /** Built once: the crawler appends a log row per page, and the statement cache is keyed by this text. */
 const INSERT_LOG = `INSERT INTO crawl_log (${LOG_COLS.map(([, c]) => c).join(', ')}) VALUES (${LOG_COLS.map(() => '?').join(', ')})`;
 
@@ -49,6 +50,8 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       return;
     }
     this.db.transaction(() => {
+      // An archive from before the column: the DDL's index on it needs the column first.
+      if (version === 1) for (const sql of reasonColumnMigration('sqlite')) this.db.exec(sql);
       for (const sql of ddl('sqlite')) this.db.exec(sql);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"

@@ -4,9 +4,10 @@
  * method is async so that both fit.
  */
 
-import type { ArchiveCounts, Capture, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
+import type { Reason } from '../crawler/reasons.ts';
+import type { ArchiveCounts, Capture, CaptureQuery, ChangeFrequency, FateQuery, LogCounts, ProgressPoint } from './log-reads.ts';
 
-export type { ArchiveCounts, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, LogCounts, ProgressPoint } from './log-reads.ts';
+export type { ArchiveCounts, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, FateQuery, LogCounts, ProgressPoint } from './log-reads.ts';
 
 export type ChangeState = 'new' | 'changed' | 'unchanged' | 'error';
 
@@ -48,6 +49,8 @@ export interface CrawlLogEntry {
   graphHash?: string;
   change: ChangeState;
   error?: string;
+  /** Why the URL met this fate, in the crawl's reason vocabulary (src/crawler/reasons.ts); absent in rows older than the column. */
+  reason?: Reason;
   triples: number;
   truncated?: boolean;
   diagnostics?: string[];
@@ -138,6 +141,8 @@ export interface MetadataStore {
   logOrigins(): Promise<string[]>;
   /** Documents by state, hosts, monitored and due URLs, the log's time span: what `stats` prints. */
   archiveCounts(now: number): Promise<ArchiveCounts>;
+  /** Log entries by reason and URL, newest first (`datamonitor log`). */
+  fates(q: FateQuery): Promise<CrawlLogEntry[]>;
 
   getHost(host: string): Promise<HostRow | undefined>;
   putHost(row: HostRow): Promise<void>;

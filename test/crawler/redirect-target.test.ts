@@ -3,8 +3,8 @@ import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
 
-// The crawler skips the store read for URLs it found new in this crawl; a URL that was queued and
-// then archived as another URL's redirect target must still be recognised and not fetched again.
+// A URL that was queued and then reached again as another URL's redirect target is fetched once:
+// the redirect's target goes through the seen test like any link.
 describe('a queued URL that another URL redirects to', () => {
   let site: TestServer;
   let dataDir: string;
@@ -30,11 +30,12 @@ describe('a queued URL that another URL redirects to', () => {
   });
   afterAll(() => site.close());
 
-  it('fetches the target once, through the redirect, and archives it once', () => {
+  it('fetches the target once, archives it once under its own URL, and the redirect as a hop of its own', () => {
     expect(site.requests.filter((r) => r.path === '/old')).toHaveLength(1);
     expect(site.requests.filter((r) => r.path === '/new')).toHaveLength(1);
     const captures = crawlLog(dataDir).filter((e) => e.final_url === `${site.url}/new` || e.url === `${site.url}/new`);
     expect(captures).toHaveLength(1);
-    expect(captures[0].url).toBe(`${site.url}/old`);
+    expect(captures[0]).toMatchObject({ url: `${site.url}/new`, reason: 'fetched', triples: 1 });
+    expect(crawlLog(dataDir).filter((e) => e.url === `${site.url}/old`)).toMatchObject([{ status: 301, reason: 'redirected', triples: 0 }]);
   });
 });

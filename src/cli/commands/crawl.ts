@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
+import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseResolveEntry } from '../../fetch/address.ts';
@@ -14,6 +15,10 @@ import { collect } from '../config.ts';
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
 export const STORAGE_EXIT_CODE = EXIT.ioError;
+/** Exit status when every seed failed or was refused (sysexits' EX_UNAVAILABLE): a script must not take it for a crawl. */
+export const UNAVAILABLE_EXIT_CODE = EXIT.unavailable;
+/** Exit status after Ctrl-C (128 + SIGINT), as shells report it: the crawl was cut short, and resumes. */
+export const INTERRUPTED_EXIT_CODE = EXIT.interrupted;
 
 /** How to fetch: politeness, safety and identity. Shared by every command that fetches (`crawl`, `demo`, `worker`, `run`, `daemon`). */
 export function addFetchFlags(cmd: Command): Command {
@@ -136,6 +141,11 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
   };
 }
 
+/** The non-zero reason counts, most frequent first. */
+function reasonLine(s: CrawlSummary): string {
+  return Object.entries(s.reasons).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${n}`).join(', ');
+}
+
 export function printSummary(s: CrawlSummary, json: boolean): void {
   if (json) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n');
@@ -144,7 +154,8 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
   const lines = [
     `Crawled ${plural(s.documents, 'document')} in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
     `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
-    `  skipped: robots.txt ${s.skipped.robots}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
+    `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
+    ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
     s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,
@@ -166,6 +177,8 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    // On stderr, so that --json output stays one JSON document.
+    process.stderr.write(scopeBanner(options));
     const c = crawl({ ...options, signal: abort.signal, drain: drain.signal }).onProgress((p) => {
       const rate = p.elapsedMs > 0 ? (p.documents / p.elapsedMs) * 1000 : 0;
       const waiting = p.deferred ? `; ${describeDeferred(p.deferred)}` : '';
@@ -178,6 +191,11 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
       process.exitCode = STORAGE_EXIT_CODE;
+    } else if (summary.stoppedBy === 'signal') {
+      process.exitCode = INTERRUPTED_EXIT_CODE;
+    } else if (summary.allSeedsFailed) {
+      process.stderr.write(`datamonitor: no seed could be crawled (datamonitor log --data ${summary.dataDir} says why)\n`);
+      process.exitCode = UNAVAILABLE_EXIT_CODE;
     }
     return summary;
   } finally {

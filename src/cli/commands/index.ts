@@ -14,6 +14,7 @@ import { register as worker } from './worker.ts';
 import { register as stats } from './stats.ts';
 import { register as verify } from './verify.ts';
 import { register as importCmd } from './import.ts';
+import { register as log } from './log.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -22,6 +23,7 @@ export const commands: Array<(program: Command) => void> = [
   demo,
   recrawl,
   stats,
+  log,
   verify,
   importCmd,
   query,

@@ -57,7 +57,15 @@ export function register(program: Command): void {
         if (!url) throw new UserError(`'${u}' is not an http(s) URL`);
         return { url, host: hostOf(url), depth: 0 };
       });
-      const added = await withStore(path.resolve(flags.data), flags.db, (store) => store.addDocuments(docs, { monitored: true, strategy: flags.strategy, nextFetch: Date.now() }));
+      const added = await withStore(path.resolve(flags.data), flags.db, async (store) => {
+        const now = Date.now();
+        const n = await store.addDocuments(docs, { monitored: true, strategy: flags.strategy, nextFetch: now });
+        // A URL a crawl skipped by a policy (a refused address, robots.txt) is asked for by name now: it is tried again.
+        for (const d of await store.getDocuments(docs.map((x) => x.url))) {
+          if (d.state === 'skipped') await store.updateDocument(d.url, { state: 'queued', monitored: true, strategy: flags.strategy, nextFetch: now });
+        }
+        return n;
+      });
       if (flags.json) process.stdout.write(JSON.stringify({ urls: docs.length, added, strategy: flags.strategy }) + '\n');
       else process.stdout.write(`monitoring ${docs.length} URLs (${added} new) with strategy ${flags.strategy}; run \`datamonitor run --data ${flags.data}\` for a cycle\n`);
     });

@@ -39,9 +39,12 @@ export function describeStats(s: ArchiveStats): string {
     `documents  ${d.total} known on ${plural(s.hosts, 'host')}: ${d.fetched} fetched, ${d.queued} queued, ${d.failed} failed, ${d.skipped} skipped`,
   ];
   const kinds = s.captures.byChange.map((c) => `${c.entries} ${c.change}`).join(', ');
+  const skipped = s.captures.entries - s.captures.requests;
   lines.push(s.captures.entries === 0
     ? 'log        empty: nothing fetched yet'
-    : `log        ${s.captures.entries} fetches (${kinds}) from ${when(s.firstLogged!)} to ${when(s.lastLogged!)}`);
+    : `log        ${s.captures.requests} fetches (${kinds}) from ${when(s.firstLogged!)} to ${when(s.lastLogged!)}` +
+      (skipped ? `; ${skipped} URLs never requested (a policy or a failing origin)` : ''));
+  if (s.captures.entries) lines.push(`reasons    ${s.captures.byReason.map((r) => `${r.reason} ${r.entries}`).join(', ')} (datamonitor log --data ${s.dataDir} lists them)`);
   lines.push(`warc       ${plural(s.warc.files, 'file')}, ${formatBytes(s.warc.bytes)}${s.warc.open ? ` (${s.warc.open} still open: a crawl is running, or resume the one that was stopped)` : ''}`);
   lines.push(s.monitored === 0
     ? 're-crawl   no URLs monitored (datamonitor add --data DIR URL...)'

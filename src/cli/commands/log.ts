@@ -1,0 +1,51 @@
+/** `datamonitor log`: each URL's fate as the crawl log records it, failures and diagnostics first of all. */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { withStore } from '../../store/index.ts';
+import type { CrawlLogEntry } from '../../store/types.ts';
+import { REASONS, REASON_NAMES, isReason } from '../../crawler/reasons.ts';
+import { normalizeUrl } from '../../frontier/normalize.ts';
+import { UserError } from '../../util/errors.ts';
+import { parseCount } from '../../util/units.ts';
+
+const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+
+function reasonsFrom(given: string[] | undefined): string[] | undefined {
+  for (const r of given ?? []) if (!isReason(r)) throw new UserError(`--reason '${r}' is not a reason; the reasons are: ${REASON_NAMES.join(', ')}`);
+  return given;
+}
+
+/** One line a person reads: when, why, the HTTP status, the URL, and the details. */
+export function describeEntry(e: CrawlLogEntry): string {
+  const when = new Date(e.time).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+  const location = e.reason === 'redirected' ? e.headers?.find(([k]) => k.toLowerCase() === 'location')?.[1] : undefined;
+  const to = location ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
+  const target = to ? `${e.url} -> ${to}` : e.url;
+  const details = [e.error, ...(e.diagnostics ?? [])].filter(Boolean).join('; ');
+  return `${when}  ${(e.reason ?? '(none)').padEnd(18)} ${String(e.status || '-').padStart(3)}  ${target}${details ? `  ${details}` : ''}`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('log')
+    .description("each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures)")
+    .option('--data <dir>', 'data directory', 'data')
+    .option('--db <url>', 'metadata store: postgres://…')
+    .option('--reason <reason>', 'only entries with this reason (repeatable, or comma-separated), e.g. refused-address,timeout-headers', collect)
+    .option('--url <url>', 'only entries of this URL (asked for, or reached by redirect)')
+    .option('--limit <n>', 'at most this many entries', '100')
+    .option('--json', 'print the entries as JSON')
+    .addHelpText('after', `\nReasons:\n${REASON_NAMES.map((r) => `  ${r.padEnd(20)} ${REASONS[r]}`).join('\n')}\n`)
+    .action(async (flags: { data: string; db?: string; reason?: string[]; url?: string; limit: string; json?: boolean }) => {
+      const dataDir = path.resolve(flags.data);
+      const reasons = reasonsFrom(flags.reason);
+      const limit = parseCount(flags.limit, '--limit');
+      const url = flags.url === undefined ? undefined : normalizeUrl(flags.url) ?? flags.url;
+      // Not read-only: an archive from before the reason column gets it (and its rows their reasons) on open.
+      const entries = await withStore(dataDir, flags.db, (store) => store.fates({ reasons, url, limit }), { mustExist: true });
+      if (flags.json) return void process.stdout.write(JSON.stringify(entries.map(({ headers: _h, ...e }) => e), null, 2) + '\n');
+      if (entries.length === 0) return void process.stdout.write(reasons || url ? 'no log entries match\n' : 'no failures, skips or diagnostics in the crawl log\n');
+      process.stdout.write(entries.map(describeEntry).join('\n') + '\n');
+      if (entries.length === limit) process.stdout.write(`(the newest ${limit}: --limit N for more)\n`);
+    });
+}

@@ -1,0 +1,74 @@
+import type { FetchError } from '../../fetch/types.ts';
+import type { ChangeState, CrawlLogEntry, DocumentState, MetadataStore } from '../../store/types.ts';
+import { REASON_NAMES, type Reason } from '../reasons.ts';
+import { reasonOfFetchError } from '../../fetch/reasons.ts';
+
+/** What a capture shows, enough to name its reason. */
+export interface CaptureFacts {
+  status: number;
+  change: ChangeState;
+  error?: string;
+  /** The document was fetched but its parser gave up (an error-level diagnostic). */
+  parseFailed?: boolean;
+}
+
+/**
+ * A capture's reason, from what it shows: the status, the change, the fetch error's code (`code: message`;
+ * capture sets the reason itself from the fetch error, with its timeout phase, so this is the fallback).
+ */
+export function reasonOfCapture(c: CaptureFacts): Reason {
+  if (c.status === 0) {
+    const m = /^([a-z-]+): ([\s\S]*)$/.exec(c.error ?? '');
+    return m ? (reasonOfFetchError({ code: m[1] as FetchError['code'], message: m[2] }) ?? 'protocol-error') : 'internal-error';
+  }
+  if (c.status >= 300 && c.status < 400 && c.status !== 304) return 'redirected';
+  if (c.status === 429 || c.status === 503) return c.change === 'error' ? 'rate-limited' : 'fetched';
+  if (c.status >= 500) return 'server-error';
+  if (c.status >= 400) return 'http-error';
+  if (c.parseFailed) return 'parse-error';
+  return c.change === 'unchanged' ? 'unchanged' : 'fetched';
+}
+
+const parseFailedIn = (diagnostics: readonly string[] | undefined) => Boolean(diagnostics?.some((d) => d.startsWith('error:')));
+
+export function zeroCounts(): Record<Reason, number> {
+  return Object.fromEntries(REASON_NAMES.map((r) => [r, 0])) as Record<Reason, number>;
+}
+
+/**
+ * Every URL's fate as a crawl-log row with its reason, counted for the summary: the stages record
+ * fates that are not captures here, and captures get theirs through `store`.
+ */
+export class Fates {
+  readonly counts = zeroCounts();
+  /**
+   * The store as capture (src/crawler/capture.ts, which speaks HTTP, not reasons) sees it: each log
+   * row it writes gets the reason its status, change and error show, and is counted.
+   */
+  readonly store: MetadataStore;
+
+  constructor(private readonly inner: MetadataStore, private readonly cycleId: number | undefined) {
+    const logFetch = (e: CrawlLogEntry, patch: Partial<import('../../store/types.ts').DocumentRow>) => {
+      const reason = e.reason ?? reasonOfCapture({ ...e, parseFailed: parseFailedIn(e.diagnostics) });
+      this.count(reason);
+      return inner.logFetch({ ...e, reason }, patch);
+    };
+    this.store = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === 'logFetch') return logFetch;
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+  }
+
+  count(reason: Reason, n = 1): void {
+    this.counts[reason] += n;
+  }
+
+  /** A fate without an HTTP response: skipped by a policy, given up, failed before any answer. */
+  async record(url: string, reason: Reason, error: string, state: DocumentState): Promise<void> {
+    this.count(reason);
+    await this.inner.logFetch({ url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error, reason, triples: 0, cycleId: this.cycleId }, { state });
+  }
+}

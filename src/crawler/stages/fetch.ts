@@ -1,0 +1,63 @@
+import type { Fetcher } from '../../fetch/types.ts';
+import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
+import type { MetadataStore } from '../../store/types.ts';
+import type { Job, Next, Stage } from './types.ts';
+import type { Fates } from './fates.ts';
+
+export interface FetchStageDeps {
+  fetcher: Fetcher;
+  store: MetadataStore;
+  /** Fetch again what the store says was fetched (re-crawl cycles). */
+  refetch: boolean;
+  retryLater(entry: FrontierEntry): boolean;
+  fates: Fates;
+  frontier: Frontier;
+  counts: { errors: number };
+  signal?: AbortSignal;
+}
+
+/**
+ * One HTTP exchange, conditional on what the store knows. A Retry-After or a server error puts the
+ * URL back for a later try while tries are left (the host backs off meanwhile); the last try goes on
+ * down the chain and is archived.
+ */
+export class FetchStage implements Stage {
+  readonly name = 'fetch';
+  constructor(private readonly d: FetchStageDeps) {}
+
+  async process(job: Job): Promise<Next> {
+    const { entry } = job;
+    job.prev = await this.d.store.getDocument(entry.url);
+    // Fetched meanwhile (the target of a redirect, another worker): one-off crawls do not fetch it again.
+    if (job.prev?.state === 'fetched' && !this.d.refetch) return 'done';
+    job.startedAt = Date.now();
+    const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
+    const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal));
+    if (outcome.error?.code === 'blocked-address') {
+      // A policy (no --allow-private), not the server's failure: nothing was sent, so the origin
+      // neither waits its delay nor backs off, and a crawl with --allow-private takes the URL up again.
+      job.startedAt = undefined;
+      await this.d.fates.record(entry.url, 'refused-address', outcome.error.message, 'skipped');
+      return 'done';
+    }
+    if (outcome.retryAfter) {
+      const until = outcome.retryAfter.getTime();
+      if (!this.d.frontier.acceptsWait(until, Date.now())) {
+        // Waiting that long would hold the crawl: give the URL up for now, queued for a resume or the next cycle.
+        const asked = Number.isFinite(until) ? `until ${new Date(until).toISOString()}` : 'for an unreadable time';
+        job.ok = false;
+        this.d.counts.errors++;
+        await this.d.fates.record(entry.url, 'wait-too-long', `wait-too-long: the server (${outcome.response?.status ?? 'no answer'}) asked to wait ${asked}`, 'queued');
+        return 'done';
+      }
+      job.notBefore = until;
+      job.waitReason = `Retry-After on ${outcome.response?.status ?? 'an answer'}`;
+      if (this.d.retryLater(entry)) return 'done';
+    }
+    if ((outcome.response?.status ?? 0) >= 500 && this.d.retryLater(entry)) {
+      job.ok = false;
+      return 'done';
+    }
+    return 'continue';
+  }
+}

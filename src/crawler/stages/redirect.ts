@@ -1,0 +1,95 @@
+import type { ArchiveWriter } from '../../archive/warc-writer.ts';
+import { sha1Digest } from '../../archive/warc-record.ts';
+import type { FetchResponse } from '../../fetch/types.ts';
+import { normalizeUrl } from '../../frontier/normalize.ts';
+import type { MetadataStore } from '../../store/types.ts';
+import type { Fates } from './fates.ts';
+import type { ScopeStage } from './scope.ts';
+import type { Job, Next, Stage } from './types.ts';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Redirects followed from a URL found otherwise before the chain is cut (what the fetcher followed itself before). */
+export const MAX_REDIRECT_HOPS = 5;
+
+export interface RedirectStageDeps {
+  warc: ArchiveWriter;
+  /** The store that gives each log row its reason and counts it (Fates.store). */
+  store: MetadataStore;
+  fates: Fates;
+  scope: Pick<ScopeStage, 'offer'>;
+  /** A re-crawl fetches again what the store knows: a redirect's target too, once per crawl. */
+  refetch: boolean;
+  maxHops?: number;
+  cycleId?: number;
+}
+
+function location(r: FetchResponse): string | undefined {
+  for (const [k, v] of r.headers) if (k.toLowerCase() === 'location') return v;
+  return undefined;
+}
+
+/**
+ * A redirect is a capture of its own: the 3xx response is archived under the URL that gave it and
+ * logged as `redirected`, and its target is offered to the scope like a link at the same depth, so
+ * the seen test lets a document that many IRIs redirect to (303 See Other) be fetched once, under
+ * its own URL. Chains are bounded by the hop count the frontier entry carries; loops end at the seen test.
+ */
+export class RedirectStage implements Stage {
+  readonly name = 'redirect';
+  private readonly refetched = new Set<string>();
+  /** Which URL redirected to each target this crawl: a loop is a target already on its own chain. */
+  private readonly from = new Map<string, string>();
+  constructor(private readonly d: RedirectStageDeps) {}
+
+  shouldProcess(job: Job): boolean {
+    const r = job.outcome?.response;
+    return r !== undefined && REDIRECTS.has(r.status) && location(r) !== undefined;
+  }
+
+  async process(job: Job): Promise<Next> {
+    const r = job.outcome!.response!;
+    const { entry } = job;
+    const text = location(r)!.trim();
+    let target: string | undefined;
+    try {
+      target = normalizeUrl(new URL(text, entry.url).href);
+    } catch {
+      target = undefined;
+    }
+    const checksum = sha1Digest(r.rawBody);
+    const archived = await this.d.warc.writeExchange({ response: r, payloadDigest: checksum });
+    const hops = (entry.hops ?? 0) + 1;
+    const loop = target ? this.chainTo(entry.url, target) : undefined;
+    const error = !target
+      ? `redirected (${r.status}) to ${JSON.stringify(text)}, which is not an http(s) URL`
+      : loop ? `redirect loop: ${[...loop, target].join(' -> ')}`
+      : hops > (this.d.maxHops ?? MAX_REDIRECT_HOPS) ? `more than ${this.d.maxHops ?? MAX_REDIRECT_HOPS} redirects in a row: ${target} is not followed` : undefined;
+    await this.d.store.logFetch({
+      url: entry.url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
+      bytes: r.rawBody.length, mediaType: r.mediaType, checksum, change: job.prev?.checksum === checksum ? 'unchanged' : job.prev ? 'changed' : 'new',
+      error, reason: 'redirected', triples: 0, warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: this.d.cycleId,
+    }, { state: 'fetched', lastFetched: r.startedAt.getTime(), checksum });
+    if (!target) this.d.fates.count('bad-url');
+    else if (loop) this.d.fates.count('redirect-loop');
+    else if (error) this.d.fates.count('too-many-redirects');
+    else {
+      this.from.set(target, entry.url);
+      const force = this.d.refetch && !this.refetched.has(target);
+      if (force) this.refetched.add(target);
+      this.d.scope.offer(target, entry.depth, Boolean(entry.vocabulary), force, hops);
+    }
+    job.redirected = true;
+    return 'continue';
+  }
+
+  /** The redirect chain that led to `url`, oldest first, when `target` is on it (a loop); else undefined. */
+  private chainTo(url: string, target: string): string[] | undefined {
+    const chain = [url];
+    for (let u: string | undefined = url; u !== undefined && chain.length <= MAX_REDIRECT_HOPS + 1; u = this.from.get(u)) {
+      if (u !== url) chain.unshift(u);
+      if (u === target) return chain;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+import type { Frontier } from '../../frontier/types.ts';
+import type { SeenSet } from '../../frontier/seen/index.ts';
+import type { MetadataStore } from '../../store/types.ts';
+import { rejectReason, type FilterOptions } from '../../frontier/filters.ts';
+import type { Reason } from '../reasons.ts';
+import { hostOf, normalizeUrl, originOf } from '../../frontier/normalize.ts';
+import { rejectionReason } from '../../frontier/filters.ts';
+
+export interface ScopeOptions {
+  filters: FilterOptions;
+  /** Cooperating workers: whether this crawl fetches URLs of the host (others only go to the shared store). */
+  queueHost?: (host: string) => boolean;
+  /** Every candidate URL, for seed 002's traces. */
+  trace?: (url: string) => void;
+  /** A URL a filter keeps out, the first time it is met (each filtered URL is counted once, up to a bound). */
+  onFiltered?: (url: string, reason: Reason) => void;
+}
+
+/** Filtered URLs remembered to count each once; past this many, every further rejection counts (memory stays bounded). */
+const FILTERED_REMEMBERED = 200_000;
+
+/** What became of a candidate: queued, already known, not an http(s) URL, or kept out by a filter (which one). */
+export type Admission = 'queued' | 'known' | 'invalid' | Extract<Reason, `filtered-${string}` | 'url-too-long'>;
+
+/**
+ * The chain's entrance: every candidate URL (seed, link, sitemap entry, redirect target) is
+ * normalised, filtered, and put through the seen test here, then queued in the frontier and buffered
+ * for the store (written in batches by the store stage).
+ */
+export class ScopeStage {
+  readonly name = 'scope';
+  private seq = 0;
+  private pending: { url: string; host: string; depth: number }[] = [];
+  private filteredSeen = new Set<string>();
+  /** Distinct URLs the filters kept out (the summary's `skipped.filtered`). */
+  filtered = 0;
+
+  constructor(private readonly frontier: Frontier, private readonly seen: SeenSet, private readonly o: ScopeOptions) {}
+
+  /** Queues an entry known to the store already (a resume, a worker's round) without the filters. */
+  requeue(url: string, host: string, depth: number): void {
+    this.seen.addIfNewSync(url);
+    this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++ });
+  }
+
+  /** `force`: queued even when seen (a re-crawl fetches its seeds again); `hops`: redirects that led to it. */
+  offer(raw: string, depth: number, vocabulary: boolean, force = false, hops = 0): Admission {
+    const url = normalizeUrl(raw);
+    if (!url) return 'invalid';
+    this.o.trace?.(url);
+    const host = hostOf(url);
+    const rejected = rejectReason(url, host, depth, this.o.filters, vocabulary);
+    if (rejected) {
+      const reason = rejectionReason(rejected) as Exclude<Admission, 'queued' | 'known' | 'invalid'>;
+      // A URL known already (fetched at a lower depth, say) is not one the filter kept out.
+      if (!this.filteredSeen.has(url) && !this.seen.has(url)) {
+        if (this.filteredSeen.size < FILTERED_REMEMBERED) this.filteredSeen.add(url);
+        this.filtered++;
+        this.o.onFiltered?.(url, reason);
+      }
+      return reason;
+    }
+    if (!this.seen.addIfNewSync(url) && !force) return 'known';
+    this.pending.push({ url, host, depth });
+    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++, vocabulary, ...(hops ? { hops } : {}) });
+    return 'queued';
+  }
+
+  /** Writes the URLs queued since the last call to the store, where a resume finds them. */
+  async flush(store: MetadataStore): Promise<void> {
+    if (this.pending.length) await store.addDocuments(this.pending.splice(0));
+  }
+}
