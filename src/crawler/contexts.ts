@@ -107,8 +107,6 @@ export class ContextLoader {
   private readonly loaded = new Map<string, Promise<unknown>>();
   private readonly failed = new Map<string, Failure>();
   private readonly perOrigin = new Map<string, Set<string>>();
-  /** Context fetches made (tries included), for the summary and tests. */
-  fetches = 0;
 
   constructor(private readonly o: ContextLoaderOptions) {
     this.limits = { ...CONTEXT_LIMITS, ...o.limits };
@@ -135,7 +133,9 @@ export class ContextLoader {
     const p = this.fetchWithRetries(url, origin, failure?.rounds ?? 0);
     this.loaded.set(url, p);
     // A failure is remembered for a while, not for the crawl: the next document after it tries again.
-    p.catch(() => this.loaded.delete(url));
+    p.catch(() => {
+      if (this.loaded.get(url) === p) this.loaded.delete(url);
+    });
     return p;
   };
 
@@ -175,7 +175,6 @@ export class ContextLoader {
     const release = await this.politeness.turn(origin, crawlDelayMs);
     let outcome: FetchOutcome;
     try {
-      this.fetches++;
       outcome = await this.o.fetcher.fetch(url, undefined, this.o.signal);
     } finally {
       release();
