@@ -226,6 +226,8 @@ export class ContextLoader {
  */
 export class ArchivedContexts {
   private readonly bodies = new Map<string, Buffer>();
+  /** Archived redirect hops (url → Location): a context asked for at one URL may have been served at another. */
+  private readonly redirects = new Map<string, string>();
   private bytes = 0;
 
   constructor(private readonly maxTotalBytes = 256 * 1024 * 1024, private readonly maxBytes = CONTEXT_LIMITS.maxBytes) {}
@@ -241,12 +243,26 @@ export class ArchivedContexts {
     this.bodies.set(url, body); // the latest capture of a URL wins, as a crawl would fetch it now
   }
 
+  /** Offers a redirect record: its target is looked at when a context is asked for at `url`. */
+  offerRedirect(url: string, status: number, location: string | undefined): void {
+    if (![301, 302, 303, 307, 308].includes(status) || !location) return;
+    let target: string | undefined;
+    try {
+      target = normalizeUrl(new URL(location, url).href) ?? undefined;
+    } catch {
+      return; // a Location that is no URL leads nowhere
+    }
+    if (target) this.redirects.set(url, target);
+  }
+
   get size(): number {
     return this.bodies.size;
   }
 
   readonly load: LoadDocument = async (raw: string): Promise<unknown> => {
-    const url = normalizeUrl(raw) ?? raw;
+    let url = normalizeUrl(raw) ?? raw;
+    // As many hops as the crawl's fetcher follows; a loop ends here too.
+    for (let hops = 0; !this.bodies.has(url) && this.redirects.has(url) && hops < 5; hops++) url = this.redirects.get(url)!;
     const body = this.bodies.get(url);
     if (!body) throw new Error(`remote JSON-LD context ${raw} is not in the imported WARC files (an import fetches nothing)`);
     return JSON.parse(body.toString('utf8'));

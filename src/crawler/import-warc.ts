@@ -129,9 +129,11 @@ async function archivedContexts(files: string[]): Promise<ArchivedContexts> {
       for await (const record of new WARCParser(fs.createReadStream(file))) {
         if (record.warcType !== 'response' || !record.httpHeaders) continue;
         const url = normalizeUrl(record.warcTargetURI ?? '');
+        if (!url) continue;
+        const status = Number(record.httpHeaders.statusCode);
+        contexts.offerRedirect(url, status, record.httpHeaders.headers.get('location') ?? undefined);
         const { mediaType } = parseContentType(record.httpHeaders.headers.get('content-type') ?? undefined);
-        if (!url || !/json/.test(mediaType)) continue;
-        contexts.offer(url, Number(record.httpHeaders.statusCode), mediaType, Buffer.from(await record.readFully(true)));
+        if (/json/.test(mediaType)) contexts.offer(url, status, mediaType, Buffer.from(await record.readFully(true)));
       }
     } catch {
       // reported by the main pass

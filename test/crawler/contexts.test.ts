@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpFetcher, RobotsCache } from '../../src/fetch/index.ts';
 import type { Fetcher } from '../../src/fetch/types.ts';
-import { ContextLoader } from '../../src/crawler/contexts.ts';
+import { ArchivedContexts, ContextLoader } from '../../src/crawler/contexts.ts';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { importWarcs } from '../../src/crawler/import-warc.ts';
 import { exportArchive } from '../../src/archive/export.ts';
@@ -197,5 +197,23 @@ describe('a crawl archives the contexts its JSON-LD documents needed, and an imp
     const imported = await nquads(fresh);
     expect(imported).toContain(`<http://example.org/thing2> <http://schema.org/knows> <http://example.org/thing3> <${server.url}/d2.jsonld> .`);
     expect(imported).toEqual(await nquads(dir));
+  });
+});
+
+describe('ArchivedContexts: an import\'s contexts, from the records of its WARC files', () => {
+  it('serves a context at the URL it was asked for through archived redirect hops, and names a missing one', async () => {
+    const c = new ArchivedContexts();
+    c.offerRedirect('http://example.org/ctx', 302, '/ctx/v2');
+    c.offerRedirect('http://example.org/bad', 301, 'http://[not a url');
+    c.offer('http://example.org/ctx/v2', 200, 'application/ld+json', Buffer.from(context(7)));
+    c.offer('http://example.org/page', 200, 'text/html', Buffer.from('<html>'));
+    c.offer('http://example.org/array', 200, 'application/json', Buffer.from('[1]'));
+    await expect(c.load('http://example.org/ctx')).resolves.toEqual(JSON.parse(context(7)));
+    await expect(c.load('http://example.org/page')).rejects.toThrow(/not in the imported WARC files/);
+    await expect(c.load('http://example.org/bad')).rejects.toThrow(/not in the imported WARC files/);
+    expect(c.size).toBe(1);
+    c.offerRedirect('http://example.org/loop1', 302, '/loop2');
+    c.offerRedirect('http://example.org/loop2', 302, '/loop1');
+    await expect(c.load('http://example.org/loop1')).rejects.toThrow(/not in the imported WARC files/);
   });
 });
