@@ -8,7 +8,7 @@ import { DM } from '../archive/export.ts';
 /** The graph of `G dm:inDocument D` statements: which archived document a named graph came from. */
 export const GRAPH_INDEX = `${DM}graphs`;
 export const IN_DOCUMENT = `${DM}inDocument`;
-import type { QueryForm, QueryOptions, QueryResult, ResultFormat, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
+import type { QuadRow, QueryForm, QueryOptions, QueryResult, ResultFormat, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
 import { plural } from '../util/units.ts';
 
 /** The latest state: every row still open. */
@@ -56,7 +56,8 @@ export function materialise(archive: VersionArchive, at: number, graphs?: string
   const containedIn = new Set<string>();
   for (const q of archive.snapshot(at, { graphs })) {
     lines.push(nquadLine(q));
-    if (q.namedGraph) containedIn.add(`${q.namedGraph} <${IN_DOCUMENT}> ${iriTerm(q.graph)} <${GRAPH_INDEX}> .`);
+    const index = graphIndexLine(q);
+    if (index) containedIn.add(index);
   }
   const quads = lines.length;
   lines.push(...containedIn);
@@ -66,6 +67,11 @@ export function materialise(archive: VersionArchive, at: number, graphs?: string
     store.load(lines.join('\n'), { format: 'application/n-quads', no_transaction: true, lenient: true });
   }
   return { store, quads, at };
+}
+
+/** For a quad of a named graph G of document D: the N-Quads line `G dm:inDocument D` in GRAPH_INDEX. */
+export function graphIndexLine(q: QuadRow): string | undefined {
+  return q.namedGraph ? `${q.namedGraph} <${IN_DOCUMENT}> ${iriTerm(q.graph)} <${GRAPH_INDEX}> .` : undefined;
 }
 
 /** One snapshot per archive kept between queries: a server asking about "now" reloads only after a write. */

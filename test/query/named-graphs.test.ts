@@ -68,6 +68,20 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     expect(await queryCommand(undefined, { data: dir, list: true })).toContain(`${doc}  2 versions`);
   });
 
+  it('query --changes and --versions follow the quads of a named graph, and the graph index holds while the graph does', async () => {
+    const q = 'SELECT ?g ?o WHERE { GRAPH ?g { <http://example.org/s> <http://example.org/p> ?o } }';
+    const changes = JSON.parse(await queryCommand(q, { data: dir, json: true, changes: true }));
+    expect(changes.map((c: { time: string; added: number; removed: number }) => [c.time, c.added, c.removed])).toEqual([[iso(t1), 1, 0], [iso(t2), 1, 1]]);
+    const owner = 'SELECT ?d WHERE { GRAPH <https://w3id.org/datamonitor/ns#graphs> { <http://example.org/g1> <https://w3id.org/datamonitor/ns#inDocument> ?d } }';
+    const ownerChanges = JSON.parse(await queryCommand(owner, { data: dir, json: true, changes: true }));
+    expect(ownerChanges.map((c: { time: string; added: number; removed: number }) => [c.time, c.added, c.removed])).toEqual([[iso(t1), 1, 0]]);
+    const ver = JSON.parse(await queryCommand('<http://example.org/s> <http://example.org/p> ?o', { data: dir, json: true, versions: true }));
+    expect(ver.map((v: { quad: { o: string; graph: string; namedGraph?: string } }) => [v.quad.o, v.quad.graph, v.quad.namedGraph]).sort())
+      .toEqual([['"one"', doc, '<http://example.org/g1>'], ['"uno"', doc, '<http://example.org/g1>']]);
+    const text = await queryCommand('<http://example.org/s> <http://example.org/p> ?o', { data: dir, versions: true });
+    expect(text).toContain(`# ${doc} (graph <http://example.org/g1>)`);
+  });
+
   it('export --format nquads writes the named graphs as they were, the default graph in the document', async () => {
     const out = await withStore(dir, undefined, async (store) => {
       let text = '';
