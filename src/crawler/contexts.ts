@@ -68,7 +68,12 @@ export const CONTEXT_LIMITS = {
   retryBaseMs: 1_000,
   /** How long a failed context is not asked again (documents meanwhile fail fast); doubled per failed round. */
   failureTtlMs: 60_000,
-  /** The longest any wait (back-off, Retry-After, remembered failure) may be. */
+  /**
+   * The longest wait before a retry inside one load: the document's parse holds a crawl slot meanwhile.
+   * A longer one (Retry-After, a robots.txt deferral) fails the load now and is remembered until then.
+   */
+  maxInlineWaitMs: 10_000,
+  /** The longest any failure is remembered (Retry-After included). */
   maxWaitMs: 3_600_000,
 };
 
@@ -90,8 +95,11 @@ export interface ContextLoaderOptions {
 export const CONTEXT_DIAGNOSTIC = 'warning: JSON-LD context, fetched for a document (not a document of the crawl)';
 
 class ContextError extends Error {
-  constructor(message: string, readonly transient: boolean, readonly retryAfterMs?: number) {
+  readonly retryAfterMs?: number;
+  constructor(message: string, readonly transient: boolean, retryAfterMs?: number) {
     super(message);
+    // A server's wait is data: an unreadable or negative one is no wait at all.
+    if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0) this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -151,8 +159,7 @@ export class ContextLoader {
         last = e instanceof ContextError ? e : new ContextError(`context ${url}: ${(e as Error).message}`, false);
         if (!last.transient || attempt === this.limits.attempts) break;
         const backOff = Math.max(this.limits.retryBaseMs * 2 ** (attempt - 1), last.retryAfterMs ?? 0);
-        // Past the cap the server asked for more than a crawl waits: give up for now, remembered as long as asked.
-        if (backOff > this.limits.maxWaitMs) break;
+        if (backOff > this.limits.maxInlineWaitMs) break;
         await new Promise((r) => setTimeout(r, backOff));
       }
     }

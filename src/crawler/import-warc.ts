@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { WARCParser, type StatusAndHeaders } from 'warcio';
 import type { FetchResponse, Header } from '../fetch/types.ts';
 import { capture, type CaptureContext } from './capture.ts';
-import { ArchivedContexts } from './contexts.ts';
+import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore, type MetadataStore } from '../store/index.ts';
 import { parseContentType } from '../util/content-type.ts';
@@ -133,7 +133,8 @@ async function archivedContexts(files: string[]): Promise<ArchivedContexts> {
         const status = Number(record.httpHeaders.statusCode);
         contexts.offerRedirect(url, status, record.httpHeaders.headers.get('location') ?? undefined);
         const { mediaType } = parseContentType(record.httpHeaders.headers.get('content-type') ?? undefined);
-        if (/json/.test(mediaType)) contexts.offer(url, status, mediaType, Buffer.from(await record.readFully(true)));
+        // A record too big to hold a context is not read into memory here.
+        if (/json/.test(mediaType) && record.warcContentLength <= CONTEXT_LIMITS.maxBytes + 64 * 1024) contexts.offer(url, status, mediaType, Buffer.from(await record.readFully(true)));
       }
     } catch {
       // reported by the main pass

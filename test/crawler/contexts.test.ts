@@ -88,6 +88,24 @@ describe('ContextLoader: remote JSON-LD contexts fetched like documents', () => 
     expect(server.requests).toHaveLength(4);
   });
 
+  it('a long Retry-After fails the load at once (no document waits an hour) and is remembered until then', async () => {
+    route = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '3600' });
+      res.end('later');
+    };
+    const loader = new ContextLoader({ fetcher, limits: { retryBaseMs: 20 } });
+    const t0 = Date.now();
+    await expect(loader.load(`${server.url}/busy`)).rejects.toThrow(/HTTP 503/);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const again = loader.load(`${server.url}/busy`);
+    await expect(again).rejects.toThrow(/not asked again before/);
+    await again.catch((e: Error) => {
+      const until = Date.parse(/before (\S+)\)/.exec(e.message)![1]);
+      expect(until - Date.now()).toBeGreaterThan(3_000_000);
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('refuses a 100 MB context as too-large, without waiting for all of it', async () => {
     route = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/ld+json' });
