@@ -92,7 +92,7 @@ export interface ContextLoaderOptions {
 }
 
 /** The diagnostic line of a context's crawl-log row: the row is not a document of the crawl. */
-export const CONTEXT_DIAGNOSTIC = 'warning: JSON-LD context, fetched for a document (not a document of the crawl)';
+export const CONTEXT_DIAGNOSTIC = 'info: JSON-LD context, fetched for a document (not a document of the crawl)';
 
 class ContextError extends Error {
   readonly retryAfterMs?: number;
