@@ -264,7 +264,7 @@ export class VersionArchive implements VersionedGraphStore {
       if (seen.has(h)) continue; // the same triple twice in one version
       seen.add(h);
       if (current.has(h)) { kept.add(h); continue; }
-      this.stmts.insertQuad.run(g, this.termId(s), this.termId(p), this.termId(o), h, time, ng ? this.termId(ng) : null);
+      this.stmts.insertQuad().run(g, this.termId(s), this.termId(p), this.termId(o), h, time, ng ? this.termId(ng) : null);
       added++;
     }
     for (const [h, row] of current) {
@@ -474,8 +474,9 @@ function prepareStatements(db: Database.Database) {
       'SELECT time, kind FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1'),
     openRows: db.prepare<[number], { rowid: number; h: number; from_t: number }>(
       `SELECT rowid, h, from_t FROM quads WHERE g = ? AND to_t = ${OPEN}`),
-    insertQuad: db.prepare<[number, number, number, number, number, number, number | null]>(
-      `INSERT INTO quads (g, s, p, o, h, from_t, to_t, ng) VALUES (?, ?, ?, ?, ?, ?, ${OPEN}, ?)`),
+    // Prepared on first use: a store from before `ng`, opened read-only, has no such column and never inserts.
+    insertQuad: once(() => db.prepare<[number, number, number, number, number, number, number | null]>(
+      `INSERT INTO quads (g, s, p, o, h, from_t, to_t, ng) VALUES (?, ?, ?, ?, ?, ?, ${OPEN}, ?)`)),
     closeQuad: db.prepare<[number, number]>('UPDATE quads SET to_t = ? WHERE rowid = ?'),
     deleteQuad: db.prepare<[number]>('DELETE FROM quads WHERE rowid = ?'),
     countAddedAt: db.prepare<[number, number], { n: number }>(
@@ -485,6 +486,11 @@ function prepareStatements(db: Database.Database) {
     putVersionRow: db.prepare<[number, number, VersionKind, number, number, number]>(
       'INSERT OR REPLACE INTO versions (graph, time, kind, added, removed, triples) VALUES (?, ?, ?, ?, ?, ?)'),
   };
+}
+
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
 }
 
 function checkGraph(graph: string): void {

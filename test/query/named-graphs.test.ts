@@ -1,5 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { Parser } from 'n3';
+import { openVersionStore } from '../../src/query/version-store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { exportArchive } from '../../src/archive/export.ts';
@@ -119,5 +121,28 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     const q = 'SELECT ?g WHERE { GRAPH ?g { <http://example.org/t> ?p ?o } }';
     expect(rows(await queryCommand(q, { data: dir, json: true }))).toEqual([{ g: 'http://example.org/g2' }]);
     expect(await queryCommand(undefined, { data: dir, list: true })).toContain(`${doc}  2 versions`);
+  });
+});
+
+describe('a versioned store from before named graphs, opened read-only', () => {
+  it('answers as it did (every quad in its document graph) without being migrated', async () => {
+    const dir = tempDir();
+    const archive = openVersionStore(dir);
+    const quads = new Parser({ format: 'TriG' }).parse('<http://example.org/s> <http://example.org/p> "o" .');
+    await archive.putVersion('http://example.org/doc', Date.UTC(2025, 0, 1), quads);
+    await archive.close();
+    const db = new Database(path.join(dir, 'versions.sqlite'));
+    db.exec('DROP INDEX quads_by_ng; ALTER TABLE quads DROP COLUMN ng;');
+    db.close();
+    const old = openVersionStore(dir, { readonly: true });
+    try {
+      expect([...old.snapshot(Date.UTC(2026, 0, 1))]).toEqual([{ graph: 'http://example.org/doc', s: '<http://example.org/s>', p: '<http://example.org/p>', o: '"o"' }]);
+      expect(old.delta(0, Date.UTC(2026, 0, 1)).added).toHaveLength(1);
+    } finally {
+      await old.close();
+    }
+    const columns = new Database(path.join(dir, 'versions.sqlite'), { readonly: true });
+    expect(columns.prepare('PRAGMA table_info(quads)').all().map((c) => (c as { name: string }).name)).not.toContain('ng');
+    columns.close();
   });
 });
