@@ -51,12 +51,27 @@ export function redirectQuads(e: CrawlLogEntry): Quad[] {
   return out;
 }
 
-/** A version's quads, read from its WARC conversion record, placed in the document's own graph. */
+/**
+ * A version's quads, read from its WARC conversion record: default-graph quads placed in the document's
+ * own graph, quads of a named graph (TriG, N-Quads) kept in it.
+ */
 export function versionQuads(dataDir: string, e: CrawlLogEntry, blankPrefix: string): Quad[] {
   const rec = readRecord(dataDir, e.warcFile as string, e.rdfOffset as number, e.rdfLength as number);
   const graph = namedNode(e.finalUrl ?? e.url);
   const parsed = new Parser({ format: 'N-Quads', blankNodePrefix: blankPrefix }).parse(rec.block.toString('utf8'));
-  return parsed.map((q) => quad(q.subject, q.predicate, q.object, graph));
+  return parsed.map((q) => (q.graph.termType === 'DefaultGraph' ? quad(q.subject, q.predicate, q.object, graph) : q));
+}
+
+/** `G dm:inDocument D` for each named graph G of document D's version (export's provenance). */
+function namedGraphQuads(qs: Quad[], document: string): Quad[] {
+  const seen = new Set<string>();
+  const out: Quad[] = [];
+  for (const q of qs) {
+    if (q.graph.termType === 'DefaultGraph' || q.graph.value === document || seen.has(q.graph.value)) continue;
+    seen.add(q.graph.value);
+    out.push(quad(q.graph as Quad['subject'], namedNode(`${DM}inDocument`), namedNode(document), namedNode(PROVENANCE_GRAPH)));
+  }
+  return out;
 }
 
 /** PROV-O description of one fetch: when, what status and media type, from which URL. */
@@ -85,7 +100,7 @@ function prologAtom(t: Quad['subject'] | Quad['object']): string {
 
 export type ExportFormat = 'nquads' | 'turtle' | 'prolog';
 
-/** Streams the archive out: N-Quads (a graph per document), one consolidated Turtle file, or seed 003's triple/3 facts. */
+/** Streams the archive out: N-Quads (a graph per document, and the named graphs of quad formats as they were), one consolidated Turtle file, or seed 003's triple/3 facts. */
 export async function exportArchive(store: MetadataStore, dataDir: string, format: ExportFormat, write: (s: string) => void, opts: { at?: number; provenance?: boolean } = {}): Promise<{ documents: number; quads: number }> {
   const versions = await latestVersions(store, opts.at);
   let quads = 0;
@@ -100,7 +115,7 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
   };
   versions.forEach((e, i) => {
     const qs = versionQuads(dataDir, e, `d${i}_`);
-    if (opts.provenance) qs.push(...provenanceQuads(e));
+    if (opts.provenance) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e));
     emit(qs);
   });
   if (opts.provenance) {

@@ -18,6 +18,7 @@ import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
+import { ContextLoader } from './contexts.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';
 import { filtersOf } from './banner.ts';
 import type { Reason } from './reasons.ts';
@@ -192,27 +193,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const ownSeen = o.round ? undefined : openCrawlSeen(o.dataDir, o);
   const seen = o.round?.seen ?? ownSeen!.seen;
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
-  const contexts = new Map<string, Promise<unknown>>();
-  const loadDocument = (url: string): Promise<unknown> => {
-    let p = contexts.get(url);
-    if (!p) {
-      if (contexts.size >= 100) return Promise.reject(new Error('too many JSON-LD remote contexts in this crawl'));
-      // Contexts are fetched with the same fetcher (safety, proxy, limits) and robots.txt rules.
-      p = (robots ? robots.check(url) : Promise.resolve({ allowed: true })).then((verdict) => {
-        if (!('allowed' in verdict) || !verdict.allowed) throw new Error(`context ${url}: robots.txt does not allow it now`);
-        return sideFetcher.fetch(url);
-      }).then((out) => {
-        if (!out.response || out.response.status !== 200) throw new Error(`context ${url}: ${out.error?.message ?? `HTTP ${out.response?.status}`}`);
-        return JSON.parse(out.response.body.toString('utf8'));
-      });
-      contexts.set(url, p);
-    }
-    return p;
-  };
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
   const fates = new Fates(store, o.cycleId);
+  // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
+  // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
+  const loadDocument = new ContextLoader({ fetcher: sideFetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
   const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
 
   const s: CrawlSummary = {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { WARCParser, type StatusAndHeaders } from 'warcio';
 import type { FetchResponse, Header } from '../fetch/types.ts';
 import { capture, type CaptureContext } from './capture.ts';
+import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore, type MetadataStore } from '../store/index.ts';
 import { parseContentType } from '../util/content-type.ts';
@@ -44,7 +45,9 @@ const TRANSFER_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'cont
  * "same payload as before") is archived with the payload of the response it names by digest, when
  * that response came earlier in the same import. A URL's versions are kept in time order:
  * a response not newer than the archive's last capture of its URL is skipped (give the files oldest
- * first). Nothing is fetched: JSON-LD remote contexts are not loaded.
+ * first). Nothing is fetched: JSON-LD remote contexts are taken from the imported files themselves (a
+ * first pass collects every JSON response they hold, see `ArchivedContexts`), so a crawl's own WARC files,
+ * which archive each context it fetched, import to the same triples.
  */
 export async function importWarcs(files: string[], o: { dataDir: string; store?: MetadataStore; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
@@ -53,11 +56,9 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   const store = o.store ?? (await openStore(o.dataDir));
   await store.init();
   await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
+  const contexts = await archivedContexts(files);
   const warc = new WarcWriter(o.dataDir);
-  const ctx: CaptureContext = {
-    store, warc, mime: [], maxQuads: 5_000_000,
-    loadDocument: (url) => Promise.reject(new Error(`remote JSON-LD context ${url} is not fetched by an import`)),
-  };
+  const ctx: CaptureContext = { store, warc, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
   // Where this run archived each source payload (by the source record's payload digest), for the
   // revisit records that deduplicating crawlers (Heritrix) write instead of repeating a payload.
   const payloads = new Map<string, { url: string; time: number }>();
@@ -115,6 +116,31 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   }
   s.seconds = (Date.now() - t0) / 1000;
   return s;
+}
+
+/**
+ * The JSON responses of the files, as contexts for the documents of the import. A file that cannot be read
+ * to the end gives what was read; the main pass reports it.
+ */
+async function archivedContexts(files: string[]): Promise<ArchivedContexts> {
+  const contexts = new ArchivedContexts();
+  for (const file of files) {
+    try {
+      for await (const record of new WARCParser(fs.createReadStream(file))) {
+        if (record.warcType !== 'response' || !record.httpHeaders) continue;
+        const url = normalizeUrl(record.warcTargetURI ?? '');
+        if (!url) continue;
+        const status = Number(record.httpHeaders.statusCode);
+        contexts.offerRedirect(url, status, record.httpHeaders.headers.get('location') ?? undefined);
+        const { mediaType } = parseContentType(record.httpHeaders.headers.get('content-type') ?? undefined);
+        // A record too big to hold a context is not read into memory here.
+        if (/json/.test(mediaType) && record.warcContentLength <= CONTEXT_LIMITS.maxBytes + 64 * 1024) contexts.offer(url, status, mediaType, Buffer.from(await record.readFully(true)));
+      }
+    } catch {
+      // reported by the main pass
+    }
+  }
+  return contexts;
 }
 
 /** The decoded body this archive holds for `url` captured at `time` (a response record: imports store bodies decoded). */

@@ -1,6 +1,6 @@
 import * as ox from 'oxigraph';
 import { analyseQuery } from './sparql-text.ts';
-import { evaluate, freeStore } from './sparql.ts';
+import { evaluate, freeStore, graphIndexLine } from './sparql.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
 
@@ -17,14 +17,15 @@ export function* answersOverTime(archive: VersionArchive, sparql: string, opts: 
   const graphs = shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
   const points = archive.changePoints({ graphs, from: opts.from, to: opts.to });
   const store = new ox.Store();
+  const graphIndex = new Map<string, number>();
   let previous: number | undefined;
   try {
     for (const time of points) {
-      if (previous === undefined) apply(store, archive.snapshot(time, { graphs }), 'add');
+      if (previous === undefined) apply(store, archive.snapshot(time, { graphs }), 'add', graphIndex);
       else {
         const delta = archive.delta(previous, time, { graphs });
-        apply(store, delta.removed, 'delete');
-        apply(store, delta.added, 'add');
+        apply(store, delta.removed, 'delete', graphIndex);
+        apply(store, delta.added, 'add', graphIndex);
       }
       previous = time;
       yield { time, answers: answersOf(store, sparql, shape.form, shape.hasDataset) };
@@ -34,9 +35,21 @@ export function* answersOverTime(archive: VersionArchive, sparql: string, opts: 
   }
 }
 
-function apply(store: ox.Store, rows: Iterable<QuadRow>, op: 'add' | 'delete'): void {
+/**
+ * Adds or deletes rows; `graphIndex` counts the quads of each named graph of a document, so that its
+ * `G dm:inDocument D` statement (as in a snapshot, see materialise) holds while G has a quad in D.
+ */
+function apply(store: ox.Store, rows: Iterable<QuadRow>, op: 'add' | 'delete', graphIndex: Map<string, number>): void {
   const lines: string[] = [];
-  for (const r of rows) lines.push(nquadLine(r));
+  for (const r of rows) {
+    lines.push(nquadLine(r));
+    const index = graphIndexLine(r);
+    if (!index) continue;
+    const n = (graphIndex.get(index) ?? 0) + (op === 'add' ? 1 : -1);
+    if (n <= 0) graphIndex.delete(index);
+    else graphIndex.set(index, n);
+    if ((op === 'add' && n === 1) || (op === 'delete' && n <= 0)) lines.push(index);
+  }
   if (lines.length === 0) return;
   lines.push('');
   for (const q of ox.parse(lines.join('\n'), { format: 'application/n-quads', lenient: true })) store[op](q);

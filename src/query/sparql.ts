@@ -2,7 +2,13 @@ import * as ox from 'oxigraph';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery } from './sparql-text.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
-import type { QueryForm, QueryOptions, QueryResult, ResultFormat, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
+import { iriTerm } from './terms.ts';
+import { DM } from '../archive/export.ts';
+
+/** The graph of `G dm:inDocument D` statements: which archived document a named graph came from. */
+export const GRAPH_INDEX = `${DM}graphs`;
+export const IN_DOCUMENT = `${DM}inDocument`;
+import type { QuadRow, QueryForm, QueryOptions, QueryResult, ResultFormat, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
 import { plural } from '../util/units.ts';
 
 /** The latest state: every row still open. */
@@ -37,20 +43,35 @@ export interface Snapshot {
 }
 
 /**
- * Mat(at): the quads valid at `at` loaded into an in-memory Oxigraph store, each in its document's graph.
+ * Mat(at): the quads valid at `at` loaded into an in-memory Oxigraph store, each in its document's graph,
+ * or, for a quad of a TriG or N-Quads document's named graph G, in graph G. The document of such a graph
+ * stays recoverable: `G dm:inDocument D` is stated in the graph `dm:graphs` (GRAPH_INDEX). Two documents
+ * naming the same graph G share it in the snapshot, as any merge of datasets would.
  * One `load` call of one N-Quads text: Oxigraph renames blank nodes per call, so splitting the text would
  * split a blank node in two. The text is the whole snapshot: the archive's limit is a snapshot that fits
  * in memory (about 150 bytes a quad), not the number of versions.
  */
 export function materialise(archive: VersionArchive, at: number, graphs?: string[]): Snapshot {
   const lines: string[] = [];
-  for (const q of archive.snapshot(at, { graphs })) lines.push(nquadLine(q));
+  const containedIn = new Set<string>();
+  for (const q of archive.snapshot(at, { graphs })) {
+    lines.push(nquadLine(q));
+    const index = graphIndexLine(q);
+    if (index) containedIn.add(index);
+  }
+  const quads = lines.length;
+  lines.push(...containedIn);
   const store = new ox.Store();
   if (lines.length > 0) {
     lines.push('');
     store.load(lines.join('\n'), { format: 'application/n-quads', no_transaction: true, lenient: true });
   }
-  return { store, quads: lines.length === 0 ? 0 : lines.length - 1, at };
+  return { store, quads, at };
+}
+
+/** For a quad of a named graph G of document D: the N-Quads line `G dm:inDocument D` in GRAPH_INDEX. */
+export function graphIndexLine(q: QuadRow): string | undefined {
+  return q.namedGraph ? `${q.namedGraph} <${IN_DOCUMENT}> ${iriTerm(q.graph)} <${GRAPH_INDEX}> .` : undefined;
 }
 
 /** One snapshot per archive kept between queries: a server asking about "now" reloads only after a write. */

@@ -54,26 +54,38 @@ export function iriTerm(iri: string): string {
 
 /** A triple as three N-Triples terms. */
 export type NtTriple = [s: string, p: string, o: string];
+/**
+ * A triple and the graph it was in inside its document: '' for the document's default graph, else the
+ * N-Triples term of the quad's own graph name (an IRI, or a blank node labelled like the others).
+ */
+export type NtQuad = [s: string, p: string, o: string, g: string];
 
 /**
- * Turns the quads of one document version into N-Triples triples with stable blank-node labels.
+ * Turns the quads of one document version into N-Triples quads with stable blank-node labels.
  *
  * A version's blank nodes are local to it, and a parser names them afresh on every fetch. Labelling each
  * one by a hash of the document IRI and its neighbourhood (the triples around it, other blank nodes
  * masked, as in the first step of RDF canonicalisation) keeps an unchanged blank node under the same label
  * across versions, so re-fetching an isomorphic document yields no spurious delta, while the document IRI
  * in the hash keeps two documents' blank nodes apart in the union of all graphs.
+ *
+ * A quad's own graph (TriG, N-Quads) is kept beside it: the document is the unit of versioning, its named
+ * graphs are a dataset inside the version. A quad named by the document's own IRI is in its default graph.
  */
-export function skolemise(graph: string, quads: Iterable<Quad>): NtTriple[] {
-  const raw: Array<[Term, Term, Term]> = [];
+export function skolemise(graph: string, quads: Iterable<Quad>): NtQuad[] {
+  const raw: Quad[] = [];
   let hasBlank = false;
   for (const q of quads) {
-    raw.push([q.subject, q.predicate, q.object]);
-    if (q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode') hasBlank = true;
+    raw.push(q);
+    if (q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode' || q.graph.termType === 'BlankNode') hasBlank = true;
   }
   const labels = hasBlank ? blankLabels(graph, raw) : undefined;
+  const own = iriTerm(graph);
   // Duplicates are dropped by the store (by triple hash), cheaper than a string set here.
-  return raw.map(([s, p, o]) => [termWith(s, labels), ntTerm(p), termWith(o, labels)]);
+  return raw.map((q) => {
+    const g = q.graph.termType === 'DefaultGraph' ? '' : termWith(q.graph, labels);
+    return [termWith(q.subject, labels), ntTerm(q.predicate), termWith(q.object, labels), g === own ? '' : g];
+  });
 }
 
 function termWith(term: Term, labels: Map<string, string> | undefined): string {
@@ -81,10 +93,10 @@ function termWith(term: Term, labels: Map<string, string> | undefined): string {
   return ntTerm(term);
 }
 
-function blankLabels(graph: string, triples: Array<[Term, Term, Term]>): Map<string, string> {
-  const around = new Map<string, Array<[Term, Term, Term]>>();
-  for (const t of triples) {
-    for (const term of [t[0], t[2]]) {
+function blankLabels(graph: string, quads: Quad[]): Map<string, string> {
+  const around = new Map<string, Quad[]>();
+  for (const t of quads) {
+    for (const term of [t.subject, t.object, t.graph]) {
       if (term.termType !== 'BlankNode') continue;
       let list = around.get(term.value);
       if (!list) around.set(term.value, (list = []));
@@ -125,12 +137,12 @@ function tiedNodes(hashes: Map<string, string>): Set<string> {
   return ties;
 }
 
-function neighbourhoodHash(graph: string, node: string, triples: Array<[Term, Term, Term]>, named: Map<string, string> | undefined): string {
+function neighbourhoodHash(graph: string, node: string, quads: Quad[], named: Map<string, string> | undefined): string {
   const name = (t: Term): string => {
     if (t.termType !== 'BlankNode') return ntTerm(t);
     if (t.value === node) return '_:a';
     return named ? `_:${named.get(t.value)}` : '_:z';
   };
-  const lines = triples.map(([s, p, o]) => `${name(s)} ${ntTerm(p)} ${name(o)}`).sort();
+  const lines = quads.map((q) => `${name(q.subject)} ${ntTerm(q.predicate)} ${name(q.object)}${q.graph.termType === 'DefaultGraph' ? '' : ` ${name(q.graph)}`}`).sort();
   return createHash('sha1').update(graph).update('\n').update(lines.join('\n')).digest('hex').slice(0, 24);
 }

@@ -42,12 +42,17 @@ export interface GraphSummary {
   triples: number;
 }
 
-/** A quad as N-Triples terms: `graph` is the document IRI (not bracketed), s/p/o are N-Triples terms. */
+/**
+ * A quad as N-Triples terms: `graph` is the document IRI (not bracketed), s/p/o are N-Triples terms.
+ * `namedGraph` is the quad's own graph inside the document's dataset (an N-Triples IRI or blank node, for
+ * TriG and N-Quads documents); absent for the document's default graph.
+ */
 export interface QuadRow {
   graph: string;
   s: string;
   p: string;
   o: string;
+  namedGraph?: string;
 }
 
 /** Triples added and removed from the state at `from` to the state at `to` (both inclusive instants). */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
-import { iriTerm, skolemise } from './terms.ts';
+import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time);
 CREATE TABLE IF NOT EXISTS quads (
   g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
-  h INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL);
+  h INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL, ng INTEGER);
 CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, to_t);
 CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
 CREATE INDEX IF NOT EXISTS quads_by_to ON quads (to_t);
@@ -43,10 +43,18 @@ const INDEXED_LOG_ID = 'indexed_log_id';
  */
 const BUSY_TIMEOUT_MS = 60_000;
 
-const QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o`;
-const QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o`;
+/**
+ * `g` is the document (the unit of versioning), `ng` the quad's own graph inside the document's dataset
+ * (a term id; NULL for the document's default graph). A store made before `ng` existed is migrated on open
+ * and re-indexed from the WARC conversion records, which always kept the graph names.
+ */
+const QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o, tn.nt AS ng`;
+const QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o LEFT JOIN terms tn ON tn.id = q.ng`;
+/** The same for a store opened read-only that predates `ng` (every quad in its document's graph). */
+const OLD_QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o, NULL AS ng`;
+const OLD_QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o`;
 
-interface RawRow { g: string; s: string; p: string; o: string }
+interface RawRow { g: string; s: string; p: string; o: string; ng: string | null }
 
 function checkTime(time: number, what: string): number {
   if (!Number.isFinite(time)) throw new Error(`${what}: time must be epoch milliseconds, got ${time}`);
@@ -54,12 +62,14 @@ function checkTime(time: number, what: string): number {
 }
 
 function toQuadRow(r: RawRow): QuadRow {
-  return { graph: r.g.slice(1, -1), s: r.s, p: r.p, o: r.o };
+  const row: QuadRow = { graph: r.g.slice(1, -1), s: r.s, p: r.p, o: r.o };
+  if (r.ng) row.namedGraph = r.ng;
+  return row;
 }
 
-/** The N-Quads line of a row (for loading into Oxigraph and for output). */
+/** The N-Quads line of a row (for loading into Oxigraph and for output): in its own graph, else its document's. */
 export function nquadLine(q: QuadRow): string {
-  return `${q.s} ${q.p} ${q.o} ${iriTerm(q.graph)} .`;
+  return `${q.s} ${q.p} ${q.o} ${q.namedGraph ?? iriTerm(q.graph)} .`;
 }
 export function ntripleLine(q: QuadRow): string {
   return `${q.s} ${q.p} ${q.o} .`;
@@ -87,9 +97,40 @@ export class VersionArchive implements VersionedGraphStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.exec(SCHEMA);
+      if (this.hasNamedGraphColumn() === false) this.migrateNamedGraphs();
+      this.db.exec('CREATE INDEX IF NOT EXISTS quads_by_ng ON quads (ng) WHERE ng IS NOT NULL');
     }
+    const current = this.hasNamedGraphColumn() !== false;
+    this.cols = current ? QUAD_COLUMNS : OLD_QUAD_COLUMNS;
+    this.joins = current ? QUAD_JOINS : OLD_QUAD_JOINS;
+    this.ngColumn = current ? 'q.ng' : 'NULL';
+    this.ngKey = current ? 'ifnull(q.ng, 0)' : '0';
     this.stmts = prepareStatements(this.db);
     this.logGaps = new LogGaps(this.db);
+  }
+
+  private readonly cols: string;
+  private readonly joins: string;
+  private readonly ngColumn: string;
+  private readonly ngKey: string;
+
+  /** Whether the quads table has the named-graph column; undefined when there is no quads table yet. */
+  private hasNamedGraphColumn(): boolean | undefined {
+    const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all();
+    return columns.length === 0 ? undefined : columns.some((c) => c.name === 'ng');
+  }
+
+  /**
+   * A store from before named graphs put every quad in its document's graph. The column is added, and
+   * the indexed log id dropped so that the next catch-up empties the store and indexes the crawl log
+   * again from the WARC conversion records (which kept the graph names): nothing is lost, and an archive
+   * of any age opens.
+   */
+  private migrateNamedGraphs(): void {
+    this.db.transaction(() => {
+      this.db.exec('ALTER TABLE quads ADD COLUMN ng INTEGER');
+      this.db.prepare('DELETE FROM meta WHERE key = ?').run(INDEXED_LOG_ID);
+    })();
   }
 
   /** Changes whenever this or another connection writes: a cache key for materialised snapshots. */
@@ -205,7 +246,7 @@ export class VersionArchive implements VersionedGraphStore {
   }
 
   /** One version: `triples` undefined means the graph is gone. */
-  private applyVersion(graph: string, time: number, triples: Array<[string, string, string]> | undefined): { added: number; removed: number } {
+  private applyVersion(graph: string, time: number, triples: NtQuad[] | undefined): { added: number; removed: number } {
     const g = this.termId(iriTerm(graph));
     const last = this.stmts.lastVersion.get(g);
     if (last && time < last.time) {
@@ -218,12 +259,12 @@ export class VersionArchive implements VersionedGraphStore {
     let removed = 0;
     const kept = new Set<number>();
     const seen = new Set<number>();
-    for (const [s, p, o] of triples ?? []) {
-      const h = tripleHash(s, p, o);
+    for (const [s, p, o, ng] of triples ?? []) {
+      const h = tripleHash(s, p, o, ng);
       if (seen.has(h)) continue; // the same triple twice in one version
       seen.add(h);
       if (current.has(h)) { kept.add(h); continue; }
-      this.stmts.insertQuad.run(g, this.termId(s), this.termId(p), this.termId(o), h, time);
+      this.stmts.insertQuad().run(g, this.termId(s), this.termId(p), this.termId(o), h, time, ng ? this.termId(ng) : null);
       added++;
     }
     for (const [h, row] of current) {
@@ -301,7 +342,7 @@ export class VersionArchive implements VersionedGraphStore {
     const ids = this.graphIds(opts.graphs);
     if (ids && ids.length === 0) return [];
     const where = [`time >= ${Math.floor(opts.from ?? -OPEN)}`, `time <= ${Math.floor(opts.to ?? OPEN)}`];
-    if (ids) where.push(`graph IN (${ids.join(',')})`);
+    if (ids) where.push(`(graph IN (${ids.join(',')}) OR graph IN (SELECT DISTINCT q.g FROM quads q WHERE ${this.ngColumn} IN (${ids.join(',')})))`);
     return this.db.prepare<[], { time: number }>(`SELECT DISTINCT time FROM versions WHERE ${where.join(' AND ')} ORDER BY time`)
       .all().map((r) => r.time);
   }
@@ -311,13 +352,16 @@ export class VersionArchive implements VersionedGraphStore {
     const t = checkTime(at, 'snapshot');
     const ids = this.graphIds(opts.graphs);
     if (ids) {
-      const stmt = this.db.prepare<[number, number, number], RawRow>(
-        `SELECT ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS} WHERE q.g = ? AND q.to_t > ? AND q.from_t <= ?`);
-      for (const g of ids) for (const r of stmt.iterate(g, t, t)) yield toQuadRow(r);
+      if (ids.length === 0) return;
+      // A selected IRI is a document (its whole dataset) or a named graph inside documents (its quads).
+      const list = ids.join(',');
+      const stmt = this.db.prepare<[number, number], RawRow>(
+        `SELECT ${this.cols} FROM quads q ${this.joins} WHERE (q.g IN (${list}) OR ${this.ngColumn} IN (${list})) AND q.to_t > ? AND q.from_t <= ?`);
+      for (const r of stmt.iterate(t, t)) yield toQuadRow(r);
       return;
     }
     const stmt = this.db.prepare<[number, number], RawRow>(
-      `SELECT ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS} WHERE q.to_t > ? AND q.from_t <= ?`);
+      `SELECT ${this.cols} FROM quads q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?`);
     for (const r of stmt.iterate(t, t)) yield toQuadRow(r);
   }
 
@@ -331,12 +375,12 @@ export class VersionArchive implements VersionedGraphStore {
     if (t2 < t1) throw new Error('delta: `to` is before `from`');
     const ids = this.graphIds(opts.graphs);
     if (ids && ids.length === 0) return { from: t1, to: t2, added: [], removed: [] };
-    const inGraphs = ids ? ` AND q.g IN (${ids.join(',')})` : '';
+    const inGraphs = ids ? ` AND (q.g IN (${ids.join(',')}) OR ${this.ngColumn} IN (${ids.join(',')}))` : '';
     const addedRows = this.db.prepare<[number, number, number], RawRow & { k: string }>(
-      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o AS k, ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS}
+      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || ${this.ngKey} AS k, ${this.cols} FROM quads q ${this.joins}
        WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${inGraphs}`).all(t1, t2, t2);
     const removedRows = this.db.prepare<[number, number, number], RawRow & { k: string }>(
-      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o AS k, ${QUAD_COLUMNS} FROM quads q ${QUAD_JOINS}
+      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || ${this.ngKey} AS k, ${this.cols} FROM quads q ${this.joins}
        WHERE q.to_t > ? AND q.to_t <= ? AND q.from_t <= ?${inGraphs}`).all(t1, t2, t1);
     const addedKeys = new Set(addedRows.map((r) => r.k));
     const removedKeys = new Set(removedRows.map((r) => r.k));
@@ -360,12 +404,18 @@ export class VersionArchive implements VersionedGraphStore {
       const nt = column === 'g' ? (position.term.startsWith('<') ? position.term : iriTerm(position.term)) : position.term;
       const id = column === 'g' ? this.graphId(nt.slice(1, -1)) : this.lookupTerm(nt);
       if (id === undefined) return [];
-      where.push(`q.${column} = ?`);
-      args.push(id);
+      // A graph constant names a document or a named graph inside one.
+      if (column === 'g') {
+        where.push(`(q.g = ? OR ${this.ngColumn} = ?)`);
+        args.push(id, id);
+      } else {
+        where.push(`q.${column} = ?`);
+        args.push(id);
+      }
     }
     const rows = this.db.prepare<number[], RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
-      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o AS k, q.g AS gid, q.from_t, q.to_t, ${QUAD_COLUMNS}
-       FROM quads q ${QUAD_JOINS} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY k, q.from_t`).all(...args);
+      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || ${this.ngKey} AS k, q.g AS gid, q.from_t, q.to_t, ${this.cols}
+       FROM quads q ${this.joins} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY k, q.from_t`).all(...args);
     const sameVariable = repeatedVariables(pattern);
     const byKey = new Map<string, PatternVersions & { gid: number }>();
     for (const r of rows) {
@@ -424,8 +474,9 @@ function prepareStatements(db: Database.Database) {
       'SELECT time, kind FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1'),
     openRows: db.prepare<[number], { rowid: number; h: number; from_t: number }>(
       `SELECT rowid, h, from_t FROM quads WHERE g = ? AND to_t = ${OPEN}`),
-    insertQuad: db.prepare<[number, number, number, number, number, number]>(
-      `INSERT INTO quads (g, s, p, o, h, from_t, to_t) VALUES (?, ?, ?, ?, ?, ?, ${OPEN})`),
+    // Prepared on first use: a store from before `ng`, opened read-only, has no such column and never inserts.
+    insertQuad: once(() => db.prepare<[number, number, number, number, number, number, number | null]>(
+      `INSERT INTO quads (g, s, p, o, h, from_t, to_t, ng) VALUES (?, ?, ?, ?, ?, ?, ${OPEN}, ?)`)),
     closeQuad: db.prepare<[number, number]>('UPDATE quads SET to_t = ? WHERE rowid = ?'),
     deleteQuad: db.prepare<[number]>('DELETE FROM quads WHERE rowid = ?'),
     countAddedAt: db.prepare<[number, number], { n: number }>(
@@ -437,6 +488,11 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
 function checkGraph(graph: string): void {
   if (typeof graph !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(graph)) throw new Error(`graph must be an absolute IRI, got ${JSON.stringify(graph)}`);
 }
@@ -446,10 +502,11 @@ function checkGraph(graph: string): void {
  * (about n²/2^54: 10^-8 for 16,000 triples) would hide one added triple; that is the price of not reading
  * the dictionary for every unchanged triple.
  */
-function tripleHash(s: string, p: string, o: string): number {
+function tripleHash(s: string, p: string, o: string, ng: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  for (const part of [s, p, o]) {
+  // A default-graph triple hashes as before named graphs; the same triple in two named graphs is two rows.
+  for (const part of ng ? [s, p, o, ng] : [s, p, o]) {
     for (let i = 0; i < part.length; i++) {
       const c = part.charCodeAt(i);
       h1 = Math.imul(h1 ^ c, 2654435761);

@@ -77,7 +77,7 @@ async function answer(archive: VersionArchive, query: string | undefined, flags:
     if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
     const ver = archive.patternVersions(pattern).filter((v) => inWindow(v, window.from, window.to));
     if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
-    return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
+    return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}${v.quad.namedGraph ? ` (graph ${v.quad.namedGraph})` : ''}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
       + `\n${plural(ver.length, 'triple')}\n`;
   }
   const format = resultFormat(flags);
