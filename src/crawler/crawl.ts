@@ -187,7 +187,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
-  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, onVersion: o.onVersion };
+  const ctx: CaptureContext = { store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
