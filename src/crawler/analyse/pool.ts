@@ -30,6 +30,7 @@ export type ToThread =
   | { type: 'analyse'; id: number; input: WireInput; maxQuads: number; remoteContexts: boolean }
   | { type: 'loaded'; req: number; value?: unknown; error?: string };
 export type FromThread =
+  | { type: 'ready' }
   | { type: 'load'; id: number; req: number; url: string }
   | { type: 'done'; id: number; result: WireAnalysis }
   | { type: 'failed'; id: number; error: string };
@@ -51,7 +52,12 @@ class Slot {
   private remainingMs = 0;
   private loading = 0;
 
+  /** Resolves once the thread has loaded its modules: its start-up is not the first document's cost. */
+  private readonly ready: Promise<void>;
+  private markReady!: () => void;
+
   constructor(private readonly pool: AnalysePool, private readonly budget: AnalysisBudget) {
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.thread = new TsThread(new URL('./worker.ts', import.meta.url), {}, {
       resourceLimits: { maxOldGenerationSizeMb: budget.memoryMb, maxYoungGenerationSizeMb: Math.min(64, budget.memoryMb / 4) },
     });
@@ -66,6 +72,12 @@ class Slot {
   start(job: Job): void {
     this.job = job;
     this.thread.worker.ref();
+    void this.ready.then(() => {
+      if (this.job === job) this.send(job);
+    });
+  }
+
+  private send(job: Job): void {
     this.remainingMs = this.budget.timeMs;
     this.arm();
     const body = new Uint8Array(job.input.body); // a copy of its own, moved to the thread
@@ -85,6 +97,7 @@ class Slot {
   }
 
   private onMessage(m: FromThread): void {
+    if (m.type === 'ready') return this.markReady();
     const job = this.job;
     if (!job || m.id !== job.id) return;
     if (m.type === 'load') {

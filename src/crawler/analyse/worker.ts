@@ -43,3 +43,5 @@ serveThread<Extract<ToThread, { type: 'analyse' }> | Extract<ToThread, { type: '
     port.postMessage({ type: 'failed', id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromThread);
   }
 }, async () => {});
+
+port.postMessage({ type: 'ready' } satisfies FromThread);
