@@ -99,4 +99,24 @@ describe('analysis threads', () => {
     const r = await withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true });
     expect(r.problems).toEqual([]);
   }, 300_000);
+
+  it('a large JSON-LD document on a thread gets its remote @context through the crawl\'s loader', async () => {
+    const items = Array.from({ length: 6000 }, (_, i) => ({ '@id': `http://example.org/p${i}`, name: `person number ${i} with a longer name` }));
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/ctx.jsonld') {
+        res.writeHead(200, { 'content-type': 'application/ld+json' });
+        return void res.end(JSON.stringify({ '@context': { name: 'http://example.org/name' } }));
+      }
+      if (url.pathname !== '/big.jsonld') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/ld+json' });
+      res.end(JSON.stringify({ '@context': `${site.url}/ctx.jsonld`, '@graph': items }));
+    });
+    servers.push(site);
+    const dir = tempDir();
+    await crawl({ seeds: [`${site.url}/big.jsonld`], dataDir: dir, depth: 0, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] }).run();
+    const big = crawlLog(dir).find((e) => e.url === `${site.url}/big.jsonld`)!;
+    expect(big.diagnostics).toBeNull();
+    expect(big.triples).toBe(6000);
+    expect(site.requests.filter((r) => r.path === '/ctx.jsonld')).toHaveLength(1);
+  }, 300_000);
 });
