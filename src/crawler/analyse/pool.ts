@@ -109,7 +109,12 @@ class Slot {
       ).then((reply) => {
         if (this.job !== job) return;
         if (--this.loading === 0) this.arm();
-        this.thread.worker.postMessage(reply satisfies ToThread);
+        try {
+          this.thread.worker.postMessage(reply satisfies ToThread);
+        } catch (e) {
+          // A loaded document a thread cannot be sent (not cloneable) is that context's failure, not the crawl's.
+          this.thread.worker.postMessage({ type: 'loaded', req: m.req, error: `context ${m.url} cannot be passed to the analysis thread: ${(e as Error).message}` } satisfies ToThread);
+        }
       });
       return;
     }
