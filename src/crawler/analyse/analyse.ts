@@ -81,10 +81,17 @@ function decodeTerm(s: string): Term {
   }
 }
 
-export function decodeQuads(flat: string[]): Quad[] {
+/**
+ * The quads again as objects, in slices with a turn of the event loop between them: remaking a large
+ * document's quads is the main thread's share of its analysis, and other hosts' fetches go on meanwhile.
+ */
+export async function decodeQuads(flat: string[], slice = 20_000): Promise<Quad[]> {
   const out = new Array<Quad>(flat.length / 4);
-  for (let i = 0, j = 0; i < flat.length; i += 4) {
-    out[j++] = quad(decodeTerm(flat[i]!) as never, decodeTerm(flat[i + 1]!) as never, decodeTerm(flat[i + 2]!) as never, decodeTerm(flat[i + 3]!) as never);
+  for (let i = 0, j = 0; i < flat.length; ) {
+    for (const end = Math.min(flat.length, i + slice * 4); i < end; i += 4) {
+      out[j++] = quad(decodeTerm(flat[i]!) as never, decodeTerm(flat[i + 1]!) as never, decodeTerm(flat[i + 2]!) as never, decodeTerm(flat[i + 3]!) as never);
+    }
+    if (i < flat.length) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return out;
 }

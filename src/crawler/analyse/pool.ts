@@ -119,8 +119,9 @@ class Slot {
       return;
     }
     if (m.type === 'failed') return this.finish({ failed: m.error }, false);
+    clearTimeout(this.timer); // the thread's work is done: remaking the quads here is not over its budget
     const { quads, ...rest } = m.result;
-    this.finish({ analysis: { ...rest, quads: decodeQuads(quads) } }, false);
+    void decodeQuads(quads).then((decoded) => this.finish({ analysis: { ...rest, quads: decoded } }, false));
   }
 
   private finish(r: PoolResult, replace: boolean): void {
