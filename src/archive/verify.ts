@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import { parseHttpResponse, readRecord } from './warc-reader.ts';
 import { sha1Digest } from './warc-record.ts';
 import { listWarcFiles } from './warc-files.ts';
+import { graphHashOf } from './canonical.ts';
 
 /** What can be wrong with an archived capture. */
 export type ProblemKind = 'missing-file' | 'unreadable' | 'record-type' | 'target-uri' | 'block-digest' | 'payload-digest' | 'graph-hash';
@@ -38,7 +38,7 @@ const MAX_LISTED = 1000;
  * Fixity check of an archive: every capture the crawl log points to is read back from its WARC file
  * and checked against what was recorded when it was written: the record's type and target URI, its
  * block digest, the payload digest (WARC header, crawl log), and for a changed graph the SHA-256 of the
- * canonical N-Quads in its conversion record (the log's graph hash). Reads only; a record that cannot
+ * N-Quads in its conversion record (the log's graph hash, exact or label-blind as it was made). Reads only; a record that cannot
  * be read is reported, never fatal.
  */
 export async function verifyArchive(
@@ -119,14 +119,17 @@ function checkCapture(dataDir: string, e: CrawlLogEntry, report: Report): number
   return 1;
 }
 
-/** The conversion record of a changed graph: its canonical N-Quads must hash to the logged graph hash. */
+/**
+ * The conversion record of a changed graph: its N-Quads must hash to the logged graph hash, made the
+ * way the log's hash was made (exact, or label-blind for a graph too costly to canonicalise).
+ */
 function checkGraph(dataDir: string, e: CrawlLogEntry, report: Report): void {
   const rec = read(dataDir, e, e.rdfOffset!, e.rdfLength!, report);
   if (!rec) return;
   const where = { url: e.url, time: e.time, logId: e.id, file: e.warcFile!, offset: e.rdfOffset! };
   checkBlock(rec, where, report);
   if (e.graphHash === undefined) return;
-  const actual = createHash('sha256').update(rec.block).digest('hex');
+  const actual = graphHashOf(rec.block.toString('utf8'), e.graphHash);
   if (actual !== e.graphHash) report({ ...where, kind: 'graph-hash', detail: `the N-Quads hash to ${actual}, the crawl log says ${e.graphHash}` });
 }
 

@@ -4,9 +4,11 @@ import type { FoundLink, Diagnostic } from '../extract/types.ts';
 import type { ChangeState, DocumentRow, MetadataStore } from '../store/types.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
-import { canonicalize, type CanonicalMethod } from '../archive/canonical.ts';
-import { extract } from '../extract/registry.ts';
-import { documentLinks } from '../extract/links.ts';
+import type { CanonicalMethod } from '../archive/canonical.ts';
+import type { ExtractInput } from '../extract/types.ts';
+import type { Reason } from './reasons.ts';
+import { analyse } from './analyse/analyse.ts';
+import { AnalysePool, DEFAULT_BUDGET, type AnalysisBudget, type PoolResult } from './analyse/pool.ts';
 import { mimeAccepted } from '../frontier/filters.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { reasonOfFetchError } from '../fetch/reasons.ts';
@@ -41,6 +43,8 @@ export interface CapturedDocument {
   retryAfter?: number;
   /** A sitemap's URLs and when each last changed (for the crawl's own sitemaps and `--sitemap`). */
   sitemap?: Sitemap;
+  /** Why the document has no graph though its bytes were archived (`over-budget`, `internal-error`). */
+  reason?: Reason;
 }
 
 export interface CaptureContext {
@@ -50,6 +54,8 @@ export interface CaptureContext {
   maxQuads: number;
   cycleId?: number;
   loadDocument?: (url: string) => Promise<unknown>;
+  /** Time and memory a document's analysis may take on its thread (defaults: DEFAULT_BUDGET). */
+  analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
 }
 
@@ -65,6 +71,26 @@ function headerMap(r: FetchResponse): Record<string, string> {
 function headerValue(r: FetchResponse, name: string): string | undefined {
   for (const [k, v] of r.headers) if (k.toLowerCase() === name) return v;
   return undefined;
+}
+
+/**
+ * Below this size a document is analysed inline: the thread hop (copying the body, cloning the
+ * quads back and making them objects again) costs about as much as parsing a small page, and the
+ * typical page (the crawl bench's are 5 KB) is far below it. Not yet tuned by measurement.
+ */
+export const INLINE_BELOW_BYTES = 256 * 1024;
+
+/** One pool per budget for the process; idle threads do not keep it alive. */
+const pools = new Map<string, AnalysePool>();
+
+function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promise<PoolResult> {
+  const o = { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument };
+  if (input.body.length < INLINE_BELOW_BYTES) return analyse(input, o).then((analysis) => ({ analysis }));
+  const budget = { ...DEFAULT_BUDGET, ...ctx.analysisBudget };
+  const key = JSON.stringify(budget);
+  let pool = pools.get(key);
+  if (!pool) pools.set(key, pool = new AnalysePool(budget));
+  return pool.run(input, o);
 }
 
 export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureContext, prev?: DocumentRow): Promise<CapturedDocument> {
@@ -105,30 +131,35 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     doc.change = prev?.checksum ? 'changed' : 'new';
     doc.diagnostics.push({ level: 'warning', message: `media type ${r.mediaType || '(none)'} not accepted by --mime: archived, not parsed` });
   } else {
-    const result = await extract(
-      { url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: headerMap(r) },
-      { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument },
-    );
-    doc.diagnostics = result.diagnostics;
-    doc.robots = result.robots;
-    doc.title = result.title;
-    Object.defineProperty(doc, 'text', { enumerable: true, get: () => result.text }); // folded only if read
+    const input = { url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: headerMap(r) };
+    const done = await analyseDocument(input, ctx);
     if (r.truncated) doc.diagnostics.push({ level: 'warning', message: 'body truncated at the size limit: triples may be missing' });
-    if (!result.robots?.noindex) doc.quads = result.quads;
-    // Nofollow links stay in the list, marked: the crawl records them and follows none of them.
-    doc.links = documentLinks(result);
-    const canon = await canonicalize(doc.quads);
-    doc.graphHash = canon.hash;
-    doc.canonical = canon.method;
-    if (canon.method === 'approximate') {
-      doc.diagnostics.push({ level: 'warning', message: 'graph too costly to canonicalise within the bound: compared by a blank-node-blind hash (isomorphic changes may be missed)' });
-    }
-    if (prev?.graphHash === canon.hash) {
-      doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
+    if (!('analysis' in done)) {
+      // Archived as bytes, with no graph: the last version's graph hash stays the one to compare with.
+      doc.change = prev?.checksum ? 'changed' : 'new';
+      doc.reason = 'overBudget' in done ? 'over-budget' : 'internal-error';
+      doc.diagnostics.push({ level: 'error', message: 'overBudget' in done ? `over-budget: ${done.overBudget}: archived, not parsed` : `analysis failed: ${done.failed}` });
     } else {
-      doc.change = prev?.graphHash !== undefined || prev?.checksum !== undefined ? 'changed' : 'new';
-      nquads = canon.nquads;
-      graphHash = canon.hash;
+      const a = done.analysis;
+      doc.diagnostics = [...a.diagnostics, ...doc.diagnostics];
+      doc.robots = a.robots;
+      doc.title = a.title;
+      Object.defineProperty(doc, 'text', { enumerable: true, get: () => a.text }); // folded only if read
+      doc.quads = a.quads;
+      doc.links = a.links;
+      const canon = a.canonical;
+      doc.graphHash = canon.hash;
+      doc.canonical = canon.method;
+      if (canon.method === 'approximate') {
+        doc.diagnostics.push({ level: 'warning', message: 'graph too costly to canonicalise within the bound: archived as it is, compared by a blank-node-blind hash (isomorphic changes may be missed)' });
+      }
+      if (prev?.graphHash === canon.hash) {
+        doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
+      } else {
+        doc.change = prev?.graphHash !== undefined || prev?.checksum !== undefined ? 'changed' : 'new';
+        nquads = canon.nquads;
+        graphHash = canon.hash;
+      }
     }
   }
   if (r.seeOther) doc.links.push({ url: r.seeOther.document, kind: 'iri' });
@@ -145,6 +176,8 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,
+    // The reasons capture alone knows; the others follow from status and change (src/crawler/stages/fates.ts).
+    reason: doc.reason ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large' : undefined),
     triples: doc.quads.length, truncated: r.truncated, diagnostics: doc.diagnostics.length ? doc.diagnostics.map((d) => `${d.level}: ${d.message}`) : undefined,
     warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, rdfOffset: archived.rdfOffset, rdfLength: archived.rdfLength,
     cycleId: ctx.cycleId,

@@ -1,3 +1,4 @@
+import type { AnalysisBudget } from './analyse/pool.ts';
 import type { MetadataStore } from '../store/types.ts';
 import type { Quad } from '@rdfjs/types';
 import type { SeenSet } from '../frontier/seen/index.ts';
@@ -72,6 +73,8 @@ export interface CrawlOptions {
    * itself does not index versions: `query`, `diff` and `serve` catch `<dataDir>/versions.sqlite` up
    * from the archive (src/query/catch-up.ts).
    */
+  /** Time and memory budget of one document's analysis on its thread (src/crawler/analyse/pool.ts). */
+  analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
   /** WARC writing on a thread of its own (default: yes, unless a small fixed batch). */
   threads?: boolean;

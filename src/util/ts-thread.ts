@@ -1,4 +1,4 @@
-import { Worker, parentPort } from 'node:worker_threads';
+import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
 
 const TS_WORKER = new URL('./ts-worker.mjs', import.meta.url);
 
@@ -10,8 +10,8 @@ export class TsThread {
   readonly worker: Worker;
   private closed?: Promise<void>;
 
-  constructor(entry: URL, workerData: Record<string, unknown>) {
-    this.worker = new Worker(TS_WORKER, { workerData: { ...workerData, entry: entry.href } });
+  constructor(entry: URL, workerData: Record<string, unknown>, options: { resourceLimits?: ResourceLimits } = {}) {
+    this.worker = new Worker(TS_WORKER, { workerData: { ...workerData, entry: entry.href }, resourceLimits: options.resourceLimits });
   }
 
   close(): Promise<void> {
