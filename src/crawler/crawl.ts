@@ -277,6 +277,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     return undefined;
   };
 
+  // --max-docs counts the jobs in flight as documents to come; a job that ends without one (it only
+  // fetched the origin's robots.txt, say) gives its place back, so that limit is looked at afresh.
+  const recheck = (): CrawlSummary['stoppedBy'] => (stopReason === undefined || stopReason === 'max-docs' ? limitHit() : stopReason);
+
   const retryLater = (e: FrontierEntry): boolean => {
     if ((e.retries ?? 0) >= DEFAULTS.maxRetries) return false;
     queues.push({ ...e, retries: (e.retries ?? 0) + 1 });
@@ -345,7 +349,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   try {
     for (;;) {
       const pokesSeen = pokes;
-      stopReason ??= limitHit();
+      stopReason = recheck();
       while (!stopReason && running.size < concurrency) {
         const e = queues.pop(Date.now(), rejectByRobots);
         if (!e) break;
@@ -354,7 +358,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
           poke();
         });
         running.add(job);
-        stopReason ??= limitHit();
+        stopReason = recheck();
       }
       for (const [e, verdict] of rejected.splice(0)) {
         try {

@@ -49,7 +49,7 @@ describe('the capture, links and store stages', () => {
     expect(counts).toMatchObject({ documents: 1, new: 1, errors: 0 });
     expect(hosts.get(hostOf(site.url))?.fetches).toBe(1);
     const queued: string[] = [];
-    for (let e = kit.frontier.pop(Date.now()); e; e = kit.frontier.pop(Date.now() + 1e9)) queued.push(e.url), kit.frontier.release(e.host, 0, { ok: true });
+    for (let e = kit.frontier.pop(Date.now()); e; e = kit.frontier.pop(Date.now() + 1e9)) queued.push(e.url), kit.frontier.release(e.origin, 0, { ok: true });
     expect(queued).toContain(`${site.url}/next`);
     expect(emitted.map((d) => d.url)).toEqual([`${site.url}/`]);
     expect((await kit.store.getDocument(`${site.url}/next`))?.state).toBe('queued');
