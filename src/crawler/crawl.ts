@@ -152,6 +152,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     maxInflatedBytes: 4 * (o.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
     maxRedirects: MAX_REDIRECT_HOPS,
     allowPrivate: o.allowPrivate ?? false,
+    allowAddresses: o.allowAddresses,
     proxy: o.proxy,
     connectionsPerOrigin: Math.max(o.perHost ?? DEFAULTS.perHost, 1),
     lookup: o.resolve ? staticLookup(o.resolve, systemLookup) : undefined, // --resolve adds to the system's names

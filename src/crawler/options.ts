@@ -43,6 +43,8 @@ export interface CrawlOptions {
   contact?: string;
   robots?: boolean;
   allowPrivate?: boolean;
+  /** Addresses or CIDR ranges allowed although private (a site of one's own on the LAN), the rest still refused. */
+  allowAddresses?: string[];
   proxy?: string;
   /** `host → ip` pairs, like curl's --resolve. */
   resolve?: Record<string, string>;

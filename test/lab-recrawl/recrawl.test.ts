@@ -111,7 +111,7 @@ describe('datamonitor lab recrawl', () => {
 
   it('rejects an unknown strategy with the list of names', () => {
     const r = spawnSync('node', [cli, 'lab', 'recrawl', '--histories', file, '--strategies', 'weekly'], { encoding: 'utf8' });
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(64);
     expect(r.stderr).toMatch(/unknown strategy "weekly".*week/);
   });
 });

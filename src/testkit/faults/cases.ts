@@ -162,7 +162,7 @@ export const FAULT_CASES: FaultCase[] = [
     async start() {
       const tls = await startTlsGarbage(undefined);
       const proxy = await startConnectProxy();
-      return { seeds: [`${tls.url}/x`], watch: [{ url: `${tls.url}/x`, reasons: ['timeout-tls', 'robots-unavailable'] }], crawl: { proxy: proxy.url }, close: closeAll(proxy, tls) };
+      return { seeds: [`${tls.url}/x`], watch: [{ url: `${tls.url}/x`, reasons: ['timeout-tls', 'tls-error', 'robots-unavailable'] }], crawl: { proxy: proxy.url }, close: closeAll(proxy, tls) };
     },
   },
 
@@ -214,7 +214,7 @@ export const FAULT_CASES: FaultCase[] = [
       const values: Record<string, string> = { '/soon': 'soon, maybe', '/negative': '-5', '/fraction': '1.5' };
       const s = await site((p, res) => res.writeHead(503, { 'retry-after': values[p] ?? '' }).end());
       const urls = Object.keys(values).map((p) => `${s.url}${p}`);
-      return { seeds: urls, watch: urls.map((url) => ({ url, reasons: ['rate-limited', 'server-error', 'wait-too-long'] })), close: closeAll(s) };
+      return { seeds: urls, watch: urls.map((url) => ({ url, reasons: ['rate-limited', 'server-error', 'wait-too-long', 'failing-origin'] })), close: closeAll(s) };
     },
   },
 
@@ -301,7 +301,8 @@ export const FAULT_CASES: FaultCase[] = [
         watch: [
           { url: `${s.url}/binary.ttl`, reasons: ['parse-error'] },
           { url: `${s.url}/turtle.png`, reasons: ['fetched', 'filtered-mime'] },
-          { url: `${s.url}/html.jsonld`, reasons: ['parse-error'] },
+          // The extractors sniff what the bytes are: an HTML page is read as HTML whatever its Content-Type says.
+          { url: `${s.url}/html.jsonld`, reasons: ['parse-error', 'fetched'] },
         ],
         close: closeAll(s),
       };
@@ -334,7 +335,7 @@ export const FAULT_CASES: FaultCase[] = [
     async start(size) {
       const body = '{"@id":"urn:x:deep","http://example.org/p":'.repeat(size.nesting) + '{}' + '}'.repeat(size.nesting);
       const s = await site((_p, res) => res.writeHead(200, { 'content-type': 'application/ld+json' }).end(body));
-      return { seeds: [`${s.url}/deep.jsonld`], watch: [{ url: `${s.url}/deep.jsonld`, reasons: ['parse-error', 'over-budget'] }], close: closeAll(s) };
+      return { seeds: [`${s.url}/deep.jsonld`], watch: [{ url: `${s.url}/deep.jsonld`, reasons: ['parse-error', 'over-budget', 'too-large'] }], close: closeAll(s) };
     },
   },
   {
