@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -59,4 +59,16 @@ function setModes(dir: string, dirMode: number, fileMode: number): void {
     else fs.chmodSync(p, fileMode);
   }
   fs.chmodSync(dir, dirMode);
+}
+
+/** Runs the `datamonitor` command as a user would (a process of its own): exit code, stdout, stderr. */
+export function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args], { cwd: opts.cwd, env: opts.env && { ...process.env, ...opts.env } });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('exit', (code) => resolve({ code, out, err }));
+  });
 }

@@ -1,20 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
 import { startServer } from '../../src/testkit/server.ts';
-import { repoRoot, tempDir } from '../helpers.ts';
+import { cli, tempDir } from '../helpers.ts';
 
-const run = (args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
-  new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('exit', (code) => resolve({ code, out, err }));
-  });
+const run = cli;
 
 describe('a config file for the settings a site uses every time', () => {
   it('gives the crawl its contact, politeness and data directory; flags on the command line win', async () => {

@@ -1,21 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts';
 import { crawl } from '../../src/crawler/crawl.ts';
-import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { cli, crawlLog, tempDir } from '../helpers.ts';
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 describe('datamonitor crawl on the command line', () => {
   let web: WebOfData;

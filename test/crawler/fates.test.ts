@@ -1,20 +1,8 @@
-import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlSummary } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
-import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { cli, crawlLog, tempDir } from '../helpers.ts';
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 // A site where each URL meets another fate: archived, unparsable, disallowed, missing, too deep.
 describe("every URL's fate is a record with its reason", () => {

@@ -1,19 +1,7 @@
-import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
-import { crawlLog, documents, repoRoot, tempDir } from '../helpers.ts';
+import { cli, crawlLog, documents, tempDir } from '../helpers.ts';
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 // 127.0.0.1 is what --allow-private is for: without it, each URL is refused before any request.
 describe('a refused address is a policy skip, not a failing server', () => {

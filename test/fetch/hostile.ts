@@ -1,5 +1,5 @@
+import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-proxy.ts';
 /** Servers on 127.0.0.1 that misbehave below HTTP (raw sockets), and a forward proxy that also tunnels. */
-import http from 'node:http';
 import net from 'node:net';
 
 export interface RawServer {
@@ -39,67 +39,7 @@ export function trickle(socket: net.Socket, text: string, everyMs: number): void
 /** After the request arrives, `then` answers on the raw socket. */
 export const onRequest = (then: (socket: net.Socket) => void) => (socket: net.Socket) => socket.once('data', () => then(socket));
 
-export interface TestProxy {
-  url: string;
-  /** Absolute-URI requests and CONNECT targets, in order. */
-  seen: string[];
-  close(): Promise<void>;
-}
+export type TestProxy = ForwardProxy;
 
-/**
- * A tiny forward proxy: absolute-URI requests are relayed to 127.0.0.1 (the proxy "knows" every
- * name), CONNECT host:port opens a tunnel to 127.0.0.1:port, unless `silentConnect` makes it never answer.
- */
-export async function startProxy(options: { silentConnect?: boolean } = {}): Promise<TestProxy> {
-  const seen: string[] = [];
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    seen.push(req.url ?? '');
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      res.writeHead(400).end('proxy: absolute URI expected');
-      return;
-    }
-    const upstream = http.request(
-      { host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, { ...up.headers, via: '1.1 test-proxy' });
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.writeHead(502).end('proxy: upstream failed'));
-    req.pipe(upstream);
-  });
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-    seen.push(`CONNECT ${req.url}`);
-    client.on('error', () => undefined);
-    if (options.silentConnect) return;
-    const port = Number((req.url ?? '').split(':').pop());
-    const upstream = net.connect(port, '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** The testkit's forward proxy (src/testkit/forward-proxy.ts): every name to 127.0.0.1 at the URL's port. */
+export const startProxy = (options: { silentConnect?: boolean } = {}): Promise<TestProxy> => startForwardProxy(options);

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { startForwardProxy } from '../forward-proxy.ts';
 
 export interface RawRequest {
   method: string;
@@ -121,56 +122,10 @@ export async function startTlsGarbage(junk: Buffer | undefined = Buffer.from('HT
   return { port, url: `https://127.0.0.1:${port}`, hits, close: life.close };
 }
 
-/**
- * A forward proxy on 127.0.0.1: absolute-URI requests are relayed (so a healthy http:// host works
- * through it) and CONNECT opens a tunnel to 127.0.0.1:PORT whatever the name, as a real proxy would
- * to the named host. `hits` counts CONNECT targets and relayed URLs.
- */
+/** The testkit's forward proxy: CONNECT tunnels to 127.0.0.1 at the port asked for, plain http relayed. */
 export async function startConnectProxy(): Promise<FaultServer> {
-  const hits = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    count(hits, req.url ?? '');
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      res.writeHead(400).end('proxy: absolute URI expected');
-      return;
-    }
-    const upstream = http.request({ host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end('proxy: upstream failed');
-    });
-    req.pipe(upstream);
-  });
-  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-    count(hits, `CONNECT ${req.url}`);
-    client.on('error', () => undefined);
-    const port = Number((req.url ?? '').split(':').pop());
-    const upstream = net.connect(port, '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
-    client.on('close', () => upstream.destroy());
-  });
-  const life = tracked(server);
-  const port = await listen(server);
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    hits,
-    close: () => {
-      server.closeAllConnections();
-      return life.close();
-    },
-  };
+  const p = await startForwardProxy();
+  return { port: p.port, url: p.url, hits: p.hits, close: p.close };
 }
 
 /** A server on another loopback address (127.0.0.2, ::1) that only counts what reaches it: it must stay 0. */
