@@ -12,6 +12,7 @@ import { AnalysePool, DEFAULT_BUDGET, type AnalysisBudget, type PoolResult } fro
 import { mimeAccepted } from '../frontier/filters.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { reasonOfFetchError } from '../fetch/reasons.ts';
+import { reasonOfCapture } from './stages/fates.ts';
 
 /**
  * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
@@ -176,8 +177,9 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,
-    // The reasons capture alone knows; the others follow from status and change (src/crawler/stages/fates.ts).
-    reason: doc.reason ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large' : undefined),
+    // Every capture row says why, also outside a crawl (import): what capture alone knows, else what status and change show.
+    reason: doc.reason ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large'
+      : reasonOfCapture({ status: r.status, change: doc.change, parseFailed: doc.diagnostics.some((d) => d.level === 'error' && d.reason === 'parse-error') })),
     triples: doc.quads.length, truncated: r.truncated, diagnostics: doc.diagnostics.length ? doc.diagnostics.map((d) => `${d.level}: ${d.message}`) : undefined,
     warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, rdfOffset: archived.rdfOffset, rdfLength: archived.rdfLength,
     cycleId: ctx.cycleId,
