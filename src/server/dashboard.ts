@@ -117,15 +117,17 @@ async function overview(ctx: ServerContext): Promise<string> {
     const byStatus = new Map(counts.byStatus.map((g) => [g.status ? String(g.status) : 'no response', g.entries]));
     const byChange = new Map<string, number>(counts.byChange.map((g) => [g.change, g.entries]));
     body += `<div class="charts" id="progress-charts">${progressChart(await ctx.store.logProgress(PROGRESS_POINTS), counts.entries)}${countsChart('Log entries by HTTP status', byStatus)}${countsChart('Log entries by change', byChange)}</div>`;
-    body += `<div class="charts">${countsTable('status', byStatus)}${countsTable('change', byChange)}</div>`;
+    // Why each URL ended as it did (src/crawler/reasons.ts): what `datamonitor log --reason R` lists.
+    const byReason = new Map<string, number>(counts.byReason.map((g) => [g.reason || '(before reasons)', g.entries]));
+    body += `<div class="charts">${countsTable('status', byStatus)}${countsTable('change', byChange)}<div id="reasons">${countsTable('reason', byReason)}</div></div>`;
     body += `<h2>Change frequency</h2><div class="charts" id="change-histogram">${changeHistogram(await ctx.store.changeFrequencies())}</div>`;
   }
   body += `<h2>Re-crawl cycles</h2>${await cyclesSection(ctx)}`;
   body += `<h2>Re-crawl lab</h2>${labSection(ctx.labFile)}`;
   if (counts.entries) {
     const latest = await ctx.store.latestLog(50);
-    body += `<h2>Latest log entries</h2><table id="log"><tr><th>time</th><th>URL</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples</th><th>ms</th><th>error</th></tr>`
-      + latest.map((e) => `<tr><td>${iso(e.time)}</td><td>${docLink(e.url)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${e.triples}</td><td>${Math.round(e.durationMs)}</td><td class="error">${esc(e.error ?? '')}</td></tr>`).join('')
+    body += `<h2>Latest log entries</h2><table id="log"><tr><th>time</th><th>URL</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples</th><th>ms</th><th>reason</th><th>error</th></tr>`
+      + latest.map((e) => `<tr><td>${iso(e.time)}</td><td>${docLink(e.url)}</td><td>${e.status || ''}</td><td class="${e.change}">${e.change}</td><td>${esc(e.mediaType ?? '')}</td><td>${e.bytes}</td><td>${e.triples}</td><td>${Math.round(e.durationMs)}</td><td>${esc(e.reason ?? '')}</td><td class="error">${esc(e.error ?? '')}</td></tr>`).join('')
       + '</table>';
   }
   return page('datamonitor dashboard', body);

@@ -59,6 +59,9 @@ describe('dashboard pages', () => {
     const home = await (await fetch(`${url}/`)).text();
     for (const id of ['progress-charts', 'change-histogram', 'cycles-chart', 'lab-chart', 'log']) expect(home).toContain(`id="${id}"`);
     expect(home).toContain('Re-crawl cycles: estimated against actual time');
+    // Every URL's fate by reason, as `datamonitor log` names them.
+    const reasons = /<div id="reasons">([\s\S]*?)<\/div>/.exec(home)?.[1] ?? '';
+    expect(reasons).toMatch(/<tr><td>fetched<\/td><td>\d+<\/td><\/tr>/);
     expect(home).toContain(`/doc?url=${encodeURIComponent(fx.doc)}`);
     const doc = await fetch(`${url}/doc?url=${encodeURIComponent(fx.doc)}`);
     expect(doc.status).toBe(200);
