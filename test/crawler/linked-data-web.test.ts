@@ -1,5 +1,3 @@
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlSummary } from '../../src/crawler/crawl.ts';
 import { startLinkedDataWeb, SCHEMA_HOST, type LinkedDataWeb } from '../../src/testkit/linked-data-web.ts';
@@ -7,6 +5,7 @@ import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { openStore } from '../../src/store/index.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
+import { startRawServer, type RawServer } from '../fetch/hostile.ts';
 
 /**
  * Issue #12's "done when": a crawl of a multi-host Web of Linked Data through a forward proxy, with
@@ -17,25 +16,10 @@ import { crawlLog, tempDir } from '../helpers.ts';
 
 const DOCS = 120;
 
-async function rawServer(onSocket: (s: net.Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => undefined);
-    onSocket(s);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
-  };
-}
-
 describe('a proxied crawl of a Web of Linked Data with 303s, dead https origins and a silent host', () => {
   let web: LinkedDataWeb;
-  let silent: Awaited<ReturnType<typeof rawServer>>;
-  let tlsJunk: Awaited<ReturnType<typeof rawServer>>;
+  let silent: RawServer;
+  let tlsJunk: RawServer;
   let proxy: ForwardProxy;
   let dataDir: string;
   let summary: CrawlSummary;
@@ -44,8 +28,8 @@ describe('a proxied crawl of a Web of Linked Data with 303s, dead https origins 
 
   beforeAll(async () => {
     web = await startLinkedDataWeb({ documents: DOCS, hosts: 8 });
-    silent = await rawServer(() => undefined); // accepts, reads, never answers
-    tlsJunk = await rawServer((s) => s.once('data', () => s.write(Buffer.alloc(64, 0x5a))));
+    silent = await startRawServer(() => undefined); // accepts, reads, never answers
+    tlsJunk = await startRawServer((s) => s.once('data', () => s.write(Buffer.alloc(64, 0x5a))));
     proxy = await startForwardProxy((hostname, port) => {
       if (hostname === 'silent.lod.test') return silent.port;
       if (port === 443) return tlsJunk.port; // every https origin is dead
