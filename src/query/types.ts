@@ -74,10 +74,18 @@ export interface TriplePattern {
   graph?: PatternTerm;
 }
 
-/** A validity interval [from, to): `to` is undefined while the triple still holds. */
+/**
+ * A validity interval [from, to): `to` is undefined while the triple still holds. Over a window
+ * [from, to] of a version query the interval may be cut at the window's edges, and then says so: it is
+ * never dated from the window's start as if it began there, nor left open as if it held "now".
+ */
 export interface Interval {
   from: number;
   to?: number;
+  /** It already held at the window's start `from`: it began then or earlier. */
+  clippedFrom?: true;
+  /** It still held at the window's end `to` (inclusive); the window does not say when it ended. */
+  clippedTo?: true;
 }
 
 /** Ver(pattern): a matching quad with the intervals it held and the versions of its graph in them. */
@@ -145,7 +153,11 @@ export interface AnswerChange {
 
 export interface EvolutionOptions {
   graphs?: string[];
-  /** Only change points within [from, to] (epoch ms). */
+  /**
+   * The window [from, to] (epoch ms, inclusive). The state at `from` is the baseline (answers holding
+   * then start the window, flagged `clippedFrom`); changes are those at change points in (from, to];
+   * answers still holding at `to` are cut there (`clippedTo`) unless nothing in the archive changed later.
+   */
   from?: number;
   to?: number;
 }
