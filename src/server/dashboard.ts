@@ -1,11 +1,11 @@
 /**
- * The dashboard: server-rendered HTML with inline SVG charts (src/lab/plot/svg.ts), no front-end build.
+ * The dashboard: server-rendered HTML with inline SVG charts (src/plot/svg.ts), no front-end build.
  * `/` shows the crawl's progress and log, the change-frequency histogram, estimated against actual cycle
  * times, and the re-crawl lab's charts; `/doc?url=` one document's version timeline.
  */
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { barChart, escapeXml as esc, lineChart, toSvg } from '../lab/plot/svg.ts';
+import { barChart, escapeXml as esc, lineChart, toSvg } from '../plot/svg.ts';
 import { recrawlLabSvg, type RecrawlLabResult } from '../lab/recrawl/index.ts';
 import type { ChangeFrequency, DocumentState, ProgressPoint } from '../store/types.ts';
 import type { ServerContext } from './context.ts';

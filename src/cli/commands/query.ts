@@ -188,8 +188,9 @@ function intervalsText(intervals: Interval[]): string {
   }).join(' ');
 }
 
-function jsonTimes<T extends { intervals: Interval[]; versions: number[] }>(v: T): Omit<T, 'intervals' | 'versions'> & { intervals: Array<{ from: string; to?: string }>; versions: string[] } {
-  return { ...v, intervals: v.intervals.map((i) => ({ ...i, from: iso(i.from), ...(i.to === undefined ? {} : { to: iso(i.to) }) })), versions: v.versions.map(iso) };
+function jsonTimes<T extends { intervals: Interval[]; versions: number[] }>(v: T): Omit<T, 'intervals' | 'versions'> & { intervals: Array<{ from: string; to?: string; clippedFrom?: true; clippedTo?: true }>; versions: string[] } {
+  const intervals = v.intervals.map(({ from, to, ...flags }) => ({ from: iso(from), ...(to === undefined ? {} : { to: iso(to) }), ...flags }));
+  return { ...v, intervals, versions: v.versions.map(iso) };
 }
 
 function answerText(answer: AnswerVersions['answer']): string {
