@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { commands } from './commands/index.ts';
-import { UserError, isStorageFailure } from '../util/errors.ts';
+import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (e instanceof UserError) {
-      process.stderr.write(`datamonitor: ${e.message}\n`);
+      process.stderr.write(`datamonitor: ${e instanceof OptionError ? e.flagMessage : e.message}\n`);
       process.exitCode = e.exitCode;
       return;
     }

@@ -13,7 +13,7 @@ import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen } from './seen-dir.ts';
-import { UserError, isStorageFailure } from '../util/errors.ts';
+import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
@@ -115,17 +115,17 @@ export function crawl(options: CrawlOptions): Crawl {
 }
 
 function validate(o: CrawlOptions): void {
-  const positive = (v: number | undefined, flag: string) => {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new UserError(`${flag} must be a number ≥ 0, got ${v}`);
+  const positive = (v: number | undefined, option: string) => {
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new OptionError(option, `must be a number ≥ 0, got ${v}`);
   };
-  positive(o.depth, '--depth');
-  positive(o.delayMs, '--delay');
-  positive(o.maxDocs, '--max-docs');
-  positive(o.maxBytes, '--max-bytes');
-  positive(o.maxTriples, '--max-triples');
-  positive(o.maxTimeMs, '--max-time');
-  if (o.perHost !== undefined && !(o.perHost >= 1)) throw new UserError(`--per-host must be at least 1, got ${o.perHost}`);
-  if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
+  positive(o.depth, 'depth');
+  positive(o.delayMs, 'delayMs');
+  positive(o.maxDocs, 'maxDocs');
+  positive(o.maxBytes, 'maxBytes');
+  positive(o.maxTriples, 'maxTriples');
+  positive(o.maxTimeMs, 'maxTimeMs');
+  if (o.perHost !== undefined && !(o.perHost >= 1)) throw new OptionError('perHost', `must be at least 1, got ${o.perHost}`);
+  if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new OptionError('concurrency', `must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`--sitemap '${s}' is not an http(s) URL`);
   if (o.order && !isOrderingName(o.order)) throw new UserError(`--order '${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);

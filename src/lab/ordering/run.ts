@@ -3,7 +3,7 @@
  * metric, scored by how early the hot pages are found (seed 001's experiments), as numbers, JSON
  * and a plot.
  */
-import { UserError } from '../../util/errors.ts';
+import { OptionError, UserError } from '../../util/errors.ts';
 import { createOrderingPolicy } from '../../frontier/order/policies.ts';
 import { ORDERING_NAMES, type OrderingName } from '../../frontier/order/policy.ts';
 import { indexRepository, type RepositoryGraph } from './graph.ts';
@@ -68,7 +68,7 @@ export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptio
   let buffer: number | undefined;
   if (model === 'buffer') {
     buffer = options.buffer ?? Math.max(1, Math.round(n / 10));
-    if (!Number.isInteger(buffer) || buffer < 1) throw new UserError('--buffer must be a positive whole number of URLs');
+    if (!Number.isInteger(buffer) || buffer < 1) throw new OptionError('buffer', 'must be a positive whole number of URLs');
   }
   const importance = importanceOf(repo, metric, options.query);
   const hot = hotPages(importance, rule);
