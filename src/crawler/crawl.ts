@@ -127,9 +127,9 @@ function validate(o: CrawlOptions): void {
   if (o.perHost !== undefined && !(o.perHost >= 1)) throw new OptionError('perHost', `must be at least 1, got ${o.perHost}`);
   if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new OptionError('concurrency', `must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
-  for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`--sitemap '${s}' is not an http(s) URL`);
-  if (o.order && !isOrderingName(o.order)) throw new UserError(`--order '${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
-  if (o.order === 'similarity' && !o.query) throw new UserError('--order similarity needs --query "words" (the driving query)');
+  for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
+  if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
+  if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
 }
 
 async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
