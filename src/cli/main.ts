@@ -4,6 +4,7 @@ import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
+import { LOG_LEVELS, configureLogging, type LogLevel } from '../util/log.ts';
 import { applyConfig, findConfigFile, readConfigFile } from './config.ts';
 
 export function buildProgram(): Command {
@@ -12,10 +13,14 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError('(run with --help for the options)')
     .addOption(new Option('--progress <mode>', 'progress on stderr: a redrawn bar (default on a terminal), plain timestamped lines (default otherwise), or none').choices(PROGRESS_MODES))
+    .addOption(new Option('--log-level <level>', 'log lines at this level and above (default: info into --log-file, warn on stderr)').choices(LOG_LEVELS))
+    .option('--log-file <file>', 'append JSON Lines logs here (one line per URL fetched, server requests, cycles) instead of stderr')
     .option('--config <file>', 'settings used every time (JSON: flag names to values); default $DATAMONITOR_CONFIG, else ./datamonitor.json if present')
     .exitOverride();
   program.hook('preAction', (_program, action) => {
     setProgressMode(program.opts().progress as ProgressMode | undefined);
+    const { logLevel, logFile } = program.opts() as { logLevel?: LogLevel; logFile?: string };
+    if (logLevel || logFile) configureLogging({ level: logLevel, file: logFile });
     const file = findConfigFile(program.opts().config as string | undefined);
     if (file) applyConfig(program, action, readConfigFile(file));
   });

@@ -14,6 +14,7 @@ import { normalizeUrl } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen } from './seen-dir.ts';
 import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
+import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
@@ -197,7 +198,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
-  const fates = new Fates(store, o.cycleId);
+  const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
   // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
   const loadDocument = new ContextLoader({ fetcher: sideFetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;

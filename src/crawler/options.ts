@@ -1,3 +1,4 @@
+import type { Logger } from '../util/log.ts';
 import type { AnalysisBudget } from './analyse/pool.ts';
 import type { MetadataStore } from '../store/types.ts';
 import type { Quad } from '@rdfjs/types';
@@ -82,6 +83,8 @@ export interface CrawlOptions {
   threads?: boolean;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;
+  /** One line per URL (info; warn when it failed). Default: the process default (src/util/log.ts), silent unless configured. */
+  log?: Logger;
   /** Stop taking new URLs when this aborts; fetches in flight finish and are archived (unlike `signal`). */
   drain?: AbortSignal;
   /** Fetch URLs again even when the store says they were fetched (re-crawl cycles). */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
@@ -11,6 +11,7 @@ import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
+import { defaultLog, type Logger } from '../util/log.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -22,8 +23,11 @@ export interface ServerOptions {
   token?: string;
   /** JSON from `datamonitor lab recrawl --json`, charted on the dashboard. */
   labFile?: string;
-  /** Fastify's request log (default off). */
-  logger?: boolean;
+  /**
+   * Request log lines: a pino logger (the CLI passes the one --log-level/--log-file configured), or true
+   * for fastify's own on stdout. Default: the process default (src/util/log.ts), silent unless configured.
+   */
+  logger?: boolean | Logger;
 }
 
 /**
@@ -40,7 +44,8 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const index = VersionIndex.open(dataDir, store);
   const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
-  const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
+  const log = o.logger === undefined ? defaultLog() : o.logger;
+  const app = Fastify({ ...(typeof log === 'boolean' ? { logger: log } : { loggerInstance: log as FastifyBaseLogger }), routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
     const status = (err as { statusCode?: number }).statusCode;
