@@ -11,6 +11,7 @@ import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
+import { registerFederationRoutes } from './federation-routes.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -53,6 +54,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
+  registerFederationRoutes(app, ctx);
   // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
   // large archive built without it that first request would otherwise wait for the whole index.
   app.addHook('onReady', async () => {
