@@ -10,7 +10,7 @@
  *    or refuses hands its URLs on to the next in the ranking;
  *  - every answer says which archives did not answer.
  */
-import { aggregateTimeMap, closestAcross, type AggregatedTimeMap, type Memento } from './timemap-aggregator.ts';
+import { aggregateTimeMap, closestAcross, readCapped, type AggregatedTimeMap, type Memento } from './timemap-aggregator.ts';
 import type { CapacityDocument } from './capacity.ts';
 import { PublishedHoldings } from './holdings.ts';
 import { rankArchives, type ArchiveCapacity } from './rendezvous.ts';
@@ -59,6 +59,18 @@ export interface SubmitResult {
 
 const trimBase = (b: string) => b.replace(/\/+$/, '');
 
+/** Largest capacity or holdings document read (a holdings filter of 50 million URLs is about 60 MB). */
+const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
+
+const count = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** A capacity document as published, or undefined when it is not one: an archive that publishes garbage takes no URLs. */
+function readCapacity(body: unknown): CapacityDocument | undefined {
+  const d = body as Partial<CapacityDocument> | null;
+  if (!d || typeof d !== 'object' || !count(d.capacity) || !count(d.monitored) || !count(d.free) || typeof d.acceptsUrls !== 'boolean') return undefined;
+  return d as CapacityDocument;
+}
+
 function why(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   return err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : err.cause?.code ?? err.cause?.message ?? err.message;
@@ -102,9 +114,13 @@ export class Federation {
       this.getJson(`${base}/api/federation/capacity`),
       this.getJson(`${base}/api/federation/holdings`, s.holdingsEtag),
     ]);
-    if (cap.status === 'fulfilled') {
-      s.capacity = cap.value.body as CapacityDocument;
+    const capacity = cap.status === 'fulfilled' ? readCapacity(cap.value.body) : undefined;
+    if (capacity) {
+      s.capacity = capacity;
       s.capacityError = undefined;
+    } else if (cap.status === 'fulfilled') {
+      s.capacity = undefined;
+      s.capacityError = 'unreadable capacity document (needs numbers capacity, monitored, free and a boolean acceptsUrls)';
     } else {
       // Capacity is not kept across a failure: an archive that does not answer takes no URLs.
       s.capacity = undefined;
@@ -138,7 +154,8 @@ export class Federation {
       await res.body?.cancel().catch(() => {});
       throw new Error(`HTTP ${res.status}`);
     }
-    return { status: res.status, body: await res.json(), etag: res.headers.get('etag') ?? undefined };
+    const text = await readCapped(res, MAX_DOCUMENT_BYTES, url);
+    return { status: res.status, body: JSON.parse(text), etag: res.headers.get('etag') ?? undefined };
   }
 
   /** The archives to ask about `url`, and those whose holdings say they do not have it. */
@@ -205,7 +222,9 @@ export class Federation {
       await Promise.all([...batches].map(async ([archive, batch]) => {
         try {
           const added = await this.forward(archive, batch);
-          placed.push({ archive, urls: batch, added });
+          const earlier = placed.find((p) => p.archive === archive);
+          if (earlier) (earlier.urls.push(...batch), (earlier.added = (earlier.added ?? 0) + added));
+          else placed.push({ archive, urls: batch, added });
           for (const u of batch) queue.delete(u);
           // Count them against the archive's free capacity until its next capacity document.
           const cap = this.state.get(archive)!.capacity;

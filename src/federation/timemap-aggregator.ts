@@ -45,7 +45,8 @@ export function timeMapUrl(base: string, url: string, format: 'link' | 'json' = 
   return `${base.replace(/\/+$/, '')}/timemap/${format}/${url}`;
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
+/** The body as text, or an error once it passes `maxBytes` (an archive must not make the aggregator buffer gigabytes). */
+export async function readCapped(res: Response, maxBytes: number, what = 'TimeMap'): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -56,7 +57,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new Error(`TimeMap larger than ${maxBytes} bytes`);
+      throw new Error(`${what} larger than ${maxBytes} bytes`);
     }
     chunks.push(value);
   }
