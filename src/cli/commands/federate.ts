@@ -5,9 +5,10 @@ import { UserError } from '../../util/errors.ts';
 import { parseCount, parseDuration } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { buildFederationServer } from '../../federation/server.ts';
+import { collect } from '../config.ts';
 
 interface FederateFlags {
-  archive: string[];
+  archive?: string[];
   tokens?: string;
   port: string;
   host: string;
@@ -17,7 +18,6 @@ interface FederateFlags {
   json?: boolean;
 }
 
-const collect = (v: string, all: string[]) => [...all, v];
 
 function archiveBase(text: string): string {
   let u: URL;
@@ -56,7 +56,7 @@ export function register(program: Command): void {
   program
     .command('federate')
     .description('serve several archives as one: merged TimeMap and TimeGate (/timemap, /timegate) that ask only archives that may hold the URL, and new URLs (POST /api/urls) handed to archives by capacity')
-    .option('--archive <url>', 'base URL of an archive (datamonitor serve); repeat for each', collect, [])
+    .option('--archive <url>', 'base URL of an archive (datamonitor serve); repeat for each', collect)
     .option('--tokens <file>', "write tokens of the archives, one '<base URL> <token>' a line: URLs are submitted only to these")
     .option('--port <n>', 'port (0 picks a free one)', '8090')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .option('--refresh <duration>', "read the archives' capacity and holdings again after this long", '60s')
     .option('--json', 'print the address as JSON')
     .action(async (flags: FederateFlags) => {
-      if (!flags.archive.length) throw new UserError('federate needs at least one --archive URL (the base URL of a datamonitor serve); repeat --archive for each');
+      if (!flags.archive?.length) throw new UserError('federate needs at least one --archive URL (the base URL of a datamonitor serve); repeat --archive for each');
       const archives = flags.archive.map(archiveBase);
       const twice = archives.find((a, i) => archives.indexOf(a) !== i);
       if (twice) throw new UserError(`--archive ${twice} is given twice`);
