@@ -12,6 +12,7 @@ import { registerApiRoutes } from './api-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
 import { defaultLog, type Logger } from '../util/log.ts';
+import { registerFederationRoutes } from './federation-routes.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -58,6 +59,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
+  registerFederationRoutes(app, ctx);
   // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
   // large archive built without it that first request would otherwise wait for the whole index.
   app.addHook('onReady', async () => {

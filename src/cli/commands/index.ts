@@ -15,6 +15,7 @@ import { register as stats } from './stats.ts';
 import { register as verify } from './verify.ts';
 import { register as importCmd } from './import.ts';
 import { register as log } from './log.ts';
+import { register as federate } from './federate.ts';
 
 /** Every CLI command registers itself here; main.ts wires them into one program. */
 export const commands: Array<(program: Command) => void> = [
@@ -34,4 +35,5 @@ export const commands: Array<(program: Command) => void> = [
   labCrawltime,
   serve,
   worker,
+  federate,
 ];
