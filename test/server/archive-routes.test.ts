@@ -4,6 +4,8 @@
  * question, every list pages, and every bad parameter is a 400 that says what to give.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/server/index.ts';
 import { diffCommand } from '../../src/cli/commands/diff.ts';
@@ -11,6 +13,7 @@ import { queryChanges, queryVersions } from '../../src/query/evolution.ts';
 import { openVersionStore } from '../../src/query/version-store.ts';
 import type { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
 import { leaseHosts, routesArchive, type RoutesFixture } from './routes-fixture.ts';
+import { readOnlyView } from '../helpers.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const enc = encodeURIComponent;
@@ -246,6 +249,37 @@ describe('archive routes', () => {
           expect(r.body.error, `${route}?${q}`).toMatch(says);
         }
       }
+    });
+  });
+
+  describe('on an archive mounted read-only', () => {
+    it('every route answers, and nothing in the data directory is written', async () => {
+      const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((f) => {
+        const st = fs.statSync(path.join(dir, f));
+        return `${f} ${st.size} ${st.mtimeMs}`;
+      });
+      const before = files(fx.dataDir);
+      const view = readOnlyView(fx.dataDir);
+      if (!view) {
+        console.warn('\n*** SKIPPED: no read-only view of a directory can be made here (needs root for a read-only bind mount) ***\n');
+        return;
+      }
+      const ro = await buildServer({ dataDir: view.path });
+      try {
+        const u = enc(fx.people);
+        for (const route of [
+          '/api/urls?q=people', `/api/captures?url=${u}`, `/api/graph/versions?url=${u}`, `/api/diff?url=${u}&from=${iso(fx.times[0]!)}`,
+          `/api/pattern/changes?pattern=${enc(`?s a ${PERSON}`)}`, '/api/workers', '/summary', '/search?q=people', `/diff?url=${u}&from=${iso(fx.times[0]!)}`,
+        ]) {
+          const r = await ro.inject(route);
+          expect(r.statusCode, `${route}: ${r.body.slice(0, 200)}`).toBe(200);
+        }
+        expect((await ro.inject('/api/urls?q=people')).json().urls.map((x: any) => x.url)).toEqual([fx.people]);
+      } finally {
+        await ro.close();
+        view.release();
+      }
+      expect(files(fx.dataDir)).toEqual(before);
     });
   });
 
