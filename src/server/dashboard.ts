@@ -175,7 +175,8 @@ async function overview(ctx: ServerContext): Promise<string> {
 }
 
 /** One document's versions: a timeline of its captures (triples, coloured by change) and their mementos. */
-async function documentPage(ctx: ServerContext, url: string): Promise<{ status: number; html: string }> {
+async function documentPage(ctx: ServerContext, url: string, q: Params = {}): Promise<{ status: number; html: string }> {
+  const shown = pageParams(q, PAGE_LIMITS.captures);
   const key = archivedUrlKey(url);
   const list = key ? await mementosOf(ctx.store, key) : [];
   if (!key || list.length === 0) return { status: 404, html: page('not archived', `<h1>Not in the archive</h1><p>No capture of <code>${esc(url)}</code>.</p>`) };
@@ -197,7 +198,9 @@ async function documentPage(ctx: ServerContext, url: string): Promise<{ status: 
   }));
   const [fromDefault, toDefault] = diffDefaults(list);
   const radio = (name: string, m: Memento, checked: boolean) => `<input type="radio" name="${name}" value="${esc(m.timestamp)}" aria-label="${name} ${esc(m.timestamp)}"${checked ? ' checked' : ''}>`;
-  const rows = list.map((m, i) => ({ m, graphTriples: points[i]!.triples })).reverse().map(({ m, graphTriples }) => {
+  // Newest first, a page of them: the chart above shows them all.
+  const captures = pageOf(list.map((m, i) => ({ m, graphTriples: points[i]!.triples })).reverse(), shown);
+  const rows = captures.items.map(({ m, graphTriples }) => {
     const e = m.entry;
     const memento = `/memento/${m.timestamp}/${key}`;
     return `<tr data-timestamp="${esc(m.timestamp)}"><td>${radio('fromCapture', m, m === fromDefault)}</td><td>${radio('toCapture', m, m === toDefault)}</td>`
@@ -206,13 +209,18 @@ async function documentPage(ctx: ServerContext, url: string): Promise<{ status: 
       + `${/html/i.test(e.mediaType ?? '') ? ` · <a href="${esc(`/replay/${m.timestamp}/${key}`)}">browse</a>` : ''}</td></tr>`;
   }).join('');
   const enc = encodeURIComponent(key);
+  const pageLink = (offset: number, text: string, id: string) => `<a id="${id}" href="/doc?url=${enc}&amp;limit=${shown.limit}&amp;offset=${offset}">${text}</a>`;
+  const pager = captures.total > shown.limit || shown.offset > 0
+    ? `<p class="pager">captures ${shown.offset + 1}–${shown.offset + captures.items.length} of ${captures.total}, newest first · `
+      + `${shown.offset > 0 ? pageLink(Math.max(0, shown.offset - shown.limit), 'newer', 'newer-page') : ''}${captures.next !== undefined ? pageLink(captures.next, 'older', 'older-page') : ''}</p>`
+    : '';
   const diffButton = list.length > 1
     ? '<p><button type="submit" id="diff-button">Diff the two captures chosen</button> <span class="muted">(the triples added and removed between the graph as it stood after each)</span></p>'
     : '<p class="muted">One capture: nothing to diff yet.</p>';
   const body = `<h1>${esc(key)}</h1><p><a href="/timemap/link/${esc(key)}">TimeMap</a> · <a href="/timemap/json/${esc(key)}">TimeMap (JSON)</a> · <a href="/timegate/${esc(key)}">TimeGate</a> · <a href="/cdx?url=${enc}">CDXJ</a>`
     + ` · <a href="/api/captures?url=${enc}">captures (JSON)</a> · <a href="/api/graph/versions?url=${enc}">graph versions (JSON)</a></p>`
     + `<div class="charts" id="timeline">${chart}</div><h2>Captures</h2><form action="/diff" method="get" id="diff-form"><input type="hidden" name="url" value="${esc(key)}">${diffButton}`
-    + `<table id="versions"><tr><th>from</th><th>to</th><th>time</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples in the graph</th><th>payload digest</th><th>memento</th></tr>${rows}</table></form>`;
+    + `<table id="versions"><tr><th>from</th><th>to</th><th>time</th><th>status</th><th>change</th><th>type</th><th>bytes</th><th>triples in the graph</th><th>payload digest</th><th>memento</th></tr>${rows}</table></form>${pager}`;
   return { status: 200, html: page(key, body) };
 }
 
@@ -291,10 +299,16 @@ export function registerDashboardRoutes(app: FastifyInstance, ctx: ServerContext
   app.get('/search', html((q) => searchHtml(ctx, q)));
   app.get('/diff', html((q) => diffHtml(ctx, q)));
   app.get('/doc', async (req, reply) => {
-    const url = (req.query as { url?: string }).url;
-    if (!url) return reply.code(400).type('text/plain').send('give url=, e.g. /doc?url=http://example.org/doc\n');
-    const { status, html } = await documentPage(ctx, url);
-    return reply.code(status).type('text/html; charset=utf-8').send(html);
+    const q = (req.query ?? {}) as Params;
+    let out: { status: number; html: string };
+    try {
+      const url = param(q, 'url');
+      if (!url) return reply.code(400).type('text/plain').send('give url=, e.g. /doc?url=http://example.org/doc\n');
+      out = await documentPage(ctx, url, q);
+    } catch (e) {
+      out = errorPage(e);
+    }
+    return reply.code(out.status).type('text/html; charset=utf-8').send(out.html);
   });
 }
 

@@ -64,6 +64,24 @@ describe('dashboard: search, captures, diff, workers', () => {
     for (const u of [fx.people, fx.urls.a, fx.urls.b, fx.urls.other, fx.urls.target]) expect(seen).toContain(u);
   });
 
+  it("pages a document's captures, newest first, and refuses a bad page size", async () => {
+    const stamps: string[] = [];
+    let next: string | undefined = `/doc?url=${encodeURIComponent(fx.people)}&limit=1`;
+    for (let i = 0; next && i < 10; i++) {
+      const html = await (await fetch(url + next)).text();
+      const rows = [...html.matchAll(/<tr data-timestamp="(\d+)">/g)].map((m) => m[1]!);
+      expect(rows).toHaveLength(1);
+      stamps.push(...rows);
+      next = /<a id="older-page" href="([^"]+)">/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+    }
+    const all = (await (await fetch(`${url}/api/captures?url=${encodeURIComponent(fx.people)}`)).json()) as { captures: Array<{ timestamp: string }> };
+    expect(stamps).toEqual(all.captures.map((c) => c.timestamp).reverse());
+    const bad = await fetch(`${url}/doc?url=${encodeURIComponent(fx.people)}&limit=-3`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/limit= must be a whole number/);
+    expect((await fetch(`${url}/doc?url=${encodeURIComponent(fx.people)}&url=x`)).status).toBe(400);
+  });
+
   it.skipIf(!hasChromium)('in Chromium: search a URL, open its page, diff two captures, see workers appear by auto-refresh', async () => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
