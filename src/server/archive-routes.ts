@@ -10,6 +10,7 @@ import { parseTime } from '../util/units.ts';
 import { diffLines, type DiffLines } from '../query/diff.ts';
 import { queryChanges, queryVersions } from '../query/evolution.ts';
 import { parseTriplePattern } from '../query/pattern.ts';
+import type { VersionArchive } from '../query/version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../query/types.ts';
 import type { ArchivedUrl, HeldLease } from '../store/types.ts';
 import type { ServerContext } from './context.ts';
@@ -179,10 +180,26 @@ export function patternQuestion(q: Params): { pattern: string; sparql: string; o
     if (graphs) throw new UserError('the pattern names its document (4th term): leave graph= out');
     graphs = [pattern.graph.term.slice(1, -1)];
   }
+  // Answers are computed whole in memory on the server's thread: `?s ?p ?o` over every document would be
+  // the whole archive at every change point. Such a question is for the CLI, or needs a document.
+  if (!graphs && [pattern.s, pattern.p, pattern.o].every((t) => 'variable' in t)) {
+    throw new UserError('a pattern of three variables asks for the whole archive: name a document (a 4th term <IRI> or graph=), or use datamonitor query --versions');
+  }
   const from = timeParam(q, 'from');
   const to = timeParam(q, 'to');
   if (from !== undefined && to !== undefined && to < from) throw new UserError(`to= (${param(q, 'to')}) is before from= (${param(q, 'from')})`);
   return { pattern: text, sparql: `SELECT * WHERE { ${where} }`, options: { graphs, from, to } };
+}
+
+/** Change points one Ver/Change request may evaluate the pattern at (each is a query over the state then). */
+export const MAX_CHANGE_POINTS = 10_000;
+
+/** Refuses a window with more change points than a request may evaluate, before any is evaluated. */
+function checkWork(archive: VersionArchive, options: EvolutionOptions): void {
+  const points = archive.changePoints(options).length;
+  if (points > MAX_CHANGE_POINTS) {
+    throw new UserError(`the window has ${points} change points, more than the ${MAX_CHANGE_POINTS} one request evaluates: narrow it with from=/to= or a document (graph=), or use datamonitor query --versions/--changes`);
+  }
 }
 
 /** Times of an answer's intervals and versions as ISO 8601; other fields of an interval pass as they are. */
@@ -279,14 +296,18 @@ export function registerArchiveRoutes(app: FastifyInstance, ctx: ServerContext):
   get('/api/pattern/versions', async (q) => {
     const p = pageParams(q, PAGE_LIMITS.answers);
     const question = patternQuestion(q);
-    const { items, ...page } = pageOf(await queryVersions(await ctx.index.current(), question.sparql, question.options), p);
+    const archive = await ctx.index.current();
+    checkWork(archive, question.options);
+    const { items, ...page } = pageOf(await queryVersions(archive, question.sparql, question.options), p);
     return { pattern: question.pattern, query: question.sparql, ...windowJson(question.options), ...page, answers: items.map(answerJson) };
   });
 
   get('/api/pattern/changes', async (q) => {
     const p = pageParams(q, PAGE_LIMITS.answers);
     const question = patternQuestion(q);
-    const { items, ...page } = pageOf(await queryChanges(await ctx.index.current(), question.sparql, question.options), p);
+    const archive = await ctx.index.current();
+    checkWork(archive, question.options);
+    const { items, ...page } = pageOf(await queryChanges(archive, question.sparql, question.options), p);
     return { pattern: question.pattern, query: question.sparql, ...windowJson(question.options), ...page, changes: items.map(changeJson) };
   });
 

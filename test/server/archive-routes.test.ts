@@ -5,12 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/server/index.ts';
 import { diffCommand } from '../../src/cli/commands/diff.ts';
 import { queryChanges, queryVersions } from '../../src/query/evolution.ts';
 import { openVersionStore } from '../../src/query/version-store.ts';
+import { openStore } from '../../src/store/index.ts';
+import { MAX_CHANGE_POINTS } from '../../src/server/archive-routes.ts';
+import { turtle } from '../query/helpers.ts';
 import type { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
 import { leaseHosts, routesArchive, type RoutesFixture } from './routes-fixture.ts';
 import { readOnlyView } from '../helpers.ts';
@@ -240,16 +244,49 @@ describe('archive routes', () => {
       for (const route of ['/api/pattern/versions', '/api/pattern/changes']) {
         for (const [q, says] of [
           ['', /give pattern=/], [`pattern=${enc('?s ?p')}`, /a triple pattern has 3 terms/], [`pattern=${enc('?s <unclosed ?o')}`, /triple pattern/],
-          [`pattern=${enc('_:b1 ?p ?o')}`, /cannot name the blank node/], [`pattern=${enc('?s ?p ?o')}&from=soon`, /from= 'soon' is not a date/],
-          [`pattern=${enc('?s ?p ?o')}&from=2025-02-01&to=2025-01-01`, /to= .* is before from=/], [`pattern=${enc('?s ?p ?o')}&limit=5000`, /limit=/],
+          [`pattern=${enc('_:b1 ?p ?o')}`, /cannot name the blank node/], [`pattern=${enc('?s a ?o')}&from=soon`, /from= 'soon' is not a date/],
+          [`pattern=${enc('?s a ?o')}&from=2025-02-01&to=2025-01-01`, /to= .* is before from=/], [`pattern=${enc('?s a ?o')}&limit=5000`, /limit=/],
+          [`pattern=${enc('?s ?p ?o')}`, /three variables asks for the whole archive: name a document/],
           [`pattern=${enc(`?s ?p ?o <${fx.people}>`)}&graph=${enc(fx.people)}`, /leave graph= out/],
         ] as const) {
           const r = await get(`${route}?${q}`);
           expect(r.status, `${route}?${q}`).toBe(400);
           expect(r.body.error, `${route}?${q}`).toMatch(says);
         }
+        // Three variables within one document is a bounded question.
+        expect((await get(`${route}?pattern=${enc('?s ?p ?o')}&graph=${enc(fx.people)}`)).status).toBe(200);
       }
     });
+
+    it('refuse a window with more change points than one request evaluates, and say how to narrow it', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-many-versions-'));
+      const store = await openStore(dir);
+      await store.init();
+      await store.close();
+      const archive = openVersionStore(dir);
+      const doc = 'http://example.org/busy.ttl';
+      const T = Date.UTC(2025, 0, 1);
+      archive.writeTransaction(() => {
+        for (let i = 0; i <= MAX_CHANGE_POINTS; i++) archive.putVersionNow(doc, T + i * 1000, turtle(`ex:x ex:count ${i} .`));
+      });
+      await archive.close();
+      const busy = await buildServer({ dataDir: dir });
+      try {
+        const pattern = enc('?s <http://example.org/count> ?n');
+        for (const route of ['/api/pattern/versions', '/api/pattern/changes']) {
+          const all = await busy.inject(`${route}?pattern=${pattern}`);
+          expect(all.statusCode).toBe(400);
+          expect(all.json().error).toMatch(new RegExp(`${MAX_CHANGE_POINTS + 1} change points, more than the ${MAX_CHANGE_POINTS}.*narrow it with from=/to=`));
+          const narrow = await busy.inject(`${route}?pattern=${pattern}&from=${iso(T + 10_000)}&to=${iso(T + 12_000)}`);
+          expect(narrow.statusCode, narrow.body).toBe(200);
+        }
+        const changes = (await busy.inject(`/api/pattern/changes?pattern=${pattern}&from=${iso(T)}&to=${iso(T + 4000)}`)).json();
+        expect(changes.changes.length).toBeGreaterThan(0);
+      } finally {
+        await busy.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
   });
 
   describe('on an archive mounted read-only', () => {
