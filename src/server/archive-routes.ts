@@ -146,7 +146,10 @@ export async function diffOf(ctx: ServerContext, q: Params): Promise<DiffAnswer>
     if (!url) throw new UserError(`${name}= names a capture of a URL: give url= too`);
     list ??= await capturesOf(ctx, url);
     const m = list.find((c) => c.timestamp === ts);
-    if (!m) throw new UserError(`${name}=${ts} is not a capture of ${url}: its captures are ${list.map((c) => c.timestamp).join(', ')} (see /api/captures?url=…)`);
+    if (!m) {
+      const latest = list.slice(-5).map((c) => c.timestamp).join(', ');
+      throw new UserError(`${name}=${ts} is not a capture of ${url}: its ${list.length > 5 ? `latest captures (of ${list.length})` : 'captures'} are ${latest} (all: /api/captures?url=…)`);
+    }
     return m.entry.time;
   };
   const from = fromCapture !== undefined ? await captureTime(fromCapture, 'fromCapture') : timeParam(q, 'from');
