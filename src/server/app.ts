@@ -9,6 +9,7 @@ import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
 import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
+import { registerArchiveRoutes } from './archive-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
 import { defaultLog, type Logger } from '../util/log.ts';
@@ -58,6 +59,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   registerMementoRoutes(app, ctx);
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);
+  registerArchiveRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerFederationRoutes(app, ctx);
   // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
