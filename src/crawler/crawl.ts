@@ -302,7 +302,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, frontier: queues, counts: s, signal: o.signal }),
     new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
-    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s }),
+    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
     new StoreStage(store, scope, (doc) => done.push(doc)),
   ];
   // A URL whose origin's robots.txt is known to refuse it (or to be unavailable) leaves the frontier

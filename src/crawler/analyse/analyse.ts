@@ -17,6 +17,8 @@ export interface Analysis {
   robots?: { noindex: boolean; nofollow: boolean };
   title?: string;
   text?: string;
+  /** Page requisites (src/extract/html/requisites.ts): images, style sheets, scripts the page loads. */
+  requisites?: string[];
   /** Absent when noindex kept the triples out. */
   canonical: { nquads: string; hash: string; method: CanonicalMethod };
 }
@@ -35,6 +37,7 @@ export async function analyse(input: ExtractInput, o: AnalyseOptions): Promise<A
   const links = documentLinks(result);
   const canon = await canonicalize(quads);
   const out: Analysis = { quads, links, diagnostics: result.diagnostics, robots: result.robots, title: result.title, canonical: canon };
+  if (result.requisites?.length) out.requisites = result.requisites;
   if (o.wantText) out.text = result.text;
   else Object.defineProperty(out, 'text', { enumerable: true, get: () => result.text }); // folded only if read
   return out;

@@ -10,6 +10,7 @@ import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } 
 import { htmlTriples, robotsDirectives, xhvKey } from './html-triples.ts';
 import { XHV } from './vocab.ts';
 import { markNofollow } from '../links.ts';
+import { pageRequisites } from './requisites.ts';
 
 /** How a media type is read: the RDFa host language profile and whether the markup is XML. */
 interface Host {
@@ -121,6 +122,9 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     robots,
     pageQuadsFrom,
     nofollowTargets: html.nofollowTargets,
+    // Not links: a page's own parts, fetched only with --page-requisites and whatever META robots nofollow says
+    // (a browser showing the page loads them too).
+    requisites: pageRequisites(scan),
   };
   Object.defineProperty(result, 'text', { enumerable: true, get: () => scan.text });
   if (scan.title) result.title = scan.title;

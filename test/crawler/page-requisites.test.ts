@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildServer } from '../../src/server/index.ts';
+import { crawl, type CrawlOptions, type CrawlSummary } from '../../src/crawler/crawl.ts';
+import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { cssReferences } from '../../src/extract/css.ts';
+import { crawlLog, tempDir } from '../helpers.ts';
+
+/**
+ * `--page-requisites` on a real site of two hosts: site.test (the crawl's --domain) and cdn.test
+ * (outside it), both on 127.0.0.1 through --resolve. The page needs images (src, srcset, a poster),
+ * a style sheet that loads a background, a font on the CDN and another style sheet, a script, an
+ * icon, inline CSS, media on the CDN and an image that redirects to the CDN.
+ */
+const bytes = (name: string) => Buffer.from(`bytes of ${name} \u0000\u00ff`, 'latin1');
+
+describe('crawl --page-requisites, and replay that finds them', () => {
+  let site: TestServer;
+  let cdn: TestServer;
+  let app: FastifyInstance | undefined;
+  let SITE = '';
+  let CDN = '';
+  const files = new Map<string, { type: string; body: Buffer | string; status?: number; location?: string }>();
+  const served = (host: string, path: string) => files.get(`${host}${path}`);
+
+  const INDEX = () => `<!DOCTYPE html><html><head><title>home</title>
+<link rel="stylesheet" href="/style.css"><link rel="icon" href="/favicon.ico"><script src="/app.js"></script>
+<style>.hero { background: url("/hero.jpg") } /* url(/commented.png) */</style></head>
+<body><div class="hero" style="background-image: url('/inline.png')">hi</div>
+<img src="/logo.png" srcset="/logo-2x.png 2x, /logo-3x.png 3x" alt="logo"> <img src="${CDN}/photo.jpg">
+<picture><source srcset="${CDN}/photo.webp" type="image/webp"><img src="/fallback.png"></picture>
+<video poster="/poster.jpg"><source src="${CDN}/clip.mp4" type="video/mp4"></video>
+<img src="/moved.png"> <img src="${CDN}/private/secret.png"> <img src="/tracker.gif"> <img src="/picture.svg">
+<img src="data:image/png;base64,AAAA">
+<a href="/page2.html">next</a> <a href="${CDN}/elsewhere.html">a page on the CDN</a></body></html>`;
+  const PAGE2 = () => `<html><body><img src="/logo.png"> <img src="${CDN}/photo.jpg"> <img src="/p2.png"></body></html>`;
+  const CSS = () => `@import "more.css";\nbody { background: url(bg.png) }\n@font-face { font-family: f; src: url(${CDN}/font.woff) format("woff") }`;
+  const SVG = '<svg xmlns="http://www.w3.org/2000/svg" vocab="http://schema.org/" typeof="ImageObject"><title property="name">a picture</title></svg>';
+
+  /** The paths a server was asked for (robots.txt aside), with how often. */
+  const asked = (s: TestServer) => {
+    const counts: Record<string, number> = {};
+    for (const r of s.requests) if (r.path !== '/robots.txt') counts[r.path] = (counts[r.path] ?? 0) + 1;
+    return counts;
+  };
+  const options = (dataDir: string, extra: Partial<CrawlOptions>): CrawlOptions => ({
+    seeds: [`${SITE}/index.html`], dataDir, depth: 1, delayMs: 0, allowPrivate: true, vocabularies: false, domains: ['site.test'],
+    exclude: ['tracker'], resolve: { 'site.test': '127.0.0.1', 'cdn.test': '127.0.0.1' }, ...extra,
+  });
+
+  beforeAll(async () => {
+    const route = (host: 'site' | 'cdn') => (_req: unknown, res: import('node:http').ServerResponse, url: URL) => {
+      const f = served(host, url.pathname);
+      if (!f) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      res.writeHead(f.status ?? 200, { 'content-type': f.type, ...(f.location ? { location: f.location } : {}) }).end(f.body);
+    };
+    site = await startServer(route('site'));
+    cdn = await startServer(route('cdn'));
+    SITE = `http://site.test:${site.port}`;
+    CDN = `http://cdn.test:${cdn.port}`;
+    files.set('site/index.html', { type: 'text/html', body: INDEX() });
+    files.set('site/page2.html', { type: 'text/html', body: PAGE2() });
+    files.set('site/style.css', { type: 'text/css', body: CSS() });
+    files.set('site/more.css', { type: 'text/css', body: 'h1 { background: url(deep.png) }' });
+    files.set('site/app.js', { type: 'text/javascript', body: 'document.title = "js";' });
+    files.set('site/picture.svg', { type: 'image/svg+xml', body: SVG });
+    files.set('site/moved.png', { type: 'text/plain', body: '', status: 301, location: `${CDN}/moved.png` });
+    for (const p of ['favicon.ico', 'hero.jpg', 'inline.png', 'logo.png', 'logo-2x.png', 'logo-3x.png', 'fallback.png', 'poster.jpg', 'bg.png', 'deep.png', 'p2.png', 'tracker.gif', 'commented.png']) {
+      files.set(`site/${p}`, { type: p.endsWith('.png') ? 'image/png' : 'image/jpeg', body: bytes(p) });
+    }
+    for (const p of ['photo.jpg', 'photo.webp', 'clip.mp4', 'font.woff', 'moved.png', 'private/secret.png']) files.set(`cdn/${p}`, { type: 'application/octet-stream', body: bytes(p) });
+    files.set('cdn/elsewhere.html', { type: 'text/html', body: '<p>not this crawl\'s</p>' });
+    files.set('cdn/robots.txt', { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await site?.close();
+    await cdn?.close();
+  });
+
+  const dataDir = tempDir('dm-requisites-');
+  let summary: CrawlSummary;
+
+  it('fetches each requisite of the pages once, on the site and on the CDN, and nothing a filter, robots.txt or the chain end keeps out', async () => {
+    summary = await crawl(options(dataDir, { pageRequisites: true })).run();
+    const onSite = asked(site);
+    const onCdn = asked(cdn);
+    for (const p of ['/index.html', '/page2.html', '/style.css', '/more.css', '/app.js', '/favicon.ico', '/hero.jpg', '/inline.png', '/logo.png',
+      '/logo-2x.png', '/logo-3x.png', '/fallback.png', '/poster.jpg', '/bg.png', '/p2.png', '/moved.png', '/picture.svg']) {
+      expect(onSite[p], `${SITE}${p}`).toBe(1);
+    }
+    // Off the crawl's --domain: fetched as the page's parts (transclusion), each once though two pages use the photo.
+    for (const p of ['/photo.jpg', '/photo.webp', '/clip.mp4', '/font.woff', '/moved.png']) expect(onCdn[p], `${CDN}${p}`).toBe(1);
+    // A link to a CDN page stays out of scope; robots.txt holds for requisites; --exclude holds;
+    // what a style sheet found in a style sheet loads is the chain's end; a commented-out url() is nothing.
+    expect(onCdn['/elsewhere.html']).toBeUndefined();
+    expect(onCdn['/private/secret.png']).toBeUndefined();
+    expect(onSite['/tracker.gif']).toBeUndefined();
+    expect(onSite['/deep.png']).toBeUndefined();
+    expect(onSite['/commented.png']).toBeUndefined();
+    expect(summary.stoppedBy).toBeUndefined();
+  });
+
+  it('logs requisites with the reason requisite, archives them as bytes and parses none of them', () => {
+    const log = crawlLog(dataDir);
+    const row = (url: string) => log.filter((r) => r.url === url);
+    expect(row(`${CDN}/photo.jpg`)).toHaveLength(1);
+    expect(row(`${CDN}/photo.jpg`)[0]).toMatchObject({ status: 200, reason: 'requisite' });
+    expect(row(`${CDN}/photo.jpg`)[0]!.warc_file).toBeTruthy();
+    expect(row(`${SITE}/style.css`)[0]).toMatchObject({ status: 200, reason: 'requisite' });
+    // An SVG image with RDFa is a picture on the page here, not data of the crawl.
+    expect(row(`${SITE}/picture.svg`)[0]).toMatchObject({ status: 200, reason: 'requisite', triples: 0 });
+    // The pages themselves are documents as before.
+    expect(row(`${SITE}/index.html`)[0]).toMatchObject({ status: 200, reason: 'fetched' });
+    expect(row(`${CDN}/private/secret.png`)[0]).toMatchObject({ reason: 'robots-disallowed' });
+    const requisites = log.filter((r) => r.reason === 'requisite').length;
+    expect(requisites).toBe(summary.reasons.requisite);
+    // 14 on the site (what it was asked for but the two pages and the redirecting /moved.png), 5 on the CDN.
+    expect(requisites).toBe(14 + 5);
+    expect(row(`${SITE}/moved.png`)[0]).toMatchObject({ status: 301, reason: 'redirected' });
+  });
+
+  it('replays the page with every subresource URL leading to its archived copy, byte for byte, also through the style sheet', async () => {
+    app = await buildServer({ dataDir });
+    const get = (url: string) => app!.inject({ method: 'GET', url, headers: { host: 'archive.test' } });
+    const browse = async (url: string) => {
+      let res = await get(url);
+      for (let hops = 0; res.statusCode === 302 && hops < 3; hops++) res = await get(res.headers.location as string);
+      return res;
+    };
+    const ts = /\/memento\/(\d+)\//.exec(JSON.parse((await get(`/timemap/json/${SITE}/index.html`)).body).mementos.first.uri)![1]!;
+    const page = await get(`/replay/${ts}/${SITE}/index.html`);
+    expect(page.statusCode).toBe(200);
+    // What a browser loads for the page: src, srcset candidates, poster, <link> hrefs other than anchors, inline url().
+    const subresources = new Set<string>();
+    const html = page.body.replace(/<a [^>]*>/g, '');
+    for (const m of html.matchAll(/(?:src|poster|href)="([^"]+)"/g)) subresources.add(m[1]!);
+    for (const m of html.matchAll(/srcset="([^"]+)"/g)) for (const c of m[1]!.split(',')) subresources.add(c.trim().split(/\s+/)[0]!);
+    for (const m of html.matchAll(/url\(["']?([^"')]+)["']?\)/g)) subresources.add(m[1]!);
+    subresources.delete('data:image/png;base64,AAAA');
+    const original = (replayed: string) => replayed.replace(/^\/replay\/\d+\//, '');
+    const notArchived = [`${CDN}/private/secret.png`, `${SITE}/tracker.gif`, `${SITE}/commented.png`];
+    let checked = 0;
+    for (const u of subresources) {
+      expect(u, 'every subresource URL points into the archive').toMatch(/^\/replay\/\d+\/http/);
+      const url = original(u);
+      const res = await browse(u);
+      if (notArchived.includes(url)) {
+        expect(res.statusCode, url).toBe(404);
+        continue;
+      }
+      expect(res.statusCode, url).toBe(200);
+      const path = new URL(url).pathname;
+      const host = url.startsWith(CDN) || url === `${SITE}/moved.png` ? 'cdn' : 'site';
+      const f = served(host, path)!;
+      if (path.endsWith('.css') || path.endsWith('.svg') || path.endsWith('.html')) continue; // rewritten or re-typed on replay: checked below
+      expect(res.rawPayload.equals(Buffer.isBuffer(f.body) ? f.body : Buffer.from(f.body)), url).toBe(true);
+      checked++;
+    }
+    // app.js, favicon, hero (<style>), inline (style=""), logo ×3, fallback, poster, moved.png (via its redirect), and the CDN's photo ×2 and clip.
+    expect(checked).toBe(13);
+    // The style sheet replays with its own references pointing into the archive: its background and the CDN's font.
+    const css = await browse(`/replay/${ts}/${SITE}/style.css`);
+    expect(css.statusCode).toBe(200);
+    const refs = cssReferences(css.body);
+    expect(refs.map(original).sort()).toEqual([`${CDN}/font.woff`, `${SITE}/bg.png`, `${SITE}/more.css`].sort());
+    for (const ref of refs) {
+      const res = await browse(ref);
+      expect(res.statusCode, ref).toBe(200);
+      if (!ref.endsWith('.css')) expect(res.rawPayload.equals(served(ref.includes('cdn.test') ? 'cdn' : 'site', new URL(original(ref)).pathname)!.body as Buffer)).toBe(true);
+    }
+  });
+
+  it('without --page-requisites none of them is fetched, and replay finds none', async () => {
+    site.requests.length = 0;
+    cdn.requests.length = 0;
+    const plain = tempDir('dm-requisites-off-');
+    const s = await crawl(options(plain, {})).run();
+    expect(s.reasons.requisite).toBe(0);
+    const onSite = asked(site);
+    // (<link rel="stylesheet"> and rel="icon" are links of the page's triples: a crawl follows them in scope, as before.)
+    for (const p of ['/logo.png', '/app.js', '/hero.jpg', '/inline.png', '/poster.jpg', '/moved.png', '/bg.png', '/picture.svg']) expect(onSite[p], p).toBeUndefined();
+    expect(Object.keys(asked(cdn))).toEqual([]);
+    const off = await buildServer({ dataDir: plain });
+    try {
+      const res = await off.inject({ method: 'GET', url: `/replay/20200101000000/${SITE}/logo.png` });
+      expect(res.statusCode).toBe(404);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('requisites count against --max-docs: a crawl bounded to 5 documents fetches 5 URLs in all', async () => {
+    site.requests.length = 0;
+    cdn.requests.length = 0;
+    const s = await crawl(options(tempDir('dm-requisites-max-'), { pageRequisites: true, maxDocs: 5 })).run();
+    expect(s.stoppedBy).toBe('max-docs');
+    expect(s.documents).toBe(5);
+    const fetched = Object.values(asked(site)).reduce((a, b) => a + b, 0) + Object.values(asked(cdn)).reduce((a, b) => a + b, 0);
+    expect(fetched).toBeLessThanOrEqual(5);
+  });
+});
