@@ -1,10 +1,13 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/server/index.ts';
+import { buildServer, startServer as startArchive } from '../../src/server/index.ts';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { cssReferences } from '../../src/extract/css.ts';
-import { crawlLog, tempDir } from '../helpers.ts';
+import { extractMarkup } from '../../src/extract/html/index.ts';
+import { SCAN_LIMITS } from '../../src/extract/html/scanner.ts';
+import { cli, crawlLog, tempDir } from '../helpers.ts';
 
 /**
  * `--page-requisites` on a real site of two hosts: site.test (the crawl's --domain) and cdn.test
@@ -13,6 +16,10 @@ import { crawlLog, tempDir } from '../helpers.ts';
  * icon, inline CSS, media on the CDN and an image that redirects to the CDN.
  */
 const bytes = (name: string) => Buffer.from(`bytes of ${name} \u0000\u00ff`, 'latin1');
+/** A real 1×1 PNG, so that a browser can show the replayed logo. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = fs.existsSync(CHROMIUM);
 
 describe('crawl --page-requisites, and replay that finds them', () => {
   let site: TestServer;
@@ -68,6 +75,8 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     for (const p of ['favicon.ico', 'hero.jpg', 'inline.png', 'logo.png', 'logo-2x.png', 'logo-3x.png', 'fallback.png', 'poster.jpg', 'bg.png', 'deep.png', 'p2.png', 'tracker.gif', 'commented.png']) {
       files.set(`site/${p}`, { type: p.endsWith('.png') ? 'image/png' : 'image/jpeg', body: bytes(p) });
     }
+    files.set('site/logo.png', { type: 'image/png', body: PNG });
+    files.set('site/bg.png', { type: 'image/png', body: PNG });
     for (const p of ['photo.jpg', 'photo.webp', 'clip.mp4', 'font.woff', 'moved.png', 'private/secret.png']) files.set(`cdn/${p}`, { type: 'application/octet-stream', body: bytes(p) });
     files.set('cdn/elsewhere.html', { type: 'text/html', body: '<p>not this crawl\'s</p>' });
     files.set('cdn/robots.txt', { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' });
@@ -171,6 +180,39 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     }
   });
 
+  it.skipIf(!hasChromium)('headless Chromium loads the replayed page from the archive alone: no failed subresource but the two never archived', async () => {
+    const { app: live, url: archive } = await startArchive({ dataDir, port: 0 });
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const requested: string[] = [];
+      const failed: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      page.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
+      page.on('response', (r) => r.status() >= 400 && failed.push(`${r.url()} ${r.status()}`));
+      const ts = /\/memento\/(\d+)\//.exec(JSON.parse(await (await fetch(`${archive}/timemap/json/${SITE}/index.html`)).text()).mementos.first.uri)![1]!;
+      const res = await page.goto(`${archive}/replay/${ts}/${SITE}/index.html`, { waitUntil: 'load' });
+      expect(res?.status()).toBe(200);
+      // Nothing reaches the live site or the CDN: every request is the archive's.
+      expect(requested.filter((u) => !u.startsWith(`${archive}/`))).toEqual([]);
+      // The page's images, style sheets (the one @import-ed too), background, poster: all were asked for.
+      for (const p of [`${SITE}/logo.png`, `${SITE}/style.css`, `${SITE}/more.css`, `${SITE}/bg.png`, `${CDN}/photo.jpg`]) {
+        expect(requested.some((u) => u.endsWith(`/${p}`)), p).toBe(true);
+      }
+      // The two the crawl was right not to fetch (robots.txt, --exclude) are the only misses.
+      expect(failed.map((f) => f.replace(/^.*\/replay\/\d+\//, '')).sort()).toEqual([`${CDN}/private/secret.png 404`, `${SITE}/tracker.gif 404`]);
+      // The logo is shown: the archived PNG decoded.
+      expect(await page.locator('img[alt="logo"]').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+    } finally {
+      await browser.close();
+      await live.close();
+    }
+  });
+
   it('without --page-requisites none of them is fetched, and replay finds none', async () => {
     site.requests.length = 0;
     cdn.requests.length = 0;
@@ -198,5 +240,58 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     expect(s.documents).toBe(5);
     const fetched = Object.values(asked(site)).reduce((a, b) => a + b, 0) + Object.values(asked(cdn)).reduce((a, b) => a + b, 0);
     expect(fetched).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('page requisites as the HTML extractor finds them', () => {
+  const extract = (html: string, url = 'http://site.test/dir/page.html', headers: Record<string, string> = {}) =>
+    extractMarkup({ url, mediaType: 'text/html', body: Buffer.from(html), headers }, { maxQuads: 100_000 });
+
+  it('resolves against <base>, reads every srcset candidate (commas inside URLs too), drops data: and fragments, keeps each once', async () => {
+    const r = await extract(`<html><head><base href="http://static.test/v2/"><link rel="Stylesheet preload" href="a.css"><link rel="alternate" href="feed.xml"></head>
+<body><img src="x.png#part" srcset="x.png 1x, y,z.png 2x, http://cdn.test/w.png 640w"><img src="data:image/gif;base64,R0lG">
+<input type="image" src="button.png"><input type="text" src="not-me.png"><audio src="a.ogg"><track src="t.vtt"></audio><embed src="e.swf">
+<svg><image href="i.svg"/></svg><a href="link.html"><img src="x.png"></a></body></html>`);
+    expect(r.requisites).toEqual(['http://static.test/v2/a.css', 'http://static.test/v2/x.png', 'http://static.test/v2/y,z.png', 'http://cdn.test/w.png',
+      'http://static.test/v2/button.png', 'http://static.test/v2/a.ogg', 'http://static.test/v2/t.vtt', 'http://static.test/v2/e.swf', 'http://static.test/v2/i.svg']);
+    // Requisites are not links: the anchor's target is, an image is not.
+    expect(r.links.map((l) => l.url)).not.toContain('http://static.test/v2/x.png');
+  });
+
+  it('a page with META robots nofollow still names its requisites (they are the page, not links)', async () => {
+    const r = await extract('<html><head><meta name="robots" content="nofollow"></head><body><img src="/p.png"><a href="/next">n</a></body></html>');
+    expect(r.robots?.nofollow).toBe(true);
+    expect(r.requisites).toEqual(['http://site.test/p.png']);
+  });
+
+  it(`keeps at most ${SCAN_LIMITS.maxRequisites} per page and says how many more there were`, async () => {
+    const n = SCAN_LIMITS.maxRequisites + 7;
+    const r = await extract(`<html><body>${Array.from({ length: n }, (_, i) => `<img src="/i${i}.png">`).join('')}</body></html>`);
+    expect(r.requisites).toHaveLength(SCAN_LIMITS.maxRequisites);
+    expect(r.diagnostics.map((d) => d.message)).toContain(`7 page requisites (images, scripts, media) past the limit of ${SCAN_LIMITS.maxRequisites} per page dropped`);
+  });
+
+  it('reads a style sheet for url() and @import, not what a comment holds', () => {
+    expect(cssReferences(`@import url("a.css"); @import 'b.css' screen; /* url(c.png) */ p { background: url( d.png ) } q { background: url(data:x) }`))
+      .toEqual(['a.css', 'd.png', 'data:x', 'b.css']);
+  });
+});
+
+describe('datamonitor crawl --page-requisites', () => {
+  it('the flag turns it on from the command line, and the summary counts the requisites', async () => {
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><img src="/a.png"><script src="/s.js"></script></body></html>');
+      if (url.pathname === '/a.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      if (url.pathname === '/s.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end('1');
+      res.writeHead(404).end();
+    });
+    try {
+      const r = await cli(['crawl', `${site.url}/`, '--data', tempDir('dm-requisites-cli-'), '--allow-private', '--delay', '0', '--page-requisites', '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out).reasons).toMatchObject({ fetched: 1, requisite: 2 });
+      expect(site.requests.map((q) => q.path).sort()).toEqual(['/', '/a.png', '/robots.txt', '/s.js']);
+    } finally {
+      await site.close();
+    }
   });
 });
