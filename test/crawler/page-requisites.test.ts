@@ -39,7 +39,7 @@ describe('crawl --page-requisites, and replay that finds them', () => {
 <video poster="/poster.jpg"><source src="${CDN}/clip.mp4" type="video/mp4"></video>
 <img src="/moved.png"> <img src="${CDN}/private/secret.png"> <img src="/tracker.gif"> <img src="/picture.svg">
 <img src="data:image/png;base64,AAAA">
-<a href="/page2.html">next</a> <a href="${CDN}/elsewhere.html">a page on the CDN</a></body></html>`;
+<a href="/page2.html">next</a> <a href="/big.html">big</a> <a href="${CDN}/elsewhere.html">a page on the CDN</a></body></html>`;
   const PAGE2 = () => `<html><body><img src="/logo.png"> <img src="${CDN}/photo.jpg"> <img src="/p2.png"></body></html>`;
   const CSS = () => `@import "more.css";\nbody { background: url(bg.png) }\n@font-face { font-family: f; src: url(${CDN}/font.woff) format("woff") }`;
   const SVG = '<svg xmlns="http://www.w3.org/2000/svg" vocab="http://schema.org/" typeof="ImageObject"><title property="name">a picture</title></svg>';
@@ -67,12 +67,14 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     CDN = `http://cdn.test:${cdn.port}`;
     files.set('site/index.html', { type: 'text/html', body: INDEX() });
     files.set('site/page2.html', { type: 'text/html', body: PAGE2() });
+    // Above INLINE_BELOW_BYTES: analysed on a pool thread, whose answer must carry the requisites back.
+    files.set('site/big.html', { type: 'text/html', body: `<html><body><img src="/big.png"><p>${'words '.repeat(60_000)}</p></body></html>` });
     files.set('site/style.css', { type: 'text/css', body: CSS() });
     files.set('site/more.css', { type: 'text/css', body: 'h1 { background: url(deep.png) }' });
     files.set('site/app.js', { type: 'text/javascript', body: 'document.title = "js";' });
     files.set('site/picture.svg', { type: 'image/svg+xml', body: SVG });
     files.set('site/moved.png', { type: 'text/plain', body: '', status: 301, location: `${CDN}/moved.png` });
-    for (const p of ['favicon.ico', 'hero.jpg', 'inline.png', 'logo.png', 'logo-2x.png', 'logo-3x.png', 'fallback.png', 'poster.jpg', 'bg.png', 'deep.png', 'p2.png', 'tracker.gif', 'commented.png']) {
+    for (const p of ['favicon.ico', 'hero.jpg', 'inline.png', 'logo.png', 'logo-2x.png', 'logo-3x.png', 'fallback.png', 'poster.jpg', 'bg.png', 'deep.png', 'p2.png', 'big.png', 'tracker.gif', 'commented.png']) {
       files.set(`site/${p}`, { type: p.endsWith('.png') ? 'image/png' : 'image/jpeg', body: bytes(p) });
     }
     files.set('site/logo.png', { type: 'image/png', body: PNG });
@@ -95,7 +97,7 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     const onSite = asked(site);
     const onCdn = asked(cdn);
     for (const p of ['/index.html', '/page2.html', '/style.css', '/more.css', '/app.js', '/favicon.ico', '/hero.jpg', '/inline.png', '/logo.png',
-      '/logo-2x.png', '/logo-3x.png', '/fallback.png', '/poster.jpg', '/bg.png', '/p2.png', '/moved.png', '/picture.svg']) {
+      '/logo-2x.png', '/logo-3x.png', '/fallback.png', '/poster.jpg', '/bg.png', '/p2.png', '/moved.png', '/picture.svg', '/big.html', '/big.png']) {
       expect(onSite[p], `${SITE}${p}`).toBe(1);
     }
     // Off the crawl's --domain: fetched as the page's parts (transclusion), each once though two pages use the photo.
@@ -124,8 +126,8 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     expect(row(`${CDN}/private/secret.png`)[0]).toMatchObject({ reason: 'robots-disallowed' });
     const requisites = log.filter((r) => r.reason === 'requisite').length;
     expect(requisites).toBe(summary.reasons.requisite);
-    // 14 on the site (what it was asked for but the two pages and the redirecting /moved.png), 5 on the CDN.
-    expect(requisites).toBe(14 + 5);
+    // 15 on the site (what it was asked for but the three pages and the redirecting /moved.png), 5 on the CDN.
+    expect(requisites).toBe(15 + 5);
     expect(row(`${SITE}/moved.png`)[0]).toMatchObject({ status: 301, reason: 'redirected' });
   });
 
