@@ -72,6 +72,8 @@ export interface CaptureContext {
   maxQuads: number;
   cycleId?: number;
   loadDocument?: (url: string) => Promise<unknown>;
+  /** Find each page's requisites (`CapturedDocument.requisites`) for --page-requisites. */
+  requisites?: boolean;
   /** Time and memory a document's analysis may take on its thread (defaults: DEFAULT_BUDGET). */
   analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
@@ -102,7 +104,7 @@ export const INLINE_BELOW_BYTES = 256 * 1024;
 const pools = new Map<string, AnalysePool>();
 
 function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promise<PoolResult> {
-  const o = { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument };
+  const o = { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument, requisites: ctx.requisites };
   if (input.body.length < INLINE_BELOW_BYTES) return analyse(input, o).then((analysis) => ({ analysis }));
   const budget = { ...DEFAULT_BUDGET, ...ctx.analysisBudget };
   const key = JSON.stringify(budget);

@@ -201,7 +201,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
   const loadDocument = new ContextLoader({ fetcher: sideFetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
-  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion };
+  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites) };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,

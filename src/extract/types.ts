@@ -65,6 +65,8 @@ export interface ExtractContext {
   loadDocument?: (url: string) => Promise<unknown>;
   /** Abort runaway work (huge or hostile input). */
   maxQuads: number;
+  /** Work out the page requisites (`ExtractResult.requisites`): only a crawl with --page-requisites wants them. */
+  requisites?: boolean;
   signal?: AbortSignal;
 }
 

@@ -247,7 +247,7 @@ describe('crawl --page-requisites, and replay that finds them', () => {
 
 describe('page requisites as the HTML extractor finds them', () => {
   const extract = (html: string, url = 'http://site.test/dir/page.html', headers: Record<string, string> = {}) =>
-    extractMarkup({ url, mediaType: 'text/html', body: Buffer.from(html), headers }, { maxQuads: 100_000 });
+    extractMarkup({ url, mediaType: 'text/html', body: Buffer.from(html), headers }, { maxQuads: 100_000, requisites: true });
 
   it('resolves against <base>, reads every srcset candidate (commas inside URLs too), drops data: and fragments, keeps each once', async () => {
     const r = await extract(`<html><head><base href="http://static.test/v2/"><link rel="Stylesheet preload" href="a.css"><link rel="alternate" href="feed.xml"></head>
@@ -258,6 +258,11 @@ describe('page requisites as the HTML extractor finds them', () => {
       'http://static.test/v2/button.png', 'http://static.test/v2/a.ogg', 'http://static.test/v2/t.vtt', 'http://static.test/v2/e.swf', 'http://static.test/v2/i.svg']);
     // Requisites are not links: the anchor's target is, an image is not.
     expect(r.links.map((l) => l.url)).not.toContain('http://static.test/v2/x.png');
+  });
+
+  it('are not worked out unless asked for (a crawl without --page-requisites pays nothing for them)', async () => {
+    const r = await extractMarkup({ url: 'http://site.test/', mediaType: 'text/html', body: Buffer.from('<img src="/a.png">'), headers: {} }, { maxQuads: 100 });
+    expect(r.requisites).toBeUndefined();
   });
 
   it('a page with META robots nofollow still names its requisites (they are the page, not links)', async () => {

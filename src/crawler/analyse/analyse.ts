@@ -26,12 +26,14 @@ export interface Analysis {
 export interface AnalyseOptions {
   maxQuads: number;
   loadDocument?: (url: string) => Promise<unknown>;
+  /** Work out the page's requisites (--page-requisites). */
+  requisites?: boolean;
   /** Read the document's plain text (HTML), for link ordering: on a thread it must be sent back. */
   wantText?: boolean;
 }
 
 export async function analyse(input: ExtractInput, o: AnalyseOptions): Promise<Analysis> {
-  const result = await extract(input, { maxQuads: o.maxQuads, loadDocument: o.loadDocument });
+  const result = await extract(input, { maxQuads: o.maxQuads, loadDocument: o.loadDocument, requisites: o.requisites });
   const quads = result.robots?.noindex ? [] : result.quads;
   // Nofollow links stay in the list, marked: the crawl records them and follows none of them.
   const links = documentLinks(result);

@@ -33,7 +33,7 @@ serveThread<Extract<ToThread, { type: 'analyse' }> | Extract<ToThread, { type: '
   try {
     const a = await analyse(
       { ...input, body: Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength) },
-      { maxQuads: m.maxQuads, loadDocument: m.remoteContexts ? (url) => loadDocument(m.id, url) : undefined, wantText: true },
+      { maxQuads: m.maxQuads, requisites: m.requisites, loadDocument: m.remoteContexts ? (url) => loadDocument(m.id, url) : undefined, wantText: true },
     );
     port.postMessage({
       type: 'done', id: m.id,

@@ -81,6 +81,7 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     rdfaProfile: host.profile,
     microdata: !host.xmlMode && text.includes('itemscope'),
     signal: ctx.signal,
+    requisites: ctx.requisites,
     sink: (raw) => {
       const quad = withoutEmptyLanguage(raw, factory);
       if (quad.predicate.value.startsWith(XHV)) rdfaXhvKeys.add(xhvKey(quad.subject.value, quad.predicate.value, quad.object.value));
@@ -124,7 +125,7 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     nofollowTargets: html.nofollowTargets,
     // Not links: a page's own parts, fetched only with --page-requisites and whatever META robots nofollow says
     // (a browser showing the page loads them too).
-    requisites: pageRequisites(scan),
+    ...(ctx.requisites ? { requisites: pageRequisites(scan) } : {}),
   };
   Object.defineProperty(result, 'text', { enumerable: true, get: () => scan.text });
   if (scan.title) result.title = scan.title;

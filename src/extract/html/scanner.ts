@@ -21,6 +21,8 @@ export interface ScanOptions {
   /** Called for every RDFa/microdata quad; returns false once no more quads are wanted. */
   sink: (quad: Quad) => boolean;
   signal?: AbortSignal;
+  /** Collect page requisites (img, script, media, inline style sheets): only --page-requisites wants them. */
+  requisites?: boolean;
 }
 
 /**
@@ -464,7 +466,7 @@ class Scanner implements Partial<Handler> {
       this.island = { depth, start: this.parser.startIndex, namespaces: this.inScopeNamespaces(), lang: this.inScopeLang(), base: this.currentBase() };
       return;
     }
-    this.requisitesOf(lower, attribs);
+    if (this.options.requisites) this.requisitesOf(lower, attribs);
     switch (lower) {
       case 'a':
       case 'area': {
@@ -517,7 +519,7 @@ class Scanner implements Partial<Handler> {
       }
       case 'style':
         this.hiddenDepth++;
-        if (!this.style) this.style = { depth, parts: [], length: 0, base: this.xmlBase };
+        if (!this.style && this.options.requisites) this.style = { depth, parts: [], length: 0, base: this.xmlBase };
         break;
       default:
         if (HIDDEN_TEXT.has(lower)) this.hiddenDepth++;
