@@ -7,6 +7,9 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { cssReferences } from '../../src/extract/css.ts';
 import { extractMarkup } from '../../src/extract/html/index.ts';
 import { SCAN_LIMITS } from '../../src/extract/html/scanner.ts';
+import { runCycle } from '../../src/schedule/cycle.ts';
+import { openStore } from '../../src/store/index.ts';
+import { hostOf } from '../../src/frontier/normalize.ts';
 import { cli, crawlLog, tempDir } from '../helpers.ts';
 
 /**
@@ -297,6 +300,36 @@ describe('datamonitor crawl --page-requisites', () => {
       expect(r.code, r.err).toBe(0);
       expect(JSON.parse(r.out).reasons).toMatchObject({ fetched: 1, requisite: 2 });
       expect(site.requests.map((q) => q.path).sort()).toEqual(['/', '/a.png', '/robots.txt', '/s.js']);
+    } finally {
+      await site.close();
+    }
+  });
+});
+
+describe('re-crawl cycles with page requisites (run/daemon --page-requisites)', () => {
+  it('a cycle archives the requisites of the pages it fetches again that the archive does not have yet', async () => {
+    let version = 1;
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/page') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><p>v${version}</p><img src="/v${version}.png"><img src="/logo.png"></body></html>`);
+      if (url.pathname.endsWith('.png')) return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      res.writeHead(404).end();
+    });
+    const dataDir = tempDir('dm-requisites-cycle-');
+    try {
+      const store = await openStore(dataDir);
+      await store.init();
+      const page = `${site.url}/page`;
+      await store.addDocuments([{ url: page, host: hostOf(page), depth: 0 }], { monitored: true, nextFetch: 0 });
+      const crawlOptions = { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], pageRequisites: true };
+      expect((await runCycle({ dataDir, store, crawl: crawlOptions })).status).toBe('done');
+      version = 2;
+      await store.updateDocument(page, { nextFetch: 0 });
+      expect((await runCycle({ dataDir, store, crawl: crawlOptions })).status).toBe('done');
+      await store.close();
+      const asked = site.requests.map((r) => r.path).filter((p) => p !== '/robots.txt');
+      // The page twice; its first image, the shared logo once; the image of the new version in the second cycle.
+      expect(asked).toEqual(['/page', '/v1.png', '/logo.png', '/page', '/v2.png']);
+      expect(crawlLog(dataDir).filter((r) => r.reason === 'requisite').map((r) => new URL(r.url).pathname)).toEqual(['/v1.png', '/logo.png', '/v2.png']);
     } finally {
       await site.close();
     }
