@@ -10,7 +10,7 @@ import { SCAN_LIMITS } from '../../src/extract/html/scanner.ts';
 import { runCycle } from '../../src/schedule/cycle.ts';
 import { openStore } from '../../src/store/index.ts';
 import { hostOf } from '../../src/frontier/normalize.ts';
-import { cli, crawlLog, tempDir } from '../helpers.ts';
+import { cli, crawlLog, documents, tempDir } from '../helpers.ts';
 
 /**
  * `--page-requisites` on a real site of two hosts: site.test (the crawl's --domain) and cdn.test
@@ -132,6 +132,20 @@ describe('crawl --page-requisites, and replay that finds them', () => {
     // 15 on the site (what it was asked for but the three pages and the redirecting /moved.png), 5 on the CDN.
     expect(requisites).toBe(15 + 5);
     expect(row(`${SITE}/moved.png`)[0]).toMatchObject({ status: 301, reason: 'redirected' });
+    // A requisite is at its page's depth, not a hop further: page2 is at depth 1, so is its image.
+    const depth = (url: string) => documents(dataDir).find((d) => d.url === url)?.depth;
+    expect([depth(`${SITE}/page2.html`), depth(`${SITE}/p2.png`), depth(`${SITE}/logo.png`), depth(`${SITE}/bg.png`)]).toEqual([1, 1, 0, 0]);
+  });
+
+  it('`datamonitor log` lists the requisite that robots.txt kept out, not the ones archived', async () => {
+    const store = await openStore(dataDir);
+    try {
+      const listed = await store.fates({ limit: 1000 });
+      expect(listed.filter((e) => e.reason === 'requisite')).toEqual([]);
+      expect(listed.map((e) => e.url)).toContain(`${CDN}/private/secret.png`);
+    } finally {
+      await store.close();
+    }
   });
 
   it('replays the page with every subresource URL leading to its archived copy, byte for byte, also through the style sheet', async () => {
