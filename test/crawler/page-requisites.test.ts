@@ -267,11 +267,11 @@ describe('page requisites as the HTML extractor finds them', () => {
     extractMarkup({ url, mediaType: 'text/html', body: Buffer.from(html), headers }, { maxQuads: 100_000, requisites: true });
 
   it('resolves against <base>, reads every srcset candidate (commas inside URLs too), drops data: and fragments, keeps each once', async () => {
-    const r = await extract(`<html><head><base href="http://static.test/v2/"><link rel="Stylesheet preload" href="a.css"><link rel="alternate" href="feed.xml"></head>
+    const r = await extract(`<html><head><base href="http://static.test/v2/"><link rel="Stylesheet" href="a.css"><link rel="alternate" href="feed.xml"><link rel="next" href="2.html"><link rel="modulepreload" href="m.js"></head>
 <body><img src="x.png#part" srcset="x.png 1x, y,z.png 2x, http://cdn.test/w.png 640w"><img src="data:image/gif;base64,R0lG">
 <input type="image" src="button.png"><input type="text" src="not-me.png"><audio src="a.ogg"><track src="t.vtt"></audio><embed src="e.swf">
 <svg><image href="i.svg"/></svg><a href="link.html"><img src="x.png"></a></body></html>`);
-    expect(r.requisites).toEqual(['http://static.test/v2/a.css', 'http://static.test/v2/x.png', 'http://static.test/v2/y,z.png', 'http://cdn.test/w.png',
+    expect(r.requisites).toEqual(['http://static.test/v2/a.css', 'http://static.test/v2/m.js', 'http://static.test/v2/x.png', 'http://static.test/v2/y,z.png', 'http://cdn.test/w.png',
       'http://static.test/v2/button.png', 'http://static.test/v2/a.ogg', 'http://static.test/v2/t.vtt', 'http://static.test/v2/e.swf', 'http://static.test/v2/i.svg']);
     // Requisites are not links: the anchor's target is, an image is not.
     expect(r.links.map((l) => l.url)).not.toContain('http://static.test/v2/x.png');

@@ -1,8 +1,8 @@
 import { cssReferences, httpUrl } from '../css.ts';
 import { SCAN_LIMITS, type ScanResult } from './scanner.ts';
 
-/** <link rel> tokens whose target the page loads to be shown (style sheets, icons). */
-const REQUISITE_RELS = new Set(['stylesheet', 'icon', 'apple-touch-icon', 'apple-touch-icon-precomposed', 'mask-icon']);
+/** <link rel> tokens whose target a browser loads with the page (style sheets, icons, what it preloads). */
+const REQUISITE_RELS = new Set(['stylesheet', 'icon', 'apple-touch-icon', 'apple-touch-icon-precomposed', 'mask-icon', 'preload', 'modulepreload']);
 
 /**
  * The page requisites of a scanned page, as absolute http(s) URLs, each once, in document order: what
