@@ -29,6 +29,13 @@ export interface CrawlOptions {
   sitemaps?: boolean;
   /** Sitemaps to read whatever `sitemaps` says (`--sitemap URL`). */
   sitemapUrls?: string[];
+  /**
+   * Also archive what each archived page loads to be shown (`--page-requisites`): images, style sheets
+   * (and what they load, one level), scripts, icons, media. Fetched politely like any URL (robots.txt,
+   * delays, --exclude) but outside --domain/--include/--depth, once per crawl, never parsed nor followed;
+   * each counts as a document for --max-docs.
+   */
+  pageRequisites?: boolean;
 
   // Traffic limits
   maxDocs?: number;

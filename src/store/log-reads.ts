@@ -151,7 +151,7 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
     params.push(...q.reasons);
   } else {
     // Rows from before the reason column have none: a failure among them still shows as one.
-    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged') OR diagnostics IS NOT NULL)`);
+    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite') OR diagnostics IS NOT NULL)`);
   }
   if (q.url !== undefined) {
     where.push('(url = ? OR final_url = ?)');

@@ -27,7 +27,7 @@ export interface WireInput extends Omit<ExtractInput, 'body'> { body: Uint8Array
 export interface WireAnalysis extends Omit<Analysis, 'quads'> { quads: string[] }
 
 export type ToThread =
-  | { type: 'analyse'; id: number; input: WireInput; maxQuads: number; remoteContexts: boolean }
+  | { type: 'analyse'; id: number; input: WireInput; maxQuads: number; remoteContexts: boolean; requisites?: boolean }
   | { type: 'loaded'; req: number; value?: unknown; error?: string };
 export type FromThread =
   | { type: 'ready' }
@@ -82,7 +82,7 @@ class Slot {
     this.arm();
     const body = new Uint8Array(job.input.body); // a copy of its own, moved to the thread
     const input: WireInput = { url: job.input.url, mediaType: job.input.mediaType, charset: job.input.charset, headers: job.input.headers, body };
-    this.thread.worker.postMessage({ type: 'analyse', id: job.id, input, maxQuads: job.o.maxQuads, remoteContexts: !!job.o.loadDocument } satisfies ToThread, [body.buffer as ArrayBuffer]);
+    this.thread.worker.postMessage({ type: 'analyse', id: job.id, input, maxQuads: job.o.maxQuads, remoteContexts: !!job.o.loadDocument, requisites: job.o.requisites } satisfies ToThread, [body.buffer as ArrayBuffer]);
   }
 
   private startedAt = 0;
