@@ -1,5 +1,5 @@
 import * as ox from 'oxigraph';
-import { analyseQuery } from './sparql-text.ts';
+import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { evaluate, freeStore, graphIndexLine } from './sparql.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
@@ -28,7 +28,7 @@ export function* answersOverTime(archive: VersionArchive, sparql: string, opts: 
         apply(store, delta.added, 'add', graphIndex);
       }
       previous = time;
-      yield { time, answers: answersOf(store, sparql, shape.form, shape.hasDataset) };
+      yield { time, answers: answersOf(store, shape) };
     }
   } finally {
     freeStore(store);
@@ -55,14 +55,14 @@ function apply(store: ox.Store, rows: Iterable<QuadRow>, op: 'add' | 'delete', g
   for (const q of ox.parse(lines.join('\n'), { format: 'application/n-quads', lenient: true })) store[op](q);
 }
 
-function answersOf(store: ox.Store, sparql: string, form: string, hasDataset: boolean): Map<string, Answer> {
+function answersOf(store: ox.Store, shape: QueryShape): Map<string, Answer> {
   const answers = new Map<string, Answer>();
-  if (form === 'construct' || form === 'describe') {
-    const text = evaluate(store, sparql, hasDataset, 'application/n-triples') as string;
+  if (shape.form === 'construct' || shape.form === 'describe') {
+    const text = evaluate(store, shape, 'application/n-triples') as string;
     for (const line of text.split('\n')) if (line) answers.set(line, { triple: line });
     return answers;
   }
-  const json = JSON.parse(evaluate(store, sparql, hasDataset, 'application/sparql-results+json') as string) as SparqlJsonResults;
+  const json = JSON.parse(evaluate(store, shape, 'application/sparql-results+json') as string) as SparqlJsonResults;
   if (typeof json.boolean === 'boolean') {
     answers.set(String(json.boolean), { boolean: json.boolean });
     return answers;

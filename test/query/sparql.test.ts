@@ -79,8 +79,8 @@ describe('SPARQL over the archive at any time', () => {
     expect(analyseQuery('SELECT ?s WHERE { ?s ?p "FROM <http://x/>" }')).toMatchObject({ form: 'select', hasDataset: false });
     expect(analyseQuery('# FROM <http://x/>\nSELECT ?s WHERE { ?s ?p ?o }').hasDataset).toBe(false);
     expect(analyseQuery('SELECT (EXISTS { ?s ?p ?o } AS ?e) FROM <http://a/> FROM NAMED <http://b/> WHERE { }'))
-      .toEqual({ form: 'select', hasDataset: true, datasetGraphs: ['http://a/', 'http://b/'] });
-    expect(analyseQuery('BASE <http://h/> SELECT * FROM <rel> WHERE {}')).toEqual({ form: 'select', hasDataset: true, datasetGraphs: undefined });
+      .toMatchObject({ form: 'select', hasDataset: true, datasetGraphs: ['http://a/', 'http://b/'] });
+    expect(analyseQuery('BASE <http://h/> SELECT * FROM <rel> WHERE {}')).toMatchObject({ form: 'select', hasDataset: true, datasetGraphs: undefined });
     expect(analyseQuery('prefix e: <http://e/> construct where { ?s ?p ?o }').form).toBe('construct');
   });
 });
