@@ -1,6 +1,6 @@
 import * as ox from 'oxigraph';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
-import { evaluate, freeStore, graphIndexLine } from './sparql.ts';
+import { evaluateShape, freeStore, graphIndexLine } from './sparql.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
 
@@ -58,11 +58,11 @@ function apply(store: ox.Store, rows: Iterable<QuadRow>, op: 'add' | 'delete', g
 function answersOf(store: ox.Store, shape: QueryShape): Map<string, Answer> {
   const answers = new Map<string, Answer>();
   if (shape.form === 'construct' || shape.form === 'describe') {
-    const text = evaluate(store, shape, 'application/n-triples') as string;
+    const text = evaluateShape(store, shape, 'application/n-triples') as string;
     for (const line of text.split('\n')) if (line) answers.set(line, { triple: line });
     return answers;
   }
-  const json = JSON.parse(evaluate(store, shape, 'application/sparql-results+json') as string) as SparqlJsonResults;
+  const json = JSON.parse(evaluateShape(store, shape, 'application/sparql-results+json') as string) as SparqlJsonResults;
   if (typeof json.boolean === 'boolean') {
     answers.set(String(json.boolean), { boolean: json.boolean });
     return answers;

@@ -126,9 +126,9 @@ function protocolDataset(opts: QueryOptions): Dataset | undefined {
 
 function serialise(store: ox.Store, shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined): string {
   if (shape.form === 'construct' || shape.form === 'describe') {
-    return writeGraph(relabelQuads(evaluate(store, shape, undefined, dataset) as ox.Quad[]), format);
+    return writeGraph(relabelQuads(evaluateShape(store, shape, undefined, dataset) as ox.Quad[]), format);
   }
-  const json = evaluate(store, shape, 'application/sparql-results+json', dataset) as string;
+  const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
   // Without blank nodes there is nothing to relabel: the engine's JSON is the answer.
   if (format === 'json' && !json.includes('"bnode"')) return json;
   const results = JSON.parse(json) as SparqlJsonResults;
@@ -136,12 +136,17 @@ function serialise(store: ox.Store, shape: QueryShape, format: QueryResult['form
   return writeSolutions(results, format);
 }
 
+/** Runs a query text on a loaded store (common prefixes predeclared); errors as evaluateShape's. */
+export function evaluate(store: ox.Store, sparql: string, hasDataset: boolean, resultsFormat?: string): ReturnType<ox.Store['query']> {
+  return evaluateShape(store, { ...analyseQuery(sparql), hasDataset }, resultsFormat);
+}
+
 /**
- * Runs a query on a loaded store; a parse or evaluation error becomes a UserError with Oxigraph's message
- * (or, for a prefix the query neither declares nor finds among COMMON_PREFIXES, a message saying so).
- * `resultsFormat` undefined gives the engine's objects (quads for CONSTRUCT/DESCRIBE).
+ * Runs an analysed query on a loaded store; a parse or evaluation error becomes a UserError with Oxigraph's
+ * message (or, for a prefix the query neither declares nor finds among COMMON_PREFIXES, a message saying
+ * so). `resultsFormat` undefined gives the engine's objects (quads for CONSTRUCT/DESCRIBE).
  */
-export function evaluate(store: ox.Store, shape: QueryShape, resultsFormat?: string, dataset?: Dataset): ReturnType<ox.Store['query']> {
+export function evaluateShape(store: ox.Store, shape: QueryShape, resultsFormat?: string, dataset?: Dataset): ReturnType<ox.Store['query']> {
   try {
     if (dataset) {
       return store.query(shape.text, {

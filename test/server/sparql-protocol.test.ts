@@ -15,7 +15,7 @@ import { ORG, PEOPLE, protocolArchive } from './sparql-fixture.ts';
 
 const q = (query: string, extra = '') => `/sparql?query=${encodeURIComponent(query)}${extra}`;
 const values = (body: string, v: string) => (JSON.parse(body).results.bindings as Array<Record<string, { value: string }>>).map((b) => b[v]?.value);
-const nt = (text: string): Quad[] => new N3.Parser({ format: 'application/n-triples' }).parse(text);
+const nt = (text: string): Quad[] => new N3.Parser({ format: 'application/n-triples' }).parse(text) as Quad[];
 
 function parseJsonLd(text: string): Promise<Quad[]> {
   return new Promise((resolve, reject) => {
@@ -194,7 +194,7 @@ describe('SPARQL 1.1 Protocol as clients use it', () => {
       const rdfxml = parseRdfXmlText((await app.inject({ url: q(query), headers: { accept: 'application/rdf+xml' } })).body, 'http://127.0.0.1/', 10_000);
       expect(rdfxml.diagnostics).toEqual([]);
       expect(isomorphic(rdfxml.quads, ntriples), `RDF/XML of ${query}`).toBe(true);
-      const turtle = new N3.Parser({ format: 'text/turtle' }).parse((await app.inject({ url: q(query), headers: { accept: 'text/turtle' } })).body);
+      const turtle: Quad[] = new N3.Parser({ format: 'text/turtle' }).parse((await app.inject({ url: q(query), headers: { accept: 'text/turtle' } })).body);
       expect(isomorphic(turtle, ntriples), `Turtle of ${query}`).toBe(true);
     }
   });
