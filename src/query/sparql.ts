@@ -29,9 +29,9 @@ export interface Snapshot {
  * or, for a quad of a TriG or N-Quads document's named graph G, in graph G. The document of such a graph
  * stays recoverable: `G dm:inDocument D` is stated in the graph `dm:graphs` (GRAPH_INDEX). Two documents
  * naming the same graph G share it in the snapshot, as any merge of datasets would.
- * One `load` call of one N-Quads text: Oxigraph renames blank nodes per call, so splitting the text would
- * split a blank node in two. The text is the whole snapshot: the archive's limit is a snapshot that fits
- * in memory (about 150 bytes a quad), not the number of versions.
+ * Blank nodes keep the archive's labels (quads with one are parsed, not `load`ed: `load` renames them at
+ * random, per call). The text is the whole snapshot: the archive's limit is a snapshot that fits in memory
+ * (about 150 bytes a quad), not the number of versions.
  */
 export function materialise(archive: VersionArchive, at: number, graphs?: string[]): Snapshot {
   const lines: string[] = [];
