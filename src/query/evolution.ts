@@ -1,6 +1,6 @@
 import * as ox from 'oxigraph';
-import { analyseQuery } from './sparql-text.ts';
-import { evaluate, freeStore, graphIndexLine } from './sparql.ts';
+import { analyseQuery, type QueryShape } from './sparql-text.ts';
+import { evaluateShape, freeStore, graphIndexLine } from './sparql.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import { UserError } from '../util/errors.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
@@ -34,7 +34,7 @@ export function* answersOverTime(archive: VersionArchive, sparql: string, opts: 
         apply(store, delta.removed, 'delete', graphIndex);
         apply(store, delta.added, 'add', graphIndex);
       }
-      const answers = answersOf(store, sparql, shape.form, shape.hasDataset);
+      const answers = answersOf(store, shape);
       yield previous === undefined && from !== undefined ? { time, answers, baseline: true } : { time, answers };
       previous = time;
     }
@@ -63,14 +63,14 @@ function apply(store: ox.Store, rows: Iterable<QuadRow>, op: 'add' | 'delete', g
   for (const q of ox.parse(lines.join('\n'), { format: 'application/n-quads', lenient: true })) store[op](q);
 }
 
-function answersOf(store: ox.Store, sparql: string, form: string, hasDataset: boolean): Map<string, Answer> {
+function answersOf(store: ox.Store, shape: QueryShape): Map<string, Answer> {
   const answers = new Map<string, Answer>();
-  if (form === 'construct' || form === 'describe') {
-    const text = evaluate(store, sparql, hasDataset, 'application/n-triples') as string;
+  if (shape.form === 'construct' || shape.form === 'describe') {
+    const text = evaluateShape(store, shape, 'application/n-triples') as string;
     for (const line of text.split('\n')) if (line) answers.set(line, { triple: line });
     return answers;
   }
-  const json = JSON.parse(evaluate(store, sparql, hasDataset, 'application/sparql-results+json') as string) as SparqlJsonResults;
+  const json = JSON.parse(evaluateShape(store, shape, 'application/sparql-results+json') as string) as SparqlJsonResults;
   if (typeof json.boolean === 'boolean') {
     answers.set(String(json.boolean), { boolean: json.boolean });
     return answers;

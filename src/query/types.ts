@@ -98,8 +98,8 @@ export interface PatternVersions {
 
 export type QueryForm = 'select' | 'ask' | 'construct' | 'describe';
 
-/** Result serialisations (all produced by Oxigraph). */
-export type ResultFormat = 'json' | 'xml' | 'csv' | 'tsv' | 'ntriples' | 'turtle' | 'rdfxml' | 'nquads';
+/** Result serialisations (the table with media types and names is src/query/results/formats.ts). */
+export type ResultFormat = 'json' | 'xml' | 'csv' | 'tsv' | 'ntriples' | 'turtle' | 'rdfxml' | 'jsonld' | 'nquads';
 
 export interface QueryOptions {
   /** Evaluate over the archive as it was at this instant (epoch ms); default: now. */
@@ -108,6 +108,13 @@ export interface QueryOptions {
   graphs?: string[];
   /** Default: json for SELECT/ASK, ntriples for CONSTRUCT/DESCRIBE. */
   format?: ResultFormat;
+  /**
+   * The SPARQL 1.1 Protocol dataset (default-graph-uri, named-graph-uri): when either is given, the
+   * default graph is the merge of `defaultGraphs` and the named graphs are `namedGraphs` (a list not
+   * given is empty), whatever the query's FROM / FROM NAMED say (Protocol §2.1.4). `graphs` is then unused.
+   */
+  defaultGraphs?: string[];
+  namedGraphs?: string[];
 }
 
 export interface QueryResult {

@@ -6,6 +6,7 @@ import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
 import { VersionIndex } from '../query/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
+import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
 import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
@@ -55,6 +56,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     app.log.error(err);
     return reply.code(500).type('text/plain').send(`internal error: ${err.message}\n`);
   });
+  registerCors(app);
   registerSparqlRoutes(app, ctx);
   registerMementoRoutes(app, ctx);
   registerCdxRoute(app, ctx);

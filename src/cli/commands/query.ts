@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 import {
-  openVersionStore, runQuery, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
+  openVersionStore, runQuery, renderTable, ALL_FORMATS, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
 import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
@@ -41,7 +41,7 @@ export function register(program: Command): void {
     .option('--json', 'SPARQL 1.1 Query Results JSON (or JSON for --versions/--changes/--list)')
     .option('--csv', 'SPARQL 1.1 CSV results')
     .option('--tsv', 'SPARQL 1.1 TSV results')
-    .option('--format <format>', 'json | xml | csv | tsv for SELECT/ASK; ntriples | turtle | rdfxml | nquads for CONSTRUCT/DESCRIBE')
+    .option('--format <format>', 'json | xml | csv | tsv for SELECT/ASK; ntriples | turtle | rdfxml | jsonld | nquads for CONSTRUCT/DESCRIBE')
     .option('--versions', 'Ver: each answer (or triple matching the pattern) with the times it held')
     .option('--changes', 'Change: the times at which the answers changed')
     .option('--from <time>', 'with --versions/--changes: the window starts here; the state then is the baseline')
@@ -148,7 +148,7 @@ function queryText(query: string | undefined, flags: QueryFlags): string {
 function resultFormat(flags: QueryFlags): ResultFormat | undefined {
   const chosen = [flags.json && 'json', flags.csv && 'csv', flags.tsv && 'tsv', flags.format].filter(Boolean) as string[];
   if (chosen.length > 1) throw new UserError(`one output format at a time (got ${chosen.join(', ')})`);
-  const known: ResultFormat[] = ['json', 'xml', 'csv', 'tsv', 'ntriples', 'turtle', 'rdfxml', 'nquads'];
+  const known = ALL_FORMATS;
   if (chosen[0] && !known.includes(chosen[0] as ResultFormat)) throw new UserError(`--format '${chosen[0]}' is not one of ${known.join(', ')}`);
   return chosen[0] as ResultFormat | undefined;
 }
