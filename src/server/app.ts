@@ -11,6 +11,9 @@ import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
+import { ArchiveReadError } from '../archive/warc-files.ts';
+import { checkPublicUrl } from './context.ts';
+import { securityHeaders } from './security-headers.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -24,6 +27,11 @@ export interface ServerOptions {
   labFile?: string;
   /** Fastify's request log (default off). */
   logger?: boolean;
+  /**
+   * Absolute base URL of every link the server writes (`serve --public-url`), e.g. https://archive.example.org
+   * behind a proxy; default the address it listens on. The Host header is never used.
+   */
+  publicUrl?: string;
 }
 
 /**
@@ -38,16 +46,31 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const store = o.store ?? (await openStore(dataDir, o.db, { readonly }));
   if (!o.store) await store.init();
   const index = VersionIndex.open(dataDir, store);
-  const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
+  // Until the server listens (and in `inject` tests without --public-url) links are written for localhost.
+  let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
+  const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
+    if (err instanceof ArchiveReadError) {
+      // The client learns what is wrong and what to run; the log also gets the path as the store wrote it.
+      app.log.error({ fault: err.fault, file: err.file, url: _req.url }, err.message);
+      return reply.code(500).type('text/plain').send(`cannot replay this capture: ${err.message}\n`);
+    }
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status >= 400 && status < 500) return reply.code(status).type('text/plain').send(err.message + '\n');
     app.log.error(err);
-    return reply.code(500).type('text/plain').send(`internal error: ${err.message}\n`);
+    // The message may name files of this machine: it stays in the server log.
+    return reply.code(500).type('text/plain').send('internal error: the server log says what failed\n');
   });
+  app.addHook('onSend', securityHeaders);
+  if (o.publicUrl === undefined) {
+    app.addHook('onListen', async () => {
+      const a = app.server.address();
+      if (a && typeof a === 'object') base = listenUrl(a.address, a.port);
+    });
+  }
   registerSparqlRoutes(app, ctx);
   registerMementoRoutes(app, ctx);
   registerCdxRoute(app, ctx);
@@ -72,7 +95,12 @@ export async function startServer(o: ServerOptions & { port?: number; host?: str
   await app.listen({ port: o.port ?? 8080, host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;
-  const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  return { app, url: `http://${shown}:${port}` };
+  return { app, url: listenUrl(host, port ?? 8080) };
+}
+
+/** The URL of a listen address (an unspecified address is reached as the loopback one). */
+function listenUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
 }
 
