@@ -54,8 +54,10 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
     if (err instanceof ArchiveReadError) {
-      // The client learns what is wrong and what to run; the log also gets the path as the store wrote it.
-      app.log.error({ fault: err.fault, file: err.file, url: _req.url }, err.message);
+      // The client learns what is wrong and what to run; the operator also gets the path as the store wrote it,
+      // on stderr when the request log is off (a refused path is worth knowing about either way).
+      if (o.logger) app.log.error({ fault: err.fault, file: err.file, url: _req.url }, err.message);
+      else process.stderr.write(`datamonitor serve: ${err.fault}: warc_file ${JSON.stringify(err.file)} (GET ${_req.url}): ${err.message}\n`);
       return reply.code(500).type('text/plain').send(`cannot replay this capture: ${err.message}\n`);
     }
     const status = (err as { statusCode?: number }).statusCode;

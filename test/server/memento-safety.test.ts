@@ -16,7 +16,9 @@ import { ArchiveReadError } from '../../src/archive/warc-files.ts';
 import { replayDocument } from '../../src/archive/replay.ts';
 import { startServer as startOrigin, type TestServer } from '../../src/testkit/server.ts';
 import { openStore } from '../../src/store/index.ts';
-import { crawlLog, tempDir } from '../helpers.ts';
+import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { serveCli } from './serve-cli.ts';
+import { spawnSync } from 'node:child_process';
 
 const PAGE = '<!DOCTYPE html><html><head><title>t</title></head><body><h1>Hello</h1></body></html>';
 
@@ -204,5 +206,26 @@ describe('Memento answers: headers, links, errors and the data directory', () =>
     }
     // The untouched archive still reads.
     expect(readRecord(dataDir, e.warc_file, e.warc_offset, e.warc_length).headers.get('warc-type')).toBe('response');
+  });
+
+  it('runs as `datamonitor serve --public-url`: links from it, a refused path reported on stderr with the path the log names', async () => {
+    const crafted = '../../../../../../../../etc/passwd';
+    const served = await serveCli(tamperedCopy(dataDir, crafted), ['--public-url', 'https://archive.example.org']);
+    try {
+      const { url } = served.info;
+      const gate = await fetch(`${url}/timegate/${page}`, { redirect: 'manual' });
+      expect(gate.headers.get('location')).toBe(`https://archive.example.org/memento/${ts}/${page}`);
+      const res = await fetch(`${url}/memento/${ts}/${page}`);
+      expect(res.status).toBe(500);
+      expect(await res.text()).toMatch(/outside the data directory; it was not opened/);
+      // The operator learns which row: the log's path is on stderr (after the answer, so wait for the line).
+      for (let i = 0; i < 100 && !served.stderr().includes('outside-data-dir'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(served.stderr()).toContain(`outside-data-dir: warc_file "${crafted}"`);
+    } finally {
+      await served.stop();
+    }
+    const bad = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', dataDir, '--port', '0', '--public-url', 'archive.example.org'], { encoding: 'utf8' });
+    expect(bad.status).toBe(64);
+    expect(bad.stderr).toMatch(/public URL 'archive\.example\.org' is not an http\(s\) URL/);
   });
 });
