@@ -57,6 +57,18 @@ export function warcPath(dataDir: string, rel: string): string {
   } catch {
     throw new ArchiveReadError('missing-file', `the WARC file ${rel} named by the crawl log is not in the data directory: restore it, or run \`datamonitor verify\` to list what is missing`, rel);
   }
-  if (!inside(fs.realpathSync(root), real)) throw outside();
+  if (!inside(realRoot(root), real)) throw outside();
+  return real;
+}
+
+// The data directory's own real path, once per directory (it is the same for every record read from it).
+const realRoots = new Map<string, string>();
+function realRoot(root: string): string {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    real = fs.realpathSync(root);
+    if (realRoots.size > 64) realRoots.clear();
+    realRoots.set(root, real);
+  }
   return real;
 }
