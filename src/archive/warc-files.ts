@@ -39,7 +39,8 @@ function inside(dir: string, file: string): boolean {
 
 /**
  * The file a WARC path from the store stands for (a file still being written keeps its `.open` name), checked
- * to be inside the data directory: the path as written and the file it resolves to, symbolic links followed.
+ * to be inside the data directory: the path as written and the file it resolves to, symbolic links followed
+ * (a link at the top of the directory, such as a worker archive linked into a reader root, counts as part of it).
  * Every reader of WARC records by store rows opens files through this, so a crafted row
  * (`warc_file = '../../../../etc/passwd'`, or a link out of the directory) opens nothing outside it.
  */
@@ -57,8 +58,12 @@ export function warcPath(dataDir: string, rel: string): string {
   } catch {
     throw new ArchiveReadError('missing-file', `the WARC file ${rel} named by the crawl log is not in the data directory: restore it, or run \`datamonitor verify\` to list what is missing`, rel);
   }
-  if (!inside(realRoot(root), real)) throw outside();
-  return real;
+  if (inside(realRoot(root), real)) return real;
+  // A link at the top of the data directory is the operator's (docs/workers.md: a reader ROOT of links to
+  // each worker's --data): what resolves inside its target is inside the archive; a link deeper down is not.
+  const top = path.join(root, path.relative(root, abs).split(path.sep)[0]!);
+  if (top !== abs && fs.lstatSync(top).isSymbolicLink() && inside(fs.realpathSync(top), real)) return real;
+  throw outside();
 }
 
 // The data directory's own real path, once per directory (it is the same for every record read from it).

@@ -204,6 +204,25 @@ describe('Memento answers: headers, links, errors and the data directory', () =>
       expect(() => readRecord(dir, entry.warcFile!, entry.warcOffset!, entry.warcLength!), what).toThrow(ArchiveReadError);
       await expect(replayDocument(dir, entry), what).rejects.toThrow(/outside the data directory/);
     }
+    // A worker archive linked in at the top of a reader root (docs/workers.md) is part of the archive.
+    const root = tamperedCopy(dataDir);
+    const machine = tempDir('dm-machine-');
+    fs.renameSync(path.join(root, 'warc'), path.join(machine, 'warc'));
+    fs.symlinkSync(machine, path.join(root, 'w0'));
+    const db = new Database(path.join(root, 'meta.sqlite'));
+    db.prepare("UPDATE crawl_log SET warc_file = 'w0/' || warc_file WHERE warc_file IS NOT NULL").run();
+    db.close();
+    const reader = await buildServer({ dataDir: root });
+    try {
+      const res = await reader.inject({ url: `/memento/${ts}/${page}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe(PAGE);
+    } finally {
+      await reader.close();
+    }
+    // …but a link inside it that leads elsewhere is not.
+    fs.symlinkSync(stolen, path.join(machine, 'warc', 'evil.warc.gz'));
+    expect(() => readRecord(root, 'w0/warc/evil.warc.gz', e.warc_offset, e.warc_length)).toThrow(/outside the data directory/);
     // The untouched archive still reads.
     expect(readRecord(dataDir, e.warc_file, e.warc_offset, e.warc_length).headers.get('warc-type')).toBe('response');
   });
