@@ -233,7 +233,8 @@ export function registerCdxRoute(app: FastifyInstance, ctx: ServerContext): void
     for (const [name, v] of [['from', p.from], ['to', p.to]] as const) if (v !== undefined && !/^\d{1,14}$/.test(v)) return bad(`${name} '${v}' is not a timestamp prefix (1 to 14 digits, yyyyMMddHHmmss)`);
     const limit = p.limit === undefined || p.limit === '' ? DEFAULT_LIMIT : Number(p.limit);
     if (!Number.isInteger(limit)) return bad(`limit '${p.limit}' is not a whole number (a negative one gives the last captures)`);
-    const sort = p.sort || undefined;
+    // closest=<ts> alone sorts by it, as pywb does (its query notes that sort=closest is not required).
+    const sort = p.sort || (p.closest ? 'closest' : undefined);
     if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) return bad(`sort '${sort}' is not one of ${SORTS.join(', ')} (leave it out for index order)`);
     let closest: number | undefined;
     if (sort === 'closest') {

@@ -92,6 +92,7 @@ describe('/cdx with filter, fl, sort, closest and negative limit', () => {
     const closest = await json([...doc, ['sort', 'closest'], ['closest', target]]);
     expect(closest).toEqual(byDistance);
     expect(closest[0]).toEqual(forward[1]);
+    expect(await json([...doc, ['closest', target]])).toEqual(byDistance); // closest= alone implies sort=closest, as in pywb
     expect(await json([...doc, ['sort', 'closest'], ['closest', target], ['limit', '1']])).toEqual([forward[1]]);
   });
 
