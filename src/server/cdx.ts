@@ -215,7 +215,7 @@ const OUTPUTS: CdxOutput[] = ['cdxj', 'json', 'link', 'text'];
 const SORTS = ['reverse', 'closest'] as const;
 
 /** A query parameter given once or more (fastify's querystring parser makes repeated ones an array). */
-function all(v: string | string[] | undefined): string[] {
+function repeated(v: string | string[] | undefined): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
@@ -242,7 +242,7 @@ export function registerCdxRoute(app: FastifyInstance, ctx: ServerContext): void
       if (closest === undefined) return bad(`sort=closest needs closest=<timestamp> (4 to 14 digits, yyyyMMddHHmmss), not '${p.closest ?? ''}'`);
     }
     const fl = p.fl ? parseFieldList(p.fl) : undefined;
-    const filters = all(q.filter).filter((f) => f !== '').map(parseFilter);
+    const filters = repeated(q.filter).filter((f) => f !== '').map(parseFilter);
     const keep = (l: CdxLine) => filters.every((f) => f(l));
     const query = { url: p.url, matchType, from: p.from, to: p.to };
     let lines: CdxLine[];

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatLinkFormat } from '../federation/link-format.ts';
 import { publicPath, targetAfter, type ServerContext } from './context.ts';
-import { MEMENTO_CSP, REPLAY_CSP } from './security-headers.ts';
+import { MEMENTO_CSP, REPLAY_CSP, mayBeFramed } from './security-headers.ts';
 import { escapeXml as esc } from '../lab/plot/svg.ts';
 import { preferred } from './negotiate.ts';
 import { resolveHttp, rewriteCss, rewriteHtml } from './rewrite-html.ts';
@@ -125,6 +125,7 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   // Archived pages must not run scripts with this server's origin (the dashboard and the write API live here),
   // nor fetch from the live Web when looked at.
   reply.header('content-security-policy', view === 'memento' ? MEMENTO_CSP : REPLAY_CSP).header('x-dns-prefetch-control', 'off');
+  mayBeFramed(reply);
   const status = res.status >= 200 && res.status < 600 ? res.status : 200;
   if (view === 'replay') {
     // Browsing follows a redirect within the archive (the memento view keeps it as archived): one the

@@ -23,8 +23,10 @@ import { spawnSync } from 'node:child_process';
 const PAGE = '<!DOCTYPE html><html><head><title>t</title></head><body><h1>Hello</h1></body></html>';
 
 /** A copy of an archive whose crawl log points the page's capture at `warcFile` (what a damaged or tampered store holds). */
+let scratch: string | undefined;
 function tamperedCopy(dataDir: string, warcFile?: string): string {
-  const copy = tempDir('dm-tampered-');
+  scratch ??= tempDir('dm-tampered-'); // one directory removed at exit, not one exit listener per copy
+  const copy = fs.mkdtempSync(path.join(scratch, 'copy-'));
   fs.cpSync(dataDir, copy, { recursive: true });
   if (warcFile !== undefined) {
     const db = new Database(path.join(copy, 'meta.sqlite'));
@@ -137,11 +139,19 @@ describe('Memento answers: headers, links, errors and the data directory', () =>
   });
 
   it('sends nosniff everywhere, keeps the dashboard and API out of other sites\' frames, and forbids a memento any fetch', async () => {
-    for (const url of ['/', `/cdx?url=${encodeURIComponent(page)}`, `/timemap/link/${page}`, '/memento/yesterday/x', `/memento/${ts}/${page}`, `/replay/${ts}/${page}`]) {
+    for (const url of ['/', `/cdx?url=${encodeURIComponent(page)}`, `/timemap/link/${page}`, '/memento/yesterday/x', `/doc?url=${encodeURIComponent(page)}`]) {
       const res = await get(url);
       expect(res.headers['x-content-type-options'], url).toBe('nosniff');
       expect(res.headers['x-frame-options'], url).toBe('SAMEORIGIN');
       expect(res.headers['content-security-policy'], url).toMatch(/frame-ancestors 'self'/);
+    }
+    // Archived bytes may be framed (a replayed page frames them from its sandboxed origin) and offer nothing to click into.
+    for (const url of [`/memento/${ts}/${page}`, `/replay/${ts}/${page}`]) {
+      const res = await get(url);
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['x-frame-options'], url).toBeUndefined();
+      expect(res.headers['content-security-policy'], url).toMatch(/script-src 'none'|default-src 'none'/);
+      expect(res.headers['content-security-policy'], url).toMatch(/; sandbox$/);
     }
     const raw = (await get(`/memento/${ts}/${page}`)).headers['content-security-policy'] as string;
     expect(raw).toMatch(/^default-src 'none';/);

@@ -26,7 +26,7 @@ const page = (live: string, version: number) => `<!DOCTYPE html>
 </head><body><h1 id="content">Version ${version}</h1>
 <img src="${live}/pic.png"><img srcset="${live}/small.png 1x, ${live}/big.png 2x"><video poster="${live}/poster.png" src="${live}/movie.mp4"></video>
 <iframe src="${live}/frame.html"></iframe><object data="${live}/object.swf"></object><p style="background:url(${live}/inline.png)">text</p>
-<form action="${live}/form"><input type="image" src="${live}/button.png"></form><img id="archived" src="dot.png">
+<form action="${live}/form"><input type="image" src="${live}/button.png"></form><img id="archived" src="dot.png"><iframe id="inner" src="inner.html"></iframe>
 </body></html>`;
 
 /** A 1×1 PNG, archived with the page: browsing the archive shows it from the archive. */
@@ -46,11 +46,12 @@ describe.skipIf(!hasChromium)('archived HTML in Chromium', () => {
     live = await startOrigin((_req, res, u) => res.writeHead(200, { 'content-type': u.pathname.endsWith('.css') ? 'text/css' : 'text/html' }).end(''));
     origin = await startOrigin((_req, res, u) => {
       if (u.pathname === '/dot.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(DOT);
+      if (u.pathname === '/inner.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="framed">framed page</p>');
       if (u.pathname !== '/page.html') return res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(live.url, version));
     });
     url = `${origin.url}/page.html`;
-    const run = () => crawl({ seeds: [url, `${origin.url}/dot.png`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, noFollow: true, refetch: true, domains: ['127.0.0.1'] }).run();
+    const run = () => crawl({ seeds: [url, `${origin.url}/dot.png`, `${origin.url}/inner.html`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, noFollow: true, refetch: true, domains: ['127.0.0.1'] }).run();
     await run();
     version = 2;
     await run();
@@ -113,6 +114,8 @@ describe.skipIf(!hasChromium)('archived HTML in Chromium', () => {
       expect(await tab.locator('#content').textContent()).toBe('Version 1');
       // What the archive holds is shown from it (the policy lets the page fetch from this server).
       expect(await tab.locator('#archived').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+      // An archived page in a frame of the page is shown too (archived bytes may be framed).
+      expect(await tab.frameLocator('#inner').locator('#framed').textContent()).toBe('framed page');
       expect((await tab.locator('#content').boundingBox())!.y).toBeGreaterThanOrEqual(box!.height);
       // Following "next capture" shows the next version, whose banner links back.
       await Promise.all([tab.waitForURL(`**/replay/${stamps[1]}/**`), banner.locator('a[rel="next"]').click()]);
