@@ -15,13 +15,15 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { Federation, submittedUrl, type FederationOptions } from './federation.ts';
 import type { Link } from './link-format.ts';
 import { timeMapToJson, timeMapToLinkFormat, type AggregatedTimeMap, type Memento } from './timemap-aggregator.ts';
-import { baseUrl, targetAfter } from '../server/context.ts';
+import { checkPublicUrl, listenUrl, targetAfter } from '../server/context.ts';
 import { linkHeader } from '../server/mementos.ts';
 
 export interface FederationServerOptions extends FederationOptions {
   /** Bearer token that allows POST /api/urls; without one, submissions are refused (403). */
   token?: string;
   logger?: boolean;
+  /** Absolute base URL of the links it writes (`federate --public-url`); default the address it listens on, never the Host header. */
+  publicUrl?: string;
 }
 
 const httpDate = (ms: number) => new Date(ms).toUTCString();
@@ -47,6 +49,14 @@ function problemHeaders(reply: FastifyReply, tm: AggregatedTimeMap): void {
 export async function buildFederationServer(o: FederationServerOptions): Promise<{ app: FastifyInstance; federation: Federation }> {
   const federation = new Federation(o);
   const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
+  // As in `serve`: the Host header is the client's to choose, so it never makes a link (#13).
+  let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
+  if (o.publicUrl === undefined) {
+    app.addHook('onListen', async () => {
+      const a = app.server.address();
+      if (a && typeof a === 'object') base = listenUrl(a.address, a.port);
+    });
+  }
 
   /** The URL after a route prefix, or a 400 already sent. */
   const target = async (req: FastifyRequest, reply: FastifyReply, prefix: RegExp): Promise<string | undefined> => {
@@ -55,8 +65,7 @@ export async function buildFederationServer(o: FederationServerOptions): Promise
     await reply.code(400).type('text/plain').send(`'${url}' is not an absolute http(s) URL: use ${req.routeOptions.url?.replace('*', '<url>')}\n`);
     return undefined;
   };
-  const uris = (req: FastifyRequest, url: string) => {
-    const base = baseUrl(req);
+  const uris = (_req: FastifyRequest, url: string) => {
     return { link: `${base}/timemap/link/${url}`, json: `${base}/timemap/json/${url}`, timegate: `${base}/timegate/${url}` };
   };
 
@@ -147,8 +156,7 @@ export async function buildFederationServer(o: FederationServerOptions): Promise
     });
   });
 
-  app.get('/', async (req, reply) => {
-    const base = baseUrl(req);
+  app.get('/', async (_req, reply) => {
     return reply.type('text/plain').send([
       `datamonitor federation of ${federation.archives.length} archives`,
       `  TimeMap   ${base}/timemap/link/<url>   ${base}/timemap/json/<url>`,

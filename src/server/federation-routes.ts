@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { capacityDocument } from '../federation/capacity.ts';
 import { HoldingsIndex } from '../federation/holdings.ts';
-import { baseUrl, type ServerContext } from './context.ts';
+import type { ServerContext } from './context.ts';
 
 export function registerFederationRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const holdings = new HoldingsIndex(ctx.store);
@@ -16,7 +16,7 @@ export function registerFederationRoutes(app: FastifyInstance, ctx: ServerContex
   });
 
   app.get('/api/federation/capacity', async (req, reply) => {
-    const doc = await capacityDocument({ dataDir: ctx.dataDir, store: ctx.store, base: baseUrl(req), writable: Boolean(ctx.token) });
+    const doc = await capacityDocument({ dataDir: ctx.dataDir, store: ctx.store, base: ctx.publicUrl(), writable: Boolean(ctx.token) });
     return reply.header('cache-control', 'no-cache').send(doc);
   });
 

@@ -28,6 +28,31 @@ export function parseTimestamp(ts: string): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const RFC1123 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+
+/**
+ * An Accept-Datetime value as epoch ms, or what is wrong with it. RFC 7089 allows only the RFC 1123 form
+ * in GMT (`Thu, 01 Jan 2025 00:00:00 GMT`): no other date format, time zone or offset, and a real date
+ * (its weekday included), since a value read loosely would send the client to a memento it did not ask for.
+ */
+export function parseAcceptDatetime(value: string | string[]): number | string {
+  const shown = Array.isArray(value) ? value.join(', ') : value;
+  const example = `e.g. Accept-Datetime: ${httpDate(Date.UTC(2025, 0, 2, 3, 4, 5))}`;
+  if (Array.isArray(value)) return `give one Accept-Datetime, not ${value.length}: ${example}`;
+  const m = RFC1123.exec(value.trim());
+  if (!m) return `Accept-Datetime '${shown}' is not an RFC 1123 date in GMT as RFC 7089 requires (${example})`;
+  const [, day, dd, mon, yyyy, hh, mi, ss] = m as unknown as string[];
+  const t = Date.UTC(Number(yyyy), MONTHS.indexOf(mon!), Number(dd), Number(hh), Number(mi), Number(ss));
+  const d = new Date(t);
+  if (d.getUTCFullYear() !== Number(yyyy) || d.getUTCDate() !== Number(dd) || d.getUTCHours() !== Number(hh) || d.getUTCMinutes() !== Number(mi) || d.getUTCSeconds() !== Number(ss)) {
+    return `Accept-Datetime '${shown}' is no real date and time (${example})`;
+  }
+  if (DAYS[d.getUTCDay()] !== day) return `Accept-Datetime '${shown}': ${dd} ${mon} ${yyyy} is a ${DAYS[d.getUTCDay()]}, not a ${day} (${example})`;
+  return t;
+}
+
 export function httpDate(ms: number): string {
   return new Date(ms).toUTCString();
 }

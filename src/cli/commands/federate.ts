@@ -16,6 +16,7 @@ interface FederateFlags {
   timeout: string;
   refresh: string;
   json?: boolean;
+  publicUrl?: string;
 }
 
 
@@ -63,6 +64,7 @@ export function register(program: Command): void {
     .option('--token <token>', 'bearer token that allows submitting URLs (POST /api/urls); default $DATAMONITOR_TOKEN; none: submissions refused')
     .option('--timeout <duration>', 'wait at most this long for each archive', '5s')
     .option('--refresh <duration>', "read the archives' capacity and holdings again after this long", '60s')
+    .option('--public-url <url>', 'absolute base URL of the links it writes (behind a proxy); default the address it listens on')
     .option('--json', 'print the address as JSON')
     .action(async (flags: FederateFlags) => {
       if (!flags.archive?.length) throw new UserError('federate needs at least one --archive URL (the base URL of a datamonitor serve); repeat --archive for each');
@@ -76,7 +78,7 @@ export function register(program: Command): void {
       const refreshMs = parseDuration(flags.refresh, '--refresh');
       if (!(timeoutMs > 0)) throw new UserError('--timeout must be positive, e.g. 5s');
       const token = flags.token ?? process.env.DATAMONITOR_TOKEN;
-      const { app } = await buildFederationServer({ archives, tokens, timeoutMs, refreshMs, token: token || undefined });
+      const { app } = await buildFederationServer({ archives, tokens, timeoutMs, refreshMs, token: token || undefined, publicUrl: flags.publicUrl });
       await app.listen({ port, host: flags.host }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
         if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);
