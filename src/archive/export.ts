@@ -1,8 +1,12 @@
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import { readRecord } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
+import { listWarcFiles } from './warc-files.ts';
+import { scanWarc } from './warc-scan.ts';
 
 const { quad, namedNode, literal } = DataFactory;
 
@@ -123,4 +127,36 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
   }
   if (turtle) await new Promise<void>((resolve, reject) => turtle.end((err, out) => (err ? reject(err) : (write(out), resolve()))));
   return { documents: versions.length, quads };
+}
+
+/**
+ * The archive's WARC records as one `.warc.gz` stream, files in name order and records in file order,
+ * each its own gzip member: an imported record exactly as its source held it (the same member bytes
+ * when the source gzipped it per record), a crawled one as the crawler wrote it. The conversion records
+ * that hold datamonitor's RDF of a version (what the other formats export) are left out, so exporting an
+ * import gives back the source's records byte for byte. A damaged stretch of a file is skipped and reported.
+ */
+export async function exportWarc(store: MetadataStore, dataDir: string, write: (b: Buffer) => void): Promise<{ files: number; records: number; problems: string[] }> {
+  const derived = new Set<string>();
+  for (let since = 0; ; ) {
+    const page = await store.log({ sinceId: since, limit: 5000 });
+    for (const e of page) if (e.warcFile !== undefined && e.rdfOffset !== undefined) derived.add(`${path.normalize(e.warcFile)}\0${e.rdfOffset}`);
+    if (page.length < 5000) break;
+    since = page.at(-1)!.id!;
+  }
+  const { closed } = listWarcFiles(dataDir);
+  let records = 0;
+  const problems: string[] = [];
+  for (const rel of closed) {
+    for (const r of scanWarc(path.join(dataDir, rel))) {
+      if ('error' in r) {
+        problems.push(`${rel} at offset ${r.offset}: ${r.error}`);
+        continue;
+      }
+      if (derived.has(`${rel}\0${r.offset}`)) continue;
+      write(r.member ?? zlib.gzipSync(r.raw));
+      records++;
+    }
+  }
+  return { files: closed.length, records, problems };
 }
