@@ -16,6 +16,7 @@ import { serializeRecord } from '../archive/warc-record.ts';
 import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
 import { httpPayload, headerOf } from '../archive/http-payload.ts';
 import { digestKey, digestMatches } from '../archive/digest.ts';
+import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
 
 /**
  * Imports WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor) into an archive,
@@ -68,28 +69,6 @@ export interface ImportSummary {
   seconds: number;
 }
 
-/** What the index of an import file says of one copied record. */
-export interface ImportedRecord {
-  id?: string;
-  type?: string;
-  uri?: string;
-  /** WARC-Date, epoch ms. */
-  date?: number;
-  /** Where the copy is in the archive. */
-  file: string;
-  offset: number;
-  length: number;
-  /** Where the record came from. */
-  source: string;
-  sourceOffset: number;
-  /** sha1 of the record's uncompressed bytes: tells a repeated record ID with other bytes. */
-  sha1: string;
-  /** A response's payload digests (sha1, sha256: keys of `digestKey`) and the one the source recorded. */
-  payload?: string[];
-}
-
-const IMPORT_DIR = path.join('warc', 'import');
-const INDEX_SUFFIX = '.records.jsonl';
 /** Decoded bodies above this are cut (and the version marked truncated), as the crawler's inflate limit does. */
 const MAX_DECODED_BYTES = 64 * 1024 * 1024;
 /** Earlier captures of a URL read when a revisit names its payload by digest only. */
@@ -102,12 +81,7 @@ class ImportIndex {
   readonly byPayload = new Map<string, ImportedRecord>();
 
   constructor(dataDir: string) {
-    const dir = path.join(dataDir, IMPORT_DIR);
-    if (!fs.existsSync(dir)) return;
-    for (const name of fs.readdirSync(dir).sort()) {
-      if (!name.endsWith(INDEX_SUFFIX)) continue;
-      for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) if (line) this.add(JSON.parse(line) as ImportedRecord);
-    }
+    for (const [, records] of readImportIndexes(dataDir)) for (const r of records) this.add(r);
   }
 
   add(r: ImportedRecord): void {
@@ -136,7 +110,7 @@ class ImportFile {
   constructor(private readonly dataDir: string, source: string) {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
     const base = path.basename(source).replace(/\.gz$/, '').replace(/\.warc$/, '').replace(/[^A-Za-z0-9._-]/g, '_');
-    this.rel = path.join(IMPORT_DIR, `${stamp}-${process.pid}-${fileSeq++}-${base}.warc.gz`);
+    this.rel = path.join(IMPORT_DIR, `${stamp}-${process.pid}-${String(fileSeq++).padStart(4, '0')}-${base}.warc.gz`);
   }
 
   /** Appends whole gzip members; returns the offset of the first. A failed write is cut off again (see WarcWriter's appendAt). */
