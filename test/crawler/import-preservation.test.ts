@@ -174,6 +174,26 @@ describe('import is preservation-grade', () => {
     expect(again).toMatchObject({ copied: 0, skipped: { alreadyImported: 8 } });
   });
 
+  it('a source gzipped as one stream, not per record, is read too: each record kept on its own, exported by the CLI', async () => {
+    const src = tempDir();
+    const m1 = await month1(src);
+    const whole = path.join(src, 'whole.warc.gz');
+    fs.writeFileSync(whole, zlib.gzipSync(zlib.gunzipSync(fs.readFileSync(m1.file))));
+    const dir = tempDir();
+    const s = await importWarcs([whole], { dataDir: dir });
+    expect(s).toMatchObject({ records: 8, copied: 8, imported: 3, new: 3, unreadable: [] });
+    const out = path.join(src, 'export.warc.gz');
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'export', '--data', dir, '--format', 'warc', '-o', out], { encoding: 'utf8' });
+    expect(r.stderr).toContain('exported 8 records from 1 WARC files');
+    expect(r.status).toBe(0);
+    const back = await records(fs.readFileSync(out));
+    const source = await records(fs.readFileSync(m1.file));
+    expect(back.map((b) => b.head)).toEqual(source.map((x) => x.head));
+    back.forEach((b, i) => expect(b.block.equals(source[i]!.block)).toBe(true));
+    expect(zlib.gunzipSync(fs.readFileSync(out)).equals(zlib.gunzipSync(fs.readFileSync(whole)))).toBe(true);
+    expect((await verify(dir)).problems).toEqual([]);
+  });
+
   it('a revisit whose original is nowhere is kept as a record and said so, not given a payload', async () => {
     const src = tempDir();
     const m1 = await month1(src);
