@@ -2,7 +2,9 @@
  * The mementos of an archived URL (RFC 7089): each capture in the crawl log with a WARC record, named
  * `/memento/<timestamp>/<url>`, and the bytes and RDF each one stands for.
  */
-import { readRecord, parseHttpResponse, type HttpMessage } from '../archive/warc-reader.ts';
+import { readRecord, type HttpMessage } from '../archive/warc-reader.ts';
+// Imported records may hold the body chunked as it was sent: a memento replays the payload.
+import { httpPayload as parseHttpResponse } from '../archive/http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import type { Link } from '../federation/link-format.ts';

@@ -9,6 +9,7 @@ import { importWarcs } from '../../src/crawler/import-warc.ts';
 import { exportWarc } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
+import { buildServer } from '../../src/server/index.ts';
 import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
 
 /**
@@ -192,6 +193,23 @@ describe('import is preservation-grade', () => {
     back.forEach((b, i) => expect(b.block.equals(source[i]!.block)).toBe(true));
     expect(zlib.gunzipSync(fs.readFileSync(out)).equals(zlib.gunzipSync(fs.readFileSync(whole)))).toBe(true);
     expect((await verify(dir)).problems).toEqual([]);
+  });
+
+  it('replays an imported chunked response and its revisit as the payload, not the chunk framing', async () => {
+    const src = tempDir();
+    const m1 = await month1(src);
+    const dir = tempDir();
+    await importWarcs([m1.file, await month2(src, m1)], { dataDir: dir });
+    const app = await buildServer({ dataDir: dir });
+    try {
+      for (const when of ['20240106100000', '20240206100000']) {
+        const res = await app.inject({ method: 'GET', url: `/memento/${when}/${B}`, headers: { host: 'archive.test' } });
+        expect(res.statusCode).toBe(200);
+        expect(res.body).toBe(TTL_B);
+      }
+    } finally {
+      await app.close();
+    }
   });
 
   it('a revisit whose original is nowhere is kept as a record and said so, not given a payload', async () => {
