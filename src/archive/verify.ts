@@ -168,7 +168,7 @@ function checkImported(dataDir: string, referenced: Set<string>, report: Report)
       continue;
     }
     for (const r of records) {
-      const where = { url: r.uri ?? '', time: r.date ?? 0, file, offset: r.offset };
+      const where = { url: r.uri ?? `(${r.type ?? 'untyped'} record ${r.id ?? 'without ID'})`, time: r.date ?? 0, file, offset: r.offset };
       let raw: Buffer;
       try {
         const fd = fs.openSync(path.join(dataDir, file), 'r');
