@@ -34,6 +34,8 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
 const WARC_START = Buffer.from('WARC/');
 const HEAD_END = Buffer.from('\r\n\r\n');
 const FIRST_WINDOW = 1 << 20;
+/** A record inflating beyond this is reported, not held (a gzip bomb, or a member no reader could hold). */
+const MAX_RECORD_BYTES = 2 ** 31 - 1;
 
 /** The records of `file`, in order; a damaged stretch gives one ScanError and the walk goes on after it. */
 export function* scanWarc(file: string): Generator<ScannedRecord | ScanError> {
@@ -113,7 +115,7 @@ function gzipMember(read: Read, pos: number, size: number): { bytes: Buffer; len
     }
     if (start < 0) return { error: `a damaged gzip header at ${pos}`, truncated: false };
     try {
-      const { buffer, engine } = zlib.inflateRawSync(buf.subarray(start), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+      const { buffer, engine } = zlib.inflateRawSync(buf.subarray(start), { info: true, maxOutputLength: MAX_RECORD_BYTES }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
       const length = start + engine.bytesWritten + 8; // CRC32 and ISIZE follow the deflate stream
       if (length > buf.length) {
         if (atEnd) return { error: `the file ends inside the gzip member at ${pos}: the record was cut short (truncated file)`, truncated: true };
@@ -226,5 +228,9 @@ function plainRecord(read: Read, pos: number, size: number): ScannedRecord | { e
   const buf = read(pos, need);
   const r = parseRecord(buf, 0);
   if ('error' in r) return { error: `the record at ${pos}: ${r.error}` };
+  // In a plain file a wrong Content-Length would swallow the next record or start the next one inside
+  // this one: the block must be followed by the blank line that ends a record (or the file's end).
+  const after = end + 4 + cl;
+  if (after < buf.length && buf[after] !== 0x0d && buf[after] !== 0x0a) return { error: `the record at ${pos} does not end where its Content-Length (${cl}) says: its length is wrong` };
   return { ...r, offset: pos, length: r.raw.length };
 }

@@ -252,6 +252,26 @@ describe('import is preservation-grade', () => {
     expect((await verify(dir)).problems).toEqual([]);
   });
 
+  it('in an uncompressed file, a record whose Content-Length is wrong is reported and the next record is found again', async () => {
+    const src = tempDir();
+    const m1 = await month1(src);
+    const m2File = await month2(src, m1);
+    const text = fs.readFileSync(m2File, 'latin1');
+    // The revisit of A (the third record): its Content-Length made 7 bytes too long, reaching into the next record.
+    const at = text.indexOf('WARC/1.1', text.indexOf(m1.ids.a) - 200);
+    const head = text.indexOf('\r\n\r\n', at);
+    const cl = /Content-Length: (\d+)/.exec(text.slice(at, head))!;
+    const damaged = text.slice(0, at) + text.slice(at, head).replace(cl[0], `Content-Length: ${Number(cl[1]) + 7}`) + text.slice(head);
+    const file = path.join(src, 'month2-damaged.warc');
+    fs.writeFileSync(file, Buffer.from(damaged, 'latin1'));
+    const dir = tempDir();
+    await importWarcs([m1.file], { dataDir: dir });
+    const s = await importWarcs([file], { dataDir: dir });
+    expect(s.unreadable).toEqual([`${file} at offset ${at}: the record at ${at} does not end where its Content-Length (${Number(cl[1]) + 7}) says: its length is wrong`]);
+    expect(s).toMatchObject({ records: 4, copied: 4, revisits: 2, imported: 2, unchanged: 2 });
+    expect(crawlLog(dir).map((e) => e.url).sort()).toEqual([A, B, B, C, C].sort());
+  });
+
   it('verify finds an imported record whose bytes changed, also one that is no version (a request), and says where it came from', async () => {
     const src = tempDir();
     const m1 = await month1(src);
