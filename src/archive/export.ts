@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
@@ -7,6 +8,7 @@ import { readRecord } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
+import { readImportIndexes, type ImportedRecord } from './import-index.ts';
 
 const { quad, namedNode, literal } = DataFactory;
 
@@ -97,6 +99,30 @@ export function provenanceQuads(e: CrawlLogEntry): Quad[] {
   return out;
 }
 
+/** The import index entries of the archive, by where their copy is (file and offset). */
+function importedFrom(dataDir: string): Map<string, ImportedRecord> {
+  const out = new Map<string, ImportedRecord>();
+  for (const [, records] of readImportIndexes(dataDir)) for (const r of records) out.set(`${path.normalize(r.file)}\0${r.offset}`, r);
+  return out;
+}
+
+/**
+ * Where an imported version came from: the fetch activity `dm:importedFrom` the source WARC file, with
+ * the record's offset in it and its WARC-Record-ID (as the source wrote it).
+ */
+function importQuads(e: CrawlLogEntry, imported: Map<string, ImportedRecord>): Quad[] {
+  const r = e.warcFile === undefined ? undefined : imported.get(`${path.normalize(e.warcFile)}\0${e.warcOffset}`);
+  if (!r) return [];
+  const g = namedNode(PROVENANCE_GRAPH);
+  const act = namedNode(`${DM}fetch/${e.id ?? e.time}`);
+  const out = [
+    quad(act, namedNode(`${DM}importedFrom`), namedNode(pathToFileURL(r.source).href), g),
+    quad(act, namedNode(`${DM}sourceOffset`), literal(String(r.sourceOffset), namedNode(`${XSD}integer`)), g),
+  ];
+  if (r.id) out.push(quad(act, namedNode(`${DM}sourceRecord`), literal(r.id), g));
+  return out;
+}
+
 function prologAtom(t: Quad['subject'] | Quad['object']): string {
   const v = t.termType === 'Literal' ? t.value : termToNQuads(t).replace(/^<|>$/g, '');
   return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
@@ -117,9 +143,10 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
       else turtle?.addQuad(q.subject, q.predicate, q.object);
     }
   };
+  const imported = opts.provenance ? importedFrom(dataDir) : undefined;
   versions.forEach((e, i) => {
     const qs = versionQuads(dataDir, e, `d${i}_`);
-    if (opts.provenance) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e));
+    if (opts.provenance) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e), ...importQuads(e, imported!));
     emit(qs);
   });
   if (opts.provenance) {

@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { WARCParser, WARCRecord, WARCSerializer } from 'warcio';
 import { importWarcs } from '../../src/crawler/import-warc.ts';
-import { exportWarc } from '../../src/archive/export.ts';
+import { exportArchive, exportWarc } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
 import { buildServer } from '../../src/server/index.ts';
@@ -150,6 +151,13 @@ describe('import is preservation-grade', () => {
     const check = await verify(dir);
     expect(check.problems).toEqual([]);
     expect(check.unreferencedFiles).toEqual([]);
+
+    // export --provenance says it too: the fetch activity of A's version was imported from that file and record.
+    let prov = '';
+    await withStore(dir, undefined, (store) => exportArchive(store, dir, 'nquads', (t) => (prov += t), { provenance: true }), { readonly: true });
+    const act = new RegExp(`^(<[^>]+>) <http://www.w3.org/ns/prov#used> <${A}>`, 'm').exec(prov)![1];
+    expect(prov).toContain(`${act} <https://w3id.org/datamonitor/ns#importedFrom> <${pathToFileURL(m1.file).href}>`);
+    expect(prov).toContain(`${act} <https://w3id.org/datamonitor/ns#sourceRecord> "${m1.ids.a}"`);
   });
 
   it('month by month: revisits in the second file resolve against the first file\'s responses imported in an earlier run, however they name them', async () => {
