@@ -163,7 +163,7 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
  * that hold datamonitor's RDF of a version (what the other formats export) are left out, so exporting an
  * import gives back the source's records byte for byte. A damaged stretch of a file is skipped and reported.
  */
-export async function exportWarc(store: MetadataStore, dataDir: string, write: (b: Buffer) => void): Promise<{ files: number; records: number; problems: string[] }> {
+export async function exportWarc(store: MetadataStore, dataDir: string, write: (b: Buffer) => void | Promise<void>): Promise<{ files: number; records: number; problems: string[] }> {
   const derived = new Set<string>();
   for (let since = 0; ; ) {
     const page = await store.log({ sinceId: since, limit: 5000 });
@@ -181,7 +181,7 @@ export async function exportWarc(store: MetadataStore, dataDir: string, write: (
         continue;
       }
       if (derived.has(`${rel}\0${r.offset}`)) continue;
-      write(r.member ?? zlib.gzipSync(r.raw));
+      await write(r.member ?? zlib.gzipSync(r.raw));
       records++;
     }
   }

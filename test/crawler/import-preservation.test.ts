@@ -200,6 +200,12 @@ describe('import is preservation-grade', () => {
     expect(back.map((b) => b.head)).toEqual(source.map((x) => x.head));
     back.forEach((b, i) => expect(b.block.equals(source[i]!.block)).toBe(true));
     expect(zlib.gunzipSync(fs.readFileSync(out)).equals(zlib.gunzipSync(fs.readFileSync(whole)))).toBe(true);
+    // To standard output, the same bytes; --at is for the RDF formats and says so.
+    const piped = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'export', '--data', dir, '--format', 'warc']);
+    expect(piped.stdout.equals(fs.readFileSync(out))).toBe(true);
+    const at = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'export', '--data', dir, '--format', 'warc', '--at', '2024-01-06'], { encoding: 'utf8' });
+    expect(at.status).toBe(64);
+    expect(at.stderr).toMatch(/--at and --provenance apply to the RDF formats/);
     expect((await verify(dir)).problems).toEqual([]);
   });
 

@@ -27,7 +27,8 @@ export function register(program: Command): void {
         await withStore(dataDir, flags.db, async (store) => {
           const out = flags.output ? fs.createWriteStream(flags.output) : process.stdout;
           try {
-            const r = await exportWarc(store, dataDir, (b) => out.write(b));
+            // Waits for the stream to drain: an archive's records are far more than memory should buffer.
+            const r = await exportWarc(store, dataDir, (b) => (out.write(b) ? undefined : new Promise<void>((resolve) => out.once('drain', () => resolve()))));
             process.stderr.write(`exported ${r.records} records from ${r.files} WARC files\n`);
             for (const p of r.problems) process.stderr.write(`skipped a damaged stretch: ${p} (run datamonitor verify)\n`);
             if (r.problems.length) process.exitCode = EXIT.problems;
