@@ -68,9 +68,10 @@ export function* scanWarc(file: string): Generator<ScannedRecord | ScanError> {
       if (lead.length >= 2 && lead[0] === 0x1f && lead[1] === 0x8b) {
         const m = gzipMember(read, pos, size);
         if ('error' in m) {
-          yield { offset: pos, error: m.error };
-          if (m.truncated) return;
-          pos = find(pos + 1, GZIP_MAGIC, false);
+          // Damage can make a member look unfinished to the file's end: if another member follows, it was damage.
+          const next = find(pos + 1, GZIP_MAGIC, false);
+          yield { offset: pos, error: m.truncated && next < size ? `the gzip member at ${pos} cannot be inflated to its end: its bytes are damaged` : m.error };
+          pos = next;
           continue;
         }
         const records = splitRecords(m.content);

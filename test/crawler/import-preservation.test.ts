@@ -266,6 +266,22 @@ describe('import is preservation-grade', () => {
     expect((await verify(dir)).problems).toEqual([]);
   });
 
+  it('a member whose damage makes it look unfinished to the end of the file does not hide the members after it', async () => {
+    const src = tempDir();
+    const m1 = await month1(src);
+    const bytes = fs.readFileSync(m1.file);
+    const starts: number[] = [];
+    for (let i = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08])); i >= 0; i = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), i + 1)) starts.push(i);
+    // The 3rd member (A's response) becomes a deflate stored block announcing 65535 bytes, more than the file has left.
+    const bogus = Buffer.concat([bytes.subarray(starts[2]!, starts[2]! + 10), Buffer.from([0x00, 0xff, 0xff, 0x00, 0x00])]);
+    const file = path.join(src, 'bogus.warc.gz');
+    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, starts[2]), bogus, bytes.subarray(starts[3])]));
+    const dir = tempDir();
+    const s = await importWarcs([file], { dataDir: dir });
+    expect(s.unreadable).toEqual([`${file} at offset ${starts[2]}: the gzip member at ${starts[2]} cannot be inflated to its end: its bytes are damaged`]);
+    expect(s).toMatchObject({ records: 7, copied: 7, responses: 2, imported: 2 });
+  });
+
   it('in an uncompressed file, a record whose Content-Length is wrong is reported and the next record is found again', async () => {
     const src = tempDir();
     const m1 = await month1(src);
