@@ -111,7 +111,7 @@ async function records(bytes: Buffer): Promise<Array<{ head: string; block: Buff
 const verify = (dir: string) => withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true });
 const exported = (dir: string) => withStore(dir, undefined, async (store) => {
   const parts: Buffer[] = [];
-  const r = await exportWarc(store, dir, (b) => parts.push(b));
+  const r = await exportWarc(store, dir, (b) => void parts.push(b));
   return { ...r, bytes: Buffer.concat(parts) };
 }, { readonly: true });
 
