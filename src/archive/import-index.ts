@@ -29,15 +29,31 @@ export interface ImportedRecord {
 export const IMPORT_DIR = path.join('warc', 'import');
 export const INDEX_SUFFIX = '.records.jsonl';
 
-/** Every import file's index, file by file in name order: [file, its records]. */
-export function readImportIndexes(dataDir: string): Array<[string, ImportedRecord[]]> {
+/**
+ * Every import file's index, file by file in name order: [file, its records, lines that are no record].
+ * A damaged line is passed over (verify reports it), so one bad index never stops an import or export.
+ */
+export function readImportIndexes(dataDir: string): Array<[string, ImportedRecord[], number]> {
   const dir = path.join(dataDir, IMPORT_DIR);
   if (!fs.existsSync(dir)) return [];
-  const out: Array<[string, ImportedRecord[]]> = [];
+  const out: Array<[string, ImportedRecord[], number]> = [];
   for (const name of fs.readdirSync(dir).sort()) {
     if (!name.endsWith(INDEX_SUFFIX)) continue;
-    const records = fs.readFileSync(path.join(dir, name), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ImportedRecord);
-    out.push([path.join(IMPORT_DIR, name.slice(0, -INDEX_SUFFIX.length)), records]);
+    // The copy is in the file the index is named after, whatever a line says.
+    const file = path.join(IMPORT_DIR, name.slice(0, -INDEX_SUFFIX.length));
+    const records: ImportedRecord[] = [];
+    let bad = 0;
+    for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        const r = JSON.parse(line) as ImportedRecord;
+        if (typeof r.file === 'string' && Number.isSafeInteger(r.offset) && Number.isSafeInteger(r.length) && r.length > 0 && typeof r.sha1 === 'string') records.push({ ...r, file });
+        else bad++;
+      } catch {
+        bad++;
+      }
+    }
+    out.push([file, records, bad]);
   }
   return out;
 }

@@ -161,8 +161,9 @@ function checkBlock(rec: ReturnType<typeof readRecord>, where: Omit<VerifyProble
  */
 function checkImported(dataDir: string, referenced: Set<string>, report: Report): number {
   let n = 0;
-  for (const [file, records] of readImportIndexes(dataDir)) {
+  for (const [file, records, bad] of readImportIndexes(dataDir)) {
     referenced.add(path.normalize(file));
+    if (bad) report({ url: '', time: 0, file, offset: 0, kind: 'unreadable', detail: `${bad} lines of ${file}.records.jsonl are no record: the source and place of those imported records are not known, and they are not checked` });
     if (!fs.existsSync(path.join(dataDir, file))) {
       report({ url: '', time: 0, file, offset: 0, kind: 'missing-file', detail: `${file} is not in the archive, its index lists ${records.length} imported records` });
       continue;

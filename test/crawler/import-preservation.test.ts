@@ -319,5 +319,12 @@ describe('import is preservation-grade', () => {
     const check = await verify(dir);
     expect(check.problems.map((p) => [p.kind, p.offset])).toEqual([[expect.stringMatching(/^(unreadable|copy-changed)$/), request.offset]]);
     expect(check.problems[0]!.detail).toContain(`imported from ${path.resolve(m1.file)}@${request.sourceOffset}`);
+
+    // A damaged line in an index is reported by verify, and stops neither a later import nor an export.
+    fs.appendFileSync(path.join(dir, 'warc', 'import', index), '{"truncated li\n');
+    const again = await verify(dir);
+    expect(again.problems.find((p) => p.detail.includes('1 lines of'))?.kind).toBe('unreadable');
+    expect((await importWarcs([m1.file], { dataDir: dir })).skipped.alreadyImported).toBe(8);
+    expect((await exported(dir)).records).toBe(7);
   });
 });
