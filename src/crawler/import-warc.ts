@@ -8,7 +8,6 @@ import { capture, type CaptureContext } from './capture.ts';
 import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore, type MetadataStore } from '../store/index.ts';
-import type { CrawlLogEntry } from '../store/types.ts';
 import { parseContentType } from '../util/content-type.ts';
 import { recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
 import { readRecord } from '../archive/warc-reader.ts';
@@ -27,8 +26,9 @@ import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from
  * through the same capture step as a crawl (extracted, canonicalised, compared with the URL's last
  * version); the version's log entry points to the copied record, and its RDF is a conversion record
  * of ours written after it, `WARC-Refers-To` the source record. Where each record came from (source
- * file, offset, record ID) is in the file's record index (`<file>.records.jsonl`) and in the version's
- * log entry (an `info:` diagnostic).
+ * file, offset, record ID) is in the file's record index (`<file>.records.jsonl`), which
+ * `export --provenance` turns into the version's provenance. (Not a log diagnostic: `datamonitor log`
+ * lists every capture with one, and an import's every version would crowd out its real problems.)
  *
  * A revisit (a deduplicating crawler's "same payload as before") is archived with the payload of the
  * response it refers to, found in this archive, from this run or any earlier import or crawl: by
@@ -169,22 +169,6 @@ class ImportWriter implements ArchiveWriter {
   async close(): Promise<void> {}
 }
 
-/** The store as capture sees it during an import: each log entry also says where its record came from. */
-function withProvenance(store: MetadataStore, note: () => string | undefined): MetadataStore {
-  return new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'logFetch') {
-        return (entry: CrawlLogEntry, patch: Parameters<MetadataStore['logFetch']>[1]) => {
-          const n = note();
-          return target.logFetch(n ? { ...entry, diagnostics: [...(entry.diagnostics ?? []), n] } : entry, patch);
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-}
-
 interface Payload {
   /** The original response's message: status, headers (for Content-Encoding), payload. */
   status: number;
@@ -206,8 +190,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   const index = new ImportIndex(o.dataDir);
   const contexts = archivedContexts(files);
   const writer = new ImportWriter();
-  let note: string | undefined;
-  const ctx: CaptureContext = { store: withProvenance(store, () => note), warc: writer, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
+  const ctx: CaptureContext = { store, warc: writer, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
 
   /** The payload of the archived response at `at`, if it is a response and (when given) has `digest`. */
   const payloadAt = (at: { file: string; offset: number; length: number }, digest: string | undefined): Payload | undefined => {
@@ -318,7 +301,6 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
       return;
     }
     writer.current = { file: dest, at, date: new Date(time) };
-    note = `info: imported from ${path.basename(file)} at offset ${r.offset}${id ? `, record ${id}` : ''}`;
     const status = { code: msg?.status ?? 200, text: msg?.statusText ?? '', version: head?.[1] ?? '1.1' };
     if (type === 'response') return archive(url, time, r, status, msg!.headers, msg!.body, headerOf(msg!.headers, 'content-encoding'));
     if (msg?.status === 304) return archive(url, time, r, status, msg.headers, Buffer.alloc(0), undefined);
@@ -351,7 +333,6 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
       }
     }
   } finally {
-    note = undefined;
     await store.flush();
     if (!o.store) await store.close();
   }
