@@ -2,7 +2,8 @@
  * The mementos of an archived URL (RFC 7089): each capture in the crawl log with a WARC record, named
  * `/memento/<timestamp>/<url>`, and the bytes and RDF each one stands for.
  */
-import { readRecord, parseHttpResponse, type HttpMessage } from '../archive/warc-reader.ts';
+import { readRecord, type HttpMessage } from '../archive/warc-reader.ts';
+import { httpPayload } from '../archive/http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import type { Link } from '../federation/link-format.ts';
@@ -170,7 +171,8 @@ function record(dataDir: string, e: CrawlLogEntry) {
 export async function originalResponse(dataDir: string, store: MetadataStore, list: Memento[], index: number): Promise<HttpMessage> {
   const e = list[index]!.entry;
   const rec = record(dataDir, e);
-  if (rec.headers.get('warc-type') !== 'revisit') return parseHttpResponse(rec.block);
+  // httpPayload: an imported record may hold the body chunked as it was sent; a memento replays the payload.
+  if (rec.headers.get('warc-type') !== 'revisit') return httpPayload(rec.block);
   const refersTo = rec.headers.get('warc-refers-to-target-uri');
   const pool = list.slice(0, index).map((m) => m.entry);
   if (refersTo && refersTo !== e.url && refersTo !== e.finalUrl) pool.push(...(await store.versions(refersTo)).filter((c) => c.time <= e.time));
@@ -178,7 +180,7 @@ export async function originalResponse(dataDir: string, store: MetadataStore, li
   for (const c of pool) {
     if (c.checksum !== e.checksum) continue;
     const earlier = record(dataDir, c);
-    if (earlier.headers.get('warc-type') === 'response') return parseHttpResponse(earlier.block);
+    if (earlier.headers.get('warc-type') === 'response') return httpPayload(earlier.block);
   }
   throw new Error(`revisit record of ${e.url} at ${new Date(e.time).toISOString()}: the capture it refers to (${e.checksum}) is not in the archive`);
 }
