@@ -8,7 +8,7 @@ import { digestKey, digestMatches } from './digest.ts';
 import { httpPayload } from './http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import { readImportIndexes } from './import-index.ts';
-import { listWarcFiles } from './warc-files.ts';
+import { listWarcFiles, warcPath } from './warc-files.ts';
 import { graphHashOf } from './canonical.ts';
 
 /** What can be wrong with an archived capture. */
@@ -164,7 +164,10 @@ function checkImported(dataDir: string, referenced: Set<string>, report: Report)
   for (const [file, records, bad] of readImportIndexes(dataDir)) {
     referenced.add(path.normalize(file));
     if (bad) report({ url: '', time: 0, file, offset: 0, kind: 'unreadable', detail: `${bad} lines of ${file}.records.jsonl are no record: the source and place of those imported records are not known, and they are not checked` });
-    if (!fs.existsSync(path.join(dataDir, file))) {
+    let abs: string;
+    try {
+      abs = warcPath(dataDir, file); // the one check every reader of a WARC path makes (src/archive/warc-files.ts)
+    } catch {
       report({ url: '', time: 0, file, offset: 0, kind: 'missing-file', detail: `${file} is not in the archive, its index lists ${records.length} imported records` });
       continue;
     }
@@ -172,7 +175,7 @@ function checkImported(dataDir: string, referenced: Set<string>, report: Report)
       const where = { url: r.uri ?? `(${r.type ?? 'untyped'} record ${r.id ?? 'without ID'})`, time: r.date ?? 0, file, offset: r.offset };
       let raw: Buffer;
       try {
-        const fd = fs.openSync(path.join(dataDir, file), 'r');
+        const fd = fs.openSync(abs, 'r');
         const buf = Buffer.alloc(r.length);
         try {
           fs.readSync(fd, buf, 0, r.length, r.offset);
