@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { ExtractInput } from '../../extract/types.ts';
 import { TsThread } from '../../util/ts-thread.ts';
+import { siblingModule } from '../../util/sibling.ts';
 import { decodeQuads, type Analysis, type AnalyseOptions } from './analyse.ts';
 
 /**
@@ -58,7 +59,7 @@ class Slot {
 
   constructor(private readonly pool: AnalysePool, private readonly budget: AnalysisBudget) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
-    this.thread = new TsThread(new URL('./worker.ts', import.meta.url), {}, {
+    this.thread = new TsThread(siblingModule(import.meta.url, './worker.ts'), {}, {
       resourceLimits: { maxOldGenerationSizeMb: budget.memoryMb, maxYoungGenerationSizeMb: Math.min(64, budget.memoryMb / 4) },
     });
     this.thread.worker.unref(); // an idle thread does not keep the process alive
