@@ -33,7 +33,7 @@ export const commandModules: CommandModule[] = [
   {
     load: () => import('./export.ts'),
     commands: [
-      { path: 'export', term: '[options]', summary: 'write the archived RDF: N-Quads with a graph per document, one Turtle file, or Prolog facts' },
+      { path: 'export', term: '[options]', summary: 'write the archived RDF (N-Quads with a graph per document, one Turtle file, or Prolog facts), or the archived WARC records (warc: imported ones byte for byte as their source held them)' },
     ],
   },
   {
@@ -72,7 +72,7 @@ export const commandModules: CommandModule[] = [
   {
     load: () => import('./import.ts'),
     commands: [
-      { path: 'import', term: '[options] <warc...>', summary: 'archive the HTTP responses of WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor): extracted, versioned and queryable like crawled ones; give the files oldest first' },
+      { path: 'import', term: '[options] <warc...>', summary: 'archive WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor): every record kept byte for byte, each HTTP response and revisit extracted, versioned and queryable like a crawled one; give the files oldest first' },
     ],
   },
   {
