@@ -8,7 +8,7 @@
  *   node bin/run-ts.mjs bench/ordering.bench.ts [pages]
  */
 import { performance } from 'node:perf_hooks';
-import { createOrderingPolicy, pageRank, pageRankSteps, PageRankPolicy, PriorityFrontier, type CrawledPage, type OrderingName } from '../src/frontier/order/index.ts';
+import { createOrderingPolicy, pageRank, pageRankSteps, type PageRankPolicy, PriorityFrontier, type CrawledPage, type OrderingName } from '../src/frontier/order/index.ts';
 
 // `--quick` (from npm run bench -- --quick) means a smaller crawl; a bare number sets the page count.
 const PAGES = process.argv.includes('--quick') ? 2_000 : Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 20_000);

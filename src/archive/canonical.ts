@@ -32,7 +32,7 @@ export interface CanonicalOptions {
   maxBlankNodes?: number;
 }
 
-function escape(s: string): string {
+function escapeNQuads(s: string): string {
   // N-Quads string escapes (only what must be escaped, so output stays canonical).
   return /["\\\n\r]/.test(s) ? s.replace(/["\\\n\r]/g, (c) => (c === '"' ? '\\"' : c === '\\' ? '\\\\' : c === '\n' ? '\\n' : '\\r')) : s;
 }
@@ -48,7 +48,7 @@ export function termToNQuads(t: Term): string {
     case 'BlankNode':
       return `_:${t.value}`;
     case 'Literal': {
-      const lit = `"${escape(t.value)}"`;
+      const lit = `"${escapeNQuads(t.value)}"`;
       if (t.language) return `${lit}@${t.language.toLowerCase()}`;
       if (t.datatype && t.datatype.value !== 'http://www.w3.org/2001/XMLSchema#string') return `${lit}^^${iri(t.datatype.value)}`;
       return lit;

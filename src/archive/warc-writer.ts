@@ -94,7 +94,7 @@ function pad(n: number, w = 2): string {
 }
 
 function safeHost(host: string): string {
-  return host.replace(/[^A-Za-z0-9.\-]/g, '_');
+  return host.replace(/[^A-Za-z0-9.-]/g, '_');
 }
 
 /** Fastest deflate level: a third less CPU than the default on 5 KB records, a few % larger. */

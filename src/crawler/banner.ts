@@ -20,7 +20,7 @@ export function seedExclusion(seed: string, o: CrawlOptions, f: FilterOptions = 
   switch (rejectReason(url, hostOf(url), 0, f)) {
     case 'domain': return `${(o.domains ?? []).map((d) => `--domain ${d}`).join(', ')} excludes the seed ${url}`;
     case 'include': return `no --include pattern (${(o.include ?? []).join(', ')}) matches the seed ${url}`;
-    case 'exclude': return `--exclude ${o.exclude?.find((p, i) => f.exclude[i].test(url))} excludes the seed ${url}`;
+    case 'exclude': return `--exclude ${o.exclude?.find((_p, i) => f.exclude[i].test(url))} excludes the seed ${url}`;
     default: return undefined;
   }
 }

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, type RobotsVerdict } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow, MetadataStore } from '../store/types.ts';
@@ -17,7 +16,7 @@ import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
-import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
+import type { CapturedDocument, CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { ContextLoader } from './contexts.ts';
 import { DEFAULTS, type CrawlOptions } from './options.ts';

@@ -54,7 +54,7 @@ export type Reason = keyof typeof REASONS;
 export const REASON_NAMES = Object.keys(REASONS) as Reason[];
 
 export function isReason(s: string): s is Reason {
-  return Object.prototype.hasOwnProperty.call(REASONS, s);
+  return Object.hasOwn(REASONS, s);
 }
 
 /** Reasons that are a policy decision, not a failure: no back-off, and a later crawl with another policy reconsiders them. */

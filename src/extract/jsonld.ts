@@ -266,7 +266,7 @@ export const jsonLdExtractor: Extractor = {
   async extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
     const decoding: Diagnostic[] = [];
     const text = decodeText(input.body, input.charset, decoding);
-    const context = input.mediaType === 'application/ld+json' ? undefined : contextFromLinkHeader(input.headers['link']);
+    const context = input.mediaType === 'application/ld+json' ? undefined : contextFromLinkHeader(input.headers.link);
     const { quads, diagnostics } = await parseJsonLdText(text, {
       baseIRI: input.url,
       maxQuads: ctx.maxQuads,

@@ -8,7 +8,7 @@ export const DEFAULT_BOUNDS: StrategyBounds = { minIntervalMs: DAY, maxIntervalM
 export const INITIAL_INTERVAL_MS = WEEK;
 
 export function clampInterval(ms: number, b: StrategyBounds): number {
-  return ms < b.minIntervalMs ? b.minIntervalMs : ms > b.maxIntervalMs ? b.maxIntervalMs : ms;
+  return ms < b.minIntervalMs ? b.minIntervalMs : Math.min(ms, b.maxIntervalMs);
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR, d: DAY, w: WEEK, mo: MONTH, y: 365 * DAY };

@@ -114,5 +114,5 @@ function fill(rates: ArrayLike<number>, budget: number, frozen: Uint8Array, out:
 }
 
 function clip(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
+  return x < lo ? lo : Math.min(x, hi);
 }

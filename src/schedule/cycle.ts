@@ -73,7 +73,7 @@ async function applySitemap(store: MetadataStore, sitemap: Sitemap, now: number)
     if (listed.has(u.loc)) continue; // listed twice: the first entry decides
     listed.add(u.loc);
     const row = known.get(u.loc);
-    if (!row || !row.monitored) added.push(u.loc);
+    if (!row?.monitored) added.push(u.loc);
     else if (u.lastmod !== undefined && u.lastmod > (row.lastFetched ?? 0) && (row.nextFetch ?? Infinity) > now) {
       await store.updateDocument(u.loc, { nextFetch: now });
       hinted.push(u.loc);

@@ -26,7 +26,7 @@ function routeOf(req: FastifyRequest): (typeof READ_ONLY)[number] | undefined {
 export function registerCors(app: FastifyInstance): void {
   app.addHook('onSend', async (req, reply, payload) => {
     const route = routeOf(req);
-    if (!route || !route.methods.includes(req.method)) return payload;
+    if (!route?.methods.includes(req.method)) return payload;
     // Errors too: a script should read the 400's message, not a network error.
     reply.header('access-control-allow-origin', '*');
     reply.header('access-control-expose-headers', EXPOSED);

@@ -15,7 +15,7 @@ export function registerFederationRoutes(app: FastifyInstance, ctx: ServerContex
     void holdings.catchUp().catch((e: Error) => app.log.error(`federation holdings: ${e.message}`));
   });
 
-  app.get('/api/federation/capacity', async (req, reply) => {
+  app.get('/api/federation/capacity', async (_req, reply) => {
     const doc = await capacityDocument({ dataDir: ctx.dataDir, store: ctx.store, base: ctx.publicUrl(), writable: Boolean(ctx.token) });
     return reply.header('cache-control', 'no-cache').send(doc);
   });
@@ -24,7 +24,7 @@ export function registerFederationRoutes(app: FastifyInstance, ctx: ServerContex
     await holdings.catchUp();
     reply.header('cache-control', 'no-cache');
     const given = req.headers['if-none-match'];
-    if (given && given.split(',').some((t) => t.trim() === `"${holdings.version}"`)) return reply.code(304).header('etag', `"${holdings.version}"`).send();
+    if (given?.split(',').some((t) => t.trim() === `"${holdings.version}"`)) return reply.code(304).header('etag', `"${holdings.version}"`).send();
     const doc = await holdings.document();
     return reply.header('etag', `"${doc.lastLogId}-${doc.bloom.m}"`).send(doc);
   });

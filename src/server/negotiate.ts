@@ -43,7 +43,7 @@ function quality(ranges: Range[], offer: string): number {
  */
 export function preferred(accept: string | string[] | undefined, offers: string[]): string | undefined {
   const header = Array.isArray(accept) ? accept.join(',') : accept;
-  if (!header || !header.trim()) return offers[0];
+  if (!header?.trim()) return offers[0];
   const ranges = parseAccept(header);
   if (ranges.length === 0) return offers[0];
   let best: string | undefined;

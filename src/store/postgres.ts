@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, LogCounts, ProgressPoint } from './types.ts';
+import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
 import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';

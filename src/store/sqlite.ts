@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Capture, CaptureQuery, ChangeFrequency, CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, LogCounts, ProgressPoint, MetadataStore } from './types.ts';
+import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
 import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';

@@ -67,7 +67,6 @@ ${knows.map((k) => `    <foaf:knows rdf:resource="${base}/people/${k}#me"/>`).jo
           knows: knows.map((k) => `${base}/people/${k}#me`),
         }, null, 2),
       };
-    case 'html':
     default:
       return {
         type: 'text/html; charset=utf-8',
@@ -93,7 +92,7 @@ export interface WebOfData extends TestServer {
 
 export async function startWebOfData(): Promise<WebOfData> {
   let base = '';
-  const server = await startServer((req, res, url) => {
+  const server = await startServer((_req, res, url) => {
     const p = url.pathname;
     const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': type, ...headers });

@@ -32,7 +32,7 @@ describe('one program, from the sources or from a build', () => {
       fs.copyFileSync(path.join(ROOT, 'bin/datamonitor.mjs'), path.join(dir, 'bin/datamonitor.mjs'));
       write('package.json', '{ "type": "module" }');
       // Neither dist/ nor tsx (a checkout after `npm ci --omit=dev --ignore-scripts`, here without src/ too).
-      let p = datamonitor();
+      const p = datamonitor();
       expect(p.status).toBe(70);
       expect(p.stderr).toMatch(/no build \(dist\/\).*run `npm ci` \(it builds\), or `npm run build`/);
       // The package: dist/ only.

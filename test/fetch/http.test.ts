@@ -32,7 +32,7 @@ function redirectChain(): Record<string, Route> {
 beforeAll(async () => {
   server = await startServer({
     ...redirectChain(),
-    '/doc.ttl': (req, res) => {
+    '/doc.ttl': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/turtle; charset=utf-8', 'x-first': '1', 'X-Second': 'two' });
       res.end('<a> <b> <c> .\n');
     },

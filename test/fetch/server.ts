@@ -1,5 +1,5 @@
 /** The fetch tests' view of the testkit server: routes by path, requests counted per path. */
-import http from 'node:http';
+import type http from 'node:http';
 import { startServer as startTestkitServer } from '../../src/testkit/server.ts';
 
 export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;

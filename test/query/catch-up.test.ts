@@ -18,7 +18,7 @@ describe('the version index, caught up from the crawl log', () => {
   /** d0.ttl says which generation of the site this is; the other documents never change. */
   let generation = 1;
   const docUrl = (i: number) => `${server.url}/d${i}.ttl`;
-  const valueOf = (i: number) => (i === 0 ? `gen ${generation}` : `doc ${i}`);
+  const valueAt = (i: number) => (i === 0 ? `gen ${generation}` : `doc ${i}`);
   const crawlSite = (dataDir: string, onVersion?: Parameters<typeof crawl>[0]['onVersion']) =>
     crawl({
       seeds: Array.from({ length: DOCS }, (_, i) => docUrl(i)), dataDir, delayMs: 0, allowPrivate: true, vocabularies: false,
@@ -34,7 +34,7 @@ describe('the version index, caught up from the crawl log', () => {
     server = await startServer((_req, res, url) => {
       const m = /^\/d(\d+)\.ttl$/.exec(url.pathname);
       if (!m) return res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<http://example.org/d${m[1]}> <http://example.org/v> "${valueOf(Number(m[1]))}" .\n`);
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<http://example.org/d${m[1]}> <http://example.org/v> "${valueAt(Number(m[1]))}" .\n`);
     });
   });
   afterAll(() => server.close());

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
 import { captureSql, restKey, type Capture, type CaptureQuery } from '../../src/store/log-reads.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import type { SqliteStore } from '../../src/store/sqlite.ts';
 import { backends, type Backend } from './backends.ts';
 import { syntheticLog } from './synthetic-log.ts';
 

@@ -3,14 +3,10 @@
  * PostgreSQL (the shared `test` database, each test in its own schema that is dropped after).
  */
 import { describe, it, expect, beforeEach } from 'vitest';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { SqliteStore } from '../../src/store/sqlite.ts';
-import { PostgresStore } from '../../src/store/postgres.ts';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
 import { ReadOnlyStoreError } from '../../src/store/read-only.ts';
 import { backends, useStores, type BackendEnv } from './backends.ts';

@@ -98,6 +98,7 @@ function seenPolicy(p: string | undefined): CrawlOptions['seenCache'] {
 const opt = <T>(v: unknown, f: (s: string) => T): T | undefined => (v === undefined ? undefined : f(String(v)));
 
 /** Fetch flags → the politeness and fetching part of CrawlOptions. */
+// biome-ignore lint/suspicious/noExplicitAny: commander's parsed flags, whose types the option definitions above give
 export function fetchOptionsFrom(flags: Record<string, any>): Partial<CrawlOptions> {
   return {
     delayMs: opt(flags.delay, (s) => parseDuration(s, '--delay')),
@@ -116,6 +117,7 @@ export function fetchOptionsFrom(flags: Record<string, any>): Partial<CrawlOptio
 }
 
 /** Flags → CrawlOptions (everything validated, with errors that name the flag). */
+// biome-ignore lint/suspicious/noExplicitAny: commander's parsed flags, whose types the option definitions above give
 export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string[]): Promise<CrawlOptions> {
   return {
     seeds,

@@ -19,6 +19,7 @@ function cycleFlags(cmd: Command): Command {
     .option('--json', 'print the result as JSON');
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: commander's parsed flags, whose types the option definitions give
 function cycleOptions(flags: Record<string, any>) {
   return {
     dataDir: path.resolve(flags.data),

@@ -1,5 +1,5 @@
 import type { Quad, NamedNode } from '@rdfjs/types';
-import { DataFactory } from 'rdf-data-factory';
+import type { DataFactory } from 'rdf-data-factory';
 import type { FoundLink } from '../types.ts';
 import type { HeaderLink } from './link-header.ts';
 import { resolveReference, type RawAnchor, type ScanResult } from './scanner.ts';

@@ -30,7 +30,7 @@ const HOSTS: Record<string, Host> = {
 /** The internal DTD subset of an XML document, so that an rdf:RDF root keeps its entities (&owl; ...). */
 function xmlDoctype(text: string): string | undefined {
   const match = /<!DOCTYPE\s[^[>]*(?:\[[\s\S]*?\]\s*)?>/i.exec(text.slice(0, 256 * 1024));
-  return match && match[0].includes('[') ? match[0] : undefined;
+  return match?.[0].includes('[') ? match[0] : undefined;
 }
 
 const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
@@ -107,7 +107,7 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     for (const quad of result.quads) if (!keep(quad)) break;
   }
 
-  const html = htmlTriples({ docUrl: input.url, scan, headerLinks: parseLinkHeader(input.headers['link']), rdfaXhvKeys, factory, quads: options.pageTriples !== false });
+  const html = htmlTriples({ docUrl: input.url, scan, headerLinks: parseLinkHeader(input.headers.link), rdfaXhvKeys, factory, quads: options.pageTriples !== false });
   const pageQuadsFrom = quads.length;
   if (options.pageTriples !== false) for (const quad of html.quads) if (!keep(quad)) break;
   if (overLimit) diagnostics.push({ level: 'warning', message: `stopped after ${ctx.maxQuads} quads (maxQuads); the rest of the document was not kept` });

@@ -18,7 +18,7 @@ export function pageRequisites(scan: ScanResult): string[] {
     if (url) out.add(url);
   };
   for (const link of scan.linkElements) {
-    if (link.rel && link.rel.toLowerCase().split(/\s+/).some((token) => REQUISITE_RELS.has(token))) add(link.href, link.base);
+    if (link.rel?.toLowerCase().split(/\s+/).some((token) => REQUISITE_RELS.has(token))) add(link.href, link.base);
   }
   for (const r of scan.requisites) add(r.href, r.base);
   for (const style of scan.styles) for (const ref of cssReferences(style.css)) add(ref, style.base);

@@ -7,7 +7,7 @@ import { OptionError, UserError } from '../../util/errors.ts';
 import { LinkGraph } from '../../frontier/order/link-graph.ts';
 import { locationScore } from '../../frontier/order/location.ts';
 import { pageRank } from '../../frontier/order/pagerank.ts';
-import { cosineSimilarity, DocumentFrequencies, termCounts, tokenize } from '../../frontier/order/text.ts';
+import { cosineSimilarity, DocumentFrequencies, termCounts } from '../../frontier/order/text.ts';
 import type { IndexedRepository } from './graph.ts';
 
 export const IMPORTANCE_NAMES = ['backlink', 'pagerank', 'similarity', 'forward', 'location'] as const;

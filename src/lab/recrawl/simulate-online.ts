@@ -14,6 +14,7 @@ import type { SimulationResult } from './simulate.ts';
  * as they would be live. Same conventions as `simulate` otherwise: strategies that ignore the context
  * give exactly the same result.
  */
+// biome-ignore lint/suspicious/noExplicitAny: any strategy, whatever its per-URL state
 export function simulateOnline(h: HistorySet, strategy: SteppedStrategy<any>, bounds: StrategyBounds): SimulationResult {
   const n = documentCount(h);
   const downloads = new Int32Array(n);

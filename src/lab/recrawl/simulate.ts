@@ -14,6 +14,7 @@ export interface SimulationResult {
  * strategy returns until `end`. A download captures a change when at least one change happened since
  * the previous download (several changes in between count as one captured, the rest are missed).
  */
+// biome-ignore lint/suspicious/noExplicitAny: any strategy, whatever its per-URL state
 export function simulate(h: HistorySet, strategy: SteppedStrategy<any>, bounds: StrategyBounds): SimulationResult {
   const n = documentCount(h);
   const downloads = new Int32Array(n);

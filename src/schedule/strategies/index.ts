@@ -12,6 +12,7 @@ export type { SteppedStrategy } from './define.ts';
 /** Seed 000's strategies, in the seed's order. */
 export const SEED_STRATEGIES = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'gold', 'week'] as const;
 
+// biome-ignore lint/suspicious/noExplicitAny: strategies keep per-URL states of their own types
 export const strategies: Record<string, SteppedStrategy<any>> = {
   fix,
   dyn,
@@ -30,8 +31,9 @@ export function isLiveStrategy(name: string): boolean {
   return name !== 'gold' && name in strategies;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: strategies keep per-URL states of their own types
 export function getStrategy(name: string): SteppedStrategy<any> {
-  const s = Object.prototype.hasOwnProperty.call(strategies, name) ? strategies[name] : undefined;
+  const s = Object.hasOwn(strategies, name) ? strategies[name] : undefined;
   if (!s) throw new UserError(`unknown strategy "${name}": use one of ${Object.keys(strategies).join(', ')}`);
   return s;
 }

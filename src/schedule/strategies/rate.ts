@@ -89,7 +89,7 @@ export function rateStrategy(o: RateOptions): SteppedStrategy<RateState> {
         o.regularClosedForm && isRegular(window)
           ? regularRate(nw, xw, window.intervals[0]!)
           : mleRate(window, floor, cap, o.priorChanges, o.priorExposureMs);
-      lambda = lambda < floor ? floor : lambda > cap ? cap : lambda;
+      lambda = lambda < floor ? floor : Math.min(lambda, cap);
       s.ratePerDay = lambda * DAY_MS;
       s.intervalMs = Math.round(clampInterval(o.intervalFactor / lambda, ctx.bounds));
       return s.intervalMs;

@@ -69,7 +69,7 @@ export function sourceStrategy(o: SourceOptions): SteppedStrategy<RateState> {
       const priorChanges = fitted ? ctx.sourcePrior!.changes * o.sourceStrength : o.fallbackChanges;
       const priorExposure = fitted ? ctx.sourcePrior!.exposureMs * o.sourceStrength : o.fallbackExposureMs;
       let lambda = mleRate(window, floor, cap, priorChanges, priorExposure);
-      lambda = lambda < floor ? floor : lambda > cap ? cap : lambda;
+      lambda = lambda < floor ? floor : Math.min(lambda, cap);
       s.ratePerDay = lambda * DAY;
       s.intervalMs = Math.round(clampInterval(o.intervalFactor / lambda, ctx.bounds));
       return s.intervalMs;

@@ -40,7 +40,7 @@ const turtle = (res: import('node:http').ServerResponse, body: string | Buffer, 
 /** A response that fails the first `n` times, then answers with a small Turtle document. */
 function failingThen(n: number, fail: (res: import('node:http').ServerResponse, i: number) => void) {
   let tries = 0;
-  return (path: string, res: import('node:http').ServerResponse, url: URL) => {
+  return (_path: string, res: import('node:http').ServerResponse, url: URL) => {
     if (tries++ < n) return fail(res, tries);
     turtle(res, `<${url.href}> <http://example.org/p> "recovered after ${n}" .\n`);
   };
@@ -459,7 +459,7 @@ export const FAULT_CASES: FaultCase[] = [
     name: 'growing-query-trap', group: 'discovery',
     about: 'each page links a URL whose query string is twice as long',
     async start() {
-      const s = await site((p, res, url) => {
+      const s = await site((_p, res, url) => {
         const q = url.searchParams.get('q') ?? 'ab';
         turtle(res, `<${url.href}> <http://example.org/next> <${url.origin}/grow?q=${q}${q}> .\n`);
       });
@@ -504,7 +504,7 @@ export const FAULT_CASES: FaultCase[] = [
     about: '100,000 links on one HTML page (a diagnostic says how many were dropped)',
     async start(size) {
       const links = Array.from({ length: size.links }, (_, i) => `<a href="/l/${i}">${i}</a>`).join('\n');
-      const s = await site((p, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>links</title></head><body>${links}</body></html>`));
+      const s = await site((_p, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>links</title></head><body>${links}</body></html>`));
       return {
         seeds: [`${s.url}/links.html`], watch: [{ url: `${s.url}/links.html`, reasons: ['fetched'], diagnostic: /link/i }],
         // The links themselves are kept out by --exclude: the case is the page, not 100,000 fetches.
