@@ -116,6 +116,17 @@ export function leaseStoreContract(make: StoreMaker<WorkerStore>): void {
       expect(await s.renewLease('A', ['solo.example'], LEASE, t + 4)).toEqual([]);
     });
 
+    it('empty asks get empty answers: no hosts to lease, none to renew, an unknown host has no documents', async () => {
+      await addSite(s, ['solo.example']);
+      await s.flush();
+      const t = now();
+      expect(await s.leaseHosts('A', { index: 0, count: 1 }, LEASE, 0, t)).toEqual([]);
+      expect(await s.activeLeases(t)).toEqual([]);
+      expect(await s.renewLease('A', [], LEASE, t)).toEqual([]);
+      expect(await s.hostDocuments('nowhere.example', t, 10)).toEqual([]);
+      await s.releaseHost('A', 'nowhere.example', t); // nothing to give back: no error
+    });
+
     it('rejects a partition that does not exist', async () => {
       await expect(s.leaseHosts('A', { index: 2, count: 2 }, LEASE, 1)).rejects.toThrow(/partition/);
       await expect(s.leaseHosts('A', { index: 0, count: 0 }, LEASE, 1)).rejects.toThrow(/partition/);
