@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMultiHostSite, SITE_DOMAIN, type MultiHostSite } from '../test/worker/multi-host-site.ts';
 import { spawnWorker } from '../test/worker/spawn-worker.ts';
-import { testPostgresUrl, isolatedSchemaUrl, dropSchema } from '../src/store/pg-test-util.ts';
+import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../test/store/pg.ts';
 import { PostgresStore } from '../src/store/postgres.ts';
 import { SqliteWorkerStore } from '../src/store/sqlite-worker.ts';
 import type { WorkerStore } from '../src/store/worker-types.ts';
@@ -63,7 +63,7 @@ async function runOnce(label: string, site: MultiHostSite, workers: number, open
   return { label, workers, pages, spanMs, wallMs, rate: (pages / spanMs) * 1000 };
 }
 
-const pgBase = await testPostgresUrl();
+const pgBase = await pgBaseUrl();
 if (!pgBase) {
   console.log('## Crawl workers\n\nSkipped: PostgreSQL is not reachable (see the warning above).');
   process.exit(0);

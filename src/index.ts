@@ -20,7 +20,7 @@ export { VERSION, buildUserAgent } from './fetch/accept.ts';
 
 // ---- The metadata store (crawl log, documents, schedule): SQLite in <dataDir>, or PostgreSQL --
 export { openStore, withStore, archiveExists, ReadOnlyStoreError, type OpenStoreOptions, type MetadataStore } from './store/index.ts';
-export type { CrawlLogEntry, DocumentRow, HostRow, CycleRow, ChangeState, DocumentState } from './store/types.ts';
+export type { CrawlLogEntry, DocumentRow, HostRow, CycleRow, ChangeState, DocumentState, DocumentStore, CrawlLog, ReadModel, HostStore, CycleStore, StoreLifecycle } from './store/types.ts';
 
 // ---- The versioned archive and its queries -------------------------------------------------
 export {

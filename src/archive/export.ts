@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
-import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import { readRecord } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
@@ -18,7 +18,7 @@ const XSD = 'http://www.w3.org/2001/XMLSchema#';
 export const PROVENANCE_GRAPH = `${DM}provenance`;
 
 /** The newest version (with RDF) of every archived document, optionally as it was at a time. */
-export async function latestVersions(store: MetadataStore, at?: number): Promise<CrawlLogEntry[]> {
+export async function latestVersions(store: CrawlLog, at?: number): Promise<CrawlLogEntry[]> {
   const latest = new Map<string, CrawlLogEntry>();
   for (const e of await store.log()) {
     if (at !== undefined && e.time > at) continue;
@@ -29,7 +29,7 @@ export async function latestVersions(store: MetadataStore, at?: number): Promise
 }
 
 /** The newest archived redirect of every URL that answered with one (optionally as it was at a time). */
-export async function latestRedirects(store: MetadataStore, at?: number): Promise<CrawlLogEntry[]> {
+export async function latestRedirects(store: CrawlLog, at?: number): Promise<CrawlLogEntry[]> {
   const latest = new Map<string, CrawlLogEntry>();
   for (const e of await store.log()) {
     if (at !== undefined && e.time > at) continue;
@@ -131,7 +131,7 @@ function prologAtom(t: Quad['subject'] | Quad['object']): string {
 export type ExportFormat = 'nquads' | 'turtle' | 'prolog';
 
 /** Streams the archive out: N-Quads (a graph per document, and the named graphs of quad formats as they were), one consolidated Turtle file, or seed 003's triple/3 facts. */
-export async function exportArchive(store: MetadataStore, dataDir: string, format: ExportFormat, write: (s: string) => void, opts: { at?: number; provenance?: boolean } = {}): Promise<{ documents: number; quads: number }> {
+export async function exportArchive(store: CrawlLog, dataDir: string, format: ExportFormat, write: (s: string) => void, opts: { at?: number; provenance?: boolean } = {}): Promise<{ documents: number; quads: number }> {
   const versions = await latestVersions(store, opts.at);
   let quads = 0;
   const turtle = format === 'turtle' ? new Writer({ format: 'Turtle' }) : undefined;
@@ -163,7 +163,7 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
  * that hold datamonitor's RDF of a version (what the other formats export) are left out, so exporting an
  * import gives back the source's records byte for byte. A damaged stretch of a file is skipped and reported.
  */
-export async function exportWarc(store: MetadataStore, dataDir: string, write: (b: Buffer) => void | Promise<void>): Promise<{ files: number; records: number; problems: string[] }> {
+export async function exportWarc(store: CrawlLog, dataDir: string, write: (b: Buffer) => void | Promise<void>): Promise<{ files: number; records: number; problems: string[] }> {
   const derived = new Set<string>();
   for (let since = 0; ; ) {
     const page = await store.log({ sinceId: since, limit: 5000 });

@@ -3,7 +3,7 @@ import { httpPayload } from './http-payload.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { extract } from '../extract/registry.ts';
 import type { ExtractResult } from '../extract/types.ts';
-import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 
 /**
  * Reads archived responses back and extracts them again, as the crawler did when it fetched them:
@@ -16,7 +16,7 @@ export interface ReplayedDocument {
 }
 
 /** The newest full response (not a revisit) of every document that answered 2xx. */
-export async function latestResponses(store: MetadataStore): Promise<CrawlLogEntry[]> {
+export async function latestResponses(store: CrawlLog): Promise<CrawlLogEntry[]> {
   const latest = new Map<string, CrawlLogEntry>();
   for (const e of await store.log()) {
     if (e.status >= 200 && e.status < 300 && e.warcFile && e.change !== 'unchanged') latest.set(e.url, e);

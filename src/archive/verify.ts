@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createHash } from 'node:crypto';
-import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import { readRecord } from './warc-reader.ts';
 import { digestKey, digestMatches } from './digest.ts';
 import { httpPayload } from './http-payload.ts';
@@ -49,7 +49,7 @@ const MAX_LISTED = 1000;
  */
 export async function verifyArchive(
   dataDir: string,
-  store: MetadataStore,
+  store: CrawlLog,
   o: { onProgress?: (entries: number) => void } = {},
 ): Promise<VerifyReport & { problemCount: number }> {
   const t0 = Date.now();

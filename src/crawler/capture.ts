@@ -1,7 +1,7 @@
 import type { Quad } from '@rdfjs/types';
 import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { FoundLink, Diagnostic } from '../extract/types.ts';
-import type { ChangeState, DocumentRow, MetadataStore } from '../store/types.ts';
+import type { ChangeState, CrawlLog, DocumentRow } from '../store/types.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import type { CanonicalMethod } from '../archive/canonical.ts';
@@ -66,7 +66,7 @@ export interface CaptureAs {
 export const REQUISITE_DIAGNOSTIC = 'info: page requisite (--page-requisites), not a document of the crawl';
 
 export interface CaptureContext {
-  store: MetadataStore;
+  store: CrawlLog;
   warc: ArchiveWriter;
   mime: string[];
   maxQuads: number;

@@ -1,7 +1,7 @@
 import type { Fetcher, FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { RobotsVerdict } from '../fetch/robots.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
-import type { MetadataStore } from '../store/types.ts';
+import type { CrawlLog } from '../store/types.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 
@@ -85,7 +85,7 @@ export interface ContextLoaderOptions {
   delayMs?: number;
   /** Where each response is archived (both, or neither for a loader that archives nothing). */
   warc?: ArchiveWriter;
-  store?: MetadataStore;
+  store?: CrawlLog;
   cycleId?: number;
   limits?: Partial<typeof CONTEXT_LIMITS>;
   signal?: AbortSignal;

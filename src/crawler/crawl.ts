@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, type RobotsVerdict } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
-import type { HostRow, MetadataStore } from '../store/types.ts';
+import type { HostRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
 import { WarcWriter, recoverOpenFiles, type ArchiveWriter } from '../archive/warc-writer.ts';
 import { WarcWriterThread } from '../archive/warc-writer-thread.ts';
@@ -19,7 +19,7 @@ import { formatBytes } from '../util/units.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { ContextLoader } from './contexts.ts';
-import { DEFAULTS, type CrawlOptions } from './options.ts';
+import { DEFAULTS, type CrawlOptions, type CrawlStore } from './options.ts';
 import { filtersOf } from './banner.ts';
 import type { Reason } from './reasons.ts';
 import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
@@ -33,7 +33,7 @@ import { MAX_REDIRECT_HOPS, RedirectStage } from './stages/redirect.ts';
 import { LinksStage } from './stages/links.ts';
 import { StoreStage } from './stages/store.ts';
 
-export type { CrawlOptions } from './options.ts';
+export type { CrawlOptions, CrawlStore } from './options.ts';
 export type { CapturedDocument } from './capture.ts';
 
 export interface CrawlSummary {
@@ -136,7 +136,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   validate(o);
   const t0 = Date.now();
   fs.mkdirSync(o.dataDir, { recursive: true });
-  const store: MetadataStore = o.store ?? (await openStore(o.dataDir));
+  const store: CrawlStore = o.store ?? (await openStore(o.dataDir));
   const ownsStore = !o.store;
   await store.init();
   await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));

@@ -7,7 +7,8 @@ import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
 import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
-import { openStore, type MetadataStore } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
+import type { CrawlLog, DocumentStore, StoreLifecycle } from '../store/types.ts';
 import { parseContentType } from '../util/content-type.ts';
 import { recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
 import { readRecord } from '../archive/warc-reader.ts';
@@ -177,7 +178,7 @@ interface Payload {
   body: Buffer;
 }
 
-export async function importWarcs(files: string[], o: { dataDir: string; store?: MetadataStore; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
+export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
   const s: ImportSummary = {
     files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,

@@ -1,10 +1,16 @@
 import type { Logger } from '../util/log.ts';
 import type { AnalysisBudget } from './analyse/pool.ts';
-import type { MetadataStore } from '../store/types.ts';
+import type { CrawlLog, DocumentStore, HostStore, ReadModel, StoreLifecycle } from '../store/types.ts';
 import type { Quad } from '@rdfjs/types';
 import type { SeenSet } from '../frontier/seen/index.ts';
 import { TIMING_DEFAULTS } from '../frontier/politeness.ts';
 import { ROBOTS_DEFAULTS } from '../fetch/robots.ts';
+
+/**
+ * What a crawl uses of the metadata store: its documents, log and hosts, and one read (`fates`: the
+ * refused addresses a resume retries). Not cycles or leases: those are its callers' (runCycle, worker).
+ */
+export type CrawlStore = StoreLifecycle & DocumentStore & CrawlLog & HostStore & Pick<ReadModel, 'fates'>;
 
 /** Everything a crawl can be told; the CLI flags map one to one onto these. */
 export interface CrawlOptions {
@@ -12,7 +18,7 @@ export interface CrawlOptions {
   /** Data directory: metadata store, WARC files. */
   dataDir: string;
   /** Use this store instead of `<dataDir>/meta.sqlite` (e.g. PostgreSQL). */
-  store?: MetadataStore;
+  store?: CrawlStore;
 
   // Filtering conditions (seed 003)
   depth?: number;

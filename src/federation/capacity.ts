@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MetadataStore } from '../store/types.ts';
+import type { ReadModel } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 
 export const CAPACITY_FILE = 'federation.json';
@@ -71,7 +71,7 @@ export function readCapacityConfig(dataDir: string): CapacityConfig | undefined 
   return { capacity: j.capacity, budgetPerCycle: j.budgetPerCycle as number | undefined, cycleMinutes: j.cycleMinutes as number | undefined };
 }
 
-export async function capacityDocument(o: { dataDir: string; store: MetadataStore; base: string; writable: boolean }): Promise<CapacityDocument> {
+export async function capacityDocument(o: { dataDir: string; store: ReadModel; base: string; writable: boolean }): Promise<CapacityDocument> {
   const config = readCapacityConfig(o.dataDir);
   const counts = await o.store.archiveCounts(Date.now());
   const capacity = config?.capacity ?? 0;

@@ -10,7 +10,7 @@
  * log id read), so a request costs a read of the entries logged since the previous one.
  */
 import { normalizeUrl, hostOf } from '../frontier/normalize.ts';
-import type { MetadataStore } from '../store/types.ts';
+import type { CrawlLog } from '../store/types.ts';
 import { BloomFilter, type BloomJson } from './bloom.ts';
 
 /** The key the filter holds and the aggregator tests: the URL as the crawl log keys it. */
@@ -53,7 +53,7 @@ export class HoldingsIndex {
   private captures = 0;
   private busy: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly store: MetadataStore) {}
+  constructor(private readonly store: CrawlLog) {}
 
   /** Reads the log entries since the last call; one caller at a time. */
   catchUp(): Promise<void> {

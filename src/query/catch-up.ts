@@ -1,5 +1,5 @@
 import { versionQuads } from '../archive/export.ts';
-import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { VersionArchive } from './version-store.ts';
 
 /**
@@ -57,7 +57,7 @@ export const GAP_TTL_MS = 3_600_000;
  * and re-reads the last indexed id and the open holes inside it, so a row is applied once whoever gets
  * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
  */
-export async function catchUpVersions(archive: VersionArchive, store: MetadataStore, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
+export async function catchUpVersions(archive: VersionArchive, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
   const batchRows = opts.batchRows ?? BATCH_ROWS;
   const now = opts.now ?? Date.now();
   const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, lastLogId: 0, diagnostics: [] };
@@ -107,7 +107,7 @@ export async function catchUpVersions(archive: VersionArchive, store: MetadataSt
  * Re-reads the holes the index went past (one `id > from - 1 ORDER BY id LIMIT size` seek each), applies
  * the rows that have committed since, then forgets holes older than `expireBefore` that are still empty.
  */
-async function fillLogGaps(archive: VersionArchive, store: MetadataStore, dataDir: string, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
+async function fillLogGaps(archive: VersionArchive, store: CrawlLog, dataDir: string, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
   const gaps = archive.logGaps.list();
   if (gaps.length === 0) return;
   for (const gap of gaps) {
@@ -153,7 +153,7 @@ function applyLogRow(archive: VersionArchive, dataDir: string, e: CrawlLogEntry,
  * ORDER BY id LIMIT 1`, an index seek): doubling steps, then halving. A few dozen seeks instead of a
  * count method in every store.
  */
-export async function lastLogId(store: MetadataStore, after = 0): Promise<number> {
+export async function lastLogId(store: CrawlLog, after = 0): Promise<number> {
   const next = async (id: number): Promise<number | undefined> => (await store.log({ sinceId: id, limit: 1 }))[0]?.id;
   let lo = after; // an id with nothing known after it yet
   let step = 1024;

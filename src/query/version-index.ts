@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { MetadataStore } from '../store/types.ts';
+import type { CrawlLog } from '../store/types.ts';
 import { openVersionStore, VERSIONS_FILE, type VersionArchive } from './version-store.ts';
 import { catchUpVersions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
 import { writableDir } from '../util/disk.ts';
@@ -19,13 +19,13 @@ export class VersionIndex {
 
   private constructor(
     private readonly dataDir: string,
-    private readonly store: MetadataStore,
+    private readonly store: CrawlLog,
     private archiveInUse: VersionArchive,
     /** The directory of a temporary index (removed on close); undefined for `<data>/versions.sqlite`. */
     private temporaryDir: string | undefined,
   ) {}
 
-  static open(dataDir: string, store: MetadataStore): VersionIndex {
+  static open(dataDir: string, store: CrawlLog): VersionIndex {
     const dir = path.resolve(dataDir);
     if (writable(dir)) {
       try {

@@ -3,7 +3,7 @@ import { crawl, type CrawlOptions, type CapturedDocument } from '../crawler/craw
 import { DEFAULTS } from '../crawler/options.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { hostOf } from '../frontier/normalize.ts';
-import type { MetadataStore, DocumentRow } from '../store/types.ts';
+import type { DocumentRow, DocumentStore, HostStore, MetadataStore } from '../store/types.ts';
 import { withStore } from '../store/index.ts';
 import { getStrategy } from './strategies/index.ts';
 import { DEFAULT_BOUNDS } from './bounds.ts';
@@ -64,7 +64,7 @@ export const SITEMAP_STRATEGY = 'sitemap';
  * than its last fetch is due now, whatever its strategy expected; a listed URL not monitored yet
  * is monitored from now on; child sitemaps of an index are monitored as sitemaps.
  */
-async function applySitemap(store: MetadataStore, sitemap: Sitemap, now: number): Promise<{ hinted: string[]; added: string[] }> {
+async function applySitemap(store: DocumentStore, sitemap: Sitemap, now: number): Promise<{ hinted: string[]; added: string[] }> {
   const known = new Map((await store.getDocuments(sitemap.urls.map((u) => u.loc))).map((row) => [row.url, row]));
   const hinted: string[] = [];
   const added: string[] = [];
@@ -93,7 +93,7 @@ function withCycleStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promis
  * The due URLs by host, with what the crawl-time estimate needs: each host's mean download time so far,
  * and the delay the downloader will keep there (the cycle's delay, or robots.txt's Crawl-delay when longer).
  */
-async function dueByHost(store: MetadataStore, due: DocumentRow[], delayMs: number): Promise<DueHost[]> {
+async function dueByHost(store: HostStore, due: DocumentRow[], delayMs: number): Promise<DueHost[]> {
   const hosts = new Map<string, DueHost>();
   for (const d of due) {
     let h = hosts.get(d.host);
@@ -111,7 +111,7 @@ async function dueByHost(store: MetadataStore, due: DocumentRow[], delayMs: numb
  * What one download tells the URL's strategy, and the next fetch it sets. A failed fetch is no
  * observation of change: the URL is tried again after the shortest interval.
  */
-export async function reschedule(store: MetadataStore, row: DocumentRow, doc: CapturedDocument, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
+export async function reschedule(store: DocumentStore, row: DocumentRow, doc: CapturedDocument, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
   // lastFetched on the scheduler's clock (the capture wrote the wall clock; the same, except in accelerated-time tests),
   // so that sitemap lastmods and budgets compare like with like.
   if (doc.change === 'error') {

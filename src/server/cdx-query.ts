@@ -3,7 +3,7 @@
  * (exact, prefix, host), or, for `domain`, one such host query per SURT host found in the log; the limit is
  * applied in SQL, and a resume key (the last capture's URL, time and log id) continues where a page ended.
  */
-import type { CaptureCursor, CaptureQuery, CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CaptureCursor, CaptureQuery, CrawlLogEntry, ReadModel } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import { cdxLine, hostKey, matcher, queryTarget, sortCdxLines, surt, timestampBounds, type CdxLine, type CdxQuery } from './cdx.ts';
 import { timestampOf } from './mementos.ts';
@@ -73,7 +73,7 @@ function originsOf(u: URL): string[] {
   return ['http', 'https'].flatMap((scheme) => hosts.map((h) => `${scheme}://${h}${port}`));
 }
 
-async function hostRanges(store: MetadataStore, q: CdxQuery): Promise<HostRanges[]> {
+async function hostRanges(store: ReadModel, q: CdxQuery): Promise<HostRanges[]> {
   const { url, type } = queryTarget(q);
   let u: URL;
   try {
@@ -110,7 +110,7 @@ const MIN_BATCH = 256;
  * whole log, apart from URLs whose letter case differs from the query's in an exact or prefix match (ranges
  * compare URLs as written; SURT keys are lower-cased) and URLs of `www2.`-style hosts other than the one asked for.
  */
-export async function cdxPage(store: MetadataStore, q: CdxPageQuery, keep: (l: CdxLine) => boolean = () => true): Promise<CdxPage> {
+export async function cdxPage(store: ReadModel, q: CdxPageQuery, keep: (l: CdxLine) => boolean = () => true): Promise<CdxPage> {
   const { lo, hi } = timestampBounds(q);
   const base: Omit<CaptureQuery, 'limit'> = {
     fromTime: lo ? boundaryMs(lo, 'from') : undefined,
@@ -148,7 +148,7 @@ export async function cdxPage(store: MetadataStore, q: CdxPageQuery, keep: (l: C
  * Every capture that matches and passes `keep`, read a page at a time, for the orders that need the whole
  * answer (reverse, closest, the last N); refused with a UserError past `max` lines, which would not fit in memory.
  */
-export async function cdxAll(store: MetadataStore, q: CdxQuery, keep: (l: CdxLine) => boolean, max: number): Promise<CdxLine[]> {
+export async function cdxAll(store: ReadModel, q: CdxQuery, keep: (l: CdxLine) => boolean, max: number): Promise<CdxLine[]> {
   const all: CdxLine[] = [];
   let resumeKey: string | undefined;
   do {

@@ -5,7 +5,7 @@
 import { readRecord, type HttpMessage } from '../archive/warc-reader.ts';
 import { httpPayload } from '../archive/http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
-import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { Link } from '../federation/link-format.ts';
 
 export interface Memento {
@@ -64,7 +64,7 @@ export function archivedUrlKey(url: string): string | undefined {
 }
 
 /** Every memento of `url`, oldest first; an empty list when the archive never captured it. */
-export async function mementosOf(store: MetadataStore, url: string): Promise<Memento[]> {
+export async function mementosOf(store: CrawlLog, url: string): Promise<Memento[]> {
   const entries = await store.versions(url);
   const seconds = new Map<string, number>();
   for (const e of entries) seconds.set(timestampOf(e.time), (seconds.get(timestampOf(e.time)) ?? 0) + 1);
@@ -168,7 +168,7 @@ function record(dataDir: string, e: CrawlLogEntry) {
  * latest earlier capture with the same payload digest that is a full response (of the URL the revisit
  * refers to, or of the same URL for a 304).
  */
-export async function originalResponse(dataDir: string, store: MetadataStore, list: Memento[], index: number): Promise<HttpMessage> {
+export async function originalResponse(dataDir: string, store: CrawlLog, list: Memento[], index: number): Promise<HttpMessage> {
   const e = list[index]!.entry;
   const rec = record(dataDir, e);
   // httpPayload: an imported record may hold the body chunked as it was sent; a memento replays the payload.

@@ -4,6 +4,7 @@ import type { MetadataStore } from './types.ts';
 import { SqliteStore } from './sqlite.ts';
 import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
+import { redactUrl } from './redact.ts';
 
 export type { MetadataStore } from './types.ts';
 export { ReadOnlyStoreError } from './read-only.ts';
@@ -23,9 +24,10 @@ export interface OpenStoreOptions {
  */
 export async function openStore(dataDir: string, db?: string, opts: OpenStoreOptions = {}): Promise<MetadataStore> {
   if (db && /^postgres(ql)?:\/\//.test(db)) {
-    // Loaded only when asked for: the embedded default should not pay for pg at start-up. A failure to
-    // load it is a broken install, said as it is, not "not available".
-    const mod = await import('./postgres.ts');
+    // Loaded only when asked for: the embedded default should not pay for pg at start-up.
+    const mod = await import('./postgres.ts').catch((e: unknown) => {
+      throw isMissingPg(e) ? new UserError(`--db '${redactUrl(db)}' needs PostgreSQL support, and this build has none (the 'pg' package is not installed): install it (npm install pg), or leave --db out to use the embedded SQLite store`) : e;
+    });
     return new mod.PostgresStore(db, { readonly: opts.readonly });
   }
   if (db) throw new UserError(`--db '${db}' is not a postgres:// URL; leave it out to use the embedded SQLite store in --data`);
@@ -36,6 +38,16 @@ export async function openStore(dataDir: string, db?: string, opts: OpenStoreOpt
   }
   fs.mkdirSync(dataDir, { recursive: true });
   return new SqliteStore(file);
+}
+
+/**
+ * Whether loading the PostgreSQL store failed because the `pg` package is not installed: that alone is
+ * "not available in this build". Anything else (pg installed but broken, a missing dependency of it, a
+ * bug in the store) is a broken install or a bug, and surfaces as it is, not hidden behind that message.
+ */
+function isMissingPg(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  return err?.code === 'ERR_MODULE_NOT_FOUND' && /\bCannot find (package|module) 'pg'( |$)/.test(String(err.message));
 }
 
 /** Whether `dataDir` (or the database `db` names) holds an archive to read. */

@@ -3,7 +3,7 @@
  * run: aggregates are GROUP BY queries, lists carry a LIMIT, so a request never reads the whole log into
  * memory. One implementation for both backends, given a way to run a query (`LogReader`).
  */
-import type { ChangeState, CrawlLogEntry } from './types.ts';
+import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
 import { LOG_COLS, fromRow, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../crawler/reasons.ts';
 
@@ -359,7 +359,7 @@ export async function archiveCounts(db: LogReader, now: number): Promise<Archive
  * The server's log reads as store methods, written once: each backend extends this and says how it
  * runs a query (`reader`); the SQL and the shaping of the rows live above.
  */
-export abstract class LogReadingStore {
+export abstract class LogReadingStore implements ReadModel {
   protected abstract readonly reader: LogReader;
 
   logCounts(): Promise<LogCounts> {

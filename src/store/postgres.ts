@@ -6,6 +6,7 @@ import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './h
 import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError } from './read-only.ts';
+import { redactUrl } from './redact.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
 const MIGRATIONS: { version: number; sql: string[] }[] = [
@@ -28,16 +29,7 @@ function numbered(sql: string): string {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
-/** The connection URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
+export { redactUrl };
 
 /**
  * Splits the datamonitor-only `schema` parameter off a postgres:// URL: the tables live in that

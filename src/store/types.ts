@@ -1,7 +1,8 @@
 /**
  * The metadata store (seed 000's "meta data store"): documents with their schedule, the crawl log,
- * hosts, and cycles. SQLite (embedded default) and PostgreSQL implement this one interface; every
- * method is async so that both fit.
+ * hosts, and cycles. SQLite (embedded default) and PostgreSQL implement all of it (MetadataStore);
+ * consumers see it through the narrow interfaces at the end of this file. Every method is async so
+ * that both backends fit.
  */
 
 import type { Reason } from '../crawler/reasons.ts';
@@ -88,11 +89,22 @@ export interface CycleRow {
   note?: string;
 }
 
-export interface MetadataStore {
-  /** Creates tables / runs migrations. */
-  init(): Promise<void>;
-  close(): Promise<void>;
+/**
+ * The seams of the metadata store (docs/store.md). Each consumer depends on the interface(s) it uses,
+ * so a reader of the dashboard's aggregates cannot reach the frontier, and a backend author sees the
+ * store as a few small contracts (test/store/contract/) instead of one of forty methods.
+ */
 
+/**
+ * Makes every write so far durable (writes may be batched into transactions until then). Part of every
+ * interface that writes, because a caller that wrote through one of them must be able to commit it.
+ */
+export interface Flushable {
+  flush(): Promise<void>;
+}
+
+/** The documents: the frontier's durable state and each URL's re-crawl schedule. */
+export interface DocumentStore extends Flushable {
   /** Inserts documents that are not yet known; returns how many were new. */
   addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts?: { monitored?: boolean; strategy?: string; nextFetch?: number }): Promise<number>;
   getDocument(url: string): Promise<DocumentRow | undefined>;
@@ -111,7 +123,10 @@ export interface MetadataStore {
   makeDue(select: DueSelection, now: number): Promise<number>;
   /** Every known URL (to warm the seen test when a crawl resumes). */
   allDocumentUrls(): Promise<string[]>;
+}
 
+/** The crawl log: one row per fate, appended; read whole or per URL (export, catch-up, Memento). */
+export interface CrawlLog extends Flushable {
   appendLog(entry: CrawlLogEntry): Promise<number>;
   /**
    * What every fetch writes: its log entry, and the patch of its document (`entry.url`), in one
@@ -125,8 +140,15 @@ export interface MetadataStore {
   versions(url: string): Promise<CrawlLogEntry[]>;
   /** Every log entry, oldest first, optionally since an id (for export and the dashboard). */
   log(opts?: { sinceId?: number; limit?: number; url?: string }): Promise<CrawlLogEntry[]>;
+  /** Largest end offset (offset + length) of any record the log points to in a WARC file. */
+  warcEnd(file: string): Promise<number>;
+}
 
-  // The server's reads of the log (src/store/log-reads.ts): aggregates and limited lists, never the whole log.
+/**
+ * The server's, the dashboard's and `stats`/`log`'s reads (src/store/log-reads.ts): aggregates and
+ * limited lists, never the whole log. Read-only: a read-only open serves all of it.
+ */
+export interface ReadModel {
   /** Log entries counted by HTTP status and by change, groups in order of first appearance. */
   logCounts(): Promise<LogCounts>;
   /** Documents by how many changes they showed (the change-frequency histogram). */
@@ -147,16 +169,34 @@ export interface MetadataStore {
   searchUrls(q: UrlSearch): Promise<ArchivedUrl[]>;
   /** Host leases held by workers, lapsed ones included, by worker then host (the dashboard's worker panel). */
   heldLeases(limit: number): Promise<HeldLease[]>;
+}
 
+/** What the crawler learnt of each host: robots.txt, crawl delay, download times, errors. */
+export interface HostStore extends Flushable {
   getHost(host: string): Promise<HostRow | undefined>;
+  /** Inserts or replaces the host's row (every field: one left out is cleared). */
   putHost(row: HostRow): Promise<void>;
+}
 
+/** Re-crawl cycles: when each ran, how many URLs, how long, how it ended. */
+export interface CycleStore {
+  /** Records a cycle and returns its id, greater than every earlier one's. */
   startCycle(row: Omit<CycleRow, 'id'>): Promise<number>;
   finishCycle(id: number, patch: Partial<CycleRow>): Promise<void>;
+  /** Every cycle, oldest (lowest id) first. */
   cycles(): Promise<CycleRow[]>;
-
-  /** Makes every write so far durable (writes may be batched into transactions until then). */
-  flush(): Promise<void>;
-  /** Largest end offset (offset + length) of any record the log points to in a WARC file. */
-  warcEnd(file: string): Promise<number>;
 }
+
+/** Opening and closing: what the owner of a store (a command, the server, a crawl) calls, not its users. */
+export interface StoreLifecycle {
+  /** Creates tables / runs migrations; idempotent. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole store: what a backend implements (SQLite and PostgreSQL do; WorkerStore adds LeaseStore)
+ * and what a composition root (a crawl, the server, a command) opens. Everything else takes the narrow
+ * interface it uses.
+ */
+export interface MetadataStore extends StoreLifecycle, DocumentStore, CrawlLog, ReadModel, HostStore, CycleStore {}

@@ -1,6 +1,6 @@
 /**
  * What cooperating crawl workers need from the shared metadata store on top of MetadataStore:
- * host leases. A worker fetches a host's URLs only while it holds the host's lease, so one host is
+ * host leases (LeaseStore). A worker fetches a host's URLs only while it holds the host's lease, so one host is
  * never fetched by two workers at once (politeness across machines), and a lease that is not
  * renewed expires, so the hosts of a killed worker are taken over.
  */
@@ -19,7 +19,8 @@ export interface HostLease {
   expiresAt: number;
 }
 
-export interface WorkerStore extends MetadataStore {
+/** Host leases: which worker fetches which host now (src/worker/worker.ts). */
+export interface LeaseStore {
   /**
    * Leases up to `maxHosts` hosts that have queued or due documents and that no live lease holds:
    * first hosts of this worker's partition, then hosts of other partitions whose holder let its
@@ -37,3 +38,6 @@ export interface WorkerStore extends MetadataStore {
   /** Every lease currently held (expiresAt > now), for monitoring and tests. */
   activeLeases(now?: number): Promise<HostLease[]>;
 }
+
+/** A metadata store that cooperating workers can share: the whole store and its leases. */
+export interface WorkerStore extends MetadataStore, LeaseStore {}

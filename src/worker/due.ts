@@ -5,11 +5,11 @@
  */
 import { crawl, type CrawlOptions } from '../crawler/crawl.ts';
 import type { CrawlSummary } from '../crawler/crawl.ts';
-import type { DocumentRow, MetadataStore } from '../store/types.ts';
+import type { DocumentRow, DocumentStore } from '../store/types.ts';
 import { DEFAULT_BOUNDS } from '../schedule/bounds.ts';
 import { reschedule } from '../schedule/cycle.ts';
 
-export async function fetchDue(due: DocumentRow[], store: MetadataStore, options: CrawlOptions): Promise<CrawlSummary> {
+export async function fetchDue(due: DocumentRow[], store: DocumentStore, options: CrawlOptions): Promise<CrawlSummary> {
   const byUrl = new Map(due.map((d) => [d.url, d]));
   const bounds = DEFAULT_BOUNDS;
   const downloader = crawl({ ...options, seeds: due.map((d) => d.url), refetch: true, noFollow: true });

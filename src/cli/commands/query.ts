@@ -7,7 +7,8 @@ import {
   openVersionStore, runQuery, renderTable, ALL_FORMATS, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
-import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
+import { archiveExists, withStore } from '../../store/index.ts';
+import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 
@@ -114,7 +115,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
   return withStore(dir, db, (store) => caughtUp(dir, store, fn), { readonly: true });
 }
 
-async function caughtUp<T>(dir: string, store: MetadataStore, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
+async function caughtUp<T>(dir: string, store: CrawlLog, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
   const index = VersionIndex.open(dir, store);
   try {
     const progress = new ProgressLine();

@@ -1,5 +1,5 @@
 import type { FetchError } from '../../fetch/types.ts';
-import type { ChangeState, CrawlLogEntry, DocumentState, MetadataStore } from '../../store/types.ts';
+import type { ChangeState, CrawlLog, CrawlLogEntry, DocumentRow, DocumentState } from '../../store/types.ts';
 import { POLICY_REASONS, REASON_NAMES, type Reason } from '../reasons.ts';
 import { reasonOfFetchError } from '../../fetch/reasons.ts';
 import type { Logger } from '../../util/log.ts';
@@ -49,14 +49,14 @@ export class Fates {
    * The store as capture (src/crawler/capture.ts, which speaks HTTP, not reasons) sees it: each log
    * row it writes gets the reason its status, change and error show, and is counted.
    */
-  readonly store: MetadataStore;
+  readonly store: CrawlLog;
 
   /**
    * `log` gets one line per URL, as Heritrix's crawl.log has: info for what was archived or skipped,
    * warn for what failed (the reason's line is what to grep).
    */
-  constructor(private readonly inner: MetadataStore, private readonly cycleId: number | undefined, private readonly log?: Logger) {
-    const logFetch = (e: CrawlLogEntry, patch: Partial<import('../../store/types.ts').DocumentRow>) => {
+  constructor(private readonly inner: CrawlLog, private readonly cycleId: number | undefined, private readonly log?: Logger) {
+    const logFetch = (e: CrawlLogEntry, patch: Partial<DocumentRow>) => {
       const reason = e.reason ?? reasonOfCapture({ ...e, parseFailed: parseFailedIn(e.diagnostics) });
       this.count(reason);
       this.logLine(reason, e);

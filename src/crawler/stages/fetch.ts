@@ -1,12 +1,12 @@
 import type { Fetcher } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
-import type { MetadataStore } from '../../store/types.ts';
+import type { DocumentStore } from '../../store/types.ts';
 import type { Job, Next, Stage } from './types.ts';
 import type { Fates } from './fates.ts';
 
 export interface FetchStageDeps {
   fetcher: Fetcher;
-  store: MetadataStore;
+  store: DocumentStore;
   /** Fetch again what the store says was fetched (re-crawl cycles). */
   refetch: boolean;
   retryLater(entry: FrontierEntry): boolean;

@@ -2,7 +2,7 @@ import type { ArchiveWriter } from '../../archive/warc-writer.ts';
 import { sha1Digest } from '../../archive/warc-record.ts';
 import type { FetchResponse } from '../../fetch/types.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
-import type { MetadataStore } from '../../store/types.ts';
+import type { CrawlLog } from '../../store/types.ts';
 import type { Fates } from './fates.ts';
 import type { ScopeStage } from './scope.ts';
 import type { Job, Next, Stage } from './types.ts';
@@ -15,7 +15,7 @@ export const MAX_REDIRECT_HOPS = 5;
 export interface RedirectStageDeps {
   warc: ArchiveWriter;
   /** The store that gives each log row its reason and counts it (Fates.store). */
-  store: MetadataStore;
+  store: CrawlLog;
   fates: Fates;
   scope: Pick<ScopeStage, 'offer' | 'offerRequisite'>;
   /** A re-crawl fetches again what the store knows: a redirect's target too, once per crawl. */

@@ -1,6 +1,6 @@
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { SeenSet } from '../../frontier/seen/index.ts';
-import type { MetadataStore } from '../../store/types.ts';
+import type { DocumentStore } from '../../store/types.ts';
 import { rejectReason, type FilterOptions } from '../../frontier/filters.ts';
 import type { Reason } from '../reasons.ts';
 import { hostOf, normalizeUrl, originOf } from '../../frontier/normalize.ts';
@@ -88,7 +88,7 @@ export class ScopeStage {
   }
 
   /** Writes the URLs queued since the last call to the store, where a resume finds them. */
-  async flush(store: MetadataStore): Promise<void> {
+  async flush(store: DocumentStore): Promise<void> {
     if (this.pending.length) await store.addDocuments(this.pending.splice(0));
   }
 }

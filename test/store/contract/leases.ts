@@ -1,17 +1,11 @@
 /**
- * Host leases for cooperating workers (WorkerStore) and the PostgreSQL-only parts: migrations when
- * several processes start at once, the schema parameter, clear errors.
+ * The LeaseStore contract (WorkerStore: the whole store and host leases): which worker fetches which
+ * host, so that one host is never fetched by two workers at once and a dead worker's hosts are taken over.
  */
-import { describe, it, expect, beforeEach } from 'vitest';
-import { PostgresStore, parsePostgresUrl } from '../../src/store/postgres.ts';
-import { openStore } from '../../src/store/index.ts';
-import { partitionOfHost } from '../../src/store/host-partition.ts';
-import { partitionOf } from '../../src/frontier/seen/fingerprint.ts';
-import type { WorkerStore } from '../../src/store/worker-types.ts';
-import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from './pg.ts';
-import { useStores, workerBackends } from './backends.ts';
-
-const pgBase = await pgBaseUrl();
+import { beforeEach, describe, expect, it } from 'vitest';
+import { partitionOfHost } from '../../../src/store/host-partition.ts';
+import type { WorkerStore } from '../../../src/store/worker-types.ts';
+import { type StoreMaker, useStores } from './harness.ts';
 
 const HOSTS = Array.from({ length: 30 }, (_, i) => `h${i}.example`);
 const LEASE = 10_000;
@@ -20,99 +14,13 @@ async function addSite(s: WorkerStore, hosts = HOSTS): Promise<void> {
   await s.addDocuments(hosts.flatMap((h) => [0, 1, 2].map((k) => ({ url: `http://${h}/p${k}`, host: h, depth: k }))));
 }
 
-describe('host partition', () => {
-  it('agrees with partitionOf for URLs on the host and spreads hosts over partitions', () => {
-    const counts = [0, 0, 0];
-    for (let i = 0; i < 3000; i++) {
-      const host = `host${i}.example.org`;
-      expect(partitionOfHost(host, 3)).toBe(partitionOf(`http://${host}/a/b?c`, 3));
-      counts[partitionOfHost(host, 3)]++;
-    }
-    for (const c of counts) expect(c).toBeGreaterThan(850);
-  });
-});
-
-describe.skipIf(!pgBase)('PostgresStore: start-up and URL handling', () => {
-  it('two processes migrating a fresh schema at once both succeed and each migration runs once', async () => {
-    const url = isolatedSchemaUrl(pgBase!);
-    const stores = Array.from({ length: 4 }, () => new PostgresStore(url));
-    try {
-      await Promise.all(stores.map((s) => s.init()));
-      const { rows } = await stores[0].pool.query('SELECT version FROM schema_version ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
-    } finally {
-      for (const s of stores) await s.close();
-      await dropSchema(url);
-    }
-  });
-
-  it('openStore selects it for a postgres:// URL', async () => {
-    const url = isolatedSchemaUrl(pgBase!);
-    const s = await openStore('/nonexistent-unused', url);
-    try {
-      expect(s).toBeInstanceOf(PostgresStore);
-      await s.init();
-      expect(await s.countDocuments()).toBe(0);
-    } finally {
-      await s.close();
-      await dropSchema(url);
-    }
-  });
-
-  it('keeps each schema to itself', async () => {
-    const [a, b] = [isolatedSchemaUrl(pgBase!), isolatedSchemaUrl(pgBase!)];
-    const [sa, sb] = [new PostgresStore(a), new PostgresStore(b)];
-    try {
-      await sa.init();
-      await sb.init();
-      await sa.addDocuments([{ url: 'http://a.example/', host: 'a.example', depth: 0 }]);
-      expect(await sa.countDocuments()).toBe(1);
-      expect(await sb.countDocuments()).toBe(0);
-    } finally {
-      await sa.close();
-      await sb.close();
-      await dropSchema(a);
-      await dropSchema(b);
-    }
-  });
-
-  it('reports a database from a newer datamonitor instead of touching it', async () => {
-    const url = isolatedSchemaUrl(pgBase!);
-    const s = new PostgresStore(url);
-    try {
-      await s.init();
-      await s.pool.query('INSERT INTO schema_version VALUES (99)');
-      await expect(new PostgresStore(url).init()).rejects.toThrow(/newer datamonitor/);
-    } finally {
-      await s.close();
-      await dropSchema(url);
-    }
-  });
-});
-
-describe('PostgresStore: bad URLs and unreachable servers', () => {
-  it('rejects a bad schema name and explains an unreachable server', async () => {
-    expect(() => parsePostgresUrl('postgres://127.0.0.1/test?schema=a;drop')).toThrow(/schema 'a;drop'/);
-    expect(parsePostgresUrl('postgres://u:secret@127.0.0.1/test?schema=x_1&sslmode=disable')).toEqual({
-      connectionString: 'postgres://u:secret@127.0.0.1/test?sslmode=disable', schema: 'x_1',
-    });
-    const s = new PostgresStore('postgres://u:secret@127.0.0.1:1/test');
-    const err = await s.init().catch((e: Error) => e);
-    expect(err).toMatchObject({ name: 'UserError' });
-    expect(String(err)).toMatch(/cannot connect to PostgreSQL at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/test/);
-    expect(String(err)).not.toMatch(/secret/);
-    await s.close();
-  });
-});
-
-for (const backend of workerBackends) {
-  describe.skipIf(backend.skip)(`host leases on ${backend.name}`, () => {
-    const stores = useStores(backend);
-    const open = stores.open;
+export function leaseStoreContract(make: StoreMaker<WorkerStore>): void {
+  describe.skipIf(make.skip)(`LeaseStore on ${make.name}`, () => {
+    const fx = useStores(make);
+    const open = fx.open;
     let s: WorkerStore;
-    beforeEach(() => void (s = stores.s));
+    beforeEach(() => void (s = fx.s));
     const now = () => Date.now();
-
 
     it('a worker leases the hosts of its own partition that have work, and only those at first', async () => {
       await addSite(s);
@@ -208,9 +116,37 @@ for (const backend of workerBackends) {
       expect(await s.renewLease('A', ['solo.example'], LEASE, t + 4)).toEqual([]);
     });
 
+    it('empty asks get empty answers: no hosts to lease, none to renew, an unknown host has no documents', async () => {
+      await addSite(s, ['solo.example']);
+      await s.flush();
+      const t = now();
+      expect(await s.leaseHosts('A', { index: 0, count: 1 }, LEASE, 0, t)).toEqual([]);
+      expect(await s.activeLeases(t)).toEqual([]);
+      expect(await s.renewLease('A', [], LEASE, t)).toEqual([]);
+      expect(await s.hostDocuments('nowhere.example', t, 10)).toEqual([]);
+      await s.releaseHost('A', 'nowhere.example', t); // nothing to give back: no error
+    });
+
     it('rejects a partition that does not exist', async () => {
       await expect(s.leaseHosts('A', { index: 2, count: 2 }, LEASE, 1)).rejects.toThrow(/partition/);
       await expect(s.leaseHosts('A', { index: 0, count: 0 }, LEASE, 1)).rejects.toThrow(/partition/);
+    });
+
+    it("heldLeases (ReadModel) lists each worker's hosts, lapsed leases included, released ones not, by worker then host", async () => {
+      await s.addDocuments(['a', 'b', 'c'].map((h) => ({ url: `http://${h}.example/`, host: `${h}.example`, depth: 0 })));
+      await s.flush();
+      const all = { index: 0, count: 1 };
+      const t = now();
+      await s.leaseHosts('w2', all, 1, 1, t);
+      await s.leaseHosts('w1', all, 60_000, 2, t);
+      const reader = await fx.openReadOnly();
+      const held = await reader.heldLeases(10);
+      expect(held.map((l) => [l.worker, l.host, l.expiresAt])).toEqual([
+        ['w1', 'b.example', t + 60_000], ['w1', 'c.example', t + 60_000], ['w2', 'a.example', t + 1],
+      ]);
+      await s.releaseHost('w1', 'b.example');
+      expect((await reader.heldLeases(10)).map((l) => l.host)).toEqual(['c.example', 'a.example']);
+      expect(await reader.heldLeases(1)).toHaveLength(1);
     });
   });
 }

@@ -1,13 +1,13 @@
 /**
- * Child process for the "two writers at once" test: adds documents u<from>..u<to-1> in batches
- * to the store named by argv (a SQLite file or a postgres:// URL) and prints how many were new.
+ * Child process for the "two writers at once" test: opens the store named by argv as the CLI does
+ * (`openStore`: a `<data>/meta.sqlite` file, or a `--db` URL), adds documents u<from>..u<to-1> in
+ * batches and prints how many were new.
  */
-import { SqliteStore } from '../../src/store/sqlite.ts';
-import { PostgresStore } from '../../src/store/postgres.ts';
-import type { MetadataStore } from '../../src/store/types.ts';
+import path from 'node:path';
+import { openStore } from '../../../src/store/index.ts';
 
 const [target, fromArg, toArg, batchArg] = process.argv.slice(2);
-const store: MetadataStore = target.startsWith('postgres') ? new PostgresStore(target) : new SqliteStore(target);
+const store = target!.includes('://') ? await openStore('/nonexistent-unused', target) : await openStore(path.dirname(target!));
 await store.init();
 let added = 0;
 const batch = Number(batchArg);

@@ -1,0 +1,92 @@
+/**
+ * The CrawlLog contract: the append-only log of fates, and its reads by id (export, the index's
+ * catch-up), by URL (Memento) and by WARC file (crash recovery).
+ */
+import { describe, expect, it } from 'vitest';
+import type { CrawlLog, CrawlLogEntry, DocumentStore, StoreLifecycle } from '../../../src/store/types.ts';
+import { type StoreMaker, useStores } from './harness.ts';
+
+const T0 = 1_700_000_000_000;
+
+export function logEntry(over: Partial<CrawlLogEntry>): CrawlLogEntry {
+  return { url: 'http://a.example/x', time: T0, status: 200, durationMs: 12.5, bytes: 100, change: 'new', triples: 3, ...over };
+}
+
+/** logFetch patches a document: the contract reads it back through DocumentStore. */
+export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & StoreLifecycle>): void {
+  describe.skipIf(make.skip)(`CrawlLog on ${make.name}`, () => {
+    const fx = useStores(make);
+
+    it('appendLog gives increasing ids; log reads in id order with sinceId, limit and url; optional fields round-trip', async () => {
+      const { s } = fx;
+      const full = logEntry({
+        url: 'http://a.example/x', finalUrl: 'http://a.example/x/', headers: [['Content-Type', 'text/turtle'], ['X-Ünï', 'a, b']],
+        mediaType: 'text/turtle', checksum: 'sha1:AAA', graphHash: 'gh', truncated: true, diagnostics: ['line 3: bad IRI', 'ok ✓'], reason: 'fetched',
+        warcFile: '2024/01/01/00/a.example/x.warc.gz', warcOffset: 0, warcLength: 900, rdfOffset: 900, rdfLength: 300, cycleId: 4, error: undefined,
+      });
+      const id1 = await s.appendLog(full);
+      const failed = logEntry({ url: 'http://b.example/', status: 0, change: 'error', error: 'ECONNREFUSED', triples: 0, bytes: 0 });
+      const id2 = await s.appendLog(failed);
+      const id3 = await s.appendLog(logEntry({ url: 'http://a.example/x', time: T0 - 5000 })); // an earlier time: ids, not times, order the log
+      expect(id2).toBeGreaterThan(id1);
+      expect(id3).toBeGreaterThan(id2);
+      const all = await s.log();
+      expect(all.map((e) => e.id)).toEqual([id1, id2, id3]);
+      expect(all[0]).toEqual({ ...full, id: id1 });
+      // An entry without `truncated` reads back as not truncated; absent optional fields stay absent.
+      expect(all[1]).toEqual({ ...failed, truncated: false, id: id2 });
+      expect((await s.log({ sinceId: id1 })).map((e) => e.id)).toEqual([id2, id3]);
+      expect((await s.log({ sinceId: id3 }))).toEqual([]);
+      expect((await s.log({ limit: 1 })).map((e) => e.id)).toEqual([id1]);
+      expect((await s.log({ url: 'http://a.example/x' })).map((e) => e.id)).toEqual([id1, id3]);
+      expect((await s.log({ url: 'http://a.example/x', sinceId: id1 })).map((e) => e.id)).toEqual([id3]);
+      expect(await s.log({ url: 'http://a.example/x/' })).toEqual([]); // the request URL only, not the final one
+    });
+
+    it('logFetch appends the entry and patches its document in one call, and logs even an unknown URL', async () => {
+      const { s } = fx;
+      await s.addDocuments([{ url: 'http://a.example/x', host: 'a.example', depth: 0 }]);
+      const entry = logEntry({ url: 'http://a.example/x', finalUrl: 'http://a.example/x/', checksum: 'sha1:BBB', warcFile: 'f.warc.gz', warcOffset: 5, warcLength: 7 });
+      const id = await s.logFetch(entry, { state: 'fetched', lastFetched: T0, checksum: 'sha1:BBB', etag: '"e"' });
+      expect(await s.getDocument('http://a.example/x')).toMatchObject({ state: 'fetched', lastFetched: T0, checksum: 'sha1:BBB', etag: '"e"' });
+      const only = await s.logFetch(logEntry({ url: 'http://a.example/x', time: T0 + 1 }), {});
+      const stray = await s.logFetch(logEntry({ url: 'http://nowhere.example/', time: T0 + 2 }), { state: 'failed' });
+      expect((await s.log()).map((e) => [e.id, e.url])).toEqual([[id, 'http://a.example/x'], [only, 'http://a.example/x'], [stray, 'http://nowhere.example/']]);
+      expect((await s.log())[0]).toEqual({ ...entry, id, truncated: false });
+      expect(await s.getDocument('http://nowhere.example/')).toBeUndefined();
+    });
+
+    it('versions are the entries with a WARC record whose request or final URL is the URL, oldest first', async () => {
+      const { s } = fx;
+      const w = { warcFile: 'f.warc.gz', warcOffset: 0, warcLength: 10 };
+      const late = await s.appendLog(logEntry({ time: T0 + 2000, ...w }));
+      const early = await s.appendLog(logEntry({ time: T0 + 1000, ...w }));
+      await s.appendLog(logEntry({ time: T0 + 1500 })); // not modified: no record
+      await s.appendLog(logEntry({ url: 'http://other.example/', time: T0, ...w }));
+      const redirected = await s.appendLog(logEntry({ url: 'http://a.example/old', finalUrl: 'http://a.example/x', time: T0 + 1200, ...w }));
+      expect((await s.versions('http://a.example/x')).map((e) => e.id)).toEqual([early, redirected, late]);
+      expect((await s.versions('http://a.example/old')).map((e) => e.id)).toEqual([redirected]);
+      expect(await s.versions('http://none.example/')).toEqual([]);
+    });
+
+    it('warcEnd is the furthest record end (WARC or RDF record) in one file, 0 for an unknown file', async () => {
+      const { s } = fx;
+      await s.appendLog(logEntry({ warcFile: 'a.warc.gz', warcOffset: 0, warcLength: 500, rdfOffset: 500, rdfLength: 250 }));
+      await s.appendLog(logEntry({ warcFile: 'a.warc.gz', warcOffset: 750, warcLength: 100 }));
+      await s.appendLog(logEntry({ warcFile: 'b.warc.gz', warcOffset: 0, warcLength: 5_000_000_000 }));
+      expect(await s.warcEnd('a.warc.gz')).toBe(850);
+      expect(await s.warcEnd('b.warc.gz')).toBe(5_000_000_000);
+      expect(await s.warcEnd('c.warc.gz')).toBe(0);
+    });
+
+    it('after flush, another instance on the same database reads every entry', async () => {
+      const { s } = fx;
+      const id = await s.appendLog(logEntry({ url: 'http://a.example/' }));
+      await s.flush();
+      const other = await fx.open();
+      expect((await other.log()).map((e) => e.id)).toEqual([id]);
+      // And the ids go on increasing across instances.
+      expect(await other.appendLog(logEntry({}))).toBeGreaterThan(id);
+    });
+  });
+}
