@@ -11,6 +11,7 @@ import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
+import { QueryEngine, QueryLimitError, type EngineOptions } from '../query/engine/index.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -24,6 +25,8 @@ export interface ServerOptions {
   labFile?: string;
   /** Fastify's request log (default off). */
   logger?: boolean;
+  /** SPARQL limits and the query pool (docs/server.md#limits); each defaults to DEFAULT_ENGINE's. */
+  query?: Partial<EngineOptions>;
 }
 
 /**
@@ -38,10 +41,17 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const store = o.store ?? (await openStore(dataDir, o.db, { readonly }));
   if (!o.store) await store.init();
   const index = VersionIndex.open(dataDir, store);
-  const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile };
+  const engine = new QueryEngine(o.query);
+  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   app.setErrorHandler((err: Error, _req, reply) => {
+    if (err instanceof QueryLimitError) {
+      if (err.retryAfter !== undefined) void reply.header('retry-after', String(err.retryAfter));
+      return reply.code(err.httpStatus).type('text/plain').send(err.message + '\n');
+    }
+    // The client went away and its query was stopped: nobody is left to answer.
+    if (err.name === 'AbortError') return reply.code(499).type('text/plain').send('the query was cancelled\n');
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status >= 400 && status < 500) return reply.code(status).type('text/plain').send(err.message + '\n');
@@ -59,6 +69,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     void index.catchUp().catch((e: Error) => app.log.error(`version index: ${e.message}`));
   });
   app.addHook('onClose', async () => {
+    await engine.close();
     await index.close();
     if (!o.store) await store.close();
   });

@@ -3,7 +3,8 @@
  * at `at=` (ISO 8601). Updates are refused: the archive changes only by crawling.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { analyseQuery, formatsFor, mediaTypeOf, runQuery, type ResultFormat } from '../query/index.ts';
+import { analyseQuery, formatsFor, mediaTypeOf, type ResultFormat } from '../query/index.ts';
+import { locationOf } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 import { parseTime } from '../util/units.ts';
 import type { ServerContext } from './context.ts';
@@ -59,10 +60,17 @@ async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
   const atText = one(params.at);
   const at = atText ? parseTime(atText, 'at') : undefined;
   const graphs = many(params['default-graph-uri']);
-  const result = await runQuery(await ctx.index.current(), query, { at, format, graphs: graphs.length ? graphs : undefined });
+  const archive = await ctx.index.current();
+  // A client that goes away stops its query: a query still evaluating ends its process.
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  const result = await ctx.engine.run(locationOf(archive), query, { at, format, graphs: graphs.length ? graphs : undefined }, gone.signal);
   return reply
     .header('vary', 'accept')
     .header('x-archive-datetime', new Date(result.at).toISOString())
+    .header('content-length', String(result.bytes))
     .type(`${result.mediaType}; charset=utf-8`)
     .send(result.body);
 }
