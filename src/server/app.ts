@@ -27,6 +27,8 @@ export interface ServerOptions {
   logger?: boolean;
   /** SPARQL limits and the query pool (docs/server.md#limits); each defaults to DEFAULT_ENGINE's. */
   query?: Partial<EngineOptions>;
+  /** Use this query engine (the caller keeps ownership) instead of making one from `query`. */
+  engine?: QueryEngine;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const store = o.store ?? (await openStore(dataDir, o.db, { readonly }));
   if (!o.store) await store.init();
   const index = VersionIndex.open(dataDir, store);
-  const engine = new QueryEngine(o.query);
+  const engine = o.engine ?? new QueryEngine(o.query);
   const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
@@ -69,7 +71,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     void index.catchUp().catch((e: Error) => app.log.error(`version index: ${e.message}`));
   });
   app.addHook('onClose', async () => {
-    await engine.close();
+    if (!o.engine) await engine.close();
     await index.close();
     if (!o.store) await store.close();
   });

@@ -1,6 +1,6 @@
 import { UserError } from '../../util/errors.ts';
 import { EXIT } from '../../util/exit-codes.ts';
-import { formatBytes, formatDuration } from '../../util/units.ts';
+import { formatBytes, formatDuration, parseBytes, parseDuration } from '../../util/units.ts';
 
 /** What one query may use. Every query runs under all three (docs/query.md#query-limits). */
 export interface QueryLimits {
@@ -74,3 +74,27 @@ export const overMemory = (limits: QueryLimits, used?: number) =>
   new QueryLimitError('memory', `the query needed more than the memory limit of ${formatBytes(limits.memoryBytes)}${used ? ` (its process reached ${formatBytes(used)})` : ''} and was stopped`);
 export const overResult = (limits: QueryLimits, bytes: number) =>
   new QueryLimitError('result', `the result is ${formatBytes(bytes)}, over the limit of ${formatBytes(limits.resultBytes)}`);
+
+/** Below this a query process cannot even load the engine (~100 MiB resident when idle). */
+export const MIN_MEMORY_BYTES = 128 * 1024 ** 2;
+
+/**
+ * Limits given as command-line text ("30s", "1GiB", "64MiB"), each under the name of its flag for the
+ * error message; what is not given stays at its default.
+ */
+export function parseLimits(text: { time?: string; memory?: string; result?: string }, flags: { time: string; memory: string; result: string }): Partial<QueryLimits> {
+  const limits: Partial<QueryLimits> = {};
+  if (text.time !== undefined) {
+    limits.timeMs = parseDuration(text.time, flags.time);
+    if (limits.timeMs <= 0) throw new UserError(`${flags.time} must be more than 0 (e.g. 30s)`);
+  }
+  if (text.memory !== undefined) {
+    limits.memoryBytes = parseBytes(text.memory, flags.memory);
+    if (limits.memoryBytes < MIN_MEMORY_BYTES) throw new UserError(`${flags.memory} ${text.memory} is too small: a query process needs at least ${formatBytes(MIN_MEMORY_BYTES)} (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`);
+  }
+  if (text.result !== undefined) {
+    limits.resultBytes = parseBytes(text.result, flags.result);
+    if (limits.resultBytes <= 0) throw new UserError(`${flags.result} must be more than 0 (e.g. 64MiB)`);
+  }
+  return limits;
+}

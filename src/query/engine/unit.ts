@@ -47,6 +47,9 @@ export class QueryUnit {
   private timer?: NodeJS.Timeout;
   private sampler?: NodeJS.Timeout;
   private body?: Readable;
+  /** Bytes of the body received, and its length from the head. */
+  private received = 0;
+  private expected = 0;
   private stderr = '';
   private readonly abort = () => this.onAbort();
 
@@ -149,13 +152,17 @@ export class QueryUnit {
     if (m.type === 'head') return this.streamTo(job, m);
     if (m.type === 'chunk') {
       this.arm(); // the reader took a chunk: it is still there
+      this.received += m.data.byteLength;
       this.body?.push(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
-      return;
+      // Ended with its last byte, not one message later: the HTTP response ends with it (a client that
+      // has every byte may close the server next, and the connection must be idle by then).
+      if (this.received >= this.expected) this.endBody();
     }
-    if (m.type === 'end') {
-      this.body?.push(null);
-      this.finish();
-    }
+  }
+
+  private endBody(): void {
+    this.body?.push(null);
+    this.finish();
   }
 
   /** The result is ready: the job resolves with its head and a body that pulls chunks from the process. */
@@ -174,9 +181,12 @@ export class QueryUnit {
       },
     });
     this.body = body;
+    this.received = 0;
+    this.expected = head.bytes;
     this.arm();
     const { form, format, mediaType, at, quads, bytes } = head;
     job.resolve({ form, format, mediaType, at, quads, bytes, body });
+    if (bytes === 0) this.endBody();
   }
 
   /** While streaming: a reader that takes nothing for the time limit holds a process for nobody. */

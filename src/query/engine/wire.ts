@@ -32,7 +32,7 @@ export type ToUnit =
 export type FromUnit =
   | { type: 'ready' }
   | ({ type: 'head'; id: number } & ResultHead)
+  /** The body ends with the chunk that completes the head's `bytes`. */
   | { type: 'chunk'; id: number; data: Uint8Array }
-  | { type: 'end'; id: number }
   /** `user`: the query is wrong (a UserError, e.g. a syntax error); `result`: over resultBytes; `failed`: the engine broke. */
   | { type: 'error'; id: number; kind: 'user' | 'result' | 'failed'; message: string; exitCode?: number; bytes?: number };

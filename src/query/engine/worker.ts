@@ -52,18 +52,16 @@ async function run(m: Extract<ToUnit, { type: 'run' }>): Promise<void> {
     // A panic inside Oxigraph leaves its WebAssembly state unusable: the engine ends this process.
     return send({ type: 'error', id: m.id, kind: 'failed', message: e instanceof Error ? e.message : String(e) });
   }
-  sending = { id: m.id, body, offset: 0 };
+  if (body.length > 0) sending = { id: m.id, body, offset: 0 };
 }
 
 function more(id: number): void {
   const s = sending;
   if (!s || s.id !== id) return;
-  if (s.offset >= s.body.length) {
-    sending = undefined;
-    return send({ type: 'end', id });
-  }
   const data = s.body.subarray(s.offset, s.offset + CHUNK);
   s.offset += data.length;
+  // The engine ends the body when it has the head's byte count: no message after the last chunk.
+  if (s.offset >= s.body.length) sending = undefined;
   send({ type: 'chunk', id, data });
 }
 
