@@ -96,6 +96,8 @@ export class QueryUnit {
     return this.wasReady;
   }
   private wasReady = false;
+  /** stop() was called: the exit is awaited, so the process must stay referenced until it comes. */
+  private stopping = false;
 
   run(job: UnitJob): void {
     this.job = { ...job, id: this.nextId++ };
@@ -108,8 +110,10 @@ export class QueryUnit {
   /** Ends the process (whatever it is doing) and resolves once it is gone. */
   stop(): Promise<void> {
     if (this.state === 'dead' || this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    this.stopping = true;
     return new Promise((resolve) => {
       this.child.once('exit', () => resolve());
+      this.child.ref(); // an idle process is unreferenced: its exit must still be waited for
       this.kill();
     });
   }
@@ -252,6 +256,7 @@ export class QueryUnit {
   }
 
   private idle(): void {
+    if (this.stopping) return;
     // An idle process keeps neither the server's nor the CLI's process alive.
     this.child.unref();
     (this.child.stderr as unknown as { unref?: () => void }).unref?.();
