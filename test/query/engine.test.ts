@@ -83,6 +83,17 @@ describe('query engine: queries in throw-away processes under limits', () => {
     expect(JSON.parse((await runQuery(archive, q)).body).results.bindings).toHaveLength(20000);
   });
 
+  it('frees the process from a reader that stops reading, without ending it', async () => {
+    const e = engine({ workers: 1, timeMs: 1500 });
+    const r = await e.run(locationOf(archive), 'SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 20000');
+    const [pid] = e.pids;
+    const failed = new Promise<Error>((resolve) => r.body.once('error', resolve));
+    r.body.once('readable', () => r.body.read()); // one read, then nothing
+    expect((await failed).message).toMatch(/the client read nothing for 1\.5 s/);
+    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toHaveLength(1);
+    expect(e.pids).toEqual([pid]);
+  });
+
   it('stops a query at its time limit, and ordinary queries go on; the same query is then refused without running', async () => {
     const e = engine({ workers: 1, timeMs: 1500 });
     const err = await failure(e.run(locationOf(archive), COUNT3));

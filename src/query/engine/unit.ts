@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { UserError } from '../../util/errors.ts';
+import { formatDuration } from '../../util/units.ts';
 import type { QueryOptions } from '../types.ts';
 import { overMemory, overResult, overTime, QueryLimitError, type QueryLimits } from './limits.ts';
 import { residentBytes } from './memory.ts';
@@ -50,6 +51,8 @@ export class QueryUnit {
   /** Bytes of the body received, and its length from the head. */
   private received = 0;
   private expected = 0;
+  /** Chunks asked for (or on their way) and not yet received. */
+  private asked = 0;
   private stderr = '';
   private readonly abort = () => this.onAbort();
 
@@ -157,6 +160,7 @@ export class QueryUnit {
     if (m.type === 'chunk') {
       this.arm(); // the reader took a chunk: it is still there
       this.received += m.data.byteLength;
+      this.asked = Math.max(0, this.asked - 1);
       this.body?.push(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
       // Ended with its last byte, not one message later: the HTTP response ends with it (a client that
       // has every byte may close the server next, and the connection must be idle by then).
@@ -174,7 +178,12 @@ export class QueryUnit {
     this.stopWatching();
     this.state = 'streaming';
     const body = new Readable({
-      read: () => this.send({ type: 'more', id: job.id }),
+      read: () => {
+        // One chunk asked at a time (the first comes unasked): the process never runs ahead of the reader.
+        if (this.asked > 0 || this.received >= this.expected) return;
+        this.asked++;
+        this.send({ type: 'more', id: job.id });
+      },
       destroy: (err, cb) => {
         // Destroyed before its end (the client went away): the process drops the rest and is free again.
         if (this.job === job && this.state === 'streaming') {
@@ -187,6 +196,7 @@ export class QueryUnit {
     this.body = body;
     this.received = 0;
     this.expected = head.bytes;
+    this.asked = head.bytes > 0 ? 1 : 0; // the first chunk is on its way
     this.arm();
     const { form, format, mediaType, at, quads, bytes } = head;
     job.resolve({ form, format, mediaType, at, quads, bytes, body });
@@ -197,7 +207,7 @@ export class QueryUnit {
   private arm(): void {
     clearTimeout(this.timer);
     if (this.state !== 'streaming') return;
-    this.timer = setTimeout(() => this.body?.destroy(new QueryLimitError('time', `the client read nothing for ${Math.round(this.limits.timeMs / 1000)} s`)), this.limits.timeMs);
+    this.timer = setTimeout(() => this.body?.destroy(new QueryLimitError('time', `the client read nothing for ${formatDuration(this.limits.timeMs)}`)), this.limits.timeMs);
   }
 
   private onAbort(): void {

@@ -24,7 +24,7 @@ export interface ResultHead {
 
 export type ToUnit =
   | { type: 'run'; id: number; file: string; sparql: string; opts: QueryOptions; resultBytes: number }
-  /** Send the next chunk of job `id`'s body (the reader wants more: flow control). */
+  /** Send the next chunk of job `id`'s body (the reader wants more: flow control). The first comes with the head, unasked. */
   | { type: 'more'; id: number }
   /** The reader went away: drop the rest of the body. */
   | { type: 'cancel'; id: number };

@@ -52,7 +52,10 @@ async function run(m: Extract<ToUnit, { type: 'run' }>): Promise<void> {
     // A panic inside Oxigraph leaves its WebAssembly state unusable: the engine ends this process.
     return send({ type: 'error', id: m.id, kind: 'failed', message: e instanceof Error ? e.message : String(e) });
   }
-  if (body.length > 0) sending = { id: m.id, body, offset: 0 };
+  if (body.length === 0) return;
+  sending = { id: m.id, body, offset: 0 };
+  more(m.id); // the first chunk comes unasked: a small result then costs no round trip
+
 }
 
 function more(id: number): void {
