@@ -6,6 +6,8 @@ import type { ArchiveLocation } from './wire.ts';
 
 /** Limits a query keeps meeting when run again on the same archive state: worth refusing at once. */
 const REPEATABLE: LimitKind[] = ['time', 'memory', 'result'];
+/** Refusals remembered at most. */
+const MAX_REFUSED = 1000;
 
 /** Where a VersionArchive lives, for a query process to open (its open batch of writes committed first: that process reads the file). */
 export function locationOf(archive: VersionArchive): ArchiveLocation {
@@ -57,6 +59,8 @@ export class QueryEngine {
     const settled = result.then(() => undefined, (e: unknown) => {
       if (e instanceof QueryLimitError && REPEATABLE.includes(e.kind) && this.options.refuseAgainMs > 0) {
         this.refused.set(key, { error: e, at: Date.now(), until: Date.now() + this.options.refuseAgainMs });
+        // Bounded: many different runaway queries must not grow the server (the oldest refusal goes first).
+        if (this.refused.size > MAX_REFUSED) this.refused.delete(this.refused.keys().next().value!);
       }
     }).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, settled);
