@@ -24,6 +24,12 @@ describe('CLI: datamonitor query under limits', () => {
     expect(r.out).toBe('');
   });
 
+  it('holds Ver(Q) and Change(Q) to the same limits', async () => {
+    const r = await cli(['query', '--data', t.dir, '--timeout', '1s', '--changes', COUNT3]);
+    expect(r.code).toBe(EXIT.unavailable);
+    expect(r.err).toMatch(/time limit of 1\.0 s/);
+  });
+
   it('refuses a result over --max-result, and answers within the limits', async () => {
     const big = await cli(['query', '--data', t.dir, '--max-result', '1k', 'SELECT * WHERE { ?s ?p ?o }']);
     expect(big.code).toBe(EXIT.unavailable);

@@ -5,7 +5,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 import { text as readText } from 'node:stream/consumers';
 import {
-  openVersionStore, renderTable, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
+  openVersionStore, renderTable, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
 import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
@@ -67,7 +67,8 @@ export async function queryCommand(query: string | undefined, flags: QueryFlags,
   // A SPARQL query runs in a process of its own under the limits (as in the server): a runaway query
   // or an engine panic ends that process with a clear message, not this one with a stack trace.
   const engine = new QueryEngine({ ...limits, workers: 1, queue: 0, refuseAgainMs: 0 });
-  if (!flags.list && !flags.versions && !flags.changes) engine.warm(); // loads while the index catches up
+  // Loads while the index catches up; --list and a --versions triple pattern read the store directly.
+  if (!flags.list && !(flags.versions && query && !looksLikeSparql(query))) engine.warm();
   try {
     return await withVersions(flags.data, flags.db, (archive) => answer(archive, engine, query, flags, note));
   } finally {
@@ -81,13 +82,13 @@ async function answer(archive: VersionArchive, engine: QueryEngine, query: strin
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
   if (flags.changes) {
-    const changes = await queryChanges(archive, text, window);
+    const changes = await engine.changes(locationOf(archive), text, window);
     if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
     return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${plural(c.answers, 'answer')})`).join('\n') + `\n${plural(changes.length, 'change')}\n`;
   }
   if (flags.versions) {
     if (looksLikeSparql(text)) {
-      const ver = await queryVersions(archive, text, window);
+      const ver = await engine.versions(locationOf(archive), text, window);
       if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
       return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${plural(ver.length, 'answer')}\n`;
     }

@@ -1,8 +1,9 @@
-import type { QueryOptions } from '../types.ts';
+import { text } from 'node:stream/consumers';
+import type { AnswerChange, AnswerVersions, EvolutionOptions, QueryOptions } from '../types.ts';
 import type { VersionArchive } from '../version-store.ts';
 import { DEFAULT_ENGINE, QueryLimitError, type EngineOptions, type LimitKind } from './limits.ts';
 import { QueryUnit, type EngineResult, type UnitJob } from './unit.ts';
-import type { ArchiveLocation } from './wire.ts';
+import type { ArchiveLocation, QueryTask } from './wire.ts';
 
 /** Limits a query keeps meeting when run again on the same archive state: worth refusing at once. */
 const REPEATABLE: LimitKind[] = ['time', 'memory', 'result'];
@@ -45,8 +46,26 @@ export class QueryEngine {
    * UserError for a wrong query, a QueryLimitError for one over a limit (or the engine busy), or an
    * AbortError when `signal` aborts first (a running query's process is then ended).
    */
-  async run(location: ArchiveLocation, sparql: string, opts: QueryOptions = {}, signal?: AbortSignal): Promise<EngineResult> {
-    const key = JSON.stringify([location.file, location.generation ?? null, sparql, opts]);
+  run(location: ArchiveLocation, sparql: string, opts: QueryOptions = {}, signal?: AbortSignal): Promise<EngineResult> {
+    return this.submit(location, { file: location.file, sparql, opts }, signal);
+  }
+
+  /** Ver(Q) (`versions`) or Change(Q) (`changes`), as queryVersions / queryChanges, in a query process under the same limits. */
+  versions(location: ArchiveLocation, sparql: string, window: EvolutionOptions = {}, signal?: AbortSignal): Promise<AnswerVersions[]> {
+    return this.overTime(location, 'versions', sparql, window, signal) as Promise<AnswerVersions[]>;
+  }
+
+  changes(location: ArchiveLocation, sparql: string, window: EvolutionOptions = {}, signal?: AbortSignal): Promise<AnswerChange[]> {
+    return this.overTime(location, 'changes', sparql, window, signal) as Promise<AnswerChange[]>;
+  }
+
+  private async overTime(location: ArchiveLocation, kind: 'versions' | 'changes', sparql: string, window: EvolutionOptions, signal?: AbortSignal): Promise<unknown> {
+    const result = await this.submit(location, { file: location.file, sparql, opts: {}, evolution: { kind, window } }, signal);
+    return JSON.parse(await text(result.body));
+  }
+
+  private async submit(location: ArchiveLocation, task: QueryTask, signal?: AbortSignal): Promise<EngineResult> {
+    const key = JSON.stringify([location.generation ?? null, task]);
     for (;;) {
       signal?.throwIfAborted();
       const refusal = this.refusal(key);
@@ -55,7 +74,7 @@ export class QueryEngine {
       if (!running) break;
       await abortable(running, signal);
     }
-    const result = this.enqueue(location.file, sparql, opts, signal);
+    const result = this.enqueue(task, signal);
     const settled = result.then(() => undefined, (e: unknown) => {
       if (e instanceof QueryLimitError && REPEATABLE.includes(e.kind) && this.options.refuseAgainMs > 0) {
         this.refused.set(key, { error: e, at: Date.now(), until: Date.now() + this.options.refuseAgainMs });
@@ -99,7 +118,7 @@ export class QueryEngine {
     return new QueryLimitError(r.error.kind, `${r.error.detail} ${ago} s ago; the same query on the same archive is refused without running until ${new Date(r.until).toISOString()}`);
   }
 
-  private enqueue(file: string, sparql: string, opts: QueryOptions, signal?: AbortSignal): Promise<EngineResult> {
+  private enqueue(task: QueryTask, signal?: AbortSignal): Promise<EngineResult> {
     if (this.closed) return Promise.reject(new QueryLimitError('busy', 'the query engine is closed'));
     const free = this.units.some((u) => u.free) || this.units.length < this.options.workers;
     if (!free && this.queue.length >= this.options.queue) {
@@ -107,7 +126,7 @@ export class QueryEngine {
       return Promise.reject(new QueryLimitError('busy', `the query engine is busy (${this.options.workers} queries running, ${this.queue.length} waiting)`, { retryAfter }));
     }
     return new Promise<EngineResult>((resolve, reject) => {
-      const job: UnitJob = { file, sparql, opts, signal, resolve, reject };
+      const job: UnitJob = { task, signal, resolve, reject };
       this.queue.push(job);
       signal?.addEventListener('abort', () => {
         const i = this.queue.indexOf(job);

@@ -3,10 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration } from '../../util/units.ts';
-import type { QueryOptions } from '../types.ts';
 import { overMemory, overResult, overTime, QueryLimitError, type QueryLimits } from './limits.ts';
 import { residentBytes } from './memory.ts';
-import type { FromUnit, ResultHead, ToUnit } from './wire.ts';
+import type { FromUnit, QueryTask, ResultHead, ToUnit } from './wire.ts';
 
 const RUN_TS = fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
@@ -23,9 +22,7 @@ export interface EngineResult extends ResultHead {
 }
 
 export interface UnitJob {
-  file: string;
-  sparql: string;
-  opts: QueryOptions;
+  task: QueryTask;
   signal?: AbortSignal;
   resolve(r: EngineResult): void;
   reject(e: Error): void;
@@ -128,7 +125,7 @@ export class QueryUnit {
   private start(): void {
     const job = this.job!;
     this.state = 'running';
-    this.send({ type: 'run', id: job.id, file: job.file, sparql: job.sparql, opts: job.opts, resultBytes: this.limits.resultBytes });
+    this.send({ type: 'run', id: job.id, resultBytes: this.limits.resultBytes, ...job.task });
     this.timer = setTimeout(() => this.fail(overTime(this.limits), true), this.limits.timeMs);
     this.sampler = setInterval(() => void this.sample(job.id), SAMPLE_MS);
   }

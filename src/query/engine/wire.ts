@@ -1,5 +1,5 @@
 /** Messages between the engine (server or CLI process) and a query process (worker.ts), over Node's IPC channel. */
-import type { QueryForm, QueryOptions, ResultFormat } from '../types.ts';
+import type { EvolutionOptions, QueryForm, QueryOptions, ResultFormat } from '../types.ts';
 
 /** Which archive to query: the versions.sqlite file (the query process opens it read-only itself). */
 export interface ArchiveLocation {
@@ -22,8 +22,19 @@ export interface ResultHead {
   bytes: number;
 }
 
+/**
+ * What a query process computes: runQuery's result, or (`evolution`) Ver(Q) / Change(Q) over `window`
+ * (queryVersions / queryChanges), whose body is their JSON.
+ */
+export interface QueryTask {
+  file: string;
+  sparql: string;
+  opts: QueryOptions;
+  evolution?: { kind: 'versions' | 'changes'; window: EvolutionOptions };
+}
+
 export type ToUnit =
-  | { type: 'run'; id: number; file: string; sparql: string; opts: QueryOptions; resultBytes: number }
+  | ({ type: 'run'; id: number; resultBytes: number } & QueryTask)
   /** Send the next chunk of job `id`'s body (the reader wants more: flow control). The first comes with the head, unasked. */
   | { type: 'more'; id: number }
   /** The reader went away: drop the rest of the body. */

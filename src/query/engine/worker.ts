@@ -6,6 +6,8 @@
  * process, never the server, and the next query gets a fresh one.
  */
 import { runQuery } from '../sparql.ts';
+import { analyseQuery } from '../sparql-text.ts';
+import { queryChanges, queryVersions } from '../evolution.ts';
 import { VersionArchive } from '../version-store.ts';
 import { UserError } from '../../util/errors.ts';
 import type { FromUnit, ToUnit } from './wire.ts';
@@ -43,7 +45,7 @@ async function run(m: Extract<ToUnit, { type: 'run' }>): Promise<void> {
   sending = undefined;
   let body: Buffer;
   try {
-    const result = await runQuery(archiveAt(m.file), m.sparql, m.opts);
+    const result = m.evolution ? await overTime(m) : await runQuery(archiveAt(m.file), m.sparql, m.opts);
     body = typeof result.body === 'string' ? Buffer.from(result.body, 'utf8') : Buffer.from(result.body as Uint8Array);
     if (body.length > m.resultBytes) return send({ type: 'error', id: m.id, kind: 'result', message: 'result too large', bytes: body.length });
     send({ type: 'head', id: m.id, form: result.form, format: result.format, mediaType: result.mediaType, at: result.at, quads: result.quads, bytes: body.length });
@@ -56,6 +58,14 @@ async function run(m: Extract<ToUnit, { type: 'run' }>): Promise<void> {
   sending = { id: m.id, body, offset: 0 };
   more(m.id); // the first chunk comes unasked: a small result then costs no round trip
 
+}
+
+/** Ver(Q) or Change(Q) as a result whose body is their JSON. */
+async function overTime(m: Extract<ToUnit, { type: 'run' }>) {
+  const archive = archiveAt(m.file);
+  const { kind, window } = m.evolution!;
+  const answers = kind === 'versions' ? await queryVersions(archive, m.sparql, window) : await queryChanges(archive, m.sparql, window);
+  return { form: analyseQuery(m.sparql).form, format: 'json' as const, mediaType: 'application/json', at: Date.now(), quads: 0, body: JSON.stringify(answers) };
 }
 
 function more(id: number): void {
