@@ -1,8 +1,14 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import { readRecord } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
+import { listWarcFiles } from './warc-files.ts';
+import { scanWarc } from './warc-scan.ts';
+import { readImportIndexes, type ImportedRecord } from './import-index.ts';
 
 const { quad, namedNode, literal } = DataFactory;
 
@@ -93,6 +99,30 @@ export function provenanceQuads(e: CrawlLogEntry): Quad[] {
   return out;
 }
 
+/** The import index entries of the archive, by where their copy is (file and offset). */
+function importedFrom(dataDir: string): Map<string, ImportedRecord> {
+  const out = new Map<string, ImportedRecord>();
+  for (const [, records] of readImportIndexes(dataDir)) for (const r of records) out.set(`${path.normalize(r.file)}\0${r.offset}`, r);
+  return out;
+}
+
+/**
+ * Where an imported version came from: the fetch activity `dm:importedFrom` the source WARC file, with
+ * the record's offset in it and its WARC-Record-ID (as the source wrote it).
+ */
+function importQuads(e: CrawlLogEntry, imported: Map<string, ImportedRecord>): Quad[] {
+  const r = e.warcFile === undefined ? undefined : imported.get(`${path.normalize(e.warcFile)}\0${e.warcOffset}`);
+  if (!r) return [];
+  const g = namedNode(PROVENANCE_GRAPH);
+  const act = namedNode(`${DM}fetch/${e.id ?? e.time}`);
+  const out = [
+    quad(act, namedNode(`${DM}importedFrom`), namedNode(pathToFileURL(r.source).href), g),
+    quad(act, namedNode(`${DM}sourceOffset`), literal(String(r.sourceOffset), namedNode(`${XSD}integer`)), g),
+  ];
+  if (r.id) out.push(quad(act, namedNode(`${DM}sourceRecord`), literal(r.id), g));
+  return out;
+}
+
 function prologAtom(t: Quad['subject'] | Quad['object']): string {
   const v = t.termType === 'Literal' ? t.value : termToNQuads(t).replace(/^<|>$/g, '');
   return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
@@ -113,9 +143,10 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
       else turtle?.addQuad(q.subject, q.predicate, q.object);
     }
   };
+  const imported = opts.provenance ? importedFrom(dataDir) : undefined;
   versions.forEach((e, i) => {
     const qs = versionQuads(dataDir, e, `d${i}_`);
-    if (opts.provenance) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e));
+    if (opts.provenance) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e), ...importQuads(e, imported!));
     emit(qs);
   });
   if (opts.provenance) {
@@ -123,4 +154,36 @@ export async function exportArchive(store: MetadataStore, dataDir: string, forma
   }
   if (turtle) await new Promise<void>((resolve, reject) => turtle.end((err, out) => (err ? reject(err) : (write(out), resolve()))));
   return { documents: versions.length, quads };
+}
+
+/**
+ * The archive's WARC records as one `.warc.gz` stream, files in name order and records in file order,
+ * each its own gzip member: an imported record exactly as its source held it (the same member bytes
+ * when the source gzipped it per record), a crawled one as the crawler wrote it. The conversion records
+ * that hold datamonitor's RDF of a version (what the other formats export) are left out, so exporting an
+ * import gives back the source's records byte for byte. A damaged stretch of a file is skipped and reported.
+ */
+export async function exportWarc(store: MetadataStore, dataDir: string, write: (b: Buffer) => void | Promise<void>): Promise<{ files: number; records: number; problems: string[] }> {
+  const derived = new Set<string>();
+  for (let since = 0; ; ) {
+    const page = await store.log({ sinceId: since, limit: 5000 });
+    for (const e of page) if (e.warcFile !== undefined && e.rdfOffset !== undefined) derived.add(`${path.normalize(e.warcFile)}\0${e.rdfOffset}`);
+    if (page.length < 5000) break;
+    since = page.at(-1)!.id!;
+  }
+  const { closed } = listWarcFiles(dataDir);
+  let records = 0;
+  const problems: string[] = [];
+  for (const rel of closed) {
+    for (const r of scanWarc(path.join(dataDir, rel))) {
+      if ('error' in r) {
+        problems.push(`${rel} at offset ${r.offset}: ${r.error}`);
+        continue;
+      }
+      if (derived.has(`${rel}\0${r.offset}`)) continue;
+      await write(r.member ?? zlib.gzipSync(r.raw));
+      records++;
+    }
+  }
+  return { files: closed.length, records, problems };
 }

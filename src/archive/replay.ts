@@ -1,4 +1,5 @@
-import { readRecord, parseHttpResponse } from './warc-reader.ts';
+import { readRecord } from './warc-reader.ts';
+import { httpPayload } from './http-payload.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { extract } from '../extract/registry.ts';
 import type { ExtractResult } from '../extract/types.ts';
@@ -25,7 +26,8 @@ export async function latestResponses(store: MetadataStore): Promise<CrawlLogEnt
 
 export async function replayDocument(dataDir: string, entry: CrawlLogEntry): Promise<ReplayedDocument> {
   const rec = readRecord(dataDir, entry.warcFile as string, entry.warcOffset as number, entry.warcLength as number);
-  const http = parseHttpResponse(rec.block);
+  // Dechunked: an imported record may hold the body as it was sent.
+  const http = httpPayload(rec.block);
   const header = (name: string) => http.headers.find(([k]) => k.toLowerCase() === name)?.[1];
   const decoded = await decodeBody(http.body, header('content-encoding'), 64 * 1024 * 1024);
   const contentType = header('content-type') ?? '';

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import zlib from 'node:zlib';
+import { ArchiveReadError, warcPath } from './warc-files.ts';
+
+/** No record this archive writes is larger: a bigger length in the log is damage, not a record to allocate. */
+const MAX_RECORD_BYTES = 2 ** 31 - 1;
 
 /** One WARC record read back from its offset: its WARC headers and its block. */
 export interface StoredRecord {
@@ -15,21 +18,28 @@ export interface HttpMessage {
   body: Buffer;
 }
 
-function openPath(dataDir: string, rel: string): string {
-  const abs = path.join(dataDir, rel);
-  // A file still being written keeps its `.open` name until the writer closes it.
-  return fs.existsSync(abs) ? abs : abs + '.open';
-}
-
-/** Reads and un-gzips the record at `offset` (each record is its own gzip member). */
+/**
+ * Reads and un-gzips the record at `offset` (each record is its own gzip member), from a file inside the
+ * data directory only (warcPath). Failures are ArchiveReadErrors that name the file relative to the data directory.
+ */
 export function readRecord(dataDir: string, rel: string, offset: number, length: number): StoredRecord {
-  const fd = fs.openSync(openPath(dataDir, rel), 'r');
+  const file = warcPath(dataDir, rel);
+  const corrupt = (why: string) =>
+    new ArchiveReadError('corrupt-record', `the WARC record at ${rel} offset ${offset} (${length} bytes) cannot be read: ${why}; run \`datamonitor verify\` to check the archive`, rel);
+  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length <= 0 || length > MAX_RECORD_BYTES) throw corrupt('the crawl log gives no valid offset and length');
+  const fd = fs.openSync(file, 'r');
   try {
     const buf = Buffer.alloc(length);
-    fs.readSync(fd, buf, 0, length, offset);
-    const raw = zlib.gunzipSync(buf);
+    const got = fs.readSync(fd, buf, 0, length, offset);
+    if (got < length) throw corrupt(`the file ends ${length - got} bytes early`);
+    let raw: Buffer;
+    try {
+      raw = zlib.gunzipSync(buf);
+    } catch (e) {
+      throw corrupt(`not a gzip member (${(e as Error).message})`);
+    }
     const end = raw.indexOf('\r\n\r\n');
-    if (end < 0) throw new Error(`no WARC header at ${rel}@${offset}`);
+    if (end < 0 || !raw.subarray(0, 9).toString('latin1').startsWith('WARC/')) throw corrupt('no WARC header');
     const headers = new Map<string, string>();
     for (const line of raw.subarray(0, end).toString('utf8').split('\r\n').slice(1)) {
       const i = line.indexOf(':');

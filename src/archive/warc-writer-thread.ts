@@ -1,4 +1,5 @@
 import { TsThread } from '../util/ts-thread.ts';
+import { siblingModule } from '../util/sibling.ts';
 import { toWire, type ArchivedExchange, type ArchiveWriter, type ExchangeInput, type WireExchange } from './warc-writer.ts';
 import type { WarcMessage, WarcReply } from './warc-writer-worker.ts';
 
@@ -15,7 +16,7 @@ export class WarcWriterThread extends TsThread implements ArchiveWriter {
   private transfer: ArrayBuffer[] = [];
 
   constructor(readonly dataDir: string, options: { maxFileBytes?: number; maxOpenFiles?: number } = {}) {
-    super(new URL('./warc-writer-worker.ts', import.meta.url), { dataDir, options });
+    super(siblingModule(import.meta.url, './warc-writer-worker.ts'), { dataDir, options });
     this.worker.on('message', (m: WarcReply) => {
       if (m.type !== 'written') return;
       for (const r of m.results) {

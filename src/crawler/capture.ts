@@ -13,6 +13,9 @@ import { mimeAccepted } from '../frontier/filters.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { reasonOfFetchError } from '../fetch/reasons.ts';
 import { reasonOfCapture } from './stages/fates.ts';
+import { cssRequisites } from '../extract/css.ts';
+import { decodeText } from '../extract/charset.ts';
+import { SCAN_LIMITS } from '../extract/html/scanner.ts';
 
 /**
  * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
@@ -46,7 +49,21 @@ export interface CapturedDocument {
   sitemap?: Sitemap;
   /** Why the document has no graph though its bytes were archived (`over-budget`, `internal-error`). */
   reason?: Reason;
+  /** What the page loads to be shown (images, style sheets, scripts...): fetched with `--page-requisites`. */
+  requisites?: string[];
 }
+
+/**
+ * How a URL came to be captured. A page requisite (`--page-requisites`) is archived as bytes, never
+ * parsed for RDF nor read for links; level 1 (found in a page) style sheets are read for what they
+ * load (url(), @import), level 2 (found in such a style sheet) is the end of that chain.
+ */
+export interface CaptureAs {
+  requisite?: 1 | 2;
+}
+
+/** The crawl-log line of a requisite whose fetch did not give it (its reason says how it failed). */
+export const REQUISITE_DIAGNOSTIC = 'info: page requisite (--page-requisites), not a document of the crawl';
 
 export interface CaptureContext {
   store: MetadataStore;
@@ -55,6 +72,8 @@ export interface CaptureContext {
   maxQuads: number;
   cycleId?: number;
   loadDocument?: (url: string) => Promise<unknown>;
+  /** Find each page's requisites (`CapturedDocument.requisites`) for --page-requisites. */
+  requisites?: boolean;
   /** Time and memory a document's analysis may take on its thread (defaults: DEFAULT_BUDGET). */
   analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
@@ -85,7 +104,7 @@ export const INLINE_BELOW_BYTES = 256 * 1024;
 const pools = new Map<string, AnalysePool>();
 
 function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promise<PoolResult> {
-  const o = { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument };
+  const o = { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument, requisites: ctx.requisites };
   if (input.body.length < INLINE_BELOW_BYTES) return analyse(input, o).then((analysis) => ({ analysis }));
   const budget = { ...DEFAULT_BUDGET, ...ctx.analysisBudget };
   const key = JSON.stringify(budget);
@@ -94,7 +113,7 @@ function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promise<Pool
   return pool.run(input, o);
 }
 
-export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureContext, prev?: DocumentRow): Promise<CapturedDocument> {
+export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureContext, prev?: DocumentRow, as: CaptureAs = {}): Promise<CapturedDocument> {
   const time = outcome.response?.startedAt.getTime() ?? Date.now();
   const r = outcome.response;
   if (!r) {
@@ -128,6 +147,12 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     }
   } else if (bytesSame) {
     doc.change = 'unchanged';
+  } else if (as.requisite) {
+    // Archived for replay, not data: no parse (an SVG image's RDFa is not the crawl's), no links.
+    doc.change = prev?.checksum ? 'changed' : 'new';
+    if (as.requisite === 1 && r.mediaType === 'text/css') {
+      doc.requisites = cssRequisites(decodeText(r.body, r.charset), r.finalUrl, SCAN_LIMITS.maxRequisites);
+    }
   } else if (!mimeAccepted(r.mediaType, ctx.mime)) {
     doc.change = prev?.checksum ? 'changed' : 'new';
     doc.diagnostics.push({ level: 'warning', message: `media type ${r.mediaType || '(none)'} not accepted by --mime: archived, not parsed` });
@@ -148,6 +173,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       Object.defineProperty(doc, 'text', { enumerable: true, get: () => a.text }); // folded only if read
       doc.quads = a.quads;
       doc.links = a.links;
+      if (a.requisites) doc.requisites = a.requisites;
       const canon = a.canonical;
       doc.graphHash = canon.hash;
       doc.canonical = canon.method;
@@ -174,13 +200,17 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   // The graph is named by the document that was actually fetched (after redirects), not the IRI asked for.
   if (nquads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads, nquads);
 
+  const diagnostics = doc.diagnostics.map((d) => `${d.level}: ${d.message}`);
+  // A requisite's row says so by its reason when it was had, else by a line beside the failure's reason.
+  const requisiteHad = as.requisite !== undefined && (ok || r.notModified === true) && !r.truncated && outcome.error?.code !== 'decode';
+  if (as.requisite !== undefined && !requisiteHad) diagnostics.push(REQUISITE_DIAGNOSTIC);
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,
     // Every capture row says why, also outside a crawl (import): what capture alone knows, else what status and change show.
-    reason: doc.reason ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large'
+    reason: doc.reason ?? (requisiteHad ? 'requisite' : undefined) ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large'
       : reasonOfCapture({ status: r.status, change: doc.change, parseFailed: doc.diagnostics.some((d) => d.level === 'error' && d.reason === 'parse-error') })),
-    triples: doc.quads.length, truncated: r.truncated, diagnostics: doc.diagnostics.length ? doc.diagnostics.map((d) => `${d.level}: ${d.message}`) : undefined,
+    triples: doc.quads.length, truncated: r.truncated, diagnostics: diagnostics.length ? diagnostics : undefined,
     warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, rdfOffset: archived.rdfOffset, rdfLength: archived.rdfLength,
     cycleId: ctx.cycleId,
   }, {

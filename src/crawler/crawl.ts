@@ -13,7 +13,8 @@ import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen } from './seen-dir.ts';
-import { UserError, isStorageFailure } from '../util/errors.ts';
+import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
+import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes } from '../util/units.ts';
 import { capture, type CapturedDocument, type CaptureContext } from './capture.ts';
@@ -115,21 +116,21 @@ export function crawl(options: CrawlOptions): Crawl {
 }
 
 function validate(o: CrawlOptions): void {
-  const positive = (v: number | undefined, flag: string) => {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new UserError(`${flag} must be a number ≥ 0, got ${v}`);
+  const positive = (v: number | undefined, option: string) => {
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new OptionError(option, `must be a number ≥ 0, got ${v}`);
   };
-  positive(o.depth, '--depth');
-  positive(o.delayMs, '--delay');
-  positive(o.maxDocs, '--max-docs');
-  positive(o.maxBytes, '--max-bytes');
-  positive(o.maxTriples, '--max-triples');
-  positive(o.maxTimeMs, '--max-time');
-  if (o.perHost !== undefined && !(o.perHost >= 1)) throw new UserError(`--per-host must be at least 1, got ${o.perHost}`);
-  if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
+  positive(o.depth, 'depth');
+  positive(o.delayMs, 'delayMs');
+  positive(o.maxDocs, 'maxDocs');
+  positive(o.maxBytes, 'maxBytes');
+  positive(o.maxTriples, 'maxTriples');
+  positive(o.maxTimeMs, 'maxTimeMs');
+  if (o.perHost !== undefined && !(o.perHost >= 1)) throw new OptionError('perHost', `must be at least 1, got ${o.perHost}`);
+  if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new OptionError('concurrency', `must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
-  for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`--sitemap '${s}' is not an http(s) URL`);
-  if (o.order && !isOrderingName(o.order)) throw new UserError(`--order '${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
-  if (o.order === 'similarity' && !o.query) throw new UserError('--order similarity needs --query "words" (the driving query)');
+  for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
+  if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
+  if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
 }
 
 async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
@@ -197,11 +198,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
-  const fates = new Fates(store, o.cycleId);
+  const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
   // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
   const loadDocument = new ContextLoader({ fetcher: sideFetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
-  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion };
+  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites) };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
@@ -302,7 +303,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, frontier: queues, counts: s, signal: o.signal }),
     new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
-    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s }),
+    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
     new StoreStage(store, scope, (doc) => done.push(doc)),
   ];
   // A URL whose origin's robots.txt is known to refuse it (or to be unavailable) leaves the frontier

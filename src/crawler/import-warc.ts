@@ -1,16 +1,51 @@
 import fs from 'node:fs';
-import { WARCParser, type StatusAndHeaders } from 'warcio';
-import type { FetchResponse, Header } from '../fetch/types.ts';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { createHash } from 'node:crypto';
+import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
+import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
 import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore, type MetadataStore } from '../store/index.ts';
 import { parseContentType } from '../util/content-type.ts';
-import { recoverOpenFiles, WarcWriter } from '../archive/warc-writer.ts';
-import { parseHttpResponse, readRecord } from '../archive/warc-reader.ts';
+import { recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
+import { readRecord } from '../archive/warc-reader.ts';
+import { serializeRecord } from '../archive/warc-record.ts';
+import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
+import { httpPayload, headerOf } from '../archive/http-payload.ts';
+import { digestKey, digestMatches } from '../archive/digest.ts';
+import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
+
+/**
+ * Imports WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor) into an archive,
+ * preservation-grade: every record of a source file is kept byte for byte (a gzip member the source
+ * holds is copied as it is, an uncompressed record is gzipped on its own) into one file of the archive,
+ * `warc/import/<when>-<source name>.warc.gz`, in the source's order, with its own WARC-Record-ID;
+ * nothing is made up (no request record the source did not have). Each response and revisit then goes
+ * through the same capture step as a crawl (extracted, canonicalised, compared with the URL's last
+ * version); the version's log entry points to the copied record, and its RDF is a conversion record
+ * of ours written after it, `WARC-Refers-To` the source record. Where each record came from (source
+ * file, offset, record ID) is in the file's record index (`<file>.records.jsonl`), which
+ * `export --provenance` turns into the version's provenance. (Not a log diagnostic: `datamonitor log`
+ * lists every capture with one, and an import's every version would crowd out its real problems.)
+ *
+ * A revisit (a deduplicating crawler's "same payload as before") is archived with the payload of the
+ * response it refers to, found in this archive, from this run or any earlier import or crawl: by
+ * `WARC-Refers-To` (record ID), by `WARC-Refers-To-Target-URI` and `-Date`, or by payload digest in
+ * whatever form the source wrote it (sha1/sha256, base32/hex, prefixed or not). A URL's versions are
+ * kept in time order: a response not newer than the archive's last capture of its URL is kept as a
+ * record but not made a version (give the files oldest first). A source record already in the archive
+ * (same ID, same bytes) is not copied again. A damaged or cut-short record is reported with its file
+ * and offset, and the walk goes on with the next one it can find. Nothing is fetched: JSON-LD remote
+ * contexts are taken from the imported files themselves (see `ArchivedContexts`).
+ */
 
 export interface ImportSummary {
   files: number;
+  /** Source records read, and those copied into the archive (all but those it already held). */
+  records: number;
+  copied: number;
   /** Response and revisit records read, and those archived as a version (new, changed or unchanged). */
   responses: number;
   revisits: number;
@@ -20,97 +55,284 @@ export interface ImportSummary {
   unchanged: number;
   errors: number;
   skipped: {
-    /** Not newer than the archive's last capture of the URL: versions are kept in time order (give files oldest first). */
+    /** Kept as records, not versions: not newer than the archive's last capture of the URL (give files oldest first). */
     notNewer: number;
-    /** No http(s) target URI or no HTTP response in the record. */
+    /** Kept as records, not versions: no http(s) target URI or no HTTP response in the record. */
     notHttp: number;
-    /** A revisit whose payload (by digest) is not among the responses imported before it in this run. */
+    /** Kept as records, not versions: a revisit whose payload is nowhere in the archive (import the crawl's earlier files first). */
     revisitWithoutPayload: number;
+    /** Not copied: the archive already holds the record (same WARC-Record-ID and bytes), from an earlier import. */
+    alreadyImported: number;
   };
-  /** Files that could not be read to the end, and why (what was read before is kept). */
+  /** Damaged or cut-short stretches of the files, `file at offset N: why` (every other record is archived). */
   unreadable: string[];
   seconds: number;
 }
 
-/** Headers that describe the transfer, not the content: the imported body is stored decoded. */
-const TRANSFER_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length']);
+/** Decoded bodies above this are cut (and the version marked truncated), as the crawler's inflate limit does. */
+const MAX_DECODED_BYTES = 64 * 1024 * 1024;
+/** Earlier captures of a URL read when a revisit names its payload by digest only. */
+const MAX_DIGEST_CANDIDATES = 50;
+
+/** The archive's imported records, from the indexes of its import files: what revisits resolve against. */
+class ImportIndex {
+  readonly byId = new Map<string, ImportedRecord[]>();
+  readonly byUriDate = new Map<string, ImportedRecord>();
+  readonly byPayload = new Map<string, ImportedRecord>();
+
+  constructor(dataDir: string) {
+    for (const [, records] of readImportIndexes(dataDir)) for (const r of records) this.add(r);
+  }
+
+  add(r: ImportedRecord): void {
+    if (r.id) this.byId.set(r.id, [...(this.byId.get(r.id) ?? []), r]);
+    if (r.type === 'response' && r.uri && r.date !== undefined) {
+      const key = `${r.uri} ${r.date}`;
+      if (!this.byUriDate.has(key)) this.byUriDate.set(key, r);
+      for (const d of r.payload ?? []) if (!this.byPayload.has(d)) this.byPayload.set(d, r);
+    }
+  }
+
+  holds(id: string | undefined, sha1: string): boolean {
+    return id !== undefined && (this.byId.get(id) ?? []).some((r) => r.sha1 === sha1);
+  }
+}
+
+let fileSeq = 0;
+
+/** One source file's copy in the archive: written under `.open`, renamed with its index when closed. */
+class ImportFile {
+  private fd?: number;
+  private size = 0;
+  readonly rel: string;
+  readonly records: ImportedRecord[] = [];
+
+  constructor(private readonly dataDir: string, source: string) {
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+    const base = path.basename(source).replace(/\.gz$/, '').replace(/\.warc$/, '').replace(/[^A-Za-z0-9._-]/g, '_');
+    this.rel = path.join(IMPORT_DIR, `${stamp}-${process.pid}-${String(fileSeq++).padStart(4, '0')}-${base}.warc.gz`);
+  }
+
+  /** Appends whole gzip members; returns the offset of the first. A failed write is cut off again (see WarcWriter's appendAt). */
+  append(buf: Buffer): number {
+    if (this.fd === undefined) {
+      fs.mkdirSync(path.join(this.dataDir, IMPORT_DIR), { recursive: true });
+      this.fd = fs.openSync(path.join(this.dataDir, this.rel + '.open'), 'wx');
+    }
+    const at = this.size;
+    let done = 0;
+    try {
+      while (done < buf.length) done += fs.writeSync(this.fd, buf, done, buf.length - done, at + done);
+    } catch (e) {
+      fs.ftruncateSync(this.fd, at);
+      throw e;
+    }
+    this.size += buf.length;
+    return at;
+  }
+
+  /** Closes the file and writes its index; a file nothing was copied into is not made. */
+  close(): void {
+    if (this.fd === undefined) return;
+    fs.fsyncSync(this.fd);
+    fs.closeSync(this.fd);
+    this.fd = undefined;
+    const abs = path.join(this.dataDir, this.rel);
+    fs.renameSync(abs + '.open', abs);
+    fs.writeFileSync(abs + INDEX_SUFFIX + '.tmp', this.records.map((r) => JSON.stringify(r) + '\n').join(''));
+    fs.renameSync(abs + INDEX_SUFFIX + '.tmp', abs + INDEX_SUFFIX);
+  }
+}
 
 /**
- * Imports the HTTP responses of WARC files made elsewhere (Heritrix, wget, Browsertrix, another
- * datamonitor) into an archive, through the same capture step as a crawl: each response is extracted,
- * its graph canonicalised, compared with the URL's last version, and archived with its conversion
- * record, so `query`, `diff`, `serve` and `verify` see it like a crawled one. Bodies are stored
- * decoded (transfer and content encodings removed, the headers that described them dropped), so the
- * new records' payload digests are of the decoded bytes. A revisit record (a deduplicating crawler's
- * "same payload as before") is archived with the payload of the response it names by digest, when
- * that response came earlier in the same import. A URL's versions are kept in time order:
- * a response not newer than the archive's last capture of its URL is skipped (give the files oldest
- * first). Nothing is fetched: JSON-LD remote contexts are taken from the imported files themselves (a
- * first pass collects every JSON response they hold, see `ArchivedContexts`), so a crawl's own WARC files,
- * which archive each context it fetched, import to the same triples.
+ * The archive writer capture uses during an import: the record is already copied, so a version's
+ * "write" is only its conversion record (the RDF), placed after the copy in the same file.
  */
+class ImportWriter implements ArchiveWriter {
+  current?: { file: ImportFile; at: ImportedRecord; date: Date };
+
+  async writeExchange(ex: ExchangeInput): Promise<ArchivedExchange> {
+    const c = this.current!;
+    const out: ArchivedExchange = { file: c.at.file, offset: c.at.offset, length: c.at.length, recordId: c.at.id ?? '' };
+    if (ex.nquads !== undefined) {
+      const conv = serializeRecord({
+        type: 'conversion', date: c.date, targetUri: ex.response.finalUrl, contentType: 'application/n-quads',
+        headers: c.at.id ? [['WARC-Refers-To', c.at.id]] : [], block: Buffer.from(ex.nquads, 'utf8'),
+      });
+      const gz = zlib.gzipSync(conv.bytes);
+      out.rdfOffset = c.file.append(gz);
+      out.rdfLength = gz.length;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {}
+}
+
+interface Payload {
+  /** The original response's message: status, headers (for Content-Encoding), payload. */
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Buffer;
+}
+
 export async function importWarcs(files: string[], o: { dataDir: string; store?: MetadataStore; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
-  const s: ImportSummary = { files: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0, skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0 }, unreadable: [], seconds: 0 };
+  const s: ImportSummary = {
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
+  };
   fs.mkdirSync(o.dataDir, { recursive: true });
   const store = o.store ?? (await openStore(o.dataDir));
   await store.init();
   await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
-  const contexts = await archivedContexts(files);
-  const warc = new WarcWriter(o.dataDir);
-  const ctx: CaptureContext = { store, warc, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
-  // Where this run archived each source payload (by the source record's payload digest), for the
-  // revisit records that deduplicating crawlers (Heritrix) write instead of repeating a payload.
-  const payloads = new Map<string, { url: string; time: number }>();
-  const archive = async (url: string, time: number, http: StatusAndHeaders, body: Buffer): Promise<boolean> => {
+  const index = new ImportIndex(o.dataDir);
+  const contexts = archivedContexts(files);
+  const writer = new ImportWriter();
+  const ctx: CaptureContext = { store, warc: writer, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
+
+  /** The payload of the archived response at `at`, if it is a response and (when given) has `digest`. */
+  const payloadAt = (at: { file: string; offset: number; length: number }, digest: string | undefined): Payload | undefined => {
+    let rec;
+    try {
+      rec = readRecord(o.dataDir, at.file, at.offset, at.length);
+    } catch {
+      return undefined;
+    }
+    if (rec.headers.get('warc-type') !== 'response') return undefined;
+    const m = httpPayload(rec.block);
+    if (digest && digestMatches(m.body, digest) === false && digestMatches(parseEntity(rec.block), digest) === false) return undefined;
+    return { status: m.status, statusText: m.statusText, headers: m.headers, body: m.body };
+  };
+
+  /** The payload a revisit stands for, from this archive: by record ID, by target URI and date, by digest. */
+  const resolveRevisit = async (r: ScannedRecord, url: string): Promise<Payload | undefined> => {
+    const digest = r.headers.get('warc-payload-digest');
+    const refId = r.headers.get('warc-refers-to');
+    for (const at of refId ? index.byId.get(refId) ?? [] : []) {
+      const p = payloadAt(at, digest);
+      if (p) return p;
+    }
+    const refUri = normalizeUrl(unbracket(r.headers.get('warc-refers-to-target-uri') ?? '') || '');
+    const refDate = Date.parse(r.headers.get('warc-refers-to-date') ?? '');
+    if (refUri && Number.isFinite(refDate)) {
+      const imported = index.byUriDate.get(`${refUri} ${refDate}`);
+      const p = imported && payloadAt(imported, digest);
+      if (p) return p;
+      for (const v of await store.versions(refUri)) {
+        if (v.time !== refDate || !v.warcFile) continue;
+        const q = payloadAt({ file: v.warcFile, offset: v.warcOffset!, length: v.warcLength! }, digest);
+        if (q) return q;
+      }
+    }
+    if (!digest) return undefined;
+    const key = digestKey(digest);
+    const imported = key ? index.byPayload.get(key) : undefined;
+    const p = imported && payloadAt(imported, digest);
+    if (p) return p;
+    // An earlier crawl's captures of the URL: its log holds sha1 digests, the revisit may use another.
+    const candidates = (await store.versions(refUri ?? url)).filter((v) => v.warcFile && v.status >= 200 && v.status < 300 && v.change !== 'unchanged');
+    for (const v of candidates.reverse().slice(0, MAX_DIGEST_CANDIDATES)) {
+      if (plainlyOther(v.checksum, key)) continue;
+      const q = payloadAt({ file: v.warcFile!, offset: v.warcOffset!, length: v.warcLength! }, digest);
+      if (q) return q;
+    }
+    return undefined;
+  };
+
+  const archive = async (url: string, time: number, r: ScannedRecord, status: { code: number; text: string; version: string }, headers: [string, string][], payload: Buffer, encoding: string | undefined): Promise<void> => {
     const prev = await store.getDocument(url);
     if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
       s.skipped.notNewer++;
-      return false;
+      return;
     }
     if (!prev) await store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
-    const doc = await capture(url, { response: responseOf(url, time, http, body) }, ctx, prev);
+    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
+    const contentType = headerOf(headers, 'content-type');
+    const response: FetchResponse = {
+      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
+      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
+      truncated: decoded.truncated || r.headers.has('warc-truncated'),
+      ...parseContentType(contentType),
+      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
+    };
+    const outcome: FetchOutcome = { response };
+    if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${url}: ${decoded.error}` };
+    const doc = await capture(url, outcome, ctx, prev);
     s.imported++;
     if (doc.change === 'error') s.errors++;
     else s[doc.change]++;
     o.onProgress?.(s);
-    return true;
   };
+
+  const importRecord = async (file: string, dest: ImportFile, r: ScannedRecord): Promise<void> => {
+    s.records++;
+    const id = r.headers.get('warc-record-id');
+    const sha1 = createHash('sha1').update(r.raw).digest('hex');
+    if (index.holds(id, sha1)) {
+      s.skipped.alreadyImported++;
+      return;
+    }
+    const type = r.headers.get('warc-type');
+    const url = normalizeUrl(unbracket(r.headers.get('warc-target-uri') ?? '')) ?? undefined;
+    const time = Date.parse(r.headers.get('warc-date') ?? '');
+    const isHttp = (type === 'response' || type === 'revisit') && url !== undefined && /^https?:/.test(url) && Number.isFinite(time);
+    const msg = isHttp && r.block.subarray(0, 5).toString('latin1') === 'HTTP/' ? httpPayload(r.block) : undefined;
+    const bytes = r.member ?? zlib.gzipSync(r.raw);
+    const offset = dest.append(bytes);
+    const at: ImportedRecord = {
+      id, type, uri: url, date: Number.isFinite(time) ? time : undefined, file: dest.rel, offset, length: bytes.length,
+      source: path.resolve(file), sourceOffset: r.offset, sha1,
+    };
+    if (type === 'response' && msg) {
+      const recorded = digestKey(r.headers.get('warc-payload-digest'));
+      at.payload = [digestKey(`sha1:${createHash('sha1').update(msg.body).digest('hex')}`)!, digestKey(`sha256:${createHash('sha256').update(msg.body).digest('hex')}`)!];
+      if (recorded && !at.payload.includes(recorded)) at.payload.push(recorded);
+    }
+    dest.records.push(at);
+    index.add(at);
+    s.copied++;
+    if (type !== 'response' && type !== 'revisit') return;
+    s[type === 'response' ? 'responses' : 'revisits']++;
+    const head = /^HTTP\/([\d.]+)/.exec(r.block.subarray(0, 16).toString('latin1'));
+    if (!url || !isHttp || (type === 'response' && !msg)) {
+      s.skipped.notHttp++;
+      return;
+    }
+    writer.current = { file: dest, at, date: new Date(time) };
+    const status = { code: msg?.status ?? 200, text: msg?.statusText ?? '', version: head?.[1] ?? '1.1' };
+    if (type === 'response') return archive(url, time, r, status, msg!.headers, msg!.body, headerOf(msg!.headers, 'content-encoding'));
+    if (msg?.status === 304) return archive(url, time, r, status, msg.headers, Buffer.alloc(0), undefined);
+    const original = await resolveRevisit(r, url);
+    if (!original) {
+      s.skipped.revisitWithoutPayload++;
+      return;
+    }
+    // The revisit's own head (its date, its status) where it has one, the payload's encoding from the original.
+    const own = msg ?? original;
+    return archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerOf(original.headers, 'content-encoding'));
+  };
+
   try {
     for (const file of files) {
       s.files++;
+      const dest = new ImportFile(o.dataDir, file);
       try {
-        for await (const record of new WARCParser(fs.createReadStream(file))) {
-          const type = record.warcType;
-          if (type !== 'response' && type !== 'revisit') continue;
-          s[type === 'response' ? 'responses' : 'revisits']++;
-          const url = normalizeUrl(record.warcTargetURI ?? '');
-          const http = record.httpHeaders;
-          const time = Date.parse(record.warcDate ?? '');
-          if (!url || !http || !Number.isFinite(time)) {
-            s.skipped.notHttp++;
+        for (const item of scanWarc(file)) {
+          if ('error' in item) {
+            s.unreadable.push(`${file} at offset ${item.offset}: ${item.error}`);
             continue;
           }
-          const digest = record.warcPayloadDigest ?? undefined;
-          if (type === 'response') {
-            const body = Buffer.from(await record.readFully(true));
-            if ((await archive(url, time, http, body)) && digest && !payloads.has(digest)) payloads.set(digest, { url, time });
-            continue;
-          }
-          const original = digest ? payloads.get(digest) : undefined;
-          const body = original && (await archivedBody(o.dataDir, store, original.url, original.time));
-          if (!body) {
-            s.skipped.revisitWithoutPayload++;
-            continue;
-          }
-          await archive(url, time, http, body);
+          await importRecord(file, dest, item);
         }
       } catch (e) {
         s.unreadable.push(`${file}: ${(e as Error).message}`);
+      } finally {
+        dest.close();
       }
     }
   } finally {
-    await warc.close();
     await store.flush();
     if (!o.store) await store.close();
   }
@@ -118,23 +340,43 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   return s;
 }
 
+/** The logged digest is of the same algorithm as `key` and differs: no need to read the record. */
+function plainlyOther(logged: string | undefined, key: string | undefined): boolean {
+  const k = digestKey(logged);
+  return k !== undefined && key !== undefined && k.split(':')[0] === key.split(':')[0] && k !== key;
+}
+
+/** WARC 1.0 wrote `<uri>`; 1.1 writes the URI bare. */
+function unbracket(uri: string): string {
+  return uri.startsWith('<') && uri.endsWith('>') ? uri.slice(1, -1) : uri;
+}
+
+/** The entity of a response block as stored (still chunked if it was): some tools digest that. */
+function parseEntity(block: Buffer): Buffer {
+  const end = block.indexOf('\r\n\r\n');
+  return end < 0 ? Buffer.alloc(0) : block.subarray(end + 4);
+}
+
 /**
- * The JSON responses of the files, as contexts for the documents of the import. A file that cannot be read
- * to the end gives what was read; the main pass reports it.
+ * The JSON responses of the files, as contexts for the documents of the import. A damaged stretch is
+ * passed over here; the main pass reports it.
  */
-async function archivedContexts(files: string[]): Promise<ArchivedContexts> {
+function archivedContexts(files: string[]): ArchivedContexts {
   const contexts = new ArchivedContexts();
   for (const file of files) {
     try {
-      for await (const record of new WARCParser(fs.createReadStream(file))) {
-        if (record.warcType !== 'response' || !record.httpHeaders) continue;
-        const url = normalizeUrl(record.warcTargetURI ?? '');
+      for (const r of scanWarc(file)) {
+        if ('error' in r || r.headers.get('warc-type') !== 'response' || r.block.subarray(0, 5).toString('latin1') !== 'HTTP/') continue;
+        const url = normalizeUrl(unbracket(r.headers.get('warc-target-uri') ?? ''));
         if (!url) continue;
-        const status = Number(record.httpHeaders.statusCode);
-        contexts.offerRedirect(url, status, record.httpHeaders.headers.get('location') ?? undefined);
-        const { mediaType } = parseContentType(record.httpHeaders.headers.get('content-type') ?? undefined);
-        // A record too big to hold a context is not read into memory here.
-        if (/json/.test(mediaType) && record.warcContentLength <= CONTEXT_LIMITS.maxBytes + 64 * 1024) contexts.offer(url, status, mediaType, Buffer.from(await record.readFully(true)));
+        const m = httpPayload(r.block);
+        contexts.offerRedirect(url, m.status, headerOf(m.headers, 'location'));
+        const { mediaType } = parseContentType(headerOf(m.headers, 'content-type'));
+        if (!/json/.test(mediaType) || m.body.length > CONTEXT_LIMITS.maxBytes + 64 * 1024) continue;
+        const encoding = headerOf(m.headers, 'content-encoding');
+        // Small enough to decode at once: a context is a few KB.
+        const body = encoding ? decodeSync(m.body, encoding) : m.body;
+        if (body) contexts.offer(url, m.status, mediaType, body);
       }
     } catch {
       // reported by the main pass
@@ -143,24 +385,15 @@ async function archivedContexts(files: string[]): Promise<ArchivedContexts> {
   return contexts;
 }
 
-/** The decoded body this archive holds for `url` captured at `time` (a response record: imports store bodies decoded). */
-async function archivedBody(dataDir: string, store: MetadataStore, url: string, time: number): Promise<Buffer | undefined> {
-  const e = (await store.versions(url)).find((v) => v.time === time && v.url === url);
-  if (!e?.warcFile || e.warcOffset === undefined || e.warcLength === undefined) return undefined;
-  const rec = readRecord(dataDir, e.warcFile, e.warcOffset, e.warcLength);
-  return rec.headers.get('warc-type') === 'response' ? parseHttpResponse(rec.block).body : undefined;
-}
-
-/** What the capture step needs of a response, from a WARC record's HTTP head and its decoded body. */
-function responseOf(url: string, time: number, http: StatusAndHeaders, body: Buffer): FetchResponse {
-  const headers: Header[] = [];
-  for (const [name, value] of http.headers as Iterable<[string, string]>) if (!TRANSFER_HEADERS.has(name.toLowerCase())) headers.push([name, value]);
-  const contentType = headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-  const status = Number(http.statusCode);
-  return {
-    requestUrl: url, finalUrl: url, hops: [], status, statusText: http.statusText ?? '', httpVersion: (http.protocol ?? 'HTTP/1.1').replace(/^HTTP\//, ''),
-    requestHeaders: [], headers, rawBody: body, body, truncated: false,
-    ...parseContentType(contentType),
-    startedAt: new Date(time), durationMs: 0, notModified: status === 304,
-  };
+function decodeSync(body: Buffer, encoding: string): Buffer | undefined {
+  const max = { maxOutputLength: CONTEXT_LIMITS.maxBytes + 64 * 1024 };
+  try {
+    const e = encoding.trim().toLowerCase();
+    if (e === 'gzip' || e === 'x-gzip') return zlib.gunzipSync(body, max);
+    if (e === 'br') return zlib.brotliDecompressSync(body, max);
+    if (e === 'deflate') return zlib.inflateSync(body, max);
+    return e === 'identity' ? body : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import type { Logger } from '../util/log.ts';
 import type { AnalysisBudget } from './analyse/pool.ts';
 import type { MetadataStore } from '../store/types.ts';
 import type { Quad } from '@rdfjs/types';
@@ -28,6 +29,13 @@ export interface CrawlOptions {
   sitemaps?: boolean;
   /** Sitemaps to read whatever `sitemaps` says (`--sitemap URL`). */
   sitemapUrls?: string[];
+  /**
+   * Also archive what each archived page loads to be shown (`--page-requisites`): images, style sheets
+   * (and what they load, one level), scripts, icons, media. Fetched politely like any URL (robots.txt,
+   * delays, --exclude) but outside --domain/--include/--depth, once per crawl, never parsed nor followed;
+   * each counts as a document for --max-docs.
+   */
+  pageRequisites?: boolean;
 
   // Traffic limits
   maxDocs?: number;
@@ -82,6 +90,8 @@ export interface CrawlOptions {
   threads?: boolean;
   /** Stop the crawl from outside. */
   signal?: AbortSignal;
+  /** One line per URL (info; warn when it failed). Default: the process default (src/util/log.ts), silent unless configured. */
+  log?: Logger;
   /** Stop taking new URLs when this aborts; fetches in flight finish and are archived (unlike `signal`). */
   drain?: AbortSignal;
   /** Fetch URLs again even when the store says they were fetched (re-crawl cycles). */

@@ -8,6 +8,7 @@ export const REASONS = {
   fetched: 'archived: a new or changed version',
   unchanged: 'archived: same graph as the last version (or same bytes, or a 304)',
   redirected: 'a redirect: the hop is archived and its target offered to the frontier',
+  requisite: 'archived: a page requisite (image, style sheet, script, icon, media) of an archived page (--page-requisites), not parsed, not followed',
   'http-error': 'the server answered 4xx (archived as it was)',
   'server-error': 'the server answered 5xx after every retry (retried on resume)',
   'rate-limited': 'the server answered 429/503 after every retry (retried on resume)',

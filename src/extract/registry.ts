@@ -5,6 +5,7 @@ import { sniffFormat, type SniffedFormat } from './sniff.ts';
 import { markNofollow } from './links.ts';
 import { xRobotsTag } from './robots.ts';
 import type { ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
+import { siblingModule } from '../util/sibling.ts';
 
 /** Types that say nothing about the format: the body decides. */
 const GENERIC_MEDIA_TYPES = new Set([
@@ -64,7 +65,7 @@ for (const extractor of [turtleExtractor, ntriplesExtractor, nquadsExtractor, tr
 // ---- HTML/XML extractors, written in src/extract/html/ by another engineer -------------------
 // Imported lazily (and only once) so this registry works before that module exists, and so that
 // module may import registerExtractor from here without an import cycle at load time.
-const HTML_MODULE = new URL('./html/index.ts', import.meta.url).href;
+const HTML_MODULE = siblingModule(import.meta.url, './html/index.ts').href;
 let optionalExtractorsLoaded: Promise<void> | undefined;
 
 /** Loads and registers `htmlExtractor` and `xmlEmbeddedExtractor` from ./html/index.ts if present. */

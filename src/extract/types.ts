@@ -49,6 +49,11 @@ export interface ExtractResult {
   pageQuadsFrom?: number;
   /** Targets the page links only with rel="nofollow": their link triples are kept, not followed. */
   nofollowTargets?: string[];
+  /**
+   * What the page loads to be shown (images, style sheets, scripts, icons, media), absolute http(s)
+   * URLs: fetched as page requisites with `--page-requisites`, never followed as links.
+   */
+  requisites?: string[];
   /** A document title, if the format has one. */
   title?: string;
   /** Plain text of the document (HTML), for similarity ordering. */
@@ -60,6 +65,8 @@ export interface ExtractContext {
   loadDocument?: (url: string) => Promise<unknown>;
   /** Abort runaway work (huge or hostile input). */
   maxQuads: number;
+  /** Work out the page requisites (`ExtractResult.requisites`): only a crawl with --page-requisites wants them. */
+  requisites?: boolean;
   signal?: AbortSignal;
 }
 

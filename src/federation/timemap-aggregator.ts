@@ -5,7 +5,6 @@
  * datetime, served as application/link-format or JSON. An archive that is down, slow or answers
  * garbage costs its mementos, not the answer: the result is partial and says why.
  */
-import http from 'node:http';
 import { formatLinkFormat, parseLinkFormat, rels, type Link } from './link-format.ts';
 
 export interface Memento {
@@ -18,8 +17,11 @@ export interface Memento {
 
 export interface ArchiveAnswer {
   archive: string;
-  /** 'ok' (mementos listed, possibly none), 'none' (404: the archive holds no version), or 'failed'. */
-  status: 'ok' | 'none' | 'failed';
+  /**
+   * 'ok' (mementos listed, possibly none), 'none' (404: the archive holds no version), 'failed' (down,
+   * slow, or an unreadable answer), or 'skipped' (not asked: its published holdings lack the URL).
+   */
+  status: 'ok' | 'none' | 'failed' | 'skipped';
   mementos: number;
   error?: string;
 }
@@ -43,7 +45,8 @@ export function timeMapUrl(base: string, url: string, format: 'link' | 'json' = 
   return `${base.replace(/\/+$/, '')}/timemap/${format}/${url}`;
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
+/** The body as text, or an error once it passes `maxBytes` (an archive must not make the aggregator buffer gigabytes). */
+export async function readCapped(res: Response, maxBytes: number, what = 'TimeMap'): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -54,7 +57,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new Error(`TimeMap larger than ${maxBytes} bytes`);
+      throw new Error(`${what} larger than ${maxBytes} bytes`);
     }
     chunks.push(value);
   }
@@ -102,9 +105,16 @@ async function askArchive(base: string, url: string, o: Required<AggregatorOptio
   }
 }
 
-export async function aggregateTimeMap(url: string, archives: string[], opts: AggregatorOptions = {}): Promise<AggregatedTimeMap> {
+/**
+ * Asks `archives` (all at once) and merges their mementos. `skip` are archives known not to hold the
+ * URL (their holdings say so): listed in the answer as 'skipped', not asked.
+ */
+export async function aggregateTimeMap(url: string, archives: string[], opts: AggregatorOptions & { skip?: ReadonlySet<string> } = {}): Promise<AggregatedTimeMap> {
   const o = { timeoutMs: opts.timeoutMs ?? 5000, maxBytes: opts.maxBytes ?? 16 * 1024 * 1024 };
-  const answers = await Promise.all(archives.map((base) => askArchive(base, url, o)));
+  const answers = await Promise.all(archives.map((base) =>
+    opts.skip?.has(base)
+      ? { answer: { archive: base, status: 'skipped' as const, mementos: 0 }, mementos: [], warnings: [] }
+      : askArchive(base, url, o)));
   const byUri = new Map<string, Memento>();
   for (const a of answers) for (const m of a.mementos) if (!byUri.has(m.uri)) byUri.set(m.uri, m);
   const order = new Map(archives.map((a, i) => [a, i]));
@@ -116,8 +126,8 @@ export async function aggregateTimeMap(url: string, archives: string[], opts: Ag
 
 const httpDate = (ms: number) => new Date(ms).toUTCString();
 
-/** The merged TimeMap in application/link-format; `self` is where it is served. */
-export function timeMapToLinkFormat(tm: AggregatedTimeMap, self?: string): string {
+/** The merged TimeMap in application/link-format; `self` is where it is served, `timegate` the aggregator's TimeGate of the URL. */
+export function timeMapToLinkFormat(tm: AggregatedTimeMap, self?: string, timegate?: string): string {
   const links: Link[] = [{ uri: tm.original, params: { rel: 'original' } }];
   if (self) {
     const params: Record<string, string> = { rel: 'self', type: 'application/link-format' };
@@ -127,6 +137,7 @@ export function timeMapToLinkFormat(tm: AggregatedTimeMap, self?: string): strin
     }
     links.push({ uri: self, params });
   }
+  if (timegate) links.push({ uri: timegate, params: { rel: 'timegate' } });
   tm.mementos.forEach((m, i) => {
     const rel = [i === 0 ? 'first' : '', i === tm.mementos.length - 1 ? 'last' : '', 'memento'].filter(Boolean).join(' ');
     links.push({ uri: m.uri, params: { rel, datetime: httpDate(m.datetime) } });
@@ -150,39 +161,11 @@ export function timeMapToJson(tm: AggregatedTimeMap, self?: { link: string; json
 }
 
 /**
- * An HTTP front for the aggregator: `GET /timemap/link/<url>` and `GET /timemap/json/<url>`.
- * 200 with the mementos found (a `Datamonitor-Warning` header per problem when partial), 404 when
- * every archive answered and none holds the URL, 502 when none holds it and some did not answer.
+ * The memento a TimeGate picks for `time` (RFC 7089 section 4.1): the closest in time, the earlier on
+ * a tie (as the archive's own TimeGate, src/server/mementos.ts). `mementos` sorted, not empty.
  */
-export function createAggregatorServer(archives: string[], opts: AggregatorOptions = {}): http.Server {
-  return http.createServer((req, res) => {
-    handle(req, res, archives, opts).catch((e) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end(`aggregator error: ${(e as Error).message}\n`);
-    });
-  });
-}
-
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, archives: string[], opts: AggregatorOptions): Promise<void> {
-  const m = /^\/timemap\/(link|json)\/(.+)$/.exec(req.url ?? '');
-  if (req.method !== 'GET' || !m) {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('use GET /timemap/link/<url> or /timemap/json/<url>\n');
-    return;
-  }
-  const [, format, url] = m;
-  if (!/^https?:\/\/[^/?#\s]+/i.test(url)) {
-    res.writeHead(400, { 'content-type': 'text/plain' }).end(`'${url}' is not an absolute http(s) URL\n`);
-    return;
-  }
-  const tm = await aggregateTimeMap(url, archives, opts);
-  const origin = `http://${req.headers.host ?? 'localhost'}`;
-  const self = { link: `${origin}/timemap/link/${url}`, json: `${origin}/timemap/json/${url}` };
-  const status = tm.mementos.length ? 200 : tm.archives.some((a) => a.status === 'failed') ? 502 : 404;
-  const headers: http.OutgoingHttpHeaders = {
-    'content-type': format === 'link' ? 'application/link-format' : 'application/json',
-    // Header values must be one line of visible ASCII.
-    'datamonitor-warning': tm.warnings.map((w) => w.replace(/[^\x20-\x7e]/g, '?')),
-  };
-  res.writeHead(status, headers);
-  res.end(format === 'link' ? timeMapToLinkFormat(tm, self.link) : JSON.stringify(timeMapToJson(tm, self), null, 2));
+export function closestAcross(mementos: readonly Memento[], time: number): Memento {
+  let best = mementos[0]!;
+  for (const m of mementos) if (Math.abs(m.datetime - time) < Math.abs(best.datetime - time)) best = m;
+  return best;
 }

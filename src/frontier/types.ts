@@ -13,6 +13,11 @@ export interface FrontierEntry {
   vocabulary?: boolean;
   /** Times this URL was put back after a Retry-After or a server error. */
   retries?: number;
+  /**
+   * A page requisite (--page-requisites): 1 found in a page, 2 in a style sheet that was one. Archived
+   * as bytes, not parsed, not followed; only a level-1 style sheet is read for what it loads.
+   */
+  requisite?: 1 | 2;
   /** Redirects that led here from a URL found otherwise (0 or absent: none), to bound redirect chains. */
   hops?: number;
 }

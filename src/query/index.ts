@@ -2,8 +2,10 @@
 export { openVersionStore, VersionArchive, VERSIONS_FILE, nquadLine, ntripleLine } from './version-store.ts';
 export { catchUpVersions, GAP_TTL_MS, type CatchUpOptions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
 export { VersionIndex } from './version-index.ts';
-export { runQuery, materialise, freeStore, evaluate, renderTable, termText, formatsFor, mediaTypeOf, NOW } from './sparql.ts';
-export { analyseQuery } from './sparql-text.ts';
+export { runQuery, materialise, freeStore, evaluate, evaluateShape, renderTable, termText, formatsFor, mediaTypeOf, NOW, type Dataset } from './sparql.ts';
+export { COMMON_PREFIXES } from './prefixes.ts';
+export { formatFromParam, acceptOffers, defaultFormat, ALL_FORMATS, formatInfo } from './results/index.ts';
+export { analyseQuery, type QueryShape } from './sparql-text.ts';
 export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';
 export { parseTriplePattern } from './pattern.ts';
 export { skolemise, ntTerm } from './terms.ts';

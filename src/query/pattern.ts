@@ -2,22 +2,17 @@ import N3 from 'n3';
 import type { Term } from '@rdfjs/types';
 import { UserError } from '../util/errors.ts';
 import { ntTerm } from './terms.ts';
+import { COMMON_PREFIXES } from './prefixes.ts';
 import type { PatternTerm, TriplePattern } from './types.ts';
 
 const VARIABLE_IRI = 'urn:x-datamonitor-variable:';
-const PREFIXES = `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix owl: <http://www.w3.org/2002/07/owl#> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-@prefix schema: <http://schema.org/> .
-@prefix foaf: <http://xmlns.com/foaf/0.1/> .
-@prefix dcterms: <http://purl.org/dc/terms/> .
-`;
+// The same prefixes a SPARQL query may use undeclared.
+const PREFIXES = Object.entries(COMMON_PREFIXES).map(([p, ns]) => `@prefix ${p}: <${ns}> .\n`).join('');
 
 /**
  * Parses a triple pattern such as `<http://schema.org/Person> ?p ?o`, optionally with a fourth term for
  * the document graph (`?s a schema:Person <http://example.org/doc>`). Terms are written as in Turtle
- * (IRIs, literals, numbers, `a`, the prefixes rdf rdfs owl xsd schema foaf dcterms); `?x` / `$x` are
+ * (IRIs, literals, numbers, `a`, the prefixes of COMMON_PREFIXES); `?x` / `$x` are
  * variables. The Turtle parser does the term syntax, so literals come out in the archive's canonical form.
  */
 export function parseTriplePattern(text: string): TriplePattern {

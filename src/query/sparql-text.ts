@@ -1,4 +1,5 @@
 import { UserError } from '../util/errors.ts';
+import { COMMON_PREFIXES } from './prefixes.ts';
 import type { QueryForm } from './types.ts';
 
 /**
@@ -12,6 +13,15 @@ export interface QueryShape {
   hasDataset: boolean;
   /** The absolute graph IRIs of the dataset clause; undefined if some could not be resolved here. */
   datasetGraphs?: string[];
+  /**
+   * The text to run: the query with a PREFIX declaration (on its first line, so that line numbers in the
+   * engine's messages stay right) for each common prefix (COMMON_PREFIXES) it uses without declaring.
+   */
+  text: string;
+  /** How many characters were put before the query's first line. */
+  prelude: number;
+  /** Prefixes the query uses but neither declares nor finds among the common ones (without the colon). */
+  unknownPrefixes: string[];
 }
 
 const UPDATE_WORDS = new Set(['INSERT', 'DELETE', 'LOAD', 'CLEAR', 'CREATE', 'DROP', 'COPY', 'MOVE', 'ADD', 'WITH']);
@@ -53,6 +63,7 @@ function* tokens(text: string): Generator<Token> {
 export function analyseQuery(text: string): QueryShape {
   if (typeof text !== 'string' || text.trim() === '') throw new UserError('empty SPARQL query: give a SELECT, ASK, CONSTRUCT or DESCRIBE query');
   const prefixes = new Map<string, string>();
+  const declared = new Set<string>();
   let base: string | undefined;
   const it = tokens(text);
   let form: QueryForm | undefined;
@@ -67,6 +78,7 @@ export function analyseQuery(text: string): QueryShape {
     } else if (word === 'PREFIX') {
       const name = it.next();
       const iri = it.next();
+      if (!name.done) declared.add(name.value.text.replace(/:$/, ''));
       if (!name.done && !iri.done && iri.value.kind === 'iri') {
         const ns = resolve(iri.value.text, base);
         if (ns) prefixes.set(name.value.text.replace(/:$/, ''), ns);
@@ -85,26 +97,56 @@ export function analyseQuery(text: string): QueryShape {
   if (!form) throw new UserError('not a SPARQL query: expected SELECT, ASK, CONSTRUCT or DESCRIBE');
   // Dataset clauses sit before the first top-level `{` (braces inside parentheses belong to EXISTS in a projection).
   let depth = 0;
+  let inDatasetPart = true;
   let hasDataset = false;
   let graphs: string[] | undefined = [];
+  const used = new Set<string>();
   for (let t = it.next(); !t.done; t = it.next()) {
     const tok = t.value;
+    if (tok.kind === 'word') for (const p of prefixesIn(tok.text)) used.add(p);
+    if (!inDatasetPart) continue;
     if (tok.kind === 'punct') {
       if (tok.text === '(') depth++;
       else if (tok.text === ')') depth--;
-      else if (tok.text === '{' && depth <= 0) break;
+      else if (tok.text === '{' && depth <= 0) inDatasetPart = false;
       continue;
     }
     if (depth > 0 || tok.kind !== 'word' || tok.text.toUpperCase() !== 'FROM') continue;
     hasDataset = true;
     let target = it.next();
     if (!target.done && target.value.kind === 'word' && target.value.text.toUpperCase() === 'NAMED') target = it.next();
+    if (!target.done && target.value.kind === 'word') for (const p of prefixesIn(target.value.text)) used.add(p);
     const iri = target.done ? undefined : graphIri(target.value, prefixes, base);
     if (iri && graphs) graphs.push(iri);
     else graphs = undefined;
   }
-  return { form, hasDataset, datasetGraphs: hasDataset ? graphs : undefined };
+  const predeclared: string[] = [];
+  const unknownPrefixes: string[] = [];
+  for (const p of used) {
+    if (declared.has(p)) continue;
+    const ns = COMMON_PREFIXES[p];
+    if (ns !== undefined && Object.hasOwn(COMMON_PREFIXES, p)) {
+      predeclared.push(`PREFIX ${p}: <${ns}> `);
+      prefixes.set(p, ns);
+    } else unknownPrefixes.push(p);
+  }
+  const prelude = predeclared.join('');
+  // FROM clauses with a predeclared prefix resolve once it is declared.
+  if (hasDataset && graphs === undefined && prelude) return { ...analyseQuery(prelude + text), text: prelude + text, prelude: prelude.length };
+  return { form, hasDataset, datasetGraphs: hasDataset ? graphs : undefined, text: prelude + text, prelude: prelude.length, unknownPrefixes };
 }
+
+/**
+ * The prefix labels of the prefixed names in one lexer word (a word may hold several: `ex:p/ex:q`,
+ * `"1"^^xsd:int` leaves `^^xsd:int`, `!rdf:type`). A label starts with a letter (PN_PREFIX); `_:` is a
+ * blank node and `?x`/`$x` a variable, so a colon after a name character never starts a prefixed name.
+ */
+function prefixesIn(word: string): string[] {
+  const found: string[] = [];
+  for (const m of word.matchAll(PNAME_NS)) found.push(m[1] ?? '');
+  return found;
+}
+const PNAME_NS = /(?<![\p{L}\p{N}_\-.:?$\u00B7])((?:\p{L})(?:[\p{L}\p{N}_\-.\u00B7]*[\p{L}\p{N}_\-\u00B7])?)?:/gu;
 
 function graphIri(tok: Token, prefixes: Map<string, string>, base: string | undefined): string | undefined {
   if (tok.kind === 'iri') return resolve(tok.text, base);

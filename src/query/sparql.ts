@@ -1,40 +1,22 @@
 import * as ox from 'oxigraph';
 import { UserError } from '../util/errors.ts';
-import { analyseQuery } from './sparql-text.ts';
+import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { nquadLine, type VersionArchive } from './version-store.ts';
 import { iriTerm } from './terms.ts';
 import { DM } from '../archive/export.ts';
+import { COMMON_PREFIXES } from './prefixes.ts';
+import { defaultFormat, formatsFor, mediaTypeOf, relabelQuads, relabelSolutions, writeGraph, writeSolutions } from './results/index.ts';
 
 /** The graph of `G dm:inDocument D` statements: which archived document a named graph came from. */
 export const GRAPH_INDEX = `${DM}graphs`;
 export const IN_DOCUMENT = `${DM}inDocument`;
-import type { QuadRow, QueryForm, QueryOptions, QueryResult, ResultFormat, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
+import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
 import { plural } from '../util/units.ts';
 
 /** The latest state: every row still open. */
 export const NOW = Number.MAX_SAFE_INTEGER - 1;
 
-const MEDIA_TYPES: Record<ResultFormat, string> = {
-  json: 'application/sparql-results+json',
-  xml: 'application/sparql-results+xml',
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
-  ntriples: 'application/n-triples',
-  turtle: 'text/turtle',
-  rdfxml: 'application/rdf+xml',
-  nquads: 'application/n-quads',
-};
-const SOLUTION_FORMATS: ResultFormat[] = ['json', 'xml', 'csv', 'tsv'];
-const GRAPH_FORMATS: ResultFormat[] = ['ntriples', 'turtle', 'rdfxml', 'nquads'];
-
-export function mediaTypeOf(format: ResultFormat): string {
-  return MEDIA_TYPES[format];
-}
-
-/** Which formats fit a query form (for content negotiation in the server). */
-export function formatsFor(form: QueryForm): ResultFormat[] {
-  return form === 'select' || form === 'ask' ? SOLUTION_FORMATS : GRAPH_FORMATS;
-}
+export { formatsFor, mediaTypeOf };
 
 export interface Snapshot {
   store: ox.Store;
@@ -47,9 +29,9 @@ export interface Snapshot {
  * or, for a quad of a TriG or N-Quads document's named graph G, in graph G. The document of such a graph
  * stays recoverable: `G dm:inDocument D` is stated in the graph `dm:graphs` (GRAPH_INDEX). Two documents
  * naming the same graph G share it in the snapshot, as any merge of datasets would.
- * One `load` call of one N-Quads text: Oxigraph renames blank nodes per call, so splitting the text would
- * split a blank node in two. The text is the whole snapshot: the archive's limit is a snapshot that fits
- * in memory (about 150 bytes a quad), not the number of versions.
+ * Blank nodes keep the archive's labels (quads with one are parsed, not `load`ed: `load` renames them at
+ * random, per call). The text is the whole snapshot: the archive's limit is a snapshot that fits in memory
+ * (about 150 bytes a quad), not the number of versions.
  */
 export function materialise(archive: VersionArchive, at: number, graphs?: string[]): Snapshot {
   const lines: string[] = [];
@@ -61,10 +43,16 @@ export function materialise(archive: VersionArchive, at: number, graphs?: string
   }
   const quads = lines.length;
   lines.push(...containedIn);
-  const store = new ox.Store();
-  if (lines.length > 0) {
-    lines.push('');
-    store.load(lines.join('\n'), { format: 'application/n-quads', no_transaction: true, lenient: true });
+  // `load` renames blank nodes at random, and the engine orders answers by its term ids: the same query
+  // would then answer in another order with other labels on every load. `parse` keeps the archive's
+  // stable labels, but is slower: only the quads with a blank node go that way.
+  const plain: string[] = [];
+  const blank: string[] = [];
+  for (const line of lines) (line.includes('_:') ? blank : plain).push(line);
+  const store = blank.length > 0 ? new ox.Store(ox.parse(blank.join('\n') + '\n', { format: 'application/n-quads', lenient: true })) : new ox.Store();
+  if (plain.length > 0) {
+    plain.push('');
+    store.load(plain.join('\n'), { format: 'application/n-quads', no_transaction: true, lenient: true });
   }
   return { store, quads, at };
 }
@@ -97,31 +85,92 @@ export function freeStore(store: ox.Store): void {
 
 /**
  * Runs a read-only SPARQL 1.1 query over the archive as it was at `opts.at` (default: now). Each document's
- * triples are in its named graph; the default graph is the union of them (unless the query has FROM).
+ * triples are in its named graph; the default graph is the union of them, unless the query has FROM /
+ * FROM NAMED or the options give a protocol dataset (`defaultGraphs` / `namedGraphs`, which win over the
+ * query's own, as SPARQL 1.1 Protocol §2.1.4 says). Common prefixes need no declaration (COMMON_PREFIXES).
+ * Blank nodes keep the archive's labels and the body is the same bytes for the same query and archive.
  * Updates and malformed queries throw UserError.
  */
 export async function runQuery(archive: VersionArchive, sparql: string, opts: QueryOptions = {}): Promise<QueryResult> {
   const shape = analyseQuery(sparql);
-  const format = opts.format ?? (shape.form === 'select' || shape.form === 'ask' ? 'json' : 'ntriples');
+  const format = opts.format ?? defaultFormat(shape.form);
   if (!formatsFor(shape.form).includes(format)) {
     throw new UserError(`${shape.form.toUpperCase()} results cannot be written as ${format}: use one of ${formatsFor(shape.form).join(', ')}`);
   }
   const at = opts.at ?? NOW;
-  // A FROM clause defines the dataset: load only the graphs it names (when all could be resolved here).
-  const graphs = shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
+  const dataset = protocolDataset(opts);
+  // A dataset (the protocol's, else the query's FROM) names the graphs: load only those (when all could be resolved here).
+  const graphs = dataset ? [...new Set([...dataset.defaultGraphs, ...dataset.namedGraphs])]
+    : shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
   const snapshot = cachedSnapshot(archive, at, graphs);
-  const body = evaluate(snapshot.store, sparql, shape.hasDataset, MEDIA_TYPES[format]) as string;
-  return { form: shape.form, format, mediaType: MEDIA_TYPES[format], body, at: at === NOW ? Date.now() : at, quads: snapshot.quads };
+  const body = serialise(snapshot.store, shape, format, dataset);
+  return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: snapshot.quads };
 }
 
-/** Runs a query on a loaded store; a parse or evaluation error becomes a UserError with Oxigraph's message. */
-export function evaluate(store: ox.Store, sparql: string, hasDataset: boolean, resultsFormat?: string): ReturnType<ox.Store['query']> {
-  try {
-    // The union default graph would override the query's own FROM clauses: only without them.
-    return store.query(sparql, { results_format: resultsFormat, use_default_graph_as_union: !hasDataset });
-  } catch (e) {
-    throw new UserError(`SPARQL query failed: ${(e as Error).message ?? e}`);
+/** The dataset of a protocol request: given as either list, it is the whole dataset (the other list empty). */
+export interface Dataset {
+  defaultGraphs: string[];
+  namedGraphs: string[];
+}
+
+function protocolDataset(opts: QueryOptions): Dataset | undefined {
+  if (opts.defaultGraphs === undefined && opts.namedGraphs === undefined) return undefined;
+  const dataset = { defaultGraphs: opts.defaultGraphs ?? [], namedGraphs: opts.namedGraphs ?? [] };
+  for (const [name, list] of [['default-graph-uri', dataset.defaultGraphs], ['named-graph-uri', dataset.namedGraphs]] as const) {
+    for (const iri of list) {
+      if (!/^[a-z][a-z0-9+.-]*:[^\s<>"{}|^`\\]*$/i.test(iri)) throw new UserError(`${name} '${iri}' is not an absolute IRI: give the graph's full IRI (a document's URL)`);
+    }
   }
+  return dataset;
+}
+
+function serialise(store: ox.Store, shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined): string {
+  if (shape.form === 'construct' || shape.form === 'describe') {
+    return writeGraph(relabelQuads(evaluateShape(store, shape, undefined, dataset) as ox.Quad[]), format);
+  }
+  const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
+  // Without blank nodes there is nothing to relabel: the engine's JSON is the answer.
+  if (format === 'json' && !json.includes('"bnode"')) return json;
+  const results = JSON.parse(json) as SparqlJsonResults;
+  relabelSolutions(results);
+  return writeSolutions(results, format);
+}
+
+/** Runs a query text on a loaded store (common prefixes predeclared); errors as evaluateShape's. */
+export function evaluate(store: ox.Store, sparql: string, hasDataset: boolean, resultsFormat?: string): ReturnType<ox.Store['query']> {
+  return evaluateShape(store, { ...analyseQuery(sparql), hasDataset }, resultsFormat);
+}
+
+/**
+ * Runs an analysed query on a loaded store; a parse or evaluation error becomes a UserError with Oxigraph's
+ * message (or, for a prefix the query neither declares nor finds among COMMON_PREFIXES, a message saying
+ * so). `resultsFormat` undefined gives the engine's objects (quads for CONSTRUCT/DESCRIBE).
+ */
+export function evaluateShape(store: ox.Store, shape: QueryShape, resultsFormat?: string, dataset?: Dataset): ReturnType<ox.Store['query']> {
+  try {
+    if (dataset) {
+      return store.query(shape.text, {
+        results_format: resultsFormat,
+        default_graph: dataset.defaultGraphs.map((g) => ox.namedNode(g)),
+        named_graphs: dataset.namedGraphs.map((g) => ox.namedNode(g)),
+      });
+    }
+    // The union default graph would override the query's own FROM clauses: only without them.
+    return store.query(shape.text, { results_format: resultsFormat, use_default_graph_as_union: !shape.hasDataset });
+  } catch (e) {
+    throw queryError(e, shape);
+  }
+}
+
+function queryError(e: unknown, shape: QueryShape): UserError {
+  const message = String((e as Error).message ?? e);
+  if (shape.unknownPrefixes.length > 0 && /^error at \d+:\d+/.test(message)) {
+    const p = shape.unknownPrefixes[0]!;
+    return new UserError(`unknown prefix '${p}:' — declare it with PREFIX ${p}: <…> (predeclared: ${Object.keys(COMMON_PREFIXES).join(', ')})`);
+  }
+  // Positions on the first line count from the query's own text, not from the PREFIX lines put before it.
+  const shifted = message.replace(/^error at 1:(\d+)/, (_m, col: string) => `error at 1:${Math.max(1, Number(col) - shape.prelude)}`);
+  return new UserError(`SPARQL query failed: ${shifted}`);
 }
 
 /** A term of a JSON result as text for a terminal table or CSV: IRIs in <>, literals quoted with tags. */

@@ -74,10 +74,18 @@ export interface TriplePattern {
   graph?: PatternTerm;
 }
 
-/** A validity interval [from, to): `to` is undefined while the triple still holds. */
+/**
+ * A validity interval [from, to): `to` is undefined while the triple still holds. Over a window
+ * [from, to] of a version query the interval may be cut at the window's edges, and then says so: it is
+ * never dated from the window's start as if it began there, nor left open as if it held "now".
+ */
 export interface Interval {
   from: number;
   to?: number;
+  /** It already held at the window's start `from`: it began then or earlier. */
+  clippedFrom?: true;
+  /** It still held at the window's end `to` (inclusive); the window does not say when it ended. */
+  clippedTo?: true;
 }
 
 /** Ver(pattern): a matching quad with the intervals it held and the versions of its graph in them. */
@@ -90,8 +98,8 @@ export interface PatternVersions {
 
 export type QueryForm = 'select' | 'ask' | 'construct' | 'describe';
 
-/** Result serialisations (all produced by Oxigraph). */
-export type ResultFormat = 'json' | 'xml' | 'csv' | 'tsv' | 'ntriples' | 'turtle' | 'rdfxml' | 'nquads';
+/** Result serialisations (the table with media types and names is src/query/results/formats.ts). */
+export type ResultFormat = 'json' | 'xml' | 'csv' | 'tsv' | 'ntriples' | 'turtle' | 'rdfxml' | 'jsonld' | 'nquads';
 
 export interface QueryOptions {
   /** Evaluate over the archive as it was at this instant (epoch ms); default: now. */
@@ -100,6 +108,13 @@ export interface QueryOptions {
   graphs?: string[];
   /** Default: json for SELECT/ASK, ntriples for CONSTRUCT/DESCRIBE. */
   format?: ResultFormat;
+  /**
+   * The SPARQL 1.1 Protocol dataset (default-graph-uri, named-graph-uri): when either is given, the
+   * default graph is the merge of `defaultGraphs` and the named graphs are `namedGraphs` (a list not
+   * given is empty), whatever the query's FROM / FROM NAMED say (Protocol §2.1.4). `graphs` is then unused.
+   */
+  defaultGraphs?: string[];
+  namedGraphs?: string[];
 }
 
 export interface QueryResult {
@@ -145,7 +160,11 @@ export interface AnswerChange {
 
 export interface EvolutionOptions {
   graphs?: string[];
-  /** Only change points within [from, to] (epoch ms). */
+  /**
+   * The window [from, to] (epoch ms, inclusive). The state at `from` is the baseline (answers holding
+   * then start the window, flagged `clippedFrom`); changes are those at change points in (from, to];
+   * answers still holding at `to` are cut there (`clippedTo`) unless nothing in the archive changed later.
+   */
   from?: number;
   to?: number;
 }

@@ -1,17 +1,24 @@
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
 import { VersionIndex } from '../query/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
+import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
 import { registerCdxRoute } from './cdx.ts';
 import { registerApiRoutes } from './api-routes.ts';
+import { registerArchiveRoutes } from './archive-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
 import { QueryEngine, QueryLimitError, type EngineOptions } from '../query/engine/index.ts';
+import { defaultLog, type Logger } from '../util/log.ts';
+import { registerFederationRoutes } from './federation-routes.ts';
+import { ArchiveReadError } from '../archive/warc-files.ts';
+import { checkPublicUrl, listenUrl } from './context.ts';
+import { securityHeaders } from './security-headers.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -23,8 +30,16 @@ export interface ServerOptions {
   token?: string;
   /** JSON from `datamonitor lab recrawl --json`, charted on the dashboard. */
   labFile?: string;
-  /** Fastify's request log (default off). */
-  logger?: boolean;
+  /**
+   * Request log lines: a pino logger (the CLI passes the one --log-level/--log-file configured), or true
+   * for fastify's own on stdout. Default: the process default (src/util/log.ts), silent unless configured.
+   */
+  logger?: boolean | Logger;
+  /**
+   * Absolute base URL of every link the server writes (`serve --public-url`), e.g. https://archive.example.org
+   * behind a proxy; default the address it listens on. The Host header is never used.
+   */
+  publicUrl?: string;
   /** SPARQL limits and the query pool (docs/server.md#limits); each defaults to DEFAULT_ENGINE's. */
   query?: Partial<EngineOptions>;
   /** Use this query engine (the caller keeps ownership) instead of making one from `query`. */
@@ -43,10 +58,13 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const store = o.store ?? (await openStore(dataDir, o.db, { readonly }));
   if (!o.store) await store.init();
   const index = VersionIndex.open(dataDir, store);
+  // Until the server listens (and in `inject` tests without --public-url) links are written for localhost.
+  let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
   const engine = o.engine ?? new QueryEngine(o.query);
-  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile };
+  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
-  const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
+  const log = o.logger === undefined ? defaultLog() : o.logger;
+  const app = Fastify({ ...(typeof log === 'boolean' ? { logger: log } : { loggerInstance: log as FastifyBaseLogger }), routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof QueryLimitError) {
       if (err.retryAfter !== undefined) void reply.header('retry-after', String(err.retryAfter));
@@ -55,16 +73,34 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     // The client went away and its query was stopped: nobody is left to answer.
     if (err.name === 'AbortError') return reply.code(499).type('text/plain').send('the query was cancelled\n');
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
+    if (err instanceof ArchiveReadError) {
+      // The client learns what is wrong and what to run; the operator also gets the path as the store wrote it,
+      // on stderr when the request log is off (a refused path is worth knowing about either way).
+      if ((app.log as Logger).isLevelEnabled('error')) app.log.error({ fault: err.fault, file: err.file, url: _req.url }, err.message);
+      else process.stderr.write(`datamonitor serve: ${err.fault}: warc_file ${JSON.stringify(err.file)} (GET ${_req.url}): ${err.message}\n`);
+      return reply.code(500).type('text/plain').send(`cannot replay this capture: ${err.message}\n`);
+    }
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status >= 400 && status < 500) return reply.code(status).type('text/plain').send(err.message + '\n');
     app.log.error(err);
-    return reply.code(500).type('text/plain').send(`internal error: ${err.message}\n`);
+    // The message may name files of this machine: it stays in the server log.
+    return reply.code(500).type('text/plain').send('internal error: the server log says what failed\n');
   });
+  registerCors(app);
+  app.addHook('onSend', securityHeaders);
+  if (o.publicUrl === undefined) {
+    app.addHook('onListen', async () => {
+      const a = app.server.address();
+      if (a && typeof a === 'object') base = listenUrl(a.address, a.port);
+    });
+  }
   registerSparqlRoutes(app, ctx);
   registerMementoRoutes(app, ctx);
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);
+  registerArchiveRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
+  registerFederationRoutes(app, ctx);
   // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
   // large archive built without it that first request would otherwise wait for the whole index.
   app.addHook('onReady', async () => {
@@ -85,7 +121,5 @@ export async function startServer(o: ServerOptions & { port?: number; host?: str
   await app.listen({ port: o.port ?? 8080, host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;
-  const shown = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  return { app, url: `http://${shown}:${port}` };
+  return { app, url: listenUrl(host, port ?? 8080) };
 }
-

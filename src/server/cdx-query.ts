@@ -3,7 +3,7 @@
  * (exact, prefix, host), or, for `domain`, one such host query per SURT host found in the log; the limit is
  * applied in SQL, and a resume key (the last capture's URL, time and log id) continues where a page ended.
  */
-import type { CaptureCursor, CaptureQuery, MetadataStore } from '../store/types.ts';
+import type { CaptureCursor, CaptureQuery, CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import { cdxLine, hostKey, matcher, queryTarget, sortCdxLines, surt, timestampBounds, type CdxLine, type CdxQuery } from './cdx.ts';
 import { timestampOf } from './mementos.ts';
@@ -99,13 +99,18 @@ async function hostRanges(store: MetadataStore, q: CdxQuery): Promise<HostRanges
   return [...byHost].map(([hostKey, prefixes]) => ({ hostKey, prefixes })).sort((a, b) => (a.hostKey + ')' < b.hostKey + ')' ? -1 : 1));
 }
 
+/** Rows read from the store at a time while a filter drops some of them (one page's worth when none does). */
+const MIN_BATCH = 256;
+
 /**
- * One page of `/cdx`: at most `limit` captures in CDXJ order (SURT key, then timestamp) and, when more match,
- * the key to resume from. A page that holds every match is the same as `cdxLines` over the whole log, apart
- * from URLs whose letter case differs from the query's in an exact or prefix match (ranges compare URLs as
- * written; SURT keys are lower-cased) and URLs of `www2.`-style hosts other than the one asked for.
+ * One page of `/cdx`: at most `limit` captures in CDXJ order (SURT key, then timestamp) that pass `keep`
+ * (the request's filters) and, when more may follow, the key to resume from. Captures are read in store order
+ * and filtered before they are counted, so a page holds `limit` kept lines whenever that many exist and the
+ * resume key is that of the last kept capture. A page that holds every match is the same as `cdxLines` over the
+ * whole log, apart from URLs whose letter case differs from the query's in an exact or prefix match (ranges
+ * compare URLs as written; SURT keys are lower-cased) and URLs of `www2.`-style hosts other than the one asked for.
  */
-export async function cdxPage(store: MetadataStore, q: CdxPageQuery): Promise<CdxPage> {
+export async function cdxPage(store: MetadataStore, q: CdxPageQuery, keep: (l: CdxLine) => boolean = () => true): Promise<CdxPage> {
   const { lo, hi } = timestampBounds(q);
   const base: Omit<CaptureQuery, 'limit'> = {
     fromTime: lo ? boundaryMs(lo, 'from') : undefined,
@@ -113,19 +118,46 @@ export async function cdxPage(store: MetadataStore, q: CdxPageQuery): Promise<Cd
   };
   const cursor = q.resumeKey ? decodeResumeKey(q.resumeKey) : undefined;
   const cursorHost = cursor && hostKey(surt(cursor.url)) + ')';
-  const found: Awaited<ReturnType<MetadataStore['captures']>> = [];
-  for (const r of await hostRanges(store, q)) {
-    if (found.length > q.limit) break;
-    if (cursorHost && r.hostKey + ')' < cursorHost) continue;
-    const after = cursorHost && r.hostKey + ')' === cursorHost ? cursor : undefined;
-    // One more than asked for tells whether another page follows.
-    found.push(...(await store.captures({ ...base, urls: r.urls, prefixes: r.prefixes, after, limit: q.limit + 1 - found.length })));
-  }
-  const page = found.slice(0, q.limit);
   const match = matcher(q);
-  const lines = page
-    .map(({ entry, lastGoodChecksum }) => cdxLine(entry, entry.status === 304 || (entry.checksum !== undefined && lastGoodChecksum === entry.checksum)))
-    .filter((l) => match(l.urlkey));
+  const kept: Array<{ line: CdxLine; entry: CrawlLogEntry }> = [];
+  // One more than asked for tells whether another page follows.
+  const wanted = q.limit + 1;
+  for (const r of await hostRanges(store, q)) {
+    if (kept.length >= wanted) break;
+    if (cursorHost && r.hostKey + ')' < cursorHost) continue;
+    let after = cursorHost && r.hostKey + ')' === cursorHost ? cursor : undefined;
+    for (;;) {
+      const batch = Math.max(wanted - kept.length, MIN_BATCH);
+      const rows = await store.captures({ ...base, urls: r.urls, prefixes: r.prefixes, after, limit: batch });
+      for (const { entry, lastGoodChecksum } of rows) {
+        const line = cdxLine(entry, entry.status === 304 || (entry.checksum !== undefined && lastGoodChecksum === entry.checksum));
+        if (match(line.urlkey) && keep(line)) kept.push({ line, entry });
+        if (kept.length >= wanted) break;
+      }
+      const last = rows.at(-1)?.entry;
+      if (kept.length >= wanted || rows.length < batch || !last) break;
+      after = { url: last.url, time: last.time, id: last.id! };
+    }
+  }
+  const page = kept.slice(0, q.limit);
   const last = page.at(-1)?.entry;
-  return { lines: sortCdxLines(lines), resumeKey: found.length > q.limit && last ? encodeResumeKey({ url: last.url, time: last.time, id: last.id! }) : undefined };
+  return { lines: sortCdxLines(page.map((k) => k.line)), resumeKey: kept.length > q.limit && last ? encodeResumeKey({ url: last.url, time: last.time, id: last.id! }) : undefined };
+}
+
+/**
+ * Every capture that matches and passes `keep`, read a page at a time, for the orders that need the whole
+ * answer (reverse, closest, the last N); refused with a UserError past `max` lines, which would not fit in memory.
+ */
+export async function cdxAll(store: MetadataStore, q: CdxQuery, keep: (l: CdxLine) => boolean, max: number): Promise<CdxLine[]> {
+  const all: CdxLine[] = [];
+  let resumeKey: string | undefined;
+  do {
+    const page = await cdxPage(store, { ...q, limit: Math.min(max + 1 - all.length, 10_000), resumeKey }, keep);
+    all.push(...page.lines);
+    resumeKey = page.resumeKey;
+    if (all.length > max) {
+      throw new UserError(`more than ${max} captures match: sort=reverse, sort=closest and a negative limit read the whole answer; narrow it with from=/to=, an exact matchType or filter=`);
+    }
+  } while (resumeKey);
+  return sortCdxLines(all);
 }

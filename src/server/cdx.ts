@@ -1,15 +1,17 @@
 /**
  * A CDXJ index of the archive in the pywb style: one line per capture,
  * `SURT timestamp {"url","mime","status","digest","length","offset","filename"}`, sorted by key then time,
- * with pywb's query parameters (url, matchType exact|prefix|host|domain, from, to, output cdxj|json|link) and the
- * Wayback CDX server's paging (limit, showResumeKey, resumeKey).
+ * with pywb's query parameters (url, matchType exact|prefix|host|domain, from, to, filter, fl, sort reverse|closest,
+ * closest, limit (negative: the last N), output cdxj|json|link|text) and the Wayback CDX server's paging
+ * (limit, showResumeKey, resumeKey).
  */
 import type { FastifyInstance } from 'fastify';
 import type { CrawlLogEntry } from '../store/types.ts';
 import { formatLinkFormat } from '../federation/link-format.ts';
-import { baseUrl, type ServerContext } from './context.ts';
+import type { ServerContext } from './context.ts';
 import { httpDate, parseTimestamp, timestampOf } from './mementos.ts';
-import { cdxPage } from './cdx-query.ts';
+import { cdxAll, cdxPage } from './cdx-query.ts';
+import { UserError } from '../util/errors.ts';
 
 /**
  * Sort-friendly URI Reordering Transform, as python's `surt` (pywb's) writes it: scheme and `www.` dropped,
@@ -31,7 +33,7 @@ export function surt(url: string): string {
 }
 
 export type MatchType = 'exact' | 'prefix' | 'host' | 'domain';
-export type CdxOutput = 'cdxj' | 'json' | 'link';
+export type CdxOutput = 'cdxj' | 'json' | 'link' | 'text';
 
 export interface CdxQuery {
   url: string;
@@ -135,16 +137,93 @@ export function cdxjText(lines: CdxLine[]): string {
   return lines.map(({ urlkey, timestamp, ...rest }) => `${urlkey} ${timestamp} ${JSON.stringify(rest)}\n`).join('');
 }
 
+export type CdxField = keyof CdxLine;
+/** The fields of a line in pywb's order (that of `output=text` and of a JSON line). */
+export const CDX_FIELDS: CdxField[] = ['urlkey', 'timestamp', 'url', 'mime', 'status', 'digest', 'length', 'offset', 'filename'];
+/** The Wayback CDX server's names for the same fields, which pywb accepts too. */
+const FIELD_ALIASES: Record<string, CdxField> = { original: 'url', mimetype: 'mime', statuscode: 'status' };
+
+function fieldNamed(name: string, param: string): CdxField {
+  const f = FIELD_ALIASES[name] ?? (CDX_FIELDS as string[]).find((x) => x === name);
+  if (!f) throw new UserError(`${param}: '${name}' is not a CDX field; the fields are ${CDX_FIELDS.join(', ')}`);
+  return f as CdxField;
+}
+
+/** `fl=urlkey,timestamp,…`: the fields to print, in the order given. */
+export function parseFieldList(fl: string): CdxField[] {
+  const fields = fl.split(',').map((f) => f.trim()).filter(Boolean).map((f) => fieldNamed(f, 'fl'));
+  if (fields.length === 0) throw new UserError(`fl '${fl}' names no field: give a comma-separated list of ${CDX_FIELDS.join(', ')}`);
+  return [...new Set(fields)];
+}
+
+const MAX_FILTER_LENGTH = 1000;
+
+/**
+ * One `filter=` as pywb documents it, `[!][=|~]field:expression`: no modifier, the field contains the
+ * expression; `=`, it is the expression; `~`, the regular expression matches at its start (python's re.match);
+ * `!` negates. A request's filters must all pass.
+ */
+export function parseFilter(spec: string): (l: CdxLine) => boolean {
+  const m = /^(!?)([=~]?)([A-Za-z]+):([\s\S]*)$/.exec(spec);
+  if (!m) throw new UserError(`filter '${spec}' is not [!][=|~]field:expression, e.g. filter=status:404, filter==mime:text/html, filter=!~url:.*\\.php$`);
+  if (spec.length > MAX_FILTER_LENGTH) throw new UserError(`filter is longer than ${MAX_FILTER_LENGTH} characters`);
+  const [, not, how, name, expr] = m as unknown as [string, string, string, string, string];
+  const field = fieldNamed(name, `filter '${spec}'`);
+  let test: (v: string) => boolean;
+  if (how === '=') test = (v) => v === expr;
+  else if (how === '~') {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${expr})`, 's');
+    } catch (e) {
+      throw new UserError(`filter '${spec}': '${expr}' is not a regular expression (${(e as Error).message})`);
+    }
+    test = (v) => re.test(v);
+  } else test = (v) => v.includes(expr);
+  return not ? (l) => !test(l[field]) : (l) => test(l[field]);
+}
+
+/** Lines in the order `sort` asks: as indexed, newest first (`reverse`), or nearest to `closest` first (the earlier on a tie). */
+export function sortLines(lines: CdxLine[], sort: 'reverse' | 'closest' | undefined, closest?: number): CdxLine[] {
+  if (sort === 'reverse') return lines.reverse();
+  if (sort === 'closest') {
+    const dist = (l: CdxLine) => Math.abs(parseTimestamp(l.timestamp)! - closest!);
+    return lines.sort((a, b) => dist(a) - dist(b) || (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  }
+  return lines;
+}
+
+/** The lines in one output format, with only the `fl` fields when given (the link format has its own). */
+export function formatLines(lines: CdxLine[], output: Exclude<CdxOutput, 'link'>, fl?: CdxField[]): string {
+  if (output === 'text') return lines.map((l) => (fl ?? CDX_FIELDS).map((f) => l[f]).join(' ') + '\n').join('');
+  if (output === 'json') return lines.map((l) => JSON.stringify(fl ? Object.fromEntries(fl.map((f) => [f, l[f]])) : l) + '\n').join('');
+  if (!fl) return cdxjText(lines);
+  // CDXJ keeps its two leading columns when asked for, and the other fields as its JSON block.
+  return lines.map((l) => {
+    const head = fl.filter((f) => f === 'urlkey' || f === 'timestamp').map((f) => l[f]);
+    const rest = fl.filter((f) => f !== 'urlkey' && f !== 'timestamp');
+    return [...head, ...(rest.length ? [JSON.stringify(Object.fromEntries(rest.map((f) => [f, l[f]])))] : [])].join(' ') + '\n';
+  }).join('');
+}
+
 /** Lines per page when the request gives no `limit` (the Wayback CDX server's default), and the most a page holds. */
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 100_000;
 
 const MATCH_TYPES: MatchType[] = ['exact', 'prefix', 'host', 'domain'];
-const OUTPUTS: CdxOutput[] = ['cdxj', 'json', 'link'];
+const OUTPUTS: CdxOutput[] = ['cdxj', 'json', 'link', 'text'];
+const SORTS = ['reverse', 'closest'] as const;
+
+/** A query parameter given once or more (fastify's querystring parser makes repeated ones an array). */
+function repeated(v: string | string[] | undefined): string[] {
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
 
 export function registerCdxRoute(app: FastifyInstance, ctx: ServerContext): void {
   app.get('/cdx', async (req, reply) => {
-    const p = req.query as Record<string, string | undefined>;
+    const q = req.query as Record<string, string | string[] | undefined>;
+    // Parameters other than filter are taken once; given twice, the last one counts.
+    const p = Object.fromEntries(Object.entries(q).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v])) as Record<string, string | undefined>;
     const bad = (msg: string) => reply.code(400).type('text/plain').send(msg + '\n');
     if (!p.url) return bad('give url=, e.g. /cdx?url=http://example.org/doc&matchType=exact&output=cdxj');
     const matchType = (p.matchType ?? p.matchtype) as MatchType | undefined;
@@ -152,19 +231,42 @@ export function registerCdxRoute(app: FastifyInstance, ctx: ServerContext): void
     const output = (p.output ?? 'cdxj') as CdxOutput;
     if (!OUTPUTS.includes(output)) return bad(`output '${output}' is not one of ${OUTPUTS.join(', ')}`);
     for (const [name, v] of [['from', p.from], ['to', p.to]] as const) if (v !== undefined && !/^\d{1,14}$/.test(v)) return bad(`${name} '${v}' is not a timestamp prefix (1 to 14 digits, yyyyMMddHHmmss)`);
-    const limit = p.limit === undefined ? DEFAULT_LIMIT : Number(p.limit);
-    if (!(Number.isInteger(limit) && limit >= 0)) return bad(`limit '${p.limit}' is not a whole number`);
-    // A page at a time, limited in SQL: the rest of a longer answer is one resumeKey away.
-    const { lines, resumeKey } = await cdxPage(ctx.store, { url: p.url, matchType, from: p.from, to: p.to, limit: Math.min(limit, MAX_LIMIT), resumeKey: p.resumeKey || undefined });
+    const limit = p.limit === undefined || p.limit === '' ? DEFAULT_LIMIT : Number(p.limit);
+    if (!Number.isInteger(limit)) return bad(`limit '${p.limit}' is not a whole number (a negative one gives the last captures)`);
+    // closest=<ts> alone sorts by it, as pywb does (its query notes that sort=closest is not required).
+    const sort = p.sort || (p.closest ? 'closest' : undefined);
+    if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) return bad(`sort '${sort}' is not one of ${SORTS.join(', ')} (leave it out for index order)`);
+    let closest: number | undefined;
+    if (sort === 'closest') {
+      closest = p.closest !== undefined && /^\d{4,14}$/.test(p.closest) ? parseTimestamp(p.closest) : undefined;
+      if (closest === undefined) return bad(`sort=closest needs closest=<timestamp> (4 to 14 digits, yyyyMMddHHmmss), not '${p.closest ?? ''}'`);
+    }
+    const fl = p.fl ? parseFieldList(p.fl) : undefined;
+    const filters = repeated(q.filter).filter((f) => f !== '').map(parseFilter);
+    const keep = (l: CdxLine) => filters.every((f) => f(l));
+    const query = { url: p.url, matchType, from: p.from, to: p.to };
+    let lines: CdxLine[];
+    let resumeKey: string | undefined;
+    if (sort || limit < 0) {
+      // These orders need every match first; they give no resume key (the answer is one page).
+      if (p.resumeKey) return bad(`resumeKey cannot be combined with ${sort ? `sort=${sort}` : 'a negative limit'}: page in index order, or narrow the query`);
+      lines = await cdxAll(ctx.store, query, keep, MAX_LIMIT);
+      if (limit < 0) lines = lines.slice(Math.max(0, lines.length + limit));
+      lines = sortLines(lines, sort as 'reverse' | 'closest' | undefined, closest);
+      if (limit >= 0) lines = lines.slice(0, limit);
+    } else {
+      // A page at a time, limited in SQL: the rest of a longer answer is one resumeKey away.
+      ({ lines, resumeKey } = await cdxPage(ctx.store, { ...query, limit: Math.min(limit, MAX_LIMIT), resumeKey: p.resumeKey || undefined }, keep));
+    }
     if (resumeKey) reply.header('x-resume-key', resumeKey);
     const showKey = resumeKey && p.showResumeKey === 'true';
     // The resume key after an empty line, as the Wayback CDX server prints it with showResumeKey=true.
-    if (output === 'json') return reply.type('application/x-ndjson').send(lines.map((l) => JSON.stringify(l) + '\n').join('') + (showKey ? `\n${JSON.stringify({ resumeKey })}\n` : ''));
+    if (output === 'json') return reply.type('application/x-ndjson').send(formatLines(lines, 'json', fl) + (showKey ? `\n${JSON.stringify({ resumeKey })}\n` : ''));
     if (output === 'link') {
-      const base = baseUrl(req);
+      const base = ctx.publicUrl();
       const links = lines.map((l) => ({ uri: `${base}/memento/${l.timestamp}/${l.url}`, params: { rel: 'memento', datetime: httpDate(parseTimestamp(l.timestamp)!) } }));
       return reply.type('application/link-format').send(links.length ? formatLinkFormat(links) : '');
     }
-    return reply.type('text/x-cdxj').send(cdxjText(lines) + (showKey ? `\n${resumeKey}\n` : ''));
+    return reply.type(output === 'text' ? 'text/plain' : 'text/x-cdxj').send(formatLines(lines, output, fl) + (showKey ? `\n${resumeKey}\n` : ''));
   });
 }

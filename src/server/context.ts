@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { MetadataStore } from '../store/types.ts';
 import type { VersionIndex } from '../query/version-index.ts';
 import type { QueryEngine } from '../query/engine/index.ts';
+import { UserError } from '../util/errors.ts';
 
 /** What every route reads: the archive on disk, its stores, and the server's configuration. */
 export interface ServerContext {
@@ -15,11 +16,34 @@ export interface ServerContext {
   token?: string;
   /** Output of `datamonitor lab recrawl --json`, shown on the dashboard. */
   labFile?: string;
+  /**
+   * Absolute base of every link this server writes (Memento and CDXJ links must be absolute URIs), no trailing
+   * slash: `serve --public-url`, else the address it listens on. Never the request's Host header, which any
+   * client sets (a reflected Host would let a forged request plant links to another site in cached answers).
+   */
+  publicUrl(): string;
 }
 
-/** Absolute base of this server as the client reached it (Memento and CDXJ links must be absolute URIs). */
-export function baseUrl(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}`;
+/**
+ * A public base URL as given by the user: an http(s) URL without query or fragment, returned without its
+ * trailing slash; a UserError saying what to give otherwise.
+ */
+export function checkPublicUrl(given: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(given);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password) {
+    throw new UserError(`public URL '${given}' is not an http(s) URL without query, fragment or credentials: give the address clients use, e.g. https://archive.example.org`);
+  }
+  return u.href.replace(/\/+$/, '');
+}
+
+/** The path this server is reached under (`/archive` for https://example.org/archive), '' at the root: root-relative links start with it. */
+export function publicPath(ctx: ServerContext): string {
+  return new URL(ctx.publicUrl()).pathname.replace(/\/+$/, '');
 }
 
 /**
@@ -40,4 +64,10 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
+}
+
+/** The URL of a listen address (an unspecified address is reached as the loopback one). */
+export function listenUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
 }

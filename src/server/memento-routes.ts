@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatLinkFormat } from '../federation/link-format.ts';
-import { baseUrl, targetAfter, type ServerContext } from './context.ts';
+import { publicPath, targetAfter, type ServerContext } from './context.ts';
+import { MEMENTO_CSP, REPLAY_CSP, mayBeFramed } from './security-headers.ts';
+import { escapeXml as esc } from '../plot/svg.ts';
 import { preferred } from './negotiate.ts';
 import { resolveHttp, rewriteCss, rewriteHtml } from './rewrite-html.ts';
 import { decodeBody } from '../fetch/decode.ts';
@@ -9,14 +11,12 @@ import { decodeText } from '../extract/charset.ts';
 import { parseContentType } from '../util/content-type.ts';
 import {
   archivedUrlKey, closestMemento, httpDate, linkHeader, mementoLinks, mementosOf, mementoUris, originalResponse,
-  parseTimestamp, timegateLinks, timemapJson, timemapLinks, versionNQuads, type Memento,
+  parseAcceptDatetime, parseTimestamp, timegateLinks, timemapJson, timemapLinks, versionNQuads, type Memento,
 } from './mementos.ts';
 
-/** Response headers of the original that a replay must not copy: they describe the original transfer. */
-const NOT_REPLAYED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-type', 'content-encoding', 'set-cookie', 'date']);
 const NQUADS = 'application/n-quads';
 
-interface Lookup {
+export interface Lookup {
   original: string;
   list: Memento[];
 }
@@ -40,15 +40,15 @@ export function registerMementoRoutes(app: FastifyInstance, ctx: ServerContext):
   app.get('/timegate/*', async (req, reply) => {
     const found = await lookup(ctx, req, reply, targetAfter(req, /^\/timegate\//));
     if (!found) return reply;
-    const u = mementoUris(baseUrl(req), found.original);
+    const u = mementoUris(ctx.publicUrl(), found.original);
     const asked = req.headers['accept-datetime'];
     let time = Date.now();
     if (asked !== undefined) {
-      time = Date.parse(String(asked));
-      if (Number.isNaN(time)) {
-        return reply.code(400).header('vary', 'accept-datetime').header('link', linkHeader(timegateLinks(u))).type('text/plain')
-          .send(`Accept-Datetime '${asked}' is not an HTTP date (e.g. Thu, 01 Jan 2025 00:00:00 GMT)\n`);
+      const parsed = parseAcceptDatetime(asked);
+      if (typeof parsed === 'string') {
+        return reply.code(400).header('vary', 'accept-datetime').header('link', linkHeader(timegateLinks(u))).type('text/plain').send(parsed + '\n');
       }
+      time = parsed;
     }
     const m = closestMemento(found.list, time);
     return reply.code(302).header('location', u.memento(m)).header('vary', 'accept-datetime').header('link', linkHeader(timegateLinks(u))).send();
@@ -57,13 +57,13 @@ export function registerMementoRoutes(app: FastifyInstance, ctx: ServerContext):
   app.get('/timemap/link/*', async (req, reply) => {
     const found = await lookup(ctx, req, reply, targetAfter(req, /^\/timemap\/link\//));
     if (!found) return reply;
-    return reply.type('application/link-format').send(formatLinkFormat(timemapLinks(mementoUris(baseUrl(req), found.original), found.list)));
+    return reply.type('application/link-format').send(formatLinkFormat(timemapLinks(mementoUris(ctx.publicUrl(), found.original), found.list)));
   });
 
   app.get('/timemap/json/*', async (req, reply) => {
     const found = await lookup(ctx, req, reply, targetAfter(req, /^\/timemap\/json\//));
     if (!found) return reply;
-    return reply.type('application/json').send(timemapJson(mementoUris(baseUrl(req), found.original), found.list));
+    return reply.type('application/json').send(timemapJson(mementoUris(ctx.publicUrl(), found.original), found.list));
   });
 
   app.get('/memento/:timestamp/*', (req, reply) => memento(ctx, req, reply, 'memento'));
@@ -86,7 +86,8 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   }
   const found = await lookup(ctx, req, reply, target);
   if (!found) return reply;
-  const u = mementoUris(baseUrl(req), found.original);
+  const u = mementoUris(ctx.publicUrl(), found.original);
+  const replayPath = (ts: string, url: string) => `${publicPath(ctx)}/replay/${ts}/${url}`;
   const index = found.list.findIndex((m) => m.timestamp === timestamp);
   if (index < 0) {
     // Not an exact memento: send the client to the closest one, as Wayback machines do.
@@ -106,15 +107,25 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   let contentType: string | undefined;
   let contentEncoding: string | undefined;
   let location: string | undefined;
+  // Every header of the original is returned, renamed (X-Archive-Orig-Date, -Set-Cookie, -Content-Length, …)
+  // as Wayback machines do: as themselves they would describe this answer wrongly (its date, length and
+  // transfer) or act on the client (a cookie set for this server, a redirect away from the archive).
+  // Content-Type is replayed as it was, and Content-Encoding with the bytes it describes.
+  const orig = new Map<string, string[]>();
   for (const [k, v] of res.headers) {
     const name = k.toLowerCase();
-    if (name === 'content-type') contentType = v;
-    else if (name === 'content-encoding') contentEncoding = v;
-    else if (name === 'location') location = v;
-    if (!NOT_REPLAYED.has(name)) reply.header(`x-archive-orig-${name}`, v);
+    if (name === 'content-type') contentType ??= v;
+    else if (name === 'content-encoding') contentEncoding ??= v;
+    else if (name === 'location') location ??= v;
+    // A name or value that is not a valid field would make the whole answer fail: such a header is left out.
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(v)) continue;
+    orig.set(name, [...(orig.get(name) ?? []), v]);
   }
-  // Archived pages must not run scripts with this server's origin (the dashboard and the write API live here).
-  reply.header('content-security-policy', 'sandbox');
+  for (const [name, values] of orig) reply.header(`x-archive-orig-${name}`, values.length === 1 ? values[0] : values);
+  // Archived pages must not run scripts with this server's origin (the dashboard and the write API live here),
+  // nor fetch from the live Web when looked at.
+  reply.header('content-security-policy', view === 'memento' ? MEMENTO_CSP : REPLAY_CSP).header('x-dns-prefetch-control', 'off');
+  mayBeFramed(reply);
   const status = res.status >= 200 && res.status < 600 ? res.status : 200;
   if (view === 'replay') {
     // Browsing follows a redirect within the archive (the memento view keeps it as archived): one the
@@ -130,7 +141,7 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
         const pageUrl = m.entry.finalUrl ?? found.original;
         const text = type === 'text/css'
           ? rewriteCss(decodeText(body.body, charset), pageUrl, toArchive)
-          : rewriteHtml(decodeDocument(body.body, { headerCharset: charset }).text, pageUrl, toArchive);
+          : rewriteHtml(decodeDocument(body.body, { headerCharset: charset }).text, pageUrl, toArchive, replayBanner(ctx, found, index, replayPath));
         return reply.code(status).type(`${type}; charset=utf-8`).send(text);
       }
     }
@@ -141,9 +152,28 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   return reply.code(status).send(res.body);
 }
 
-/** Where the archive replays `url` as of `timestamp` (root-relative: it works behind any host name). */
-function replayPath(timestamp: string, url: string): string {
-  return `/replay/${timestamp}/${url}`;
+/**
+ * The bar on top of a page browsed in the archive: that it is archived and when, the captures before and
+ * after it, and all captures (the document's page and its TimeMap). Styles are inline and reset (`all:
+ * initial`) so that the page's style sheets neither hide it nor are changed by it; no script.
+ */
+export function replayBanner(ctx: ServerContext, found: Lookup, index: number, replayPath: (ts: string, url: string) => string): string {
+  const { list, original } = found;
+  const m = list[index]!;
+  const at = (i: number) => new Date(list[i]!.entry.time).toUTCString();
+  const a = (href: string, rel: string, text: string) =>
+    `<a href="${esc(href)}" rel="${rel}" style="all:initial;font:inherit;color:#0645ad;text-decoration:underline;cursor:pointer">${esc(text)}</a>`;
+  const parts = [
+    index > 0 ? a(replayPath(list[index - 1]!.timestamp, original), 'prev', `\u2190 previous capture (${at(index - 1)})`) : '<span>no earlier capture</span>',
+    index < list.length - 1 ? a(replayPath(list[index + 1]!.timestamp, original), 'next', `next capture (${at(index + 1)}) \u2192`) : '<span>no later capture</span>',
+    a(`${publicPath(ctx)}/doc?url=${encodeURIComponent(original)}`, 'nofollow', `all ${list.length} capture${list.length === 1 ? '' : 's'}`),
+    a(`${publicPath(ctx)}/timemap/link/${original}`, 'timemap', 'TimeMap'),
+  ];
+  return `<div id="datamonitor-banner" role="banner" style="all:initial;display:block;box-sizing:border-box;width:100%;margin:0;padding:6px 10px;`
+    + `background:#fff4c2;color:#222;border-bottom:2px solid #b59b00;font:13px/1.5 sans-serif;position:relative;z-index:2147483647">`
+    + `<strong>Archived page</strong> of <span>${esc(original)}</span> as captured <time datetime="${new Date(m.entry.time).toISOString()}">${esc(at(index))}</time> by datamonitor \u00b7 `
+    + parts.join(' \u00b7 ')
+    + `</div>`;
 }
 
 const MAX_REPLAY_BYTES = 64 * 1024 * 1024;

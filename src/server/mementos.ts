@@ -2,7 +2,8 @@
  * The mementos of an archived URL (RFC 7089): each capture in the crawl log with a WARC record, named
  * `/memento/<timestamp>/<url>`, and the bytes and RDF each one stands for.
  */
-import { readRecord, parseHttpResponse, type HttpMessage } from '../archive/warc-reader.ts';
+import { readRecord, type HttpMessage } from '../archive/warc-reader.ts';
+import { httpPayload } from '../archive/http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 import type { Link } from '../federation/link-format.ts';
@@ -26,6 +27,31 @@ export function parseTimestamp(ts: string): number | undefined {
   const d = ts.padEnd(17, '0');
   const t = Date.UTC(+d.slice(0, 4), +d.slice(4, 6) - 1 || 0, +d.slice(6, 8) || 1, +d.slice(8, 10), +d.slice(10, 12), +d.slice(12, 14), +d.slice(14, 17));
   return Number.isNaN(t) ? undefined : t;
+}
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const RFC1123 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+
+/**
+ * An Accept-Datetime value as epoch ms, or what is wrong with it. RFC 7089 allows only the RFC 1123 form
+ * in GMT (`Thu, 01 Jan 2025 00:00:00 GMT`): no other date format, time zone or offset, and a real date
+ * (its weekday included), since a value read loosely would send the client to a memento it did not ask for.
+ */
+export function parseAcceptDatetime(value: string | string[]): number | string {
+  const shown = Array.isArray(value) ? value.join(', ') : value;
+  const example = `e.g. Accept-Datetime: ${httpDate(Date.UTC(2025, 0, 2, 3, 4, 5))}`;
+  if (Array.isArray(value)) return `give one Accept-Datetime, not ${value.length}: ${example}`;
+  const m = RFC1123.exec(value.trim());
+  if (!m) return `Accept-Datetime '${shown}' is not an RFC 1123 date in GMT as RFC 7089 requires (${example})`;
+  const [, day, dd, mon, yyyy, hh, mi, ss] = m as unknown as string[];
+  const t = Date.UTC(Number(yyyy), MONTHS.indexOf(mon!), Number(dd), Number(hh), Number(mi), Number(ss));
+  const d = new Date(t);
+  if (d.getUTCFullYear() !== Number(yyyy) || d.getUTCDate() !== Number(dd) || d.getUTCHours() !== Number(hh) || d.getUTCMinutes() !== Number(mi) || d.getUTCSeconds() !== Number(ss)) {
+    return `Accept-Datetime '${shown}' is no real date and time (${example})`;
+  }
+  if (DAYS[d.getUTCDay()] !== day) return `Accept-Datetime '${shown}': ${dd} ${mon} ${yyyy} is a ${DAYS[d.getUTCDay()]}, not a ${day} (${example})`;
+  return t;
 }
 
 export function httpDate(ms: number): string {
@@ -145,7 +171,8 @@ function record(dataDir: string, e: CrawlLogEntry) {
 export async function originalResponse(dataDir: string, store: MetadataStore, list: Memento[], index: number): Promise<HttpMessage> {
   const e = list[index]!.entry;
   const rec = record(dataDir, e);
-  if (rec.headers.get('warc-type') !== 'revisit') return parseHttpResponse(rec.block);
+  // httpPayload: an imported record may hold the body chunked as it was sent; a memento replays the payload.
+  if (rec.headers.get('warc-type') !== 'revisit') return httpPayload(rec.block);
   const refersTo = rec.headers.get('warc-refers-to-target-uri');
   const pool = list.slice(0, index).map((m) => m.entry);
   if (refersTo && refersTo !== e.url && refersTo !== e.finalUrl) pool.push(...(await store.versions(refersTo)).filter((c) => c.time <= e.time));
@@ -153,7 +180,7 @@ export async function originalResponse(dataDir: string, store: MetadataStore, li
   for (const c of pool) {
     if (c.checksum !== e.checksum) continue;
     const earlier = record(dataDir, c);
-    if (earlier.headers.get('warc-type') === 'response') return parseHttpResponse(earlier.block);
+    if (earlier.headers.get('warc-type') === 'response') return httpPayload(earlier.block);
   }
   throw new Error(`revisit record of ${e.url} at ${new Date(e.time).toISOString()}: the capture it refers to (${e.checksum}) is not in the archive`);
 }

@@ -18,9 +18,12 @@ interface Edit {
  * change; every other byte of the page stays as it was. Fragment-only links (#top) and other schemes
  * (mailto:, javascript:, data:) are left alone. Style sheets inside the page (<style>, style="") are
  * rewritten as `rewriteCss` does; URLs that scripts build are not.
+ * `banner` (HTML) is inserted as the first content of the <body> (see bannerPlace).
  */
-export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteUrl: string) => string): string {
+export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteUrl: string) => string, banner?: string): string {
   const edits: Edit[] = [];
+  // Where the banner can go: right after <body …>, else after </head>, after <html …>, after the doctype.
+  const place: Partial<Record<'body' | 'head' | 'html' | 'doctype', number>> = {};
   let base = pageUrl;
   let tag = '';
   let attr = '';
@@ -82,9 +85,10 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
       refresh = false;
       refreshContent = undefined;
     },
-    onopentagend() {
+    onopentagend(end) {
       endOfTag();
       inStyle = tag === 'style';
+      if ((tag === 'body' || tag === 'html') && place[tag] === undefined) place[tag] = end + 1;
     },
     onselfclosingtag() {
       endOfTag();
@@ -94,7 +98,8 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
       if (styleStart < 0) styleStart = start;
       styleEnd = end;
     },
-    onclosetag() {
+    onclosetag(start, end) {
+      if (html.slice(start, end).toLowerCase() === 'head' && place.head === undefined) place.head = html.indexOf('>', end) + 1 || html.length;
       if (inStyle && styleStart >= 0) {
         const css = html.slice(styleStart, styleEnd);
         const text = rewriteCss(css, base, toArchive);
@@ -124,13 +129,20 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
     ontextentity() {},
     oncdata() {},
     oncomment() {},
-    ondeclaration() {},
+    ondeclaration(_start, end) {
+      if (place.doctype === undefined) place.doctype = html.indexOf('>', end) + 1 || html.length;
+    },
     onprocessinginstruction() {},
     onend() {},
   });
   tokenizer.write(html);
   tokenizer.end();
 
+  if (banner !== undefined) {
+    // Never before the doctype (that would switch the page to quirks mode) nor inside <head>.
+    const at = place.body ?? place.head ?? place.html ?? place.doctype ?? 0;
+    edits.push({ start: at, end: at, text: banner });
+  }
   if (edits.length === 0) return html;
   edits.sort((a, b) => a.start - b.start);
   const parts: string[] = [];

@@ -3,7 +3,7 @@
  * at `at=` (ISO 8601). Updates are refused: the archive changes only by crawling.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { analyseQuery, formatsFor, mediaTypeOf, type ResultFormat } from '../query/index.ts';
+import { acceptOffers, analyseQuery, formatFromParam, mediaTypeOf, type QueryForm, type ResultFormat } from '../query/index.ts';
 import { locationOf } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 import { parseTime } from '../util/units.ts';
@@ -16,8 +16,9 @@ const FORM = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>
 <h1>SPARQL over the archive</h1><form method="get" action="/sparql">
 <textarea name="query" rows="10" cols="90">SELECT ?g (COUNT(*) AS ?triples) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g</textarea><br>
 <label>as it was at <input name="at" placeholder="2025-01-01T00:00:00Z"></label> (ISO 8601; empty for now)
-<label>results <select name="format"><option>json</option><option>csv</option><option>tsv</option><option>xml</option></select></label>
-<button>Run</button></form><p><a href="/">dashboard</a></p></body></html>
+<label>results <select name="format"><option>json</option><option>csv</option><option>tsv</option><option>xml</option><option>turtle</option><option>jsonld</option></select></label>
+<button>Run</button></form><p>Prefixes rdf rdfs owl xsd schema foaf dcterms dc prov skos dcat void sh dm need no declaration.</p>
+<p><a href="/">dashboard</a></p></body></html>
 `;
 
 type Params = Record<string, string | string[] | undefined>;
@@ -25,63 +26,120 @@ type Params = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 const many = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
+/** An answer other than 400 for a request the protocol does not allow (the server's error handler sends it). */
+class ProtocolError extends Error {
+  constructor(readonly statusCode: number, message: string) {
+    super(message);
+  }
+}
+
+/** One protocol request, read: what runQuery needs, and the Content-Type to answer with. */
+export interface ProtocolQuery {
+  query: string;
+  form: QueryForm;
+  /** The protocol dataset (default-graph-uri / named-graph-uri); undefined when the request names none. */
+  dataset?: { defaultGraphs: string[]; namedGraphs: string[] };
+  format: ResultFormat;
+  /** The media type to answer with: the one the client's Accept chose (an alias such as application/json included). */
+  mediaType: string;
+  at?: number;
+}
+
+/**
+ * Reads a GET or POST /sparql request as SPARQL 1.1 Protocol §2.1 defines it: the query from `query=`
+ * (URL or form body) or the body of an application/sparql-query POST, the dataset from default-graph-uri
+ * / named-graph-uri (which override the query's FROM / FROM NAMED), the format from `format=` or
+ * `output=` when the value fits the query form, otherwise from Accept. Returns 'form' for a browser that
+ * asked for no query (it gets the HTML form). Throws UserError (400), or a ProtocolError for 406 / 415.
+ */
+export function readProtocolRequest(req: FastifyRequest): ProtocolQuery | 'form' {
+  const { query, params } = protocolParams(req);
+  if (!query?.trim() && req.method === 'GET' && preferred(req.headers.accept, ['application/sparql-results+json', 'text/html']) === 'text/html') return 'form';
+  if (!query?.trim()) throw new UserError("no query: give query=, e.g. /sparql?query=SELECT%20*%20WHERE%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D%20LIMIT%2010");
+  const shape = analyseQuery(query); // refuses updates and non-queries with a UserError
+  const { format, mediaType } = negotiate(req, params, shape.form);
+  const atText = one(params.at);
+  const defaultGraphs = many(params['default-graph-uri']).filter((g) => g.trim() !== '');
+  const namedGraphs = many(params['named-graph-uri']).filter((g) => g.trim() !== '');
+  return {
+    query,
+    form: shape.form,
+    dataset: defaultGraphs.length || namedGraphs.length ? { defaultGraphs, namedGraphs } : undefined,
+    format,
+    mediaType,
+    at: atText ? parseTime(atText, 'at') : undefined,
+  };
+}
+
 /** The query, its parameters, and where they came from (GET query string, form body, or a sparql-query body). */
-function protocolRequest(req: FastifyRequest): { query?: string; params: Params } {
+function protocolParams(req: FastifyRequest): { query?: string; params: Params } {
   const params: Params = { ...(req.query as Params) };
   if (req.method === 'POST') {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const body = req.body;
     if (type === 'application/sparql-update') throw new UserError(UPDATE_REFUSED);
-    if (type === 'application/sparql-query') return { query: String(req.body ?? ''), params };
-    if (type === 'application/x-www-form-urlencoded') Object.assign(params, req.body as Params);
-    else throw new UserError(`POST /sparql takes application/sparql-query or application/x-www-form-urlencoded, not '${type || 'no content type'}'`);
+    if (type === 'application/sparql-query') return { query: String(body ?? ''), params };
+    if (type === 'application/x-www-form-urlencoded') Object.assign(params, body as Params);
+    // Some clients POST with every parameter in the URL and no body at all: nothing to misread there.
+    else if (type || (body !== undefined && body !== '')) {
+      throw new ProtocolError(415, `POST /sparql takes the query as an application/sparql-query body or as query= in an application/x-www-form-urlencoded body, not '${type || 'a body without Content-Type'}'`);
+    }
   }
   if (params.update !== undefined) throw new UserError(UPDATE_REFUSED);
   return { query: one(params.query), params };
 }
 
+/**
+ * The result format: `format=` / `output=` when one of their values fits the query form (SPARQLWrapper
+ * sends `format=xml` for every form and means RDF/XML for CONSTRUCT), otherwise the client's Accept.
+ */
+function negotiate(req: FastifyRequest, params: Params, form: QueryForm): { format: ResultFormat; mediaType: string } {
+  for (const value of [...many(params.format), ...many(params.output)]) {
+    if (!value.trim()) continue;
+    const format = formatFromParam(value, form);
+    if (format) return { format, mediaType: mediaTypeOf(format) };
+  }
+  const offers = acceptOffers(form);
+  const chosen = preferred(req.headers.accept, offers.map((o) => o.mediaType));
+  const offer = offers.find((o) => o.mediaType === chosen);
+  if (!offer) {
+    const types = [...new Set(offers.map((o) => o.mediaType))];
+    throw new ProtocolError(406, `none of the Accept types can carry ${form.toUpperCase()} results: accept one of ${types.join(', ')} (or give format=)`);
+  }
+  return offer;
+}
+
 async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply) {
-  const { query, params } = protocolRequest(req);
-  if (!query?.trim() && req.method === 'GET' && preferred(req.headers.accept, ['application/sparql-results+json', 'text/html']) === 'text/html') {
-    return reply.type('text/html; charset=utf-8').send(FORM);
-  }
-  if (!query?.trim()) throw new UserError("no query: give query=, e.g. /sparql?query=SELECT%20*%20WHERE%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D%20LIMIT%2010");
-  const shape = analyseQuery(query); // refuses updates and non-queries with a UserError
-  const formats = formatsFor(shape.form);
-  let format: ResultFormat | undefined;
-  const asked = one(params.format);
-  if (asked) {
-    format = formats.find((f) => f === asked || mediaTypeOf(f) === asked);
-    if (!format) throw new UserError(`format '${asked}' does not fit a ${shape.form.toUpperCase()} query: use one of ${formats.join(', ')}`);
-  } else {
-    const type = preferred(req.headers.accept, formats.map(mediaTypeOf));
-    format = formats.find((f) => mediaTypeOf(f) === type);
-    if (!format) return reply.code(406).type('text/plain').send(`none of the Accept types can carry ${shape.form.toUpperCase()} results: use one of ${formats.map(mediaTypeOf).join(', ')}\n`);
-  }
-  const atText = one(params.at);
-  const at = atText ? parseTime(atText, 'at') : undefined;
-  const graphs = many(params['default-graph-uri']);
+  const request = readProtocolRequest(req);
+  if (request === 'form') return reply.type('text/html; charset=utf-8').send(FORM);
+  const { query, dataset, format, at } = request;
   const archive = await ctx.index.current();
   // A client that goes away stops its query: a query still evaluating ends its process.
   const gone = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort();
   });
-  const result = await ctx.engine.run(locationOf(archive), query, { at, format, graphs: graphs.length ? graphs : undefined }, gone.signal);
+  const result = await ctx.engine.run(locationOf(archive), query, { at, format, defaultGraphs: dataset?.defaultGraphs, namedGraphs: dataset?.namedGraphs }, gone.signal);
   return reply
     .header('vary', 'accept')
     .header('x-archive-datetime', new Date(result.at).toISOString())
     .header('content-length', String(result.bytes))
-    .type(`${result.mediaType}; charset=utf-8`)
+    .type(`${request.mediaType}; charset=utf-8`)
     .send(result.body);
 }
 
 export function registerSparqlRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.addContentTypeParser(['application/sparql-query', 'application/sparql-update'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    const params: Params = {};
-    for (const [k, v] of new URLSearchParams(String(body))) params[k] = params[k] === undefined ? v : [...many(params[k]), v];
-    done(null, params);
+  // Its own scope: the catch-all body parser (so that a wrong Content-Type gets our 415, not fastify's) is for /sparql only.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(['application/sparql-query', 'application/sparql-update'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      const params: Params = {};
+      for (const [k, v] of new URLSearchParams(String(body))) params[k] = params[k] === undefined ? v : [...many(params[k]), v];
+      done(null, params);
+    });
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.get('/sparql', (req, reply) => answer(ctx, req, reply));
+    scope.post('/sparql', (req, reply) => answer(ctx, req, reply));
   });
-  app.get('/sparql', (req, reply) => answer(ctx, req, reply));
-  app.post('/sparql', (req, reply) => answer(ctx, req, reply));
 }

@@ -151,7 +151,7 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
     params.push(...q.reasons);
   } else {
     // Rows from before the reason column have none: a failure among them still shows as one.
-    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged') OR diagnostics IS NOT NULL)`);
+    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite') OR diagnostics IS NOT NULL)`);
   }
   if (q.url !== undefined) {
     where.push('(url = ? OR final_url = ?)');
@@ -246,6 +246,76 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
   return rows.map((r) => r.origin as string);
 }
 
+/** Which archived URLs a search lists: those starting with `text` (an index range) or containing it (any case, a scan). */
+export interface UrlSearch {
+  text: string;
+  match: 'prefix' | 'substring';
+  /** Resume after this URL (the last one of the previous page). */
+  after?: string;
+  limit: number;
+}
+
+/** An archived URL: one with captures (a WARC record) under it as the requested or the final URL. */
+export interface ArchivedUrl {
+  url: string;
+  captures: number;
+  firstTime: number;
+  lastTime: number;
+}
+
+/**
+ * Archived URLs matching a search, in URL order, a page at a time. A capture counts for its request URL
+ * and for its final URL after redirects, as the Memento routes count it (`store.versions`).
+ */
+export async function searchUrls(db: LogReader, q: UrlSearch): Promise<ArchivedUrl[]> {
+  if (q.limit <= 0) return [];
+  const branch = (col: string): { sql: string; params: unknown[] } => {
+    const where = ['warc_file IS NOT NULL', 'warc_offset IS NOT NULL'];
+    const params: unknown[] = [];
+    if (col === 'final_url') where.push('final_url IS NOT NULL', 'final_url <> url');
+    if (q.match === 'prefix' && q.text) {
+      const end = prefixEnd(q.text);
+      where.push(end === undefined ? `${col} >= ?` : `${col} >= ? AND ${col} < ?`);
+      params.push(q.text, ...(end === undefined ? [] : [end]));
+    } else if (q.text) {
+      // No index helps a substring: the scan stops once the page is full of matches.
+      where.push(`${db.dialect === 'sqlite' ? 'instr' : 'strpos'}(lower(${col}), ?) > 0`);
+      params.push(q.text.toLowerCase());
+    }
+    if (q.after !== undefined) (where.push(`${col} > ?`), params.push(q.after));
+    return { sql: `SELECT ${col} AS u, time FROM crawl_log WHERE ${where.join(' AND ')}`, params };
+  };
+  const a = branch('url');
+  const b = branch('final_url');
+  const rows = await db.all(
+    `SELECT u, COUNT(*) AS n, MIN(time) AS first_time, MAX(time) AS last_time FROM (${a.sql} UNION ALL ${b.sql}) c GROUP BY u ORDER BY u LIMIT ?`,
+    [...a.params, ...b.params, q.limit],
+  );
+  return rows.map((r) => ({ url: r.u as string, captures: Number(r.n), firstTime: Number(r.first_time), lastTime: Number(r.last_time) }));
+}
+
+/** A host lease as the store holds it; `expiresAt` in the past means its worker stopped renewing it. */
+export interface HeldLease {
+  host: string;
+  worker: string;
+  expiresAt: number;
+}
+
+/**
+ * Every host some worker holds or held without giving it back (released hosts have no worker), by worker
+ * then host, at most `limit`. Empty when the store has no lease table (no worker ever used it).
+ */
+export async function heldLeases(db: LogReader, limit: number): Promise<HeldLease[]> {
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await db.all('SELECT host, worker, expires_at FROM host_leases WHERE worker IS NOT NULL ORDER BY worker, host LIMIT ?', [limit]);
+  } catch (e) {
+    if (/no such table|does not exist/i.test((e as Error).message)) return [];
+    throw e;
+  }
+  return rows.map((r) => ({ host: r.host as string, worker: r.worker as string, expiresAt: Number(r.expires_at) }));
+}
+
 /** What an archive holds, in a few aggregate queries (the `stats` command). */
 export interface ArchiveCounts {
   documents: { total: number; queued: number; fetched: number; failed: number; skipped: number };
@@ -322,5 +392,13 @@ export abstract class LogReadingStore {
 
   fates(q: FateQuery): Promise<CrawlLogEntry[]> {
     return fates(this.reader, q);
+  }
+
+  searchUrls(q: UrlSearch): Promise<ArchivedUrl[]> {
+    return searchUrls(this.reader, q);
+  }
+
+  heldLeases(limit: number): Promise<HeldLease[]> {
+    return heldLeases(this.reader, limit);
   }
 }

@@ -5,9 +5,9 @@
  */
 
 import type { Reason } from '../crawler/reasons.ts';
-import type { ArchiveCounts, Capture, CaptureQuery, ChangeFrequency, FateQuery, LogCounts, ProgressPoint } from './log-reads.ts';
+import type { ArchiveCounts, ArchivedUrl, Capture, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
 
-export type { ArchiveCounts, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, FateQuery, LogCounts, ProgressPoint } from './log-reads.ts';
+export type { ArchiveCounts, ArchivedUrl, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
 
 export type ChangeState = 'new' | 'changed' | 'unchanged' | 'error';
 
@@ -143,6 +143,10 @@ export interface MetadataStore {
   archiveCounts(now: number): Promise<ArchiveCounts>;
   /** Log entries by reason and URL, newest first (`datamonitor log`). */
   fates(q: FateQuery): Promise<CrawlLogEntry[]>;
+  /** Archived URLs by prefix or substring, a page in URL order (the server's URL search). */
+  searchUrls(q: UrlSearch): Promise<ArchivedUrl[]>;
+  /** Host leases held by workers, lapsed ones included, by worker then host (the dashboard's worker panel). */
+  heldLeases(limit: number): Promise<HeldLease[]>;
 
   getHost(host: string): Promise<HostRow | undefined>;
   putHost(row: HostRow): Promise<void>;

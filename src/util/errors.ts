@@ -9,6 +9,27 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * A bad value of a library option, said in the library's terms (`depth must be …`): a program calling
+ * `crawl({ depth: -1 })` has no `--depth`. The CLI, which does, shows it as its flag (`flagOf`).
+ */
+export class OptionError extends UserError {
+  constructor(readonly option: string, readonly problem: string) {
+    super(`${option} ${problem}`);
+    this.name = 'OptionError';
+  }
+
+  /** The message as the CLI says it: `--depth must be …`. */
+  get flagMessage(): string {
+    return `${flagOf(this.option)} ${this.problem}`;
+  }
+}
+
+/** The CLI flag of a library option: `maxDocs` → `--max-docs`, `delayMs` → `--delay` (flags take units). */
+export function flagOf(option: string): string {
+  return `--${option.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
 /** Error codes that mean the archive's storage failed (disk full, quota, read-only, I/O), not the page. */
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EFBIG', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', '53100']);
 

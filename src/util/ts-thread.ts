@@ -3,15 +3,18 @@ import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
 const TS_WORKER = new URL('./ts-worker.mjs', import.meta.url);
 
 /**
- * A worker thread running a TypeScript module, and the one way the project closes one: post
- * {type: 'close'}, wait for the thread's {type: 'closed'}, then end it.
+ * A worker thread running one of our modules, and the one way the project closes one: post
+ * {type: 'close'}, wait for the thread's {type: 'closed'}, then end it. `entry` comes from
+ * siblingModule(): a `.ts` file (running from src/) boots through tsx's loader, a compiled `.js`
+ * file (dist/) runs on plain node, so the package needs no TypeScript tooling at run time.
  */
 export class TsThread {
   readonly worker: Worker;
   private closed?: Promise<void>;
 
   constructor(entry: URL, workerData: Record<string, unknown>, options: { resourceLimits?: ResourceLimits } = {}) {
-    this.worker = new Worker(TS_WORKER, { workerData: { ...workerData, entry: entry.href }, resourceLimits: options.resourceLimits });
+    const typescript = /\.[cm]?ts$/.test(entry.pathname);
+    this.worker = new Worker(typescript ? TS_WORKER : entry, { workerData: { ...workerData, entry: entry.href }, resourceLimits: options.resourceLimits });
   }
 
   close(): Promise<void> {

@@ -22,6 +22,7 @@ import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { UserError } from '../util/errors.ts';
 import { archiveScopedStore, checkArchiveId } from './archive-store.ts';
 import { fetchDue } from './due.ts';
+import { recoverOpenFiles } from '../archive/warc-writer.ts';
 
 export interface WorkerOptions {
   store: WorkerStore;
@@ -73,6 +74,11 @@ export interface WorkerSummary {
   stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error';
   /** Why, for `disk-space` and `storage-error`. */
   stopMessage?: string;
+  /**
+   * WARC files a previous run with this id left open (killed mid-crawl), repaired at start: cut back
+   * to the last record the log points to and closed; `removed` held no logged record at all.
+   */
+  recovered: { repaired: string[]; removed: string[] };
 }
 
 export const WORKER_DEFAULTS = { leaseMs: 60_000, maxHosts: 8, idleExitMs: 5_000, roundMs: 60_000 } as const;
@@ -105,13 +111,16 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   fs.mkdirSync(archiveDir, { recursive: true });
   const scoped = archiveScopedStore(store, id);
   await store.init();
+  // Repair what a killed run left open now, not when this worker next gets work: a worker that
+  // finds nothing to do (or runs out of disk first) must not leave unreadable files behind.
+  const recovered = await recoverOpenFiles(archiveDir, (rel) => scoped.warcEnd(rel));
 
   const t0 = Date.now();
   const deadline = o.crawl?.maxTimeMs !== undefined ? t0 + o.crawl.maxTimeMs : Infinity;
   const s: WorkerSummary = {
     worker: id, archiveDir, archivePrefix: `${id}/`, partition: `${partition.index}/${partition.count}`,
     rounds: 0, documents: 0, new: 0, changed: 0, unchanged: 0, errors: 0, bytes: 0, triples: 0,
-    hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle',
+    hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle', recovered,
   };
   /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
   let storageStop: { stoppedBy: 'disk-space' | 'storage-error'; stopMessage?: string } | undefined;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,8 @@ import { exportArchive } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
 import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts';
-import { repoRoot, tempDir, warcFiles } from '../helpers.ts';
+import { crawlLog, repoRoot, tempDir, warcFiles } from '../helpers.ts';
+import { parseHttpResponse, readRecord } from '../../src/archive/warc-reader.ts';
 import { sha1Digest } from '../../src/archive/warc-record.ts';
 
 const nquads = (dir: string) => withStore(dir, undefined, async (store) => {
@@ -52,7 +54,8 @@ describe('import: WARC files made elsewhere become versions of the archive', () 
     expect(check.problemCount).toBe(0);
     const again = await importWarcs(files, { dataDir: dir });
     expect(again.imported).toBe(0);
-    expect(again.skipped.notNewer).toBe(again.responses);
+    expect(again.copied).toBe(0);
+    expect(again.skipped.alreadyImported).toBe(s.records);
   });
 
   it('tells a changed graph from a re-serialised one across versions, and skips what is not newer', async () => {
@@ -89,5 +92,40 @@ describe('import: WARC files made elsewhere become versions of the archive', () 
     const versions = await withStore(dir, undefined, (store) => store.versions(url), { readonly: true });
     expect(versions.map((v) => [new Date(v.time).toISOString(), v.change])).toEqual([['2024-01-01T00:00:00.000Z', 'new'], ['2024-02-01T00:00:00.000Z', 'unchanged']]);
     expect((await withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true })).problemCount).toBe(0);
+  });
+});
+
+describe('import: revisits of an earlier crawl', () => {
+  let web: WebOfData;
+  const crawled = tempDir();
+  beforeAll(async () => {
+    web = await startWebOfData();
+    await crawl({ seeds: [web.seed], dataDir: crawled, depth: 1, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] }).run();
+  });
+  afterAll(() => web.close());
+
+  it('resolve against the crawl\'s captures by target URI and date, or by a sha256 digest where the crawl logged sha1', async () => {
+    const dir = tempDir();
+    fs.cpSync(crawled, dir, { recursive: true });
+    const [first, second] = crawlLog(dir).filter((e) => e.status === 200 && e.rdf_offset !== null);
+    expect(second).toBeDefined();
+    const payloadOf = (e: Record<string, any>) => parseHttpResponse(readRecord(dir, e.warc_file, e.warc_offset, e.warc_length).block).body;
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const revisit = (url: string, headers: string) => {
+      const http = 'HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\n\r\n';
+      return `WARC/1.1\r\nWARC-Type: revisit\r\nWARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\nWARC-Date: ${later}\r\nWARC-Target-URI: ${url}\r\n`
+        + `WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r\n${headers}Content-Type: application/http; msgtype=response\r\nContent-Length: ${http.length}\r\n\r\n${http}\r\n\r\n`;
+    };
+    const warc = path.join(tempDir(), 'dedup-of-crawl.warc');
+    fs.writeFileSync(warc, revisit(first.url, `WARC-Refers-To-Target-URI: ${first.url}\r\nWARC-Refers-To-Date: ${new Date(first.time).toISOString()}\r\n`)
+      + revisit(second.url, `WARC-Payload-Digest: sha256:${crypto.createHash('sha256').update(payloadOf(second)).digest('hex')}\r\n`));
+    const s = await importWarcs([warc], { dataDir: dir });
+    expect(s).toMatchObject({ revisits: 2, imported: 2, unchanged: 2, skipped: { revisitWithoutPayload: 0 } });
+    for (const e of [first, second]) {
+      const versions = await withStore(dir, undefined, (store) => store.versions(e.url), { readonly: true });
+      expect(versions.at(-1)!.time).toBe(Date.parse(later));
+      expect(versions.at(-1)!.checksum).toBe(e.checksum);
+    }
+    expect((await withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true })).problems).toEqual([]);
   });
 });

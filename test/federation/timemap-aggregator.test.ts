@@ -2,7 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLinkFormat, rels } from '../../src/federation/link-format.ts';
-import { aggregateTimeMap, createAggregatorServer, timeMapToJson, timeMapToLinkFormat } from '../../src/federation/timemap-aggregator.ts';
+import { aggregateTimeMap, timeMapToJson, timeMapToLinkFormat } from '../../src/federation/timemap-aggregator.ts';
+import { buildFederationServer } from '../../src/federation/server.ts';
 
 const URL_X = 'http://data.example/x?q=1';
 
@@ -141,16 +142,19 @@ describe('TimeMap aggregator', () => {
   });
 
   it('serves the merged TimeMap over HTTP in both formats, with 404, 502 and 400 where they belong', async () => {
-    const agg = createAggregatorServer([a.base, b.base, slowBase], { timeoutMs: 300 });
-    const base = await listen(agg);
+    const { app: agg } = await buildFederationServer({ archives: [a.base, b.base, slowBase], timeoutMs: 300 });
+    const base = await agg.listen({ port: 0, host: '127.0.0.1' });
+    const { app: fine } = await buildFederationServer({ archives: [a.base, b.base] });
     try {
       const link = await fetch(`${base}/timemap/link/${URL_X}`);
       expect(link.status).toBe(200);
       expect(link.headers.get('content-type')).toBe('application/link-format');
       expect(link.headers.get('datamonitor-warning')).toMatch(/no answer within 300 ms/);
+      expect(link.headers.get('datamonitor-unanswered')).toBe(slowBase);
       const links = parseLinkFormat(await link.text()).links;
       expect(links.filter((l) => rels(l).includes('memento'))).toHaveLength(5);
       expect(links[1]).toMatchObject({ uri: `${base}/timemap/link/${URL_X}`, params: { rel: 'self' } });
+      expect(links[2]).toEqual({ uri: `${base}/timegate/${URL_X}`, params: { rel: 'timegate' } });
 
       const json = await fetch(`${base}/timemap/json/${URL_X}`);
       const body = (await json.json()) as ReturnType<typeof timeMapToJson>;
@@ -159,15 +163,13 @@ describe('TimeMap aggregator', () => {
       expect(body.archives.map((x) => x.status)).toEqual(['ok', 'ok', 'failed']);
 
       expect((await fetch(`${base}/timemap/link/http://elsewhere.example/`)).status).toBe(502); // the slow one might hold it
-      const fine = createAggregatorServer([a.base, b.base]);
-      const fineBase = await listen(fine);
-      servers.push(fine);
+      const fineBase = await fine.listen({ port: 0, host: '127.0.0.1' });
       expect((await fetch(`${fineBase}/timemap/link/http://elsewhere.example/`)).status).toBe(404);
       expect((await fetch(`${base}/timemap/link/not-a-url`)).status).toBe(400);
       expect((await fetch(`${base}/other`)).status).toBe(404);
     } finally {
-      agg.closeAllConnections();
-      await new Promise((r) => agg.close(r));
+      await agg.close();
+      await fine.close();
     }
   });
 });

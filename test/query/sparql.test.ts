@@ -1,6 +1,6 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { tempArchive, turtle, DAY, T0 } from './helpers.ts';
-import { runQuery, queryVersions, queryChanges, renderTable, analyseQuery, parseTriplePattern, type SparqlJsonResults } from '../../src/query/index.ts';
+import { runQuery, queryVersions, queryChanges, renderTable, analyseQuery, parseTriplePattern, openVersionStore, type SparqlJsonResults } from '../../src/query/index.ts';
 import { UserError } from '../../src/util/errors.ts';
 
 const DOC = 'http://example.org/doc.ttl';
@@ -79,9 +79,64 @@ describe('SPARQL over the archive at any time', () => {
     expect(analyseQuery('SELECT ?s WHERE { ?s ?p "FROM <http://x/>" }')).toMatchObject({ form: 'select', hasDataset: false });
     expect(analyseQuery('# FROM <http://x/>\nSELECT ?s WHERE { ?s ?p ?o }').hasDataset).toBe(false);
     expect(analyseQuery('SELECT (EXISTS { ?s ?p ?o } AS ?e) FROM <http://a/> FROM NAMED <http://b/> WHERE { }'))
-      .toEqual({ form: 'select', hasDataset: true, datasetGraphs: ['http://a/', 'http://b/'] });
-    expect(analyseQuery('BASE <http://h/> SELECT * FROM <rel> WHERE {}')).toEqual({ form: 'select', hasDataset: true, datasetGraphs: undefined });
+      .toMatchObject({ form: 'select', hasDataset: true, datasetGraphs: ['http://a/', 'http://b/'] });
+    expect(analyseQuery('BASE <http://h/> SELECT * FROM <rel> WHERE {}')).toMatchObject({ form: 'select', hasDataset: true, datasetGraphs: undefined });
     expect(analyseQuery('prefix e: <http://e/> construct where { ?s ?p ?o }').form).toBe('construct');
+  });
+});
+
+describe('prefixes, datasets and stable labels in runQuery', () => {
+  let cleanup: () => Promise<void> = async () => {};
+  afterEach(() => cleanup());
+
+  it('predeclares common prefixes for runQuery and Ver(Q), and names an unknown prefix', async () => {
+    const t = await fixture(); cleanup = t.cleanup;
+    const undeclared = 'SELECT ?s WHERE { ?s a foaf:Person } ORDER BY ?s';
+    expect(bindings((await runQuery(t.archive, undeclared, { at: T0 + DAY })).body).map((b) => b.s.value)).toEqual(['http://example.org/alice', 'http://example.org/bob']);
+    // docs/query.md's own example: --versions with an undeclared prefix.
+    expect((await queryVersions(t.archive, undeclared)).map((v) => (v.answer as any).s.value).sort()).toEqual(['http://example.org/alice', 'http://example.org/bob']);
+    expect((await queryChanges(t.archive, undeclared)).map((c) => c.time)).toEqual([T0, T0 + DAY, T0 + 2 * DAY]);
+    await expect(runQuery(t.archive, 'SELECT ?s WHERE { ?s a ex:Person }')).rejects.toThrow(/^unknown prefix 'ex:' — declare it with PREFIX ex: <…>/);
+    await expect(queryVersions(t.archive, 'SELECT ?s WHERE { ?s :p ?o }')).rejects.toThrow(/^unknown prefix ':' — declare it with PREFIX : <…>/);
+    // Names that only look like prefixes: blank nodes, strings, IRIs, comments, variables.
+    const shape = analyseQuery('SELECT ?s WHERE { _:b <http://x/p> "ex:y" . ?s ?p <urn:z:w> } # zz:top');
+    expect(shape.unknownPrefixes).toEqual([]);
+    expect(shape.text).toBe('SELECT ?s WHERE { _:b <http://x/p> "ex:y" . ?s ?p <urn:z:w> } # zz:top');
+    const paths = analyseQuery('SELECT * WHERE { ?s rdf:type/rdfs:subClassOf*|^owl:sameAs ?o FILTER(?o != "1"^^xsd:int && !isIRI(skos:x)) }');
+    expect(paths.text.split('SELECT')[0]!.match(/PREFIX (\w+):/g)).toEqual(['PREFIX rdf:', 'PREFIX rdfs:', 'PREFIX owl:', 'PREFIX xsd:', 'PREFIX skos:']);
+    expect(analyseQuery('PREFIX foaf: <http://example.org/f#> SELECT * WHERE { ?s a foaf:P }').text).toBe('PREFIX foaf: <http://example.org/f#> SELECT * WHERE { ?s a foaf:P }');
+  });
+
+  it('takes the protocol dataset over FROM, and an empty one as empty', async () => {
+    const t = await fixture(); cleanup = t.cleanup;
+    const q = `SELECT ?s FROM <${DOC}> WHERE { ?s a foaf:Person }`;
+    expect(bindings((await runQuery(t.archive, q, { at: T0 + DAY })).body).map((b) => b.s.value)).toEqual(['http://example.org/alice']);
+    const other = await runQuery(t.archive, q, { at: T0 + DAY, defaultGraphs: [OTHER] });
+    expect(bindings(other.body).map((b) => b.s.value)).toEqual(['http://example.org/bob']);
+    expect(other.quads).toBe(3); // only the graph named was loaded
+    expect(bindings((await runQuery(t.archive, 'SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } }', { namedGraphs: [] , defaultGraphs: [DOC] })).body)).toEqual([]);
+    await expect(runQuery(t.archive, q, { defaultGraphs: ['doc.ttl'] })).rejects.toThrow(/not an absolute IRI/);
+  });
+
+  it('writes the same bytes from two handles on one archive, with the archive\'s blank-node labels', async () => {
+    const t = await fixture(); cleanup = t.cleanup;
+    t.archive.checkpoint(); // the batch of putVersion calls, committed for the second handle to see
+    const again = openVersionStore(t.dir);
+    try {
+      for (const format of ['ntriples', 'turtle', 'jsonld', 'rdfxml'] as const) {
+        const construct = 'CONSTRUCT { ?s foaf:knows ?x . ?x foaf:name ?n . ?s foaf:made [ a foaf:Document ] } WHERE { ?s foaf:knows ?x . ?x foaf:name ?n }';
+        const a = await runQuery(t.archive, construct, { format });
+        const b = await runQuery(again, construct, { format });
+        expect(b.body, format).toBe(a.body);
+      }
+      const select = await runQuery(t.archive, 'SELECT ?x WHERE { ?x foaf:name "Carol" }', { format: 'tsv' });
+      const label = select.body.split('\n')[1];
+      expect(label).toMatch(/^_:b[0-9a-f]{24}$/);
+      // The label `diff`/export print for that node.
+      expect([...t.archive.snapshot(T0 + DAY)].some((q) => q.s === label)).toBe(true);
+    } finally {
+      await again.close();
+    }
   });
 });
 

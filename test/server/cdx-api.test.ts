@@ -42,7 +42,7 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
 
   beforeAll(async () => {
     fx = await buildArchive({ spacingMs: 0 });
-    app = await buildServer({ dataDir: fx.dataDir, token: 's3cret' });
+    app = await buildServer({ dataDir: fx.dataDir, token: 's3cret', publicUrl: 'http://a.test/' });
   });
   afterAll(async () => {
     await app?.close();
@@ -76,7 +76,7 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
     expect(urls).toEqual(new Set([fx.doc, fx.other, fx.gone]));
     const ts = lines[0]!.split(' ')[1]!;
     expect((await app.inject({ url: `/cdx?url=${encodeURIComponent(fx.doc)}&to=${Number(ts) - 1}` })).body).toBe('');
-    const link = await app.inject({ url: `/cdx?url=${encodeURIComponent(fx.other)}&output=link`, headers: { host: 'a.test' } });
+    const link = await app.inject({ url: `/cdx?url=${encodeURIComponent(fx.other)}&output=link`, headers: { host: 'evil.test' } });
     const otherTs = (await app.inject({ url: `/cdx?url=${encodeURIComponent(fx.other)}` })).body.split(' ')[1]!;
     const otherTime = Date.parse(`${otherTs.slice(0, 4)}-${otherTs.slice(4, 6)}-${otherTs.slice(6, 8)}T${otherTs.slice(8, 10)}:${otherTs.slice(10, 12)}:${otherTs.slice(12, 14)}Z`);
     expect(link.body).toBe(`<http://a.test/memento/${otherTs}/${fx.other}>; rel="memento"; datetime="${new Date(otherTime).toUTCString()}"\n`);

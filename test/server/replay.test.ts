@@ -62,7 +62,7 @@ describe('replay: browsing the archive, links rewritten into it', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['memento-datetime']).toBeDefined();
-    expect(res.headers['content-security-policy']).toBe('sandbox');
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'self' data:;.*; sandbox$/);
     expect(res.body).toContain('Caf\u00e9 \u201cmenu\u201d');
     for (const [attr, url] of [['href', 'a.html'], ['href', 'moved'], ['href', 'a.html#top'], ['src', 'img.png'], ['href', 'style.css']]) {
       expect(res.body).toContain(`${attr}="/replay/${t}/${origin.url}/${url}"`);
@@ -80,8 +80,9 @@ describe('replay: browsing the archive, links rewritten into it', () => {
     const page = await browse(`/replay/${t}/${origin.url}/a.html`);
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-encoding']).toBeUndefined();
-    const at = /^\/replay\/(\d+)\//.exec(page.body.match(/href="([^"]+)"/)![1]!)![1]!;
-    expect(page.body).toBe(`<html><body><a href="/replay/${at}/${origin.url}/index.html">back</a></body></html>`);
+    const at = /^\/replay\/(\d+)\//.exec(page.body.match(/<a href="(\/replay\/[^"]+\/index\.html)">back/)![1]!)![1]!;
+    // The page as archived, links rewritten, with the archive's banner as the first thing in its body.
+    expect(page.body.replace(/<div id="datamonitor-banner".*?<\/div>/, '')).toBe(`<html><body><a href="/replay/${at}/${origin.url}/index.html">back</a></body></html>`);
     expect(page.headers['memento-datetime']).toBe(new Date(Date.UTC(+at.slice(0, 4), +at.slice(4, 6) - 1, +at.slice(6, 8), +at.slice(8, 10), +at.slice(10, 12), +at.slice(12, 14))).toUTCString());
   });
 
@@ -90,7 +91,7 @@ describe('replay: browsing the archive, links rewritten into it', () => {
     const moved = await get(`/replay/${tm}/${origin.url}/moved`);
     expect(moved.statusCode).toBe(302);
     expect(moved.headers.location).toBe(`/replay/${tm}/${origin.url}/b.html`);
-    expect((await browse(`/replay/${tm}/${origin.url}/moved`)).body).toBe('<p>bee</p>');
+    expect((await browse(`/replay/${tm}/${origin.url}/moved`)).body.replace(/<div id="datamonitor-banner".*?<\/div>/, '')).toBe('<p>bee</p>');
     const img = await get(`/replay/${await ts(`${origin.url}/img.png`)}/${origin.url}/img.png`);
     expect(img.headers['content-type']).toBe('image/png');
     expect(img.rawPayload.equals(PNG)).toBe(true);

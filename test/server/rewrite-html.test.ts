@@ -64,3 +64,24 @@ describe('rewriteCss', () => {
     );
   });
 });
+
+describe('rewriteHtml: the replay banner', () => {
+  const B = '<div id="banner">archived</div>';
+  it('goes first in the body, else after the head, the <html> tag or the doctype, never before the doctype', () => {
+    const cases: Array<[string, string]> = [
+      ['<!DOCTYPE html><html><head><title>t</title></head><body class="x"><p>a</p></body></html>', `<body class="x">${B}<p>a</p>`],
+      // A <body> in a comment or a script is no body tag.
+      ['<!DOCTYPE html><html><head><!-- <body> --><script>var s = "<body>";</script></head><body><p>a</p></body></html>', `<body>${B}<p>a</p>`],
+      ['<!DOCTYPE html><html><head><title>t</title></head ><p>no body tag</p></html>', `</head >${B}<p>no body tag</p>`],
+      ['<!DOCTYPE html><html lang="en"><p>no head</p></html>', `<html lang="en">${B}<p>no head</p>`],
+      ['<!doctype html>\n<p>bare</p>', `<!doctype html>${B}\n<p>bare</p>`],
+      ['<p>fragment</p>', `${B}<p>fragment</p>`],
+    ];
+    for (const [html, expected] of cases) {
+      const out = rewriteHtml(html, PAGE, archive, B);
+      expect(out, html).toContain(expected);
+      expect(out.split(B).length, html).toBe(2);
+      expect(out.replace(B, ''), html).toBe(html);
+    }
+  });
+});

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../helpers.ts';
 
-/** `datamonitor serve --data DIR --port 0 --json` as a child process, once it has printed its first line. */
-export async function serveCli(dataDir: string): Promise<{ info: { url: string; writes?: boolean }; stderr: () => string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', dataDir, '--port', '0', '--json'],
+/** `datamonitor serve --data DIR --port 0 --json [args]` as a child process, once it has printed its first line. */
+export async function serveCli(dataDir: string, args: string[] = []): Promise<{ info: { url: string; writes?: boolean }; stderr: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', dataDir, '--port', '0', '--json', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/', env: { ...process.env, DATAMONITOR_TOKEN: '' } });
   let err = '';
   child.stderr.on('data', (d) => (err += d));

@@ -33,7 +33,8 @@ export function addFetchFlags(cmd: Command): Command {
     .option('--no-robots', 'ignore robots.txt (only for your own sites)')
     .option('--allow-private', 'allow private, loopback and link-local addresses')
     .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
-    .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect);
+    .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
+    .option('--page-requisites', "also archive what each page loads to be shown (images, style sheets, scripts, icons, media), on any host, for replay");
 }
 
 /** The crawl flags, shared by `crawl`, `demo` and `worker`. */
@@ -110,6 +111,7 @@ export function fetchOptionsFrom(flags: Record<string, any>): Partial<CrawlOptio
     allowPrivate: flags.allowPrivate,
     proxy: flags.proxy,
     resolve: parseResolve(flags.resolve),
+    pageRequisites: flags.pageRequisites,
   };
 }
 

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
-import { nquadLine, ntripleLine } from '../../query/index.ts';
-import type { QuadRow } from '../../query/types.ts';
+import { diffLines } from '../../query/diff.ts';
 import { withVersions } from './query.ts';
 
 export interface DiffFlags {
@@ -37,12 +36,7 @@ export async function diffCommand(url: string | undefined, flags: DiffFlags): Pr
   const to = parseTime(flags.to ?? 'now', '--to');
   if (to < from) throw new UserError(`--to (${flags.to}) is before --from (${flags.from})`);
   return withVersions(flags.data, flags.db, (archive) => {
-    if (url && archive.versions(url).length === 0) throw new UserError(`the archive has no version of ${url}: see datamonitor query --list`);
-    const delta = archive.delta(from, to, { graphs: url ? [url] : undefined });
-    // One document's lines carry no graph, except those of its named graphs (TriG, N-Quads).
-    const line = url ? (q: QuadRow) => (q.namedGraph ? nquadLine(q) : ntripleLine(q)) : nquadLine;
-    const added = delta.added.map(line).sort();
-    const removed = delta.removed.map(line).sort();
+    const { added, removed } = diffLines(archive, url, from, to);
     const summary = `${added.length} added, ${removed.length} removed between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}\n`;
     if (flags.json) {
       return { text: JSON.stringify({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), graph: url ?? null, added, removed }, null, 1) + '\n', summary };

@@ -12,7 +12,7 @@ import { EXIT } from '../../util/exit-codes.ts';
 export function register(program: Command): void {
   program
     .command('import')
-    .description('archive the HTTP responses of WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor): extracted, versioned and queryable like crawled ones; give the files oldest first')
+    .description('archive WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor): every record kept byte for byte, each HTTP response and revisit extracted, versioned and queryable like a crawled one; give the files oldest first')
     .argument('<warc...>', 'WARC files, gzipped or not')
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
@@ -25,7 +25,7 @@ export function register(program: Command): void {
       const progress = new ProgressLine();
       let s;
       try {
-        s = await importWarcs(files, { dataDir, store, onProgress: (p) => progress.update(`importing: file ${p.files}/${files.length}, ${p.imported} responses archived`) });
+        s = await importWarcs(files, { dataDir, store, onProgress: (p) => progress.update(`importing: file ${p.files}/${files.length}, ${p.copied} records kept, ${p.imported} versions`) });
       } finally {
         progress.done();
         await store.close();
@@ -33,12 +33,13 @@ export function register(program: Command): void {
       if (s.unreadable.length) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
-        `${s.imported} of ${s.responses} responses and ${s.revisits} revisits in ${plural(s.files, 'file')} archived in ${s.seconds.toFixed(1)} s: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
+        `${s.copied} of ${s.records} records in ${plural(s.files, 'file')} kept byte for byte in ${s.seconds.toFixed(1)} s; ${s.imported} of ${s.responses} responses and ${s.revisits} revisits archived as versions: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
       ];
-      if (s.skipped.revisitWithoutPayload) lines.push(`${s.skipped.revisitWithoutPayload} revisits skipped: the response with their payload was not in the files imported before them (import the crawl's earlier files in the same run)`);
-      if (s.skipped.notNewer) lines.push(`${s.skipped.notNewer} skipped: not newer than the archive's last capture of their URL (give the files oldest first)`);
-      if (s.skipped.notHttp) lines.push(`${s.skipped.notHttp} skipped: no http(s) URL or HTTP response in the record`);
-      for (const u of s.unreadable) lines.push(`unreadable: ${u} (the responses before it are archived)`);
+      if (s.skipped.alreadyImported) lines.push(`${s.skipped.alreadyImported} records not copied: the archive already holds them (same WARC-Record-ID and bytes)`);
+      if (s.skipped.revisitWithoutPayload) lines.push(`${s.skipped.revisitWithoutPayload} revisits kept as records, not versions: the response they refer to is not in the archive (import the crawl's earlier files first, or with them)`);
+      if (s.skipped.notNewer) lines.push(`${s.skipped.notNewer} kept as records, not versions: not newer than the archive's last capture of their URL (give the files oldest first)`);
+      if (s.skipped.notHttp) lines.push(`${s.skipped.notHttp} kept as records, not versions: no http(s) URL or HTTP response in the record`);
+      for (const u of s.unreadable) lines.push(`unreadable: ${u} (every other record is archived)`);
       lines.push(`Next: datamonitor query --data ${flags.data} 'SELECT …'   or   datamonitor verify --data ${flags.data}`);
       process.stdout.write(lines.join('\n') + '\n');
     });

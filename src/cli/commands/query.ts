@@ -5,7 +5,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 import { text as readText } from 'node:stream/consumers';
 import {
-  openVersionStore, renderTable, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
+  openVersionStore, renderTable, ALL_FORMATS, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
 import { archiveExists, withStore, type MetadataStore } from '../../store/index.ts';
@@ -47,11 +47,11 @@ export function register(program: Command): void {
     .option('--json', 'SPARQL 1.1 Query Results JSON (or JSON for --versions/--changes/--list)')
     .option('--csv', 'SPARQL 1.1 CSV results')
     .option('--tsv', 'SPARQL 1.1 TSV results')
-    .option('--format <format>', 'json | xml | csv | tsv for SELECT/ASK; ntriples | turtle | rdfxml | nquads for CONSTRUCT/DESCRIBE')
+    .option('--format <format>', 'json | xml | csv | tsv for SELECT/ASK; ntriples | turtle | rdfxml | jsonld | nquads for CONSTRUCT/DESCRIBE')
     .option('--versions', 'Ver: each answer (or triple matching the pattern) with the times it held')
     .option('--changes', 'Change: the times at which the answers changed')
-    .option('--from <time>', 'with --versions/--changes: from this time')
-    .option('--to <time>', 'with --versions/--changes: up to this time')
+    .option('--from <time>', 'with --versions/--changes: the window starts here; the state then is the baseline')
+    .option('--to <time>', 'with --versions/--changes: the window ends here (inclusive)')
     .option('--list', 'list the archived documents and their versions')
     .option('--timeout <duration>', `time limit of the SPARQL query (default ${formatDuration(DEFAULT_LIMITS.timeMs)})`)
     .option('--max-memory <size>', `memory limit of the query's process, WebAssembly included (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`)
@@ -94,7 +94,7 @@ async function answer(archive: VersionArchive, engine: QueryEngine, query: strin
     }
     const pattern = parseTriplePattern(text);
     if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
-    const ver = archive.patternVersions(pattern).filter((v) => inWindow(v, window.from, window.to));
+    const ver = archive.patternVersions(pattern).flatMap((v) => inWindow(v, window.from, window.to));
     if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
     return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}${v.quad.namedGraph ? ` (graph ${v.quad.namedGraph})` : ''}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
       + `\n${plural(ver.length, 'triple')}\n`;
@@ -168,7 +168,7 @@ function queryText(query: string | undefined, flags: QueryFlags): string {
 function resultFormat(flags: QueryFlags): ResultFormat | undefined {
   const chosen = [flags.json && 'json', flags.csv && 'csv', flags.tsv && 'tsv', flags.format].filter(Boolean) as string[];
   if (chosen.length > 1) throw new UserError(`one output format at a time (got ${chosen.join(', ')})`);
-  const known: ResultFormat[] = ['json', 'xml', 'csv', 'tsv', 'ntriples', 'turtle', 'rdfxml', 'nquads'];
+  const known = ALL_FORMATS;
   if (chosen[0] && !known.includes(chosen[0] as ResultFormat)) throw new UserError(`--format '${chosen[0]}' is not one of ${known.join(', ')}`);
   return chosen[0] as ResultFormat | undefined;
 }
@@ -183,20 +183,34 @@ function listDocuments(archive: VersionArchive, flags: QueryFlags): string {
   return graphs.map((g) => `${g.graph}  ${plural(g.versions, 'version')} ${iso(g.firstTime)} … ${iso(g.lastTime)}  ${g.deleted ? 'deleted' : plural(g.triples, 'triple')}`).join('\n') + `\n${plural(graphs.length, 'document')}\n`;
 }
 
-function inWindow(v: PatternVersions, from?: number, to?: number): boolean {
-  return v.intervals.some((i) => (to === undefined || i.from <= to) && (from === undefined || i.to === undefined || i.to > from));
+/**
+ * A triple's versions restricted to the window: only the intervals that meet it and the versions inside
+ * it, or nothing. The intervals keep their real ends: the store knows them, unlike a query's answers.
+ */
+function inWindow(v: PatternVersions, from?: number, to?: number): PatternVersions[] {
+  const meets = (i: Interval) => (to === undefined || i.from <= to) && (from === undefined || i.to === undefined || i.to > from);
+  const intervals = v.intervals.filter(meets);
+  if (intervals.length === 0) return [];
+  const versions = v.versions.filter((t) => (from === undefined || t >= from) && (to === undefined || t <= to));
+  return [{ ...v, intervals, versions }];
 }
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** `[start, end)`; an interval cut by the window says so: `[F or earlier, …` and `…, still at T]`. */
 function intervalsText(intervals: Interval[]): string {
-  return intervals.map((i) => `[${iso(i.from)}, ${i.to === undefined ? 'now' : iso(i.to)})`).join(' ');
+  return intervals.map((i) => {
+    const start = `${iso(i.from)}${i.clippedFrom ? ' or earlier' : ''}`;
+    const end = i.to === undefined ? 'now)' : i.clippedTo ? `still at ${iso(i.to)}]` : `${iso(i.to)})`;
+    return `[${start}, ${end}`;
+  }).join(' ');
 }
 
-function jsonTimes<T extends { intervals: Interval[]; versions: number[] }>(v: T): Omit<T, 'intervals' | 'versions'> & { intervals: Array<{ from: string; to?: string }>; versions: string[] } {
-  return { ...v, intervals: v.intervals.map((i) => (i.to === undefined ? { from: iso(i.from) } : { from: iso(i.from), to: iso(i.to) })), versions: v.versions.map(iso) };
+function jsonTimes<T extends { intervals: Interval[]; versions: number[] }>(v: T): Omit<T, 'intervals' | 'versions'> & { intervals: Array<{ from: string; to?: string; clippedFrom?: true; clippedTo?: true }>; versions: string[] } {
+  const intervals = v.intervals.map(({ from, to, ...flags }) => ({ from: iso(from), ...(to === undefined ? {} : { to: iso(to) }), ...flags }));
+  return { ...v, intervals, versions: v.versions.map(iso) };
 }
 
 function answerText(answer: AnswerVersions['answer']): string {

@@ -6,6 +6,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
 import { archiveExists } from '../../store/index.ts';
 import { startServer } from '../../server/index.ts';
+import { checkPublicUrl } from '../../server/context.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { DEFAULT_ENGINE, parseLimits } from '../../query/engine/index.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
@@ -23,6 +24,7 @@ interface ServeFlags {
   queryMaxResult?: string;
   queryWorkers?: string;
   queryQueue?: string;
+  publicUrl?: string;
 }
 
 export function register(program: Command): void {
@@ -35,6 +37,7 @@ export function register(program: Command): void {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--token <token>', 'bearer token that allows writes (POST /api/urls, /api/cycle); default $DATAMONITOR_TOKEN; none: writes refused')
     .option('--lab <file.json>', 'chart this output of `datamonitor lab recrawl --json` on the dashboard')
+    .option('--public-url <url>', 'absolute URL clients reach the server at (behind a proxy: https://archive.example.org), used in every link it writes; default the address it listens on')
     .option('--json', 'print the address as JSON')
     .option('--query-timeout <duration>', `time limit of one SPARQL query (default ${formatDuration(DEFAULT_ENGINE.timeMs)})`)
     .option('--query-memory <size>', `memory limit of one SPARQL query's process, WebAssembly included (default ${formatBytes(DEFAULT_ENGINE.memoryBytes)})`)
@@ -50,13 +53,14 @@ export function register(program: Command): void {
       const port = flags.port === '0' ? 0 : parseCount(flags.port, '--port');
       if (port > 65535) throw new UserError(`--port ${port} is not a TCP port (0 to 65535)`);
       const token = flags.token ?? process.env.DATAMONITOR_TOKEN;
+      const publicUrl = flags.publicUrl === undefined ? undefined : checkPublicUrl(flags.publicUrl);
       const query = {
         ...parseLimits({ time: flags.queryTimeout, memory: flags.queryMemory, result: flags.queryMaxResult }, { time: '--query-timeout', memory: '--query-memory', result: '--query-max-result' }),
         workers: flags.queryWorkers === undefined ? undefined : parseCount(flags.queryWorkers, '--query-workers'),
         queue: flags.queryQueue === undefined ? undefined : parseCount(flags.queryQueue, '--query-queue'),
       };
       if (query.workers === 0) throw new UserError('--query-workers must be at least 1');
-      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), query }).catch((e: NodeJS.ErrnoException) => {
+      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl, query }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
         if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);
         throw e;

@@ -34,6 +34,8 @@ function printWorkerSummary(s: WorkerSummary, json: boolean): void {
     `  hosts leased ${s.hostsLeased}, given back ${s.hostsReleased}, leases lost ${s.leasesLost}; stopped: ${s.stoppedBy}${s.stopMessage ? ` (${s.stopMessage})` : ""}`,
     `  archive: ${s.archiveDir} (paths in the crawl log start with ${s.archivePrefix})`,
   ];
+  const { repaired, removed } = s.recovered;
+  if (repaired.length || removed.length) lines.push(`  at start: ${repaired.length} WARC file(s) a previous run left open repaired, ${removed.length} with no logged record removed`);
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -17,6 +17,8 @@ export interface Analysis {
   robots?: { noindex: boolean; nofollow: boolean };
   title?: string;
   text?: string;
+  /** Page requisites (src/extract/html/requisites.ts): images, style sheets, scripts the page loads. */
+  requisites?: string[];
   /** Absent when noindex kept the triples out. */
   canonical: { nquads: string; hash: string; method: CanonicalMethod };
 }
@@ -24,17 +26,20 @@ export interface Analysis {
 export interface AnalyseOptions {
   maxQuads: number;
   loadDocument?: (url: string) => Promise<unknown>;
+  /** Work out the page's requisites (--page-requisites). */
+  requisites?: boolean;
   /** Read the document's plain text (HTML), for link ordering: on a thread it must be sent back. */
   wantText?: boolean;
 }
 
 export async function analyse(input: ExtractInput, o: AnalyseOptions): Promise<Analysis> {
-  const result = await extract(input, { maxQuads: o.maxQuads, loadDocument: o.loadDocument });
+  const result = await extract(input, { maxQuads: o.maxQuads, loadDocument: o.loadDocument, requisites: o.requisites });
   const quads = result.robots?.noindex ? [] : result.quads;
   // Nofollow links stay in the list, marked: the crawl records them and follows none of them.
   const links = documentLinks(result);
   const canon = await canonicalize(quads);
   const out: Analysis = { quads, links, diagnostics: result.diagnostics, robots: result.robots, title: result.title, canonical: canon };
+  if (result.requisites?.length) out.requisites = result.requisites;
   if (o.wantText) out.text = result.text;
   else Object.defineProperty(out, 'text', { enumerable: true, get: () => result.text }); // folded only if read
   return out;

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { ExtractInput } from '../../extract/types.ts';
 import { TsThread } from '../../util/ts-thread.ts';
+import { siblingModule } from '../../util/sibling.ts';
 import { decodeQuads, type Analysis, type AnalyseOptions } from './analyse.ts';
 
 /**
@@ -27,7 +28,7 @@ export interface WireInput extends Omit<ExtractInput, 'body'> { body: Uint8Array
 export interface WireAnalysis extends Omit<Analysis, 'quads'> { quads: string[] }
 
 export type ToThread =
-  | { type: 'analyse'; id: number; input: WireInput; maxQuads: number; remoteContexts: boolean }
+  | { type: 'analyse'; id: number; input: WireInput; maxQuads: number; remoteContexts: boolean; requisites?: boolean }
   | { type: 'loaded'; req: number; value?: unknown; error?: string };
 export type FromThread =
   | { type: 'ready' }
@@ -58,7 +59,7 @@ class Slot {
 
   constructor(private readonly pool: AnalysePool, private readonly budget: AnalysisBudget) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
-    this.thread = new TsThread(new URL('./worker.ts', import.meta.url), {}, {
+    this.thread = new TsThread(siblingModule(import.meta.url, './worker.ts'), {}, {
       resourceLimits: { maxOldGenerationSizeMb: budget.memoryMb, maxYoungGenerationSizeMb: Math.min(64, budget.memoryMb / 4) },
     });
     this.thread.worker.unref(); // an idle thread does not keep the process alive
@@ -82,7 +83,7 @@ class Slot {
     this.arm();
     const body = new Uint8Array(job.input.body); // a copy of its own, moved to the thread
     const input: WireInput = { url: job.input.url, mediaType: job.input.mediaType, charset: job.input.charset, headers: job.input.headers, body };
-    this.thread.worker.postMessage({ type: 'analyse', id: job.id, input, maxQuads: job.o.maxQuads, remoteContexts: !!job.o.loadDocument } satisfies ToThread, [body.buffer as ArrayBuffer]);
+    this.thread.worker.postMessage({ type: 'analyse', id: job.id, input, maxQuads: job.o.maxQuads, remoteContexts: !!job.o.loadDocument, requisites: job.o.requisites } satisfies ToThread, [body.buffer as ArrayBuffer]);
   }
 
   private startedAt = 0;

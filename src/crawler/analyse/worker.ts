@@ -33,11 +33,11 @@ serveThread<Extract<ToThread, { type: 'analyse' }> | Extract<ToThread, { type: '
   try {
     const a = await analyse(
       { ...input, body: Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength) },
-      { maxQuads: m.maxQuads, loadDocument: m.remoteContexts ? (url) => loadDocument(m.id, url) : undefined, wantText: true },
+      { maxQuads: m.maxQuads, requisites: m.requisites, loadDocument: m.remoteContexts ? (url) => loadDocument(m.id, url) : undefined, wantText: true },
     );
     port.postMessage({
       type: 'done', id: m.id,
-      result: { quads: encodeQuads(a.quads), links: a.links, diagnostics: a.diagnostics, robots: a.robots, title: a.title, text: a.text, canonical: a.canonical },
+      result: { quads: encodeQuads(a.quads), links: a.links, diagnostics: a.diagnostics, robots: a.robots, title: a.title, text: a.text, canonical: a.canonical, requisites: a.requisites },
     } satisfies FromThread);
   } catch (e) {
     port.postMessage({ type: 'failed', id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromThread);

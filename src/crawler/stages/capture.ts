@@ -21,7 +21,7 @@ export class CaptureStage implements Stage {
   }
 
   async process(job: Job): Promise<Next> {
-    const doc = (job.doc = await capture(job.entry.url, job.outcome!, this.d.ctx, job.prev));
+    const doc = (job.doc = await capture(job.entry.url, job.outcome!, this.d.ctx, job.prev, { requisite: job.entry.requisite }));
     job.ok = doc.status > 0 && doc.status < 500;
     const hs = this.d.hostRow(job.entry.host);
     hs.fetches++;

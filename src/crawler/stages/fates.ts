@@ -1,7 +1,8 @@
 import type { FetchError } from '../../fetch/types.ts';
 import type { ChangeState, CrawlLogEntry, DocumentState, MetadataStore } from '../../store/types.ts';
-import { REASON_NAMES, type Reason } from '../reasons.ts';
+import { POLICY_REASONS, REASON_NAMES, type Reason } from '../reasons.ts';
 import { reasonOfFetchError } from '../../fetch/reasons.ts';
+import type { Logger } from '../../util/log.ts';
 
 /** What a capture shows, enough to name its reason. */
 export interface CaptureFacts {
@@ -31,6 +32,9 @@ export function reasonOfCapture(c: CaptureFacts): Reason {
 
 const parseFailedIn = (diagnostics: readonly string[] | undefined) => Boolean(diagnostics?.some((d) => d.startsWith('error:')));
 
+/** Reasons that mean something went wrong (not a policy's choice, not a capture): logged as warnings. */
+const FAILED = new Set<Reason>(REASON_NAMES.filter((r) => !POLICY_REASONS.has(r) && !['fetched', 'unchanged', 'redirected'].includes(r)));
+
 export function zeroCounts(): Record<Reason, number> {
   return Object.fromEntries(REASON_NAMES.map((r) => [r, 0])) as Record<Reason, number>;
 }
@@ -47,10 +51,15 @@ export class Fates {
    */
   readonly store: MetadataStore;
 
-  constructor(private readonly inner: MetadataStore, private readonly cycleId: number | undefined) {
+  /**
+   * `log` gets one line per URL, as Heritrix's crawl.log has: info for what was archived or skipped,
+   * warn for what failed (the reason's line is what to grep).
+   */
+  constructor(private readonly inner: MetadataStore, private readonly cycleId: number | undefined, private readonly log?: Logger) {
     const logFetch = (e: CrawlLogEntry, patch: Partial<import('../../store/types.ts').DocumentRow>) => {
       const reason = e.reason ?? reasonOfCapture({ ...e, parseFailed: parseFailedIn(e.diagnostics) });
       this.count(reason);
+      this.logLine(reason, e);
       return inner.logFetch({ ...e, reason }, patch);
     };
     this.store = new Proxy(inner, {
@@ -66,9 +75,17 @@ export class Fates {
     this.counts[reason] += n;
   }
 
+  private logLine(reason: Reason, e: Pick<CrawlLogEntry, 'url' | 'status' | 'bytes' | 'durationMs' | 'triples' | 'change' | 'error'>): void {
+    if (!this.log) return;
+    const fields = { url: e.url, status: e.status, reason, bytes: e.bytes, ms: e.durationMs, triples: e.triples, change: e.change, ...(e.error ? { error: e.error } : {}) };
+    if (FAILED.has(reason)) this.log.warn(fields, 'fetch');
+    else this.log.info(fields, 'fetch');
+  }
+
   /** A fate without an HTTP response: skipped by a policy, given up, failed before any answer. */
   async record(url: string, reason: Reason, error: string, state: DocumentState): Promise<void> {
     this.count(reason);
+    this.logLine(reason, { url, status: 0, bytes: 0, durationMs: 0, triples: 0, change: 'error', error });
     await this.inner.logFetch({ url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error, reason, triples: 0, cycleId: this.cycleId }, { state });
   }
 }

@@ -5,7 +5,7 @@ import type { ScopeStage } from './scope.ts';
 import type { Job, Next, Stage } from './types.ts';
 
 export interface LinksStageDeps {
-  scope: Pick<ScopeStage, 'offer'>;
+  scope: Pick<ScopeStage, 'offer' | 'offerRequisite'>;
   /** An importance ordering learns the link graph through it (onPageCrawled). */
   frontier: Frontier;
   sitemaps: CrawlSitemaps;
@@ -14,6 +14,8 @@ export interface LinksStageDeps {
   /** Follow vocabulary links whatever the depth (`--no-vocabularies` turns it off, and drops them). */
   vocabularies: boolean;
   counts: { sitemaps: { read: number; urls: number } };
+  /** Fetch what each page loads to be shown (--page-requisites). */
+  pageRequisites?: boolean;
 }
 
 /** What a captured document leads to: its links and sitemap entries, offered to the scope; an importance ordering learns the link graph. */
@@ -28,6 +30,14 @@ export class LinksStage implements Stage {
   async process(job: Job): Promise<Next> {
     const doc = job.doc!;
     const { entry } = job;
+    // First, so that a style sheet the page also names in a <link> triple is queued as what it is.
+    // Even with noFollow (a re-crawl cycle) and META nofollow: they are the page's parts, not links.
+    if (this.d.pageRequisites && doc.requisites && entry.requisite !== 2) {
+      const level = entry.requisite ? 2 : 1;
+      for (const url of doc.requisites) this.d.scope.offerRequisite(url, entry.depth, level);
+    }
+    // A requisite is no page: it has no links, is no sitemap, and is not in the link graph.
+    if (entry.requisite) return 'continue';
     const onPage = this.d.frontier.onPageCrawled?.bind(this.d.frontier);
     if (onPage) {
       const links = [];

@@ -17,7 +17,7 @@ export interface RedirectStageDeps {
   /** The store that gives each log row its reason and counts it (Fates.store). */
   store: MetadataStore;
   fates: Fates;
-  scope: Pick<ScopeStage, 'offer'>;
+  scope: Pick<ScopeStage, 'offer' | 'offerRequisite'>;
   /** A re-crawl fetches again what the store knows: a redirect's target too, once per crawl. */
   refetch: boolean;
   maxHops?: number;
@@ -77,7 +77,9 @@ export class RedirectStage implements Stage {
       this.from.set(target, entry.url);
       const force = this.d.refetch && !this.refetched.has(target);
       if (force) this.refetched.add(target);
-      this.d.scope.offer(target, entry.depth, Boolean(entry.vocabulary), force, hops);
+      // A requisite's target is the requisite (an image moved to a CDN): still outside the scope filters.
+      if (entry.requisite) this.d.scope.offerRequisite(target, entry.depth, entry.requisite, force, hops);
+      else this.d.scope.offer(target, entry.depth, Boolean(entry.vocabulary), force, hops);
     }
     job.redirected = true;
     return 'continue';

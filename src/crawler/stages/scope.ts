@@ -1,4 +1,4 @@
-import type { Frontier } from '../../frontier/types.ts';
+import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { SeenSet } from '../../frontier/seen/index.ts';
 import type { MetadataStore } from '../../store/types.ts';
 import { rejectReason, type FilterOptions } from '../../frontier/filters.ts';
@@ -35,7 +35,16 @@ export class ScopeStage {
   /** Distinct URLs the filters kept out (the summary's `skipped.filtered`). */
   filtered = 0;
 
-  constructor(private readonly frontier: Frontier, private readonly seen: SeenSet, private readonly o: ScopeOptions) {}
+  /**
+   * A page requisite's filters: only --exclude and the URL length limit. The others say which pages
+   * the crawl is about; what such a page loads to be shown is part of it wherever it is served from
+   * (Heritrix's transclusion). --exclude still holds: it is how a user says "never fetch this".
+   */
+  private readonly requisiteFilters: FilterOptions;
+
+  constructor(private readonly frontier: Frontier, private readonly seen: SeenSet, private readonly o: ScopeOptions) {
+    this.requisiteFilters = { ...o.filters, domains: [], include: [] };
+  }
 
   /** Queues an entry known to the store already (a resume, a worker's round) without the filters. */
   requeue(url: string, host: string, depth: number): void {
@@ -45,11 +54,23 @@ export class ScopeStage {
 
   /** `force`: queued even when seen (a re-crawl fetches its seeds again); `hops`: redirects that led to it. */
   offer(raw: string, depth: number, vocabulary: boolean, force = false, hops = 0): Admission {
+    return this.admit(raw, depth, force, this.o.filters, vocabulary, hops ? { vocabulary, hops } : { vocabulary });
+  }
+
+  /**
+   * A page requisite (--page-requisites) of a page at `depth`: queued at that depth (a requisite is
+   * not a hop further), through the seen test (fetched once per crawl), outside the scope filters.
+   */
+  offerRequisite(raw: string, depth: number, level: 1 | 2, force = false, hops = 0): Admission {
+    return this.admit(raw, depth, force, this.requisiteFilters, true, hops ? { requisite: level, hops } : { requisite: level });
+  }
+
+  private admit(raw: string, depth: number, force: boolean, filters: FilterOptions, ignoreDepth: boolean, extra: Partial<FrontierEntry>): Admission {
     const url = normalizeUrl(raw);
     if (!url) return 'invalid';
     this.o.trace?.(url);
     const host = hostOf(url);
-    const rejected = rejectReason(url, host, depth, this.o.filters, vocabulary);
+    const rejected = rejectReason(url, host, depth, filters, ignoreDepth);
     if (rejected) {
       const reason = rejectionReason(rejected) as Exclude<Admission, 'queued' | 'known' | 'invalid'>;
       // A URL known already (fetched at a lower depth, say) is not one the filter kept out.
@@ -62,7 +83,7 @@ export class ScopeStage {
     }
     if (!this.seen.addIfNewSync(url) && !force) return 'known';
     this.pending.push({ url, host, depth });
-    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++, vocabulary, ...(hops ? { hops } : {}) });
+    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++, ...extra });
     return 'queued';
   }
 

@@ -10,6 +10,7 @@ import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } 
 import { htmlTriples, robotsDirectives, xhvKey } from './html-triples.ts';
 import { XHV } from './vocab.ts';
 import { markNofollow } from '../links.ts';
+import { pageRequisites } from './requisites.ts';
 
 /** How a media type is read: the RDFa host language profile and whether the markup is XML. */
 interface Host {
@@ -80,6 +81,7 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     rdfaProfile: host.profile,
     microdata: !host.xmlMode && text.includes('itemscope'),
     signal: ctx.signal,
+    requisites: ctx.requisites,
     sink: (raw) => {
       const quad = withoutEmptyLanguage(raw, factory);
       if (quad.predicate.value.startsWith(XHV)) rdfaXhvKeys.add(xhvKey(quad.subject.value, quad.predicate.value, quad.object.value));
@@ -121,6 +123,9 @@ export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, op
     robots,
     pageQuadsFrom,
     nofollowTargets: html.nofollowTargets,
+    // Not links: a page's own parts, fetched only with --page-requisites and whatever META robots nofollow says
+    // (a browser showing the page loads them too).
+    ...(ctx.requisites ? { requisites: pageRequisites(scan) } : {}),
   };
   Object.defineProperty(result, 'text', { enumerable: true, get: () => scan.text });
   if (scan.title) result.title = scan.title;

@@ -21,6 +21,8 @@ export interface ScanOptions {
   /** Called for every RDFa/microdata quad; returns false once no more quads are wanted. */
   sink: (quad: Quad) => boolean;
   signal?: AbortSignal;
+  /** Collect page requisites (img, script, media, inline style sheets): only --page-requisites wants them. */
+  requisites?: boolean;
 }
 
 /**
@@ -63,6 +65,16 @@ export interface RdfXmlIsland {
   base: string;
 }
 
+/**
+ * A reference to something the page needs to be shown (an image, a script, media, a style sheet's
+ * text), as the scan found it: --page-requisites fetches these (./requisites.ts reads them).
+ */
+export interface RawRequisite {
+  href: string;
+  /** The base in force where it was (xml:base); undefined: the document base. */
+  base?: string;
+}
+
 export interface ScriptBlock {
   type: string;
   text: string;
@@ -80,6 +92,10 @@ export interface ScanResult {
   metas: Array<{ name: string; content: string }>;
   islands: RdfXmlIsland[];
   scripts: ScriptBlock[];
+  /** img/source src and srcset, script src, video/audio/track/embed src, poster, input type=image (<link> ones are in linkElements). */
+  requisites: RawRequisite[];
+  /** The text of <style> elements and style="" attributes that load something (url(…), @import), for --page-requisites. */
+  styles: Array<{ css: string; base?: string }>;
   diagnostics: Diagnostic[];
 }
 
@@ -100,6 +116,11 @@ export const SCAN_LIMITS = {
   maxAnchors: 20_000,
   /** <link> elements kept per page (the same reasoning; a page has a handful). */
   maxLinkElements: 20_000,
+  /**
+   * Page requisites (src, srcset, poster references; inline style sheets) kept per page: a gallery
+   * has hundreds, past this it is a dump; each becomes a fetch with --page-requisites.
+   */
+  maxRequisites: 2_000,
   /** A <script> data block or rdf:RDF island larger than this is skipped with a diagnostic. */
   maxIslandChars: 16 * 1024 * 1024,
   maxIslands: 1_000,
@@ -197,6 +218,16 @@ function resolveOr(href: string, base: string): string | undefined {
   }
 }
 
+/** The URLs of a srcset ("a.png 1x, b.png 2x"): a URL may hold commas, a candidate ends at a comma after whitespace or its URL. */
+function srcsetUrls(srcset: string): string[] {
+  const out: string[] = [];
+  for (const candidate of srcset.split(/,(?=\s|$)/)) {
+    const url = candidate.trim().split(/\s+/)[0];
+    if (url) out.push(url);
+  }
+  return out;
+}
+
 const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 160;
 
 /**
@@ -279,9 +310,11 @@ class Scanner implements Partial<Handler> {
   private readonly closedAnchors: OpenAnchor[] = [];
   private island: { depth: number; start: number; namespaces: Record<string, string>; lang?: string; base: string } | undefined;
   private script: { depth: number; type: string; parts: string[]; length: number; base: string } | undefined;
+  private style: { depth: number; parts: string[]; length: number; base: string | undefined } | undefined;
+  private droppedRequisites = 0;
 
   constructor(private readonly options: ScanOptions) {
-    this.result = { base: options.url, text: '', anchors: [], linkElements: [], metas: [], islands: [], scripts: [], diagnostics: [] };
+    this.result = { base: options.url, text: '', anchors: [], linkElements: [], metas: [], islands: [], scripts: [], requisites: [], styles: [], diagnostics: [] };
     this.parser = new Parser(this, {
       xmlMode: options.xmlMode,
       decodeEntities: true,
@@ -338,6 +371,7 @@ class Scanner implements Partial<Handler> {
     });
     if (this.droppedAnchors) r.diagnostics.push({ level: 'warning', message: `${this.droppedAnchors} links (<a>, <area>) past the limit of ${SCAN_LIMITS.maxAnchors} per page dropped` });
     if (this.droppedLinkElements) r.diagnostics.push({ level: 'warning', message: `${this.droppedLinkElements} <link> elements past the limit of ${SCAN_LIMITS.maxLinkElements} per page dropped` });
+    if (this.droppedRequisites) r.diagnostics.push({ level: 'warning', message: `${this.droppedRequisites} page requisites (images, scripts, media) past the limit of ${SCAN_LIMITS.maxRequisites} per page dropped` });
     if (this.titleText) r.title = this.titleText.replace(/\s+/g, ' ').trim() || undefined;
     if (this.anchor) this.closedAnchors.push({ ...this.anchor, endPart: this.textParts.length });
     for (const { anchor, startPart, endPart } of this.closedAnchors) {
@@ -432,6 +466,7 @@ class Scanner implements Partial<Handler> {
       this.island = { depth, start: this.parser.startIndex, namespaces: this.inScopeNamespaces(), lang: this.inScopeLang(), base: this.currentBase() };
       return;
     }
+    if (this.options.requisites) this.requisitesOf(lower, attribs);
     switch (lower) {
       case 'a':
       case 'area': {
@@ -482,13 +517,60 @@ class Scanner implements Partial<Handler> {
         }
         break;
       }
+      case 'style':
+        this.hiddenDepth++;
+        if (!this.style && this.options.requisites) this.style = { depth, parts: [], length: 0, base: this.xmlBase };
+        break;
       default:
         if (HIDDEN_TEXT.has(lower)) this.hiddenDepth++;
     }
   }
 
+  /**
+   * What the element makes a browser load to show the page (wget -p, Heritrix's embeds): kept only as
+   * references; whether they are fetched is the crawl's choice (--page-requisites).
+   */
+  private requisitesOf(lower: string, attribs: Record<string, string>): void {
+    const add = (href: string | undefined) => {
+      if (href === undefined || href.trim() === '') return;
+      if (this.result.requisites.length >= SCAN_LIMITS.maxRequisites) this.droppedRequisites++;
+      else this.result.requisites.push({ href, base: this.xmlBase });
+    };
+    switch (lower) {
+      case 'img':
+      case 'source':
+        add(attribs.src);
+        if (attribs.srcset) for (const candidate of srcsetUrls(attribs.srcset)) add(candidate);
+        break;
+      case 'script':
+      case 'audio':
+      case 'track':
+      case 'embed':
+        add(attribs.src);
+        break;
+      case 'video':
+        add(attribs.src);
+        add(attribs.poster);
+        break;
+      case 'input':
+        if (attribs.type?.trim().toLowerCase() === 'image') add(attribs.src);
+        break;
+      case 'image': // SVG <image href> / xlink:href
+        add(attribs.href ?? attribs['xlink:href']);
+        break;
+    }
+    const style = attribs.style;
+    if (style !== undefined && /url\(|@import/i.test(style) && this.result.styles.length < SCAN_LIMITS.maxRequisites) {
+      this.result.styles.push({ css: style, base: this.xmlBase });
+    }
+  }
+
   ontext(data: string): void {
     if (this.island) return;
+    if (this.style && this.style.length < SCAN_LIMITS.maxIslandChars) {
+      this.style.length += data.length;
+      this.style.parts.push(data);
+    }
     if (this.script) {
       this.script.length += data.length;
       if (this.script.length <= SCAN_LIMITS.maxIslandChars) this.script.parts.push(data);
@@ -523,6 +605,11 @@ class Scanner implements Partial<Handler> {
     }
     if (depth === this.titleDepth) this.titleDepth = -1;
     if (HIDDEN_TEXT.has(lower)) this.hiddenDepth = Math.max(0, this.hiddenDepth - 1);
+    if (this.style && depth === this.style.depth) {
+      const css = this.style.parts.join('');
+      if (/url\(|@import/i.test(css) && this.result.styles.length < SCAN_LIMITS.maxRequisites) this.result.styles.push({ css, base: this.style.base });
+      this.style = undefined;
+    }
     if (this.script && depth === this.script.depth) {
       const { type, parts, length, base } = this.script;
       this.script = undefined;

@@ -18,7 +18,7 @@ import { estimateCrawlTime, estimationReport, seedEstimate, type EstimateBand, t
 import { startStaticSite } from '../../testkit/static-site.ts';
 import { rng } from '../cache/synthetic-trace.ts';
 import { UserError } from '../../util/errors.ts';
-import { barChart, lineChart, stack } from '../plot/svg.ts';
+import { barChart, lineChart, stack } from '../../plot/svg.ts';
 
 export const LAB_DOMAIN = 'crawltime.test';
 

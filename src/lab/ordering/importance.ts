@@ -3,7 +3,7 @@
  * against, unlike the estimates it orders by): IS similarity to the driving query, IB backlinks,
  * IR PageRank, IF forward links, IL location. And the hot pages by threshold G or top K.
  */
-import { UserError } from '../../util/errors.ts';
+import { OptionError, UserError } from '../../util/errors.ts';
 import { LinkGraph } from '../../frontier/order/link-graph.ts';
 import { locationScore } from '../../frontier/order/location.ts';
 import { pageRank } from '../../frontier/order/pagerank.ts';
@@ -63,7 +63,7 @@ export interface HotSet {
 export function hotPages(importance: Float64Array, rule: HotRule): HotSet {
   let threshold: number;
   if ('top' in rule) {
-    if (!Number.isInteger(rule.top) || rule.top < 1) throw new UserError('--top must be a positive whole number');
+    if (!Number.isInteger(rule.top) || rule.top < 1) throw new OptionError('top', 'must be a positive whole number');
     const sorted = Float64Array.from(importance).sort().reverse();
     threshold = sorted[Math.min(rule.top, sorted.length) - 1];
   } else threshold = rule.threshold;

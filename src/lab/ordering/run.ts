@@ -3,12 +3,12 @@
  * metric, scored by how early the hot pages are found (seed 001's experiments), as numbers, JSON
  * and a plot.
  */
-import { UserError } from '../../util/errors.ts';
+import { OptionError, UserError } from '../../util/errors.ts';
 import { createOrderingPolicy } from '../../frontier/order/policies.ts';
 import { ORDERING_NAMES, type OrderingName } from '../../frontier/order/policy.ts';
 import { indexRepository, type RepositoryGraph } from './graph.ts';
 import { crawlAndStopCurve, hotPages, importanceOf, type HotRule, type ImportanceName } from './importance.ts';
-import { lineChartSvg } from './plot.ts';
+import { lineChart, toSvg } from '../../plot/svg.ts';
 import { virtualCrawl } from './virtual-crawl.ts';
 
 export const MODEL_NAMES = ['crawl-and-stop', 'threshold', 'buffer'] as const;
@@ -68,7 +68,7 @@ export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptio
   let buffer: number | undefined;
   if (model === 'buffer') {
     buffer = options.buffer ?? Math.max(1, Math.round(n / 10));
-    if (!Number.isInteger(buffer) || buffer < 1) throw new UserError('--buffer must be a positive whole number of URLs');
+    if (!Number.isInteger(buffer) || buffer < 1) throw new OptionError('buffer', 'must be a positive whole number of URLs');
   }
   const importance = importanceOf(repo, metric, options.query);
   const hot = hotPages(importance, rule);
@@ -139,13 +139,17 @@ function describeHot(r: OrderingLabResult): string {
 export function orderingLabChart(r: OrderingLabResult): string {
   const cs = r.model === 'crawl-and-stop';
   const model = cs ? 'crawl and stop' : r.model === 'buffer' ? `limited buffer of ${r.buffer} URLs` : 'crawl and stop with threshold';
-  return lineChartSvg({
+  const dashes = ['', '6 3', '2 3', '8 3 2 3', '1 2', '10 4'];
+  return toSvg(lineChart({
     title: `${r.repository.pages} pages, ${describeHot(r)}\n${model}`,
     xLabel: 'fraction of pages crawled',
     yLabel: cs ? 'P_CS: hot share of the pages crawled' : 'fraction of hot pages crawled',
-    series: r.orderings.map((o) => ({ name: o.ordering, points: o.curve })),
+    xMin: 0, xMax: 1, yMin: 0, yMax: 1,
+    width: 640, height: 440,
+    // Curves of several orderings often overlap: dashes keep each one visible.
+    series: r.orderings.map((o, i) => ({ name: o.ordering, points: o.curve.map(([x, y]): [number, number] => [x, y]), markers: false, dash: dashes[i % dashes.length] || undefined })),
     diagonal: !cs,
-  });
+  }));
 }
 
 export function formatOrderingLab(r: OrderingLabResult): string {

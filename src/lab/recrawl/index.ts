@@ -1,7 +1,7 @@
 import type { StrategyBounds } from '../../schedule/types.ts';
 import { getStrategy, strategies } from '../../schedule/strategies/index.ts';
 import { formatDuration } from '../../schedule/bounds.ts';
-import { barChart, stack } from '../plot/svg.ts';
+import { barChart, stack } from '../../plot/svg.ts';
 import { readHistories, type HistorySet } from './histories.ts';
 import { simulate } from './simulate.ts';
 import { simulateBudget } from './budget-sim.ts';

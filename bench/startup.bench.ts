@@ -1,0 +1,77 @@
+/**
+ * Start-up of the built CLI (dist/ on plain node, as the installed package runs it) against node
+ * itself: `node -e 0` (the floor) and a node that only loads Oxigraph (what any query pays). Target:
+ * `datamonitor --version` within 2× `node -e 0`. Also: the same from the sources through tsx (how a
+ * checkout runs it), and what loading every command module costs (what each command paid before
+ * main.ts loaded only the one it runs).
+ *
+ * The commands run in turns (one of each, then again), so a busy spell of the shared machine
+ * slows all of them alike; medians of the turns.
+ *
+ * Run: node bin/run-ts.mjs bench/startup.bench.ts [--runs 20] [--quick] [--no-build]
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { crawl } from '../src/crawler/crawl.ts';
+import { startServer } from '../src/testkit/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const RUNS = arg('--runs', process.argv.includes('--quick') ? 8 : 20);
+
+if (!process.argv.includes('--no-build')) {
+  const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0) throw new Error('npm run build failed');
+}
+
+// A one-document archive for the query row.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-startup-bench-'));
+const origin = await startServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/turtle' }).end('<http://example.org/a> <http://example.org/p> "x" .\n'));
+const c = crawl({ seeds: [`${origin.url}/a.ttl`], dataDir, depth: 0, allowPrivate: true, robots: false, delayMs: 0, vocabularies: false });
+for await (const _ of c) void _;
+await origin.close();
+
+interface Row { label: string; command: string; args: string[]; env?: Record<string, string> }
+const node = process.execPath;
+const bin = path.join(ROOT, 'bin/datamonitor.mjs');
+const dist = { DATAMONITOR_DIST: '1' };
+const rows: Row[] = [
+  { label: '`node -e 0`', command: node, args: ['-e', '0'] },
+  { label: "node loading Oxigraph: `node --input-type=module -e \"await import('oxigraph')\"`", command: node, args: ['--input-type=module', '-e', "await import('oxigraph')"] },
+  { label: '`datamonitor --version` (dist/, plain node)', command: node, args: [bin, '--version'], env: dist },
+  { label: '`datamonitor --help` (dist/)', command: node, args: [bin, '--help'], env: dist },
+  { label: "`datamonitor query --data D 'SELECT …'` (dist/, a one-document archive)", command: node, args: [bin, 'query', '--data', dataDir, '--csv', 'SELECT * WHERE { ?s ?p ?o }'], env: dist },
+  { label: 'every command module loaded (dist/): what each command paid before lazy loading', command: node, args: ['--input-type=module', '-e', `const m = await import(${JSON.stringify(new URL('../dist/cli/commands/index.js', import.meta.url).href)}); await Promise.all(m.commandModules.map((x) => x.load()));`] },
+  { label: '`datamonitor --version` from the sources through tsx (a checkout)', command: node, args: [bin, '--version'] },
+];
+
+const times = rows.map(() => [] as number[]);
+for (let turn = 0; turn < RUNS; turn++) {
+  rows.forEach((r, i) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawnSync(r.command, r.args, { cwd: ROOT, env: { ...process.env, ...r.env }, encoding: 'utf8' });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (p.status !== 0) throw new Error(`${r.label} failed (${p.status}): ${p.stderr}`);
+    times[i].push(ms);
+  });
+}
+fs.rmSync(dataDir, { recursive: true, force: true });
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const medians = times.map(median);
+const floor = medians[0];
+const version = medians[2];
+console.log(`## Start-up: the built CLI against node itself\n`);
+console.log(`Command: \`node bin/run-ts.mjs bench/startup.bench.ts --runs ${RUNS}\` (builds dist/ first; the rows run in turns, ${RUNS} turns; 2-core machine shared with other work: compare the ratios).\n`);
+console.log('| command | median ms | min ms | × `node -e 0` |');
+console.log('| --- | ---: | ---: | ---: |');
+rows.forEach((r, i) => console.log(`| ${r.label} | ${medians[i].toFixed(0)} | ${Math.min(...times[i]).toFixed(0)} | ${(medians[i] / floor).toFixed(2)} |`));
+console.log(`\n\`datamonitor --version\` takes ${(version / floor).toFixed(2)}× \`node -e 0\` (target ≤ 2×: ${version / floor <= 2 ? 'met' : 'NOT met'}) and ${(version / medians[1]).toFixed(2)}× a node that loads Oxigraph.`);

@@ -1,0 +1,50 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { siblingModule } from '../../src/util/sibling.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('one program, from the sources or from a build', () => {
+  it('a worker module beside the caller is the .ts file under tsx and vitest, the compiled .js file in dist/', () => {
+    expect(siblingModule('file:///p/src/crawler/analyse/pool.ts', './worker.ts').href).toBe('file:///p/src/crawler/analyse/worker.ts');
+    expect(siblingModule('file:///p/dist/crawler/analyse/pool.js', './worker.ts').href).toBe('file:///p/dist/crawler/analyse/worker.js');
+    expect(siblingModule('file:///p/dist/extract/registry.js', './html/index.ts').href).toBe('file:///p/dist/extract/html/index.js');
+    expect(siblingModule('file:///p/dist/a/b.js', '../c/d.mts').href).toBe('file:///p/dist/c/d.mjs');
+    // A directory named like a TypeScript file changes nothing: only the file's own extension counts.
+    expect(siblingModule('file:///p/my.ts/dist/a.js', './w.ts').href).toBe('file:///p/my.ts/dist/w.js');
+    // This very file runs as TypeScript: its sibling is a .ts file, and it exists.
+    const here = siblingModule(import.meta.url, './entry.test.ts');
+    expect(fs.existsSync(here)).toBe(true);
+  });
+
+  it('the command runs the sources in a checkout (even beside a build), the build in the package or when asked, and says what to do without either', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-entry-'));
+    const write = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    };
+    const datamonitor = (env: Record<string, string> = {}) => spawnSync(process.execPath, [path.join(dir, 'bin/datamonitor.mjs'), 'x'], { encoding: 'utf8', env: { ...process.env, ...env } });
+    try {
+      fs.mkdirSync(path.join(dir, 'bin'));
+      fs.copyFileSync(path.join(ROOT, 'bin/datamonitor.mjs'), path.join(dir, 'bin/datamonitor.mjs'));
+      write('package.json', '{ "type": "module" }');
+      // Neither dist/ nor tsx (a checkout after `npm ci --omit=dev --ignore-scripts`, here without src/ too).
+      let p = datamonitor();
+      expect(p.status).toBe(70);
+      expect(p.stderr).toMatch(/no build \(dist\/\).*run `npm ci` \(it builds\), or `npm run build`/);
+      // The package: dist/ only.
+      write('dist/cli/main.js', "export async function main(argv) { process.stdout.write('dist ' + argv.slice(2).join(' ')); }\n");
+      expect(datamonitor().stdout).toBe('dist x');
+      // A checkout: src/ and tsx (the TypeScript below is not JavaScript: only tsx runs it).
+      write('src/cli/main.ts', "export async function main(argv: string[]): Promise<void> { process.stdout.write(`src ${argv.slice(2).join(' ')}`); }\n");
+      fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+      expect(datamonitor().stdout).toBe('src x');
+      expect(datamonitor({ DATAMONITOR_DIST: '1' }).stdout).toBe('dist x');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
