@@ -3,12 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration } from '../../util/units.ts';
+import { siblingModule } from '../../util/sibling.ts';
 import { overMemory, overResult, overTime, QueryLimitError, type QueryLimits } from './limits.ts';
 import { residentBytes } from './memory.ts';
 import type { FromUnit, QueryTask, ResultHead, ToUnit } from './wire.ts';
 
-const RUN_TS = fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url));
-const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+/**
+ * The query process's entry: worker.ts through tsx's loader (bin/run-ts.mjs) when running from src/,
+ * the compiled worker.js on plain node in the built package (dist/), which has no tsx.
+ */
+const WORKER = siblingModule(import.meta.url, './worker.ts');
+const [ENTRY, ENTRY_ARGS] = /\.[cm]?ts$/.test(WORKER.pathname)
+  ? [fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url)), [fileURLToPath(WORKER)]]
+  : [fileURLToPath(WORKER), []];
 /** How often a running query's process is measured: a runaway product grows ~40 MB/s, so ~4 MB over at most. */
 const SAMPLE_MS = 100;
 /** Of the query process's stderr, the end is kept: a WebAssembly panic or V8's OOM report says what went wrong. */
@@ -59,7 +66,7 @@ export class QueryUnit {
     private readonly onDead: (u: QueryUnit) => void,
   ) {
     const heapMb = Math.max(64, Math.floor(limits.memoryBytes / 1024 ** 2));
-    this.child = fork(RUN_TS, [WORKER], {
+    this.child = fork(ENTRY, ENTRY_ARGS, {
       serialization: 'advanced', // Uint8Array chunks as bytes, not JSON
       // The JS heap gets the same bound; the whole process (WebAssembly included) is measured below.
       execArgv: [`--max-old-space-size=${heapMb}`],
