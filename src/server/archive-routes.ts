@@ -9,7 +9,7 @@ import { UserError } from '../util/errors.ts';
 import { parseTime } from '../util/units.ts';
 import { diffLines, type DiffLines } from '../query/diff.ts';
 // Ver/Change evaluate with Oxigraph: in a query process under the server's limits, never on the event loop.
-import { locationOf } from '../query/engine/index.ts';
+import { locationOf, QueryLimitError } from '../query/engine/index.ts';
 import { parseTriplePattern } from '../query/pattern.ts';
 import type { VersionArchive } from '../query/version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../query/types.ts';
@@ -248,6 +248,11 @@ export async function workersView(ctx: ServerContext, limit: number, now = Date.
 
 function sendError(reply: FastifyReply, err: Error): FastifyReply {
   if (err instanceof NotArchived) return reply.code(404).send({ error: err.message });
+  if (err instanceof QueryLimitError) {
+    // Over a query limit (or the query processes busy): 503/413 as /sparql answers, not a 400.
+    if (err.retryAfter !== undefined) void reply.header('retry-after', String(err.retryAfter));
+    return reply.code(err.httpStatus).send({ error: err.message });
+  }
   if (err instanceof UserError) return reply.code(400).send({ error: err.message });
   const status = (err as { statusCode?: number }).statusCode;
   if (status && status >= 400 && status < 500) return reply.code(status).send({ error: err.message });

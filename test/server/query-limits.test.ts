@@ -138,22 +138,27 @@ describe('SPARQL queries that cannot harm the server (#13)', () => {
   });
 
   it('answers 413 for a result over the size limit, and 503 with Retry-After when every process is busy and the queue is full', async () => {
-    const { app, url } = await startServer({ dataDir, port: 0, query: { workers: 1, queue: 0, timeMs: 3000, resultBytes: 4096 } });
+    const engine = new QueryEngine({ workers: 1, queue: 0, timeMs: 3000, resultBytes: 4096 });
+    const { app, url } = await startServer({ dataDir, port: 0, engine });
     try {
       const big = await fetch(sparql(url, 'SELECT * WHERE { ?s ?p ?o }'));
       expect(big.status).toBe(413);
       expect(await big.text()).toMatch(/over the limit of 4\.0 KiB: add a LIMIT/);
+      // Ver(Q) of a pattern through the archive API runs in a query process too, under the same limits.
+      const ver = await fetch(`${url}/api/pattern/versions?${new URLSearchParams({ pattern: '?s ?p ?o', graph: `${origin.url}/big.nt` })}`);
+      const verBody = await ver.clone().text();
+      expect(ver.status, verBody).toBe(413);
+      expect(((await ver.json()) as { error: string }).error).toMatch(/over the limit of 4\.0 KiB/);
       const slow = fetch(sparql(url, COUNT3));
-      let busy: Response;
-      // The slow query takes the one process; until it has, a second one may still get it.
-      do busy = await fetch(sparql(url, `${ALICE} # ${Math.random()}`));
-      while (busy.status === 200);
+      while (engine.load.evaluating === 0) await sleep(20);
+      const busy = await fetch(sparql(url, ALICE));
       expect(busy.status).toBe(503);
       expect(busy.headers.get('retry-after')).toBe('3');
       expect(await busy.text()).toMatch(/busy.*try again shortly/);
       expect((await slow).status).toBe(503);
     } finally {
       await app.close();
+      await engine.close();
     }
   });
 });

@@ -120,7 +120,7 @@ export class QueryEngine {
 
   private enqueue(task: QueryTask, signal?: AbortSignal): Promise<EngineResult> {
     if (this.closed) return Promise.reject(new QueryLimitError('busy', 'the query engine is closed'));
-    const free = this.units.some((u) => u.free) || this.units.length < this.options.workers;
+    const free = this.units.some((u) => u.available) || this.units.length < this.options.workers;
     if (!free && this.queue.length >= this.options.queue) {
       const retryAfter = Math.min(60, Math.max(1, Math.ceil(this.options.timeMs / 1000)));
       return Promise.reject(new QueryLimitError('busy', `the query engine is busy (${this.options.workers} queries running, ${this.queue.length} waiting)`, { retryAfter }));

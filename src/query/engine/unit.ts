@@ -98,6 +98,11 @@ export class QueryUnit {
     return (this.state === 'idle' || this.state === 'starting') && this.job === undefined;
   }
 
+  /** Free, or about to be (measured after its job): a query may wait for it even when the queue takes none. */
+  get available(): boolean {
+    return this.free || (this.state === 'recycling' && this.job === undefined);
+  }
+
   /** Whether it ever got ready: a process that cannot even start is not replaced in a loop. */
   get started(): boolean {
     return this.wasReady;
