@@ -167,6 +167,11 @@ export class VersionArchive implements VersionedGraphStore {
     this.batchTimer.unref?.();
   }
 
+  /** Commits the batch of putVersion calls still open: another connection (a query process) sees them then. */
+  flush(): void {
+    this.commit();
+  }
+
   private commit(): void {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = undefined;

@@ -13,6 +13,7 @@ import { registerApiRoutes } from './api-routes.ts';
 import { registerArchiveRoutes } from './archive-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
+import { QueryEngine, QueryLimitError, type EngineOptions } from '../query/engine/index.ts';
 import { defaultLog, type Logger } from '../util/log.ts';
 import { registerFederationRoutes } from './federation-routes.ts';
 import { ArchiveReadError } from '../archive/warc-files.ts';
@@ -39,6 +40,10 @@ export interface ServerOptions {
    * behind a proxy; default the address it listens on. The Host header is never used.
    */
   publicUrl?: string;
+  /** SPARQL limits and the query pool (docs/server.md#limits); each defaults to DEFAULT_ENGINE's. */
+  query?: Partial<EngineOptions>;
+  /** Use this query engine (the caller keeps ownership) instead of making one from `query`. */
+  engine?: QueryEngine;
 }
 
 /**
@@ -55,11 +60,18 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const index = VersionIndex.open(dataDir, store);
   // Until the server listens (and in `inject` tests without --public-url) links are written for localhost.
   let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
-  const ctx: ServerContext = { dataDir, store, index, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base };
+  const engine = o.engine ?? new QueryEngine(o.query);
+  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const log = o.logger === undefined ? defaultLog() : o.logger;
   const app = Fastify({ ...(typeof log === 'boolean' ? { logger: log } : { loggerInstance: log as FastifyBaseLogger }), routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   app.setErrorHandler((err: Error, _req, reply) => {
+    if (err instanceof QueryLimitError) {
+      if (err.retryAfter !== undefined) void reply.header('retry-after', String(err.retryAfter));
+      return reply.code(err.httpStatus).type('text/plain').send(err.message + '\n');
+    }
+    // The client went away and its query was stopped: nobody is left to answer.
+    if (err.name === 'AbortError') return reply.code(499).type('text/plain').send('the query was cancelled\n');
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
     if (err instanceof ArchiveReadError) {
       // The client learns what is wrong and what to run; the operator also gets the path as the store wrote it,
@@ -95,6 +107,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     void index.catchUp().catch((e: Error) => app.log.error(`version index: ${e.message}`));
   });
   app.addHook('onClose', async () => {
+    if (!o.engine) await engine.close();
     await index.close();
     if (!o.store) await store.close();
   });

@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UserError } from '../util/errors.ts';
 import { parseTime } from '../util/units.ts';
 import { diffLines, type DiffLines } from '../query/diff.ts';
-import { queryChanges, queryVersions } from '../query/evolution.ts';
+// Ver/Change evaluate with Oxigraph: in a query process under the server's limits, never on the event loop.
+import { locationOf, QueryLimitError } from '../query/engine/index.ts';
 import { parseTriplePattern } from '../query/pattern.ts';
 import type { VersionArchive } from '../query/version-store.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../query/types.ts';
@@ -247,6 +248,11 @@ export async function workersView(ctx: ServerContext, limit: number, now = Date.
 
 function sendError(reply: FastifyReply, err: Error): FastifyReply {
   if (err instanceof NotArchived) return reply.code(404).send({ error: err.message });
+  if (err instanceof QueryLimitError) {
+    // Over a query limit (or the query processes busy): 503/413 as /sparql answers, not a 400.
+    if (err.retryAfter !== undefined) void reply.header('retry-after', String(err.retryAfter));
+    return reply.code(err.httpStatus).send({ error: err.message });
+  }
   if (err instanceof UserError) return reply.code(400).send({ error: err.message });
   const status = (err as { statusCode?: number }).statusCode;
   if (status && status >= 400 && status < 500) return reply.code(status).send({ error: err.message });
@@ -301,7 +307,7 @@ export function registerArchiveRoutes(app: FastifyInstance, ctx: ServerContext):
     const question = patternQuestion(q);
     const archive = await ctx.index.current();
     checkWork(archive, question.options);
-    const { items, ...page } = pageOf(await queryVersions(archive, question.sparql, question.options), p);
+    const { items, ...page } = pageOf(await ctx.engine.versions(locationOf(archive), question.sparql, question.options), p);
     return { pattern: question.pattern, query: question.sparql, ...windowJson(question.options), ...page, answers: items.map(answerJson) };
   });
 
@@ -310,7 +316,7 @@ export function registerArchiveRoutes(app: FastifyInstance, ctx: ServerContext):
     const question = patternQuestion(q);
     const archive = await ctx.index.current();
     checkWork(archive, question.options);
-    const { items, ...page } = pageOf(await queryChanges(archive, question.sparql, question.options), p);
+    const { items, ...page } = pageOf(await ctx.engine.changes(locationOf(archive), question.sparql, question.options), p);
     return { pattern: question.pattern, query: question.sparql, ...windowJson(question.options), ...page, changes: items.map(changeJson) };
   });
 

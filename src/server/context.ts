@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MetadataStore } from '../store/types.ts';
 import type { VersionIndex } from '../query/version-index.ts';
+import type { QueryEngine } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 
 /** What every route reads: the archive on disk, its stores, and the server's configuration. */
@@ -9,6 +10,8 @@ export interface ServerContext {
   store: MetadataStore;
   /** The versioned store, caught up with the crawl log before each query. */
   index: VersionIndex;
+  /** Runs SPARQL queries in query processes, under the server's limits. */
+  engine: QueryEngine;
   /** Bearer token for writes; without one, writes are refused. */
   token?: string;
   /** Output of `datamonitor lab recrawl --json`, shown on the dashboard. */

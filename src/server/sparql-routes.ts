@@ -3,7 +3,8 @@
  * at `at=` (ISO 8601). Updates are refused: the archive changes only by crawling.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { acceptOffers, analyseQuery, formatFromParam, mediaTypeOf, runQuery, type QueryForm, type ResultFormat } from '../query/index.ts';
+import { acceptOffers, analyseQuery, formatFromParam, mediaTypeOf, type QueryForm, type ResultFormat } from '../query/index.ts';
+import { locationOf } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 import { parseTime } from '../util/units.ts';
 import type { ServerContext } from './context.ts';
@@ -112,10 +113,17 @@ async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
   const request = readProtocolRequest(req);
   if (request === 'form') return reply.type('text/html; charset=utf-8').send(FORM);
   const { query, dataset, format, at } = request;
-  const result = await runQuery(await ctx.index.current(), query, { at, format, defaultGraphs: dataset?.defaultGraphs, namedGraphs: dataset?.namedGraphs });
+  const archive = await ctx.index.current();
+  // A client that goes away stops its query: a query still evaluating ends its process.
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  const result = await ctx.engine.run(locationOf(archive), query, { at, format, defaultGraphs: dataset?.defaultGraphs, namedGraphs: dataset?.namedGraphs }, gone.signal);
   return reply
     .header('vary', 'accept')
     .header('x-archive-datetime', new Date(result.at).toISOString())
+    .header('content-length', String(result.bytes))
     .type(`${request.mediaType}; charset=utf-8`)
     .send(result.body);
 }

@@ -120,6 +120,7 @@ describe('the published package', () => {
     // A worker thread's entry is loaded by URL, out of the compiler's sight: it must be there, compiled.
     expect(files).toContain('dist/crawler/analyse/worker.js');
     expect(files).toContain('dist/archive/warc-writer-worker.js');
+    expect(files).toContain('dist/query/engine/worker.js'); // the query process's entry, forked by path
     expect(files).toContain('dist/extract/html/index.js');
   });
 

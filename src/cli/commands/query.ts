@@ -3,14 +3,17 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
+import { text as readText } from 'node:stream/consumers';
 import {
-  openVersionStore, runQuery, renderTable, ALL_FORMATS, queryVersions, queryChanges, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
+  openVersionStore, renderTable, ALL_FORMATS, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
   type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
 } from '../../query/index.ts';
 import { archiveExists, withStore } from '../../store/index.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { DEFAULT_LIMITS, QueryEngine, locationOf, parseLimits } from '../../query/engine/index.ts';
+import { formatBytes, formatDuration } from '../../util/units.ts';
 
 export interface QueryFlags {
   data: string;
@@ -27,6 +30,9 @@ export interface QueryFlags {
   from?: string;
   to?: string;
   list?: boolean;
+  timeout?: string;
+  maxMemory?: string;
+  maxResult?: string;
 }
 
 export function register(program: Command): void {
@@ -48,6 +54,9 @@ export function register(program: Command): void {
     .option('--from <time>', 'with --versions/--changes: the window starts here; the state then is the baseline')
     .option('--to <time>', 'with --versions/--changes: the window ends here (inclusive)')
     .option('--list', 'list the archived documents and their versions')
+    .option('--timeout <duration>', `time limit of the SPARQL query (default ${formatDuration(DEFAULT_LIMITS.timeMs)})`)
+    .option('--max-memory <size>', `memory limit of the query's process, WebAssembly included (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`)
+    .option('--max-result <size>', `largest result written (default ${formatBytes(DEFAULT_LIMITS.resultBytes)})`)
     .action(async (query: string | undefined, flags: QueryFlags) => {
       process.stdout.write(await queryCommand(query, flags));
     });
@@ -55,22 +64,32 @@ export function register(program: Command): void {
 
 /** The whole command as a function of its arguments: returns what goes to standard output; notes for the reader go to `note`. */
 export async function queryCommand(query: string | undefined, flags: QueryFlags, note: (text: string) => void = (t) => void process.stderr.write(t)): Promise<string> {
-  return withVersions(flags.data, flags.db, (archive) => answer(archive, query, flags, note));
+  const limits = parseLimits({ time: flags.timeout, memory: flags.maxMemory, result: flags.maxResult }, { time: '--timeout', memory: '--max-memory', result: '--max-result' });
+  // A SPARQL query runs in a process of its own under the limits (as in the server): a runaway query
+  // or an engine panic ends that process with a clear message, not this one with a stack trace.
+  const engine = new QueryEngine({ ...limits, workers: 1, queue: 0, refuseAgainMs: 0 });
+  // Loads while the index catches up; --list and a --versions triple pattern read the store directly.
+  if (!flags.list && !(flags.versions && query && !looksLikeSparql(query))) engine.warm();
+  try {
+    return await withVersions(flags.data, flags.db, (archive) => answer(archive, engine, query, flags, note));
+  } finally {
+    await engine.close();
+  }
 }
 
-async function answer(archive: VersionArchive, query: string | undefined, flags: QueryFlags, note: (text: string) => void): Promise<string> {
+async function answer(archive: VersionArchive, engine: QueryEngine, query: string | undefined, flags: QueryFlags, note: (text: string) => void): Promise<string> {
   if (flags.list) return listDocuments(archive, flags);
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
   if (flags.changes) {
-    const changes = await queryChanges(archive, text, window);
+    const changes = await engine.changes(locationOf(archive), text, window);
     if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
     return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${plural(c.answers, 'answer')})`).join('\n') + `\n${plural(changes.length, 'change')}\n`;
   }
   if (flags.versions) {
     if (looksLikeSparql(text)) {
-      const ver = await queryVersions(archive, text, window);
+      const ver = await engine.versions(locationOf(archive), text, window);
       if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
       return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${plural(ver.length, 'answer')}\n`;
     }
@@ -88,9 +107,10 @@ async function answer(archive: VersionArchive, query: string | undefined, flags:
     const first = archive.graphs().reduce((m, g) => Math.min(m, g.firstTime), Infinity);
     if (!(at >= first)) note(`note: --at ${iso(at)} is before the archive's first version${Number.isFinite(first) ? ` (${iso(first)})` : ' (it has none yet)'}: the archive was empty then\n`);
   }
-  const result = await runQuery(archive, text, { at, graphs: flags.graph, format: format ?? undefined });
-  if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(result.body);
-  return renderTable(JSON.parse(result.body) as SparqlJsonResults);
+  const result = await engine.run(locationOf(archive), text, { at, graphs: flags.graph, format: format ?? undefined });
+  const body = await readText(result.body);
+  if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(body);
+  return renderTable(JSON.parse(body) as SparqlJsonResults);
 }
 
 /** Catch-ups shorter than this draw no progress bar. */

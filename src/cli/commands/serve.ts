@@ -8,6 +8,8 @@ import { archiveExists } from '../../store/index.ts';
 import { startServer } from '../../server/index.ts';
 import { checkPublicUrl } from '../../server/context.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { DEFAULT_ENGINE, parseLimits } from '../../query/engine/index.ts';
+import { formatBytes, formatDuration } from '../../util/units.ts';
 
 interface ServeFlags {
   data: string;
@@ -17,6 +19,11 @@ interface ServeFlags {
   token?: string;
   lab?: string;
   json?: boolean;
+  queryTimeout?: string;
+  queryMemory?: string;
+  queryMaxResult?: string;
+  queryWorkers?: string;
+  queryQueue?: string;
   publicUrl?: string;
 }
 
@@ -32,6 +39,11 @@ export function register(program: Command): void {
     .option('--lab <file.json>', 'chart this output of `datamonitor lab recrawl --json` on the dashboard')
     .option('--public-url <url>', 'absolute URL clients reach the server at (behind a proxy: https://archive.example.org), used in every link it writes; default the address it listens on')
     .option('--json', 'print the address as JSON')
+    .option('--query-timeout <duration>', `time limit of one SPARQL query (default ${formatDuration(DEFAULT_ENGINE.timeMs)})`)
+    .option('--query-memory <size>', `memory limit of one SPARQL query's process, WebAssembly included (default ${formatBytes(DEFAULT_ENGINE.memoryBytes)})`)
+    .option('--query-max-result <size>', `largest SPARQL result sent (default ${formatBytes(DEFAULT_ENGINE.resultBytes)})`)
+    .option('--query-workers <n>', `SPARQL queries run at once, each in its own process (default ${DEFAULT_ENGINE.workers})`)
+    .option('--query-queue <n>', `SPARQL queries that wait for a free process; more are answered 503 with Retry-After (default ${DEFAULT_ENGINE.queue})`)
     .action(async (flags: ServeFlags) => {
       const dataDir = path.resolve(flags.data);
       if (!archiveExists(dataDir, flags.db)) {
@@ -42,7 +54,13 @@ export function register(program: Command): void {
       if (port > 65535) throw new UserError(`--port ${port} is not a TCP port (0 to 65535)`);
       const token = flags.token ?? process.env.DATAMONITOR_TOKEN;
       const publicUrl = flags.publicUrl === undefined ? undefined : checkPublicUrl(flags.publicUrl);
-      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl }).catch((e: NodeJS.ErrnoException) => {
+      const query = {
+        ...parseLimits({ time: flags.queryTimeout, memory: flags.queryMemory, result: flags.queryMaxResult }, { time: '--query-timeout', memory: '--query-memory', result: '--query-max-result' }),
+        workers: flags.queryWorkers === undefined ? undefined : parseCount(flags.queryWorkers, '--query-workers'),
+        queue: flags.queryQueue === undefined ? undefined : parseCount(flags.queryQueue, '--query-queue'),
+      };
+      if (query.workers === 0) throw new UserError('--query-workers must be at least 1');
+      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl, query }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
         if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);
         throw e;

@@ -1,0 +1,100 @@
+import { UserError } from '../../util/errors.ts';
+import { EXIT } from '../../util/exit-codes.ts';
+import { formatBytes, formatDuration, parseBytes, parseDuration } from '../../util/units.ts';
+
+/** What one query may use. Every query runs under all three (docs/query.md#query-limits). */
+export interface QueryLimits {
+  /** Wall-clock time from the start of its evaluation to its first result byte, ms. */
+  timeMs: number;
+  /** Resident memory of the query process (Node, Oxigraph's WebAssembly heap and the snapshot), bytes. */
+  memoryBytes: number;
+  /** Size of the serialised result, bytes. */
+  resultBytes: number;
+}
+
+export interface EngineOptions extends QueryLimits {
+  /** Query processes running at once. */
+  workers: number;
+  /** Queries waiting for a free process; one more is refused (busy) rather than queued without end. */
+  queue: number;
+  /**
+   * How long a query that ran over a limit is refused without being run again (same text, time, graphs,
+   * format and archive state): repeating a known-bad query must not take the engine from everyone else.
+   */
+  refuseAgainMs: number;
+}
+
+export const DEFAULT_LIMITS: QueryLimits = {
+  timeMs: 30_000,
+  memoryBytes: 1024 ** 3,
+  resultBytes: 64 * 1024 ** 2,
+};
+
+export const DEFAULT_ENGINE: EngineOptions = {
+  ...DEFAULT_LIMITS,
+  workers: 2,
+  queue: 16,
+  refuseAgainMs: 60_000,
+};
+
+/** Which bound a query met: each has its own HTTP status and advice. */
+export type LimitKind = 'time' | 'memory' | 'result' | 'busy' | 'crashed';
+
+/** How the server and the CLI name the flags that raise each bound (for the advice in messages). */
+const ADVICE: Record<LimitKind, string> = {
+  time: 'make the query more selective (fewer unconnected patterns, a LIMIT, FROM/default-graph-uri for fewer documents) or raise the limit (serve --query-timeout, query --timeout)',
+  memory: 'make the query more selective (a product of unconnected patterns grows fast) or raise the limit (serve --query-memory, query --max-memory)',
+  result: 'add a LIMIT, select fewer variables or page with LIMIT/OFFSET, or raise the limit (serve --query-max-result, query --max-result)',
+  busy: 'try again shortly',
+  crashed: 'the query process was replaced; if this query keeps failing, please report it with the query text',
+};
+
+/**
+ * A query stopped at one of the engine's bounds (or by the engine failing on it). A UserError: the
+ * query, not the server, is at fault; it carries its own HTTP status and exit code.
+ */
+export class QueryLimitError extends UserError {
+  readonly httpStatus: number;
+  /** Seconds, for a Retry-After header: only when trying again can help. */
+  readonly retryAfter?: number;
+
+  /** `detail`: what happened, without the advice. */
+  constructor(readonly kind: LimitKind, readonly detail: string, opts: { retryAfter?: number } = {}) {
+    super(`${detail}: ${ADVICE[kind]}`, kind === 'crashed' ? EXIT.software : kind === 'busy' ? EXIT.tempFail : EXIT.unavailable);
+    this.name = 'QueryLimitError';
+    // 413 says "the answer is too big"; 503 says "not served under this server's limits"; 500 is our fault.
+    this.httpStatus = kind === 'result' ? 413 : kind === 'crashed' ? 500 : 503;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+export const overTime = (limits: QueryLimits) =>
+  new QueryLimitError('time', `the query ran over the time limit of ${formatDuration(limits.timeMs)} and was stopped`);
+export const overMemory = (limits: QueryLimits, used?: number) =>
+  new QueryLimitError('memory', `the query needed more than the memory limit of ${formatBytes(limits.memoryBytes)}${used ? ` (its process reached ${formatBytes(used)})` : ''} and was stopped`);
+export const overResult = (limits: QueryLimits, bytes: number) =>
+  new QueryLimitError('result', `the result is ${formatBytes(bytes)}, over the limit of ${formatBytes(limits.resultBytes)}`);
+
+/** Below this a query process cannot even load the engine (~100 MiB resident when idle). */
+export const MIN_MEMORY_BYTES = 128 * 1024 ** 2;
+
+/**
+ * Limits given as command-line text ("30s", "1GiB", "64MiB"), each under the name of its flag for the
+ * error message; what is not given stays at its default.
+ */
+export function parseLimits(text: { time?: string; memory?: string; result?: string }, flags: { time: string; memory: string; result: string }): Partial<QueryLimits> {
+  const limits: Partial<QueryLimits> = {};
+  if (text.time !== undefined) {
+    limits.timeMs = parseDuration(text.time, flags.time);
+    if (limits.timeMs <= 0) throw new UserError(`${flags.time} must be more than 0 (e.g. 30s)`);
+  }
+  if (text.memory !== undefined) {
+    limits.memoryBytes = parseBytes(text.memory, flags.memory);
+    if (limits.memoryBytes < MIN_MEMORY_BYTES) throw new UserError(`${flags.memory} ${text.memory} is too small: a query process needs at least ${formatBytes(MIN_MEMORY_BYTES)} (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`);
+  }
+  if (text.result !== undefined) {
+    limits.resultBytes = parseBytes(text.result, flags.result);
+    if (limits.resultBytes <= 0) throw new UserError(`${flags.result} must be more than 0 (e.g. 64MiB)`);
+  }
+  return limits;
+}
