@@ -3,11 +3,13 @@
  * per-URL lines are the same JSON Lines (one object a line: time, level, msg and fields), ready for
  * journald, jq or a log shipper. Library code takes a `log` option (as Crawlee's crawlers do) and falls
  * back to the process default, which is silent until a program configures it: a library that writes to
- * its caller's stderr unasked is a nuisance. The CLI configures it from --log-level and --log-file.
+ * its caller's stderr unasked is a nuisance. The CLI configures it from --log-level and --log-file; on a
+ * terminal the lines are pretty-printed (pino-pretty), anywhere else they stay JSON.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
+import { build as pretty } from 'pino-pretty';
 import { UserError } from './errors.ts';
 
 export type { Logger };
@@ -45,6 +47,9 @@ export function configureLogging(o: LoggingOptions): Logger {
       throw new UserError(`cannot write the log file '${o.file}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 73);
     }
     destination = pino.destination({ dest: o.file, append: true, sync: true });
+  } else if (process.stderr.isTTY) {
+    // A person reading a terminal gets one readable line per entry; files and pipes keep the JSON.
+    destination = pretty({ destination: 2, sync: true, colorize: true, singleLine: true, errorLikeObjectKeys: ['err'], translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' });
   } else destination = pino.destination({ dest: 2, sync: true });
   current = pino({ level: o.level ?? (o.file ? 'info' : 'warn'), base: { pid: process.pid } }, destination);
   return current;
