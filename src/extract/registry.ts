@@ -6,6 +6,7 @@ import { markNofollow } from './links.ts';
 import { xRobotsTag } from './robots.ts';
 import type { ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
 import { htmlExtractor, xmlEmbeddedExtractor } from './html/index.ts';
+import { essenceOf } from '../util/content-type.ts';
 
 /** Types that say nothing about the format: the body decides. */
 const GENERIC_MEDIA_TYPES = new Set([
@@ -67,12 +68,6 @@ for (const extractor of [turtleExtractor, ntriplesExtractor, nquadsExtractor, tr
 // quietly. A broken module now fails the import of this registry, which no crawl can miss.
 registerExtractor(htmlExtractor);
 registerExtractor(xmlEmbeddedExtractor);
-
-/** The media type without parameters, lower-cased ("Text/Turtle; charset=utf-8" → "text/turtle"). */
-export function essenceOf(mediaType: string): string {
-  const semicolon = mediaType.indexOf(';');
-  return (semicolon < 0 ? mediaType : mediaType.slice(0, semicolon)).trim().toLowerCase();
-}
 
 /** The extractor registered for a media type (parameters ignored), if any. */
 export function extractorFor(mediaType: string): Extractor | undefined {

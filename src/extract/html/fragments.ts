@@ -5,6 +5,7 @@ import { parseJsonLdText } from '../jsonld.ts';
 import { parseN3Text, type N3Format } from '../n3.ts';
 import type { Diagnostic, ExtractContext } from '../types.ts';
 import { escapeXml } from '../../util/escape.ts';
+import { essenceOf } from '../../util/content-type.ts';
 
 /**
  * Parsing of the RDF islands found in an HTML or XML document: rdf:RDF elements (also inside comments)
@@ -79,7 +80,7 @@ const SCRIPT_FORMATS: Record<string, 'jsonld' | N3Format> = {
 
 export function scriptFormat(type: string | undefined): 'jsonld' | N3Format | undefined {
   if (!type) return undefined;
-  return SCRIPT_FORMATS[type.split(';')[0].trim().toLowerCase()];
+  return SCRIPT_FORMATS[essenceOf(type)];
 }
 
 export async function parseScriptIsland(text: string, format: 'jsonld' | N3Format, baseIRI: string, island: number, ctx: ExtractContext, maxQuads: number): Promise<IslandResult> {
