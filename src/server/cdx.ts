@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { CrawlLogEntry } from '../store/types.ts';
-import { formatLinkFormat } from '../federation/link-format.ts';
+import { formatLinkFormat } from '../util/link-format.ts';
 import type { ServerContext } from './context.ts';
 import { httpDate, parseTimestamp, timestampOf } from './mementos.ts';
 import { cdxAll, cdxPage } from './cdx-query.ts';

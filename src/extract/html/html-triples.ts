@@ -2,7 +2,7 @@ import type { Quad, NamedNode } from '@rdfjs/types';
 import type { DataFactory } from 'rdf-data-factory';
 import type { FoundLink } from '../types.ts';
 import { essenceOf } from '../../util/content-type.ts';
-import type { HeaderLink } from './link-header.ts';
+import type { HeaderLink } from '../../util/link-format.ts';
 import { resolveReference, type RawAnchor, type ScanResult } from './scanner.ts';
 import { DCTERMS, DM, RDF_MEDIA_TYPES, XHV, relPredicate } from './vocab.ts';
 import { isRobotsMetaName, readRobotsDirectives, type RobotsDirectives } from '../robots.ts';

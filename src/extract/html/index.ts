@@ -4,7 +4,7 @@ import type { RdfaProfile } from 'rdfa-streaming-parser';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from '../types.ts';
 import { decodeDocument } from './charset.ts';
 import { essenceOf, parseContentType } from '../../util/content-type.ts';
-import { parseLinkHeader } from './link-header.ts';
+import { parseLinkHeader } from '../../util/link-format.ts';
 import { scanDocument } from './scanner.ts';
 import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } from './fragments.ts';
 import { htmlTriples, robotsDirectives, xhvKey } from './html-triples.ts';
@@ -147,5 +147,4 @@ export const xmlEmbeddedExtractor: Extractor = {
 };
 
 export { decodeDocument } from './charset.ts';
-export { parseLinkHeader } from './link-header.ts';
 export { DM } from './vocab.ts';
