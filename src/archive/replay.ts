@@ -3,6 +3,7 @@ import { httpPayload } from './http-payload.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { extract } from '../extract/registry.ts';
 import type { ExtractResult } from '../extract/types.ts';
+import { parseContentType } from '../util/content-type.ts';
 import type { CrawlLogEntry, MetadataStore } from '../store/types.ts';
 
 /**
@@ -30,8 +31,7 @@ export async function replayDocument(dataDir: string, entry: CrawlLogEntry): Pro
   const http = httpPayload(rec.block);
   const header = (name: string) => http.headers.find(([k]) => k.toLowerCase() === name)?.[1];
   const decoded = await decodeBody(http.body, header('content-encoding'), 64 * 1024 * 1024);
-  const contentType = header('content-type') ?? '';
-  const charset = /charset=([^;]+)/i.exec(contentType)?.[1]?.trim().replace(/^"|"$/g, '');
+  const { charset } = parseContentType(header('content-type'));
   const headers: Record<string, string> = {};
   for (const [k, v] of http.headers) headers[k.toLowerCase()] = v;
   const url = entry.finalUrl ?? entry.url;
