@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
+import { headerValue } from '../util/headers.ts';
 import { readRecord } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
@@ -44,7 +45,7 @@ export async function latestRedirects(store: CrawlLog, at?: number): Promise<Cra
  * "see other" relation of a resource IRI to the document that describes it, else the redirect itself.
  */
 export function redirectQuads(e: CrawlLogEntry): Quad[] {
-  const location = e.headers?.find(([k]) => k.toLowerCase() === 'location')?.[1];
+  const location = headerValue(e.headers, 'location');
   let target: string | undefined;
   try {
     target = location === undefined ? undefined : new URL(location.trim(), e.url).href;

@@ -1,4 +1,5 @@
 import { parseHttpResponse, type HttpMessage } from './warc-reader.ts';
+import { headerValue } from '../util/headers.ts';
 
 /**
  * The payload of an HTTP message as a WARC record holds it. Records made elsewhere may keep the message
@@ -26,14 +27,10 @@ export function dechunk(buf: Buffer): Buffer | undefined {
   return Buffer.concat(parts);
 }
 
-export function headerOf(headers: [string, string][], name: string): string | undefined {
-  return headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
-
 /** The message of a response block, its body the payload (dechunked when it is chunked). */
 export function httpPayload(block: Buffer): HttpMessage & { chunked: boolean } {
   const m = parseHttpResponse(block);
-  if (/chunked/i.test(headerOf(m.headers, 'transfer-encoding') ?? '')) {
+  if (/chunked/i.test(headerValue(m.headers, 'transfer-encoding') ?? '')) {
     const body = dechunk(m.body);
     // A crawler that dechunked but kept the header: the body is already the payload.
     if (body) return { ...m, body, chunked: true };

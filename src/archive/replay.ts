@@ -3,6 +3,8 @@ import { httpPayload } from './http-payload.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { extract } from '../extract/registry.ts';
 import type { ExtractResult } from '../extract/types.ts';
+import { parseContentType } from '../util/content-type.ts';
+import { headerValue } from '../util/headers.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 
 /**
@@ -28,10 +30,8 @@ export async function replayDocument(dataDir: string, entry: CrawlLogEntry): Pro
   const rec = readRecord(dataDir, entry.warcFile as string, entry.warcOffset as number, entry.warcLength as number);
   // Dechunked: an imported record may hold the body as it was sent.
   const http = httpPayload(rec.block);
-  const header = (name: string) => http.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-  const decoded = await decodeBody(http.body, header('content-encoding'), 64 * 1024 * 1024);
-  const contentType = header('content-type') ?? '';
-  const charset = /charset=([^;]+)/i.exec(contentType)?.[1]?.trim().replace(/^"|"$/g, '');
+  const decoded = await decodeBody(http.body, headerValue(http.headers, 'content-encoding'), 64 * 1024 * 1024);
+  const { charset } = parseContentType(headerValue(http.headers, 'content-type'));
   const headers: Record<string, string> = {};
   for (const [k, v] of http.headers) headers[k.toLowerCase()] = v;
   const url = entry.finalUrl ?? entry.url;

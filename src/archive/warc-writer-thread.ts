@@ -4,14 +4,14 @@ import { toWire, type ArchivedExchange, type ArchiveWriter, type ExchangeInput, 
 import type { WarcMessage, WarcReply } from './warc-writer-worker.ts';
 
 /**
- * The WARC writer on a thread of its own: record building, gzip and appends (a third of the
- * crawler's CPU when done inline; bench/RESULTS.md) run beside the crawl. Same promise as
+ * The WARC writer on a thread of its own: record building, gzip and appends, CPU work for every
+ * page, run beside the crawl instead of between its fetches. Same promise as
  * WarcWriter.writeExchange: it resolves once the records are written, with their offsets.
  */
 export class WarcWriterThread extends TsThread implements ArchiveWriter {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (r: ArchivedExchange) => void; reject: (e: Error) => void }>();
-  /** Exchanges of this event-loop turn, sent as one message: a message costs more than cloning a flat exchange. */
+  /** Exchanges of this event-loop turn, sent as one message: each message has its own fixed cost on both threads. */
   private batch: { id: number; wire: WireExchange }[] = [];
   private transfer: ArrayBuffer[] = [];
 

@@ -24,8 +24,8 @@ export interface ArchivedExchange {
 }
 
 /**
- * An exchange in the flat form its records are built from: a few strings and the body, cheap to
- * hand to the writer's thread (a FetchResponse's header arrays cost more to clone than to join).
+ * An exchange in the flat form its records are built from: a few strings and the body, so what is
+ * copied to the writer's thread is flat strings and one buffer, not a FetchResponse's header arrays.
  */
 export interface WireExchange {
   url: string;
@@ -97,7 +97,7 @@ function safeHost(host: string): string {
   return host.replace(/[^A-Za-z0-9.-]/g, '_');
 }
 
-/** Fastest deflate level: a third less CPU than the default on 5 KB records, a few % larger. */
+/** The fastest deflate level: every page is compressed once, on the crawl's path, and archives trade a little size for it. */
 const GZIP = { level: 1, memLevel: 9 };
 
 /** Counts files across every writer in this process, so two writers never pick one name. */
@@ -193,8 +193,8 @@ export class WarcWriter implements ArchiveWriter {
       headers: [['WARC-Refers-To', responseId]],
       block: Buffer.from(w.nquads, 'utf8'),
     });
-    // Synchronous gzip: ~35 µs for a 5 KB record, where the thread-pool version costs ~500 µs in
-    // context set-up and hand-over (measured; bench/RESULTS.md).
+    // Synchronous gzip: a record is a few kilobytes, too little work to be worth zlib's thread-pool
+    // set-up and hand-over, and a threaded crawl already runs this writer off its main thread.
     const gReq = zlib.gzipSync(request.bytes, GZIP);
     const gMain = zlib.gzipSync(main.bytes, GZIP);
     const gConv = conversion ? zlib.gzipSync(conversion.bytes, GZIP) : undefined;

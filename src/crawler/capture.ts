@@ -16,6 +16,7 @@ import { reasonOfCapture } from './stages/fates.ts';
 import { cssRequisites } from '../extract/css.ts';
 import { decodeText } from '../extract/charset.ts';
 import { SCAN_LIMITS } from '../extract/html/scanner.ts';
+import { headerValue } from '../util/headers.ts';
 
 /**
  * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
@@ -86,11 +87,6 @@ function headerMap(r: FetchResponse): Record<string, string> {
     out[key] = out[key] === undefined ? v : `${out[key]}, ${v}`;
   }
   return out;
-}
-
-function headerValue(r: FetchResponse, name: string): string | undefined {
-  for (const [k, v] of r.headers) if (k.toLowerCase() === name) return v;
-  return undefined;
 }
 
 /**
@@ -215,7 +211,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     cycleId: ctx.cycleId,
   }, {
     state: 'fetched', lastFetched: time, checksum: ok || r.notModified ? payloadDigest : prev?.checksum, graphHash,
-    etag: headerValue(r, 'etag') ?? prev?.etag, lastModified: headerValue(r, 'last-modified') ?? prev?.lastModified,
+    etag: headerValue(r.headers, 'etag') ?? prev?.etag, lastModified: headerValue(r.headers, 'last-modified') ?? prev?.lastModified,
   });
   return doc;
 }

@@ -14,7 +14,8 @@ import { recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type Excha
 import { readRecord } from '../archive/warc-reader.ts';
 import { serializeRecord } from '../archive/warc-record.ts';
 import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
-import { httpPayload, headerOf } from '../archive/http-payload.ts';
+import { httpPayload } from '../archive/http-payload.ts';
+import { headerValue } from '../util/headers.ts';
 import { digestKey, digestMatches } from '../archive/digest.ts';
 import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
 
@@ -250,7 +251,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
     }
     if (!prev) await store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
     const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
-    const contentType = headerOf(headers, 'content-type');
+    const contentType = headerValue(headers, 'content-type');
     const response: FetchResponse = {
       requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
       requestHeaders: [], headers, rawBody: payload, body: decoded.body,
@@ -303,7 +304,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
     }
     writer.current = { file: dest, at, date: new Date(time) };
     const status = { code: msg?.status ?? 200, text: msg?.statusText ?? '', version: head?.[1] ?? '1.1' };
-    if (type === 'response') return archive(url, time, r, status, msg!.headers, msg!.body, headerOf(msg!.headers, 'content-encoding'));
+    if (type === 'response') return archive(url, time, r, status, msg!.headers, msg!.body, headerValue(msg!.headers, 'content-encoding'));
     if (msg?.status === 304) return archive(url, time, r, status, msg.headers, Buffer.alloc(0), undefined);
     const original = await resolveRevisit(r, url);
     if (!original) {
@@ -312,7 +313,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
     }
     // The revisit's own head (its date, its status) where it has one, the payload's encoding from the original.
     const own = msg ?? original;
-    return archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerOf(original.headers, 'content-encoding'));
+    return archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerValue(original.headers, 'content-encoding'));
   };
 
   try {
@@ -371,10 +372,10 @@ function archivedContexts(files: string[]): ArchivedContexts {
         const url = normalizeUrl(unbracket(r.headers.get('warc-target-uri') ?? ''));
         if (!url) continue;
         const m = httpPayload(r.block);
-        contexts.offerRedirect(url, m.status, headerOf(m.headers, 'location'));
-        const { mediaType } = parseContentType(headerOf(m.headers, 'content-type'));
+        contexts.offerRedirect(url, m.status, headerValue(m.headers, 'location'));
+        const { mediaType } = parseContentType(headerValue(m.headers, 'content-type'));
         if (!/json/.test(mediaType) || m.body.length > CONTEXT_LIMITS.maxBytes + 64 * 1024) continue;
-        const encoding = headerOf(m.headers, 'content-encoding');
+        const encoding = headerValue(m.headers, 'content-encoding');
         // Small enough to decode at once: a context is a few KB.
         const body = encoding ? decodeSync(m.body, encoding) : m.body;
         if (body) contexts.offer(url, m.status, mediaType, body);

@@ -3,6 +3,7 @@ import type { Quad } from '@rdfjs/types';
 import { decodeText } from './charset.ts';
 import { abortedDiagnostic, errorDiagnostic, inFormat, quadLimitDiagnostic } from './diagnostics.ts';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
+import { parseLinkHeader } from '../util/link-format.ts';
 
 export const JSONLD_LIMITS = {
   /** Distinct remote contexts one document may load. */
@@ -176,14 +177,7 @@ function remoteContextLoader(loadDocument: ExtractContext['loadDocument']): Remo
 
 /** The JSON-LD context named by a Link header (rel=http://www.w3.org/ns/json-ld#context), if any. */
 export function contextFromLinkHeader(link: string | undefined): string | undefined {
-  if (!link) return undefined;
-  for (const part of link.split(/,(?=\s*<)/)) {
-    const target = /^\s*<([^>]*)>/.exec(part);
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(part);
-    const rels = (rel?.[1] ?? rel?.[2] ?? '').split(/\s+/);
-    if (target && rels.includes(JSONLD_CONTEXT_REL)) return target[1];
-  }
-  return undefined;
+  return parseLinkHeader(link).find((l) => l.rels.includes(JSONLD_CONTEXT_REL))?.target;
 }
 
 export interface JsonLdParseOptions {

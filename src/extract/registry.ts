@@ -5,7 +5,8 @@ import { sniffFormat, type SniffedFormat } from './sniff.ts';
 import { markNofollow } from './links.ts';
 import { xRobotsTag } from './robots.ts';
 import type { ExtractContext, ExtractInput, ExtractResult, Extractor } from './types.ts';
-import { siblingModule } from '../util/sibling.ts';
+import { htmlExtractor, xmlEmbeddedExtractor } from './html/index.ts';
+import { essenceOf } from '../util/content-type.ts';
 
 /** Types that say nothing about the format: the body decides. */
 const GENERIC_MEDIA_TYPES = new Set([
@@ -49,7 +50,7 @@ let embeddedXmlExtractor: Extractor | undefined;
 
 /**
  * Registers an extractor for its media types (a later registration for a type replaces the
- * earlier one). The HTML engineer's module registers through this too, see loadOptionalExtractors.
+ * earlier one).
  */
 export function registerExtractor(extractor: Extractor): void {
   for (const type of extractor.mediaTypes) {
@@ -62,34 +63,11 @@ for (const extractor of [turtleExtractor, ntriplesExtractor, nquadsExtractor, tr
   registerExtractor(extractor);
 }
 
-// ---- HTML/XML extractors, written in src/extract/html/ by another engineer -------------------
-// Imported lazily (and only once) so this registry works before that module exists, and so that
-// module may import registerExtractor from here without an import cycle at load time.
-const HTML_MODULE = siblingModule(import.meta.url, './html/index.ts').href;
-let optionalExtractorsLoaded: Promise<void> | undefined;
-
-/** Loads and registers `htmlExtractor` and `xmlEmbeddedExtractor` from ./html/index.ts if present. */
-export function loadOptionalExtractors(): Promise<void> {
-  optionalExtractorsLoaded ??= import(HTML_MODULE).then(
-    (module: { htmlExtractor?: Extractor; xmlEmbeddedExtractor?: Extractor }) => {
-      if (module.htmlExtractor) registerExtractor(module.htmlExtractor);
-      if (module.xmlEmbeddedExtractor) registerExtractor(module.xmlEmbeddedExtractor);
-    },
-    (error: NodeJS.ErrnoException) => {
-      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('html')) {
-        console.warn(`extract: HTML extractors not loaded: ${error?.message ?? error}`);
-      }
-    },
-  );
-  return optionalExtractorsLoaded;
-}
-// ---------------------------------------------------------------------------------------------
-
-/** The media type without parameters, lower-cased ("Text/Turtle; charset=utf-8" → "text/turtle"). */
-export function essenceOf(mediaType: string): string {
-  const semicolon = mediaType.indexOf(';');
-  return (semicolon < 0 ? mediaType : mediaType.slice(0, semicolon)).trim().toLowerCase();
-}
+// The HTML/XHTML/SVG and embedded-XML extractors are imported statically, not loaded on demand:
+// a crawl must never run without HTML, RDFa and microdata extraction because an import failed
+// quietly. A broken module now fails the import of this registry, which no crawl can miss.
+registerExtractor(htmlExtractor);
+registerExtractor(xmlEmbeddedExtractor);
 
 /** The extractor registered for a media type (parameters ignored), if any. */
 export function extractorFor(mediaType: string): Extractor | undefined {
@@ -135,7 +113,6 @@ export function chooseExtractor(input: Pick<ExtractInput, 'mediaType' | 'body'>)
  * Never throws for bad input: problems are diagnostics. Unknown types give an empty result.
  */
 export async function extract(input: ExtractInput, ctx: ExtractContext): Promise<ExtractResult> {
-  await loadOptionalExtractors();
   const choice = chooseExtractor(input);
   if (!choice) return { quads: [], links: [], diagnostics: [] };
   const { extractor, mediaType, sniffed } = choice;

@@ -13,7 +13,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Federation, submittedUrl, type FederationOptions } from './federation.ts';
-import type { Link } from './link-format.ts';
+import type { Link } from '../util/link-format.ts';
 import { timeMapToJson, timeMapToLinkFormat, type AggregatedTimeMap, type Memento } from './timemap-aggregator.ts';
 import { checkPublicUrl, listenUrl, targetAfter } from '../server/context.ts';
 import { linkHeader } from '../server/mementos.ts';

@@ -5,7 +5,7 @@
  * datetime, served as application/link-format or JSON. An archive that is down, slow or answers
  * garbage costs its mementos, not the answer: the result is partial and says why.
  */
-import { formatLinkFormat, parseLinkFormat, rels, type Link } from './link-format.ts';
+import { formatLinkFormat, parseLinkFormat, rels, type Link } from '../util/link-format.ts';
 
 export interface Memento {
   uri: string;

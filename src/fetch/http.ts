@@ -9,6 +9,7 @@ import { decodeBody } from './decode.ts';
 import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
 import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
+import { headerValue } from '../util/headers.ts';
 import type {
   ConditionalHeaders,
   FetchError,
@@ -101,11 +102,6 @@ function toHeaders(flat: string[]): Header[] {
   const out: Header[] = new Array(flat.length >> 1);
   for (let i = 0; i < flat.length; i += 2) out[i >> 1] = [flat[i], flat[i + 1]];
   return out;
-}
-
-function headerValue(headers: Header[], lowerName: string): string | undefined {
-  for (const [name, value] of headers) if (name.length === lowerName.length && name.toLowerCase() === lowerName) return value;
-  return undefined;
 }
 
 /** Header bytes arrive as latin1; a Location with UTF-8 bytes (a common server bug) is read as UTF-8. */

@@ -1,6 +1,7 @@
 /** robots.txt (RFC 9309): fetched through the Fetcher, matched with robots-parser, cached per origin. */
 import { createRequire } from 'node:module';
 import { userAgentToken } from './accept.ts';
+import { hostOf } from '../frontier/normalize.ts';
 import type { FetchOutcome, Fetcher } from './types.ts';
 
 interface Robot {
@@ -182,7 +183,7 @@ export class RobotsCache {
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
     if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);
-    this.options.onFetched?.(new URL(origin).host, entry.record.status, entry.record.text);
+    this.options.onFetched?.(hostOf(origin), entry.record.status, entry.record.text);
     return entry;
   }
 

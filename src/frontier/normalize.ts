@@ -80,14 +80,50 @@ export function normalizeUrl(input: string, base?: string): string | undefined {
   return u.href;
 }
 
-/** The host part used for politeness (hostname plus a non-default port). */
+// Two hosts of a URL, on purpose: `hostOf` keeps the port, `hostnameOf` does not. Both are string
+// scans, not `new URL()`, because they run on every extracted link; on a URL from normalizeUrl they
+// equal WHATWG URL's `host` and `hostname` (test/frontier/host.test.ts).
+
+/** Where the host starts and the authority ends: after `//` and any user info, before `/`, `?` or `#`. */
+function authorityBounds(url: string): [start: number, end: number] {
+  const slashes = url.indexOf('//');
+  let start = slashes < 0 ? 0 : slashes + 2;
+  let end = url.length;
+  for (let i = start; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) { end = i; break; }
+  }
+  const at = url.lastIndexOf('@', end - 1);
+  if (at >= start) start = at + 1;
+  return [start, end];
+}
+
+/**
+ * The host with its port, as a normalized URL writes it (`h`, `h:8080`; a default port is already
+ * gone): the key of the store's host rows, the host filters and the per-host crawl statistics,
+ * where http://h/ and http://h:8080/ are different servers. Not lower-cased: normalizeUrl has done it.
+ */
 export function hostOf(url: string): string {
-  const start = url.indexOf('//') + 2;
-  let end = url.indexOf('/', start);
-  if (end < 0) end = url.length;
-  const authority = url.slice(start, end);
-  const at = authority.lastIndexOf('@');
-  return at >= 0 ? authority.slice(at + 1) : authority;
+  const [start, end] = authorityBounds(url);
+  return url.slice(start, end);
+}
+
+/**
+ * The host name alone, lower-cased, without user info or port (`[::1]` keeps its brackets); ''
+ * when there is none. What partitions the crawl among processes and spaces requests to one
+ * machine: h:80 and h:8080 are one machine to be polite to.
+ */
+export function hostnameOf(url: string): string {
+  const [start, end] = authorityBounds(url);
+  let hostEnd = end;
+  if (url.charCodeAt(start) === 91 /* [ IPv6 */) {
+    const close = url.indexOf(']', start);
+    if (close >= 0 && close < end) hostEnd = close + 1;
+  } else {
+    const colon = url.indexOf(':', start);
+    if (colon >= 0 && colon < end) hostEnd = colon;
+  }
+  return url.slice(start, hostEnd).toLowerCase();
 }
 
 /**

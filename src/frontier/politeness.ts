@@ -12,6 +12,8 @@
  * `maxWaitMs` from now, is refused (release returns false) and never reaches a heap, where one
  * NaN or Infinity would stall every origin.
  */
+import { hostnameOf } from './normalize.ts';
+
 export interface HostTimingOptions {
   /** Start-to-start delay between requests to one hostname (`--delay`). */
   delayMs: number;
@@ -66,14 +68,6 @@ export interface DeferredOrigin {
   reason: string;
 }
 
-/** The hostname part of an origin (`https://h:8443` → `h`), the unit of request spacing. */
-function hostnameOfOrigin(origin: string): string {
-  const authority = origin.slice(origin.indexOf('//') + 2);
-  if (authority.startsWith('[')) return authority.slice(0, authority.indexOf(']') + 1);
-  const colon = authority.lastIndexOf(':');
-  return colon >= 0 ? authority.slice(0, colon) : authority;
-}
-
 export class HostTiming {
   private readonly origins = new Map<string, HostClock>();
   private readonly hostnames = new Map<string, Spacing>();
@@ -94,7 +88,7 @@ export class HostTiming {
   clock(origin: string): HostClock {
     let s = this.origins.get(origin);
     if (!s) {
-      const hostname = hostnameOfOrigin(origin);
+      const hostname = hostnameOf(origin); // the unit of request spacing: https://h:8443 and http://h are one machine
       let spacing = this.hostnames.get(hostname);
       if (!spacing) this.hostnames.set(hostname, (spacing = { lastStart: -Infinity }));
       s = { inFlight: 0, notBefore: 0, delayMs: this.opts.delayMs, failures: 0, spacing };

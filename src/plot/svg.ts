@@ -4,6 +4,7 @@
  * log2), an optional y = x reference, grouped bar charts, axis ticks, legend, a title of up to two lines
  * and a footnote; `stack` puts several charts into one SVG file.
  */
+import { escapeXml } from '../util/escape.ts';
 
 export interface Chart {
   width: number;
@@ -55,10 +56,6 @@ export interface BarChartSpec {
 
 export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 const MARGIN = { left: 60, right: 150, top: 34, bottom: 56 };
-
-export function escapeXml(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function fmt(v: number): string {
   if (v === 0) return '0';

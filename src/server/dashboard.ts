@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { barChart, escapeXml as esc, lineChart, toSvg } from '../plot/svg.ts';
+import { barChart, lineChart, toSvg } from '../plot/svg.ts';
+import { escapeXml as esc } from '../util/escape.ts';
 import { recrawlLabSvg, type RecrawlLabResult } from '../lab/recrawl/index.ts';
 import type { ChangeFrequency, DocumentState, ProgressPoint } from '../store/types.ts';
 import type { ServerContext } from './context.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatLinkFormat } from '../federation/link-format.ts';
+import { formatLinkFormat } from '../util/link-format.ts';
 import { publicPath, targetAfter, type ServerContext } from './context.ts';
 import { MEMENTO_CSP, REPLAY_CSP, mayBeFramed } from './security-headers.ts';
-import { escapeXml as esc } from '../plot/svg.ts';
+import { escapeXml as esc } from '../util/escape.ts';
 import { preferred } from './negotiate.ts';
 import { resolveHttp, rewriteCss, rewriteHtml } from './rewrite-html.ts';
 import { decodeBody } from '../fetch/decode.ts';

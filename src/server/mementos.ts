@@ -6,7 +6,7 @@ import { readRecord, type HttpMessage } from '../archive/warc-reader.ts';
 import { httpPayload } from '../archive/http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
-import type { Link } from '../federation/link-format.ts';
+import type { Link } from '../util/link-format.ts';
 
 export interface Memento {
   entry: CrawlLogEntry;

@@ -1,4 +1,5 @@
 /** HTTP content negotiation (RFC 9110 §12.5.1): the offer the client's Accept header prefers. */
+import { essenceOf } from '../util/content-type.ts';
 
 interface Range {
   type: string;
@@ -24,7 +25,7 @@ function parseAccept(header: string): Range[] {
 
 /** The q a header gives one media type: that of the most specific range matching it (0 when none does). */
 function quality(ranges: Range[], offer: string): number {
-  const [type, subtype] = offer.toLowerCase().split(';')[0]!.trim().split('/');
+  const [type, subtype] = essenceOf(offer).split('/');
   let best = -1;
   let q = 0;
   for (const r of ranges) {

@@ -1,4 +1,5 @@
 import { QuoteType, Tokenizer } from 'htmlparser2';
+import { escapeAttributeValue } from '../util/escape.ts';
 
 /** Attributes whose value is one URL, by attribute name (any element), plus `data` of <object>. */
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'poster', 'background', 'longdesc', 'cite']);
@@ -62,8 +63,8 @@ export function rewriteHtml(html: string, pageUrl: string, toArchive: (absoluteU
     // The value starts after `=`, the spaces around it and the opening quote; a quoted one ends before the closing quote.
     let start = html.indexOf('=', at) + 1;
     while (/\s/.test(html[start]!)) start++;
-    if (quote === QuoteType.Unquoted) return { start, end, text: `"${escapeAttribute(text, '"')}"` };
-    return { start: start + 1, end: end - 1, text: escapeAttribute(text, quote === QuoteType.Single ? "'" : '"') };
+    if (quote === QuoteType.Unquoted) return { start, end, text: `"${escapeAttributeValue(text, '"')}"` };
+    return { start: start + 1, end: end - 1, text: escapeAttributeValue(text, quote === QuoteType.Single ? "'" : '"') };
   };
   // <meta http-equiv="refresh" content="5; url=…">: the content is known to be a redirect only once the tag has ended.
   let refresh = false;
@@ -188,8 +189,4 @@ export function resolveHttp(ref: string, base: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function escapeAttribute(text: string, quote: '"' | "'"): string {
-  return text.replace(/&/g, '&amp;').replace(quote === '"' ? /"/g : /'/g, quote === '"' ? '&quot;' : '&#39;');
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptOffers, analyseQuery, formatFromParam, mediaTypeOf, type QueryForm, type ResultFormat } from '../query/index.ts';
 import { locationOf } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
+import { essenceOf } from '../util/content-type.ts';
 import { parseTime } from '../util/units.ts';
 import type { ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
@@ -75,7 +76,7 @@ export function readProtocolRequest(req: FastifyRequest): ProtocolQuery | 'form'
 function protocolParams(req: FastifyRequest): { query?: string; params: Params } {
   const params: Params = { ...(req.query as Params) };
   if (req.method === 'POST') {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = essenceOf(req.headers['content-type'] ?? '');
     const body = req.body;
     if (type === 'application/sparql-update') throw new UserError(UPDATE_REFUSED);
     if (type === 'application/sparql-query') return { query: String(body ?? ''), params };

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { extract } from '../../src/extract/registry.ts';
+import { acceptedMediaTypes, chooseExtractor, extract, extractorFor } from '../../src/extract/registry.ts';
+
+describe('the registry always has its HTML extractors', () => {
+  // First in this file, before any extract() call. They used to be imported on the first extract() call, and an import that failed left the crawl
+  // running with no HTML, RDFa or microdata extraction and only a warning on the console.
+  it('serves HTML, XHTML and SVG from the moment it is imported, before any extract()', () => {
+    for (const type of ['text/html', 'application/xhtml+xml', 'image/svg+xml']) expect(extractorFor(`${type}; charset=utf-8`)?.name, type).toBe('html');
+    expect(extractorFor('application/xml')?.name).toBe('xml-embedded');
+    expect(acceptedMediaTypes()).toEqual(expect.arrayContaining(['text/html', 'application/xhtml+xml']));
+    expect(chooseExtractor({ mediaType: 'application/octet-stream', body: Buffer.from('<!DOCTYPE html><html><body><p>x</p></body></html>') })?.extractor.name).toBe('html');
+  });
+});
 
 describe('the registry routes XML by its root element', () => {
   it('sends an rdf:RDF embedded in other XML to the embedded-RDF extractor, not the RDF/XML parser', async () => {

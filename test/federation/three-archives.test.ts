@@ -13,7 +13,7 @@ import { buildServer } from '../../src/server/index.ts';
 import { buildFederationServer } from '../../src/federation/server.ts';
 import { BloomFilter } from '../../src/federation/bloom.ts';
 import { assignArchive } from '../../src/federation/rendezvous.ts';
-import { parseLinkFormat, rels } from '../../src/federation/link-format.ts';
+import { parseLinkFormat, rels } from '../../src/util/link-format.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { cli, tempDir } from '../helpers.ts';
 

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseLinkFormat, rels } from '../../src/federation/link-format.ts';
+import { parseLinkFormat, rels } from '../../src/util/link-format.ts';
 import { aggregateTimeMap, timeMapToJson, timeMapToLinkFormat } from '../../src/federation/timemap-aggregator.ts';
 import { buildFederationServer } from '../../src/federation/server.ts';
 

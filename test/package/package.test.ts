@@ -132,7 +132,7 @@ describe('the published package', () => {
 
   it('crawls a server on 127.0.0.1 and queries what it archived, through the public API on plain node', async () => {
     // A Turtle document over the size analysed on a worker thread, an HTML page with JSON-LD (the
-    // HTML extractor is loaded by URL), and a small Turtle document: each path a built package could break.
+    // HTML extractor, a module of its own), and a small Turtle document: each path a built package could break.
     fs.writeFileSync(path.join(consumer, 'crawl.mjs'), CRAWL_SCRIPT);
     const { stdout } = await run(process.execPath, ['crawl.mjs'], { cwd: consumer, maxBuffer: 64 << 20 });
     const out = JSON.parse(stdout) as { version: string; docs: { path: string; status: number; triples: number; change: string; reason?: string }[]; summary: { documents: number; errors: number }; answer: { results: { bindings: { name: { value: string } }[] } }; count: number };

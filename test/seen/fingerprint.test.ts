@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { fingerprint, fingerprintTo, hostOf, partitionOf } from '../../src/frontier/seen/fingerprint.ts';
+import { fingerprint, fingerprintTo, partitionOf } from '../../src/frontier/seen/fingerprint.ts';
+import { hostnameOf } from '../../src/frontier/normalize.ts';
 
 describe('fingerprint', () => {
   it('is deterministic and tells near-identical URLs apart', () => {
@@ -26,8 +27,8 @@ describe('fingerprint', () => {
 
 describe('partitionOf', () => {
   it('hashes the host only: case, user info, port and path do not matter', () => {
-    expect(hostOf('http://User:pw@WWW.Example.org:8080/a?b#c')).toBe('www.example.org');
-    expect(hostOf('http://[::1]:80/x')).toBe('[::1]');
+    expect(hostnameOf('http://User:pw@WWW.Example.org:8080/a?b#c')).toBe('www.example.org');
+    expect(hostnameOf('http://[::1]:80/x')).toBe('[::1]');
     const p = partitionOf('http://www.example.org/a', 16);
     expect(partitionOf('http://WWW.EXAMPLE.ORG:8080/b/c?d', 16)).toBe(p);
     expect(partitionOf('https://u@www.example.org', 16)).toBe(p);

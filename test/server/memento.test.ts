@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer, startServer } from '../../src/server/index.ts';
 import { aggregateTimeMap } from '../../src/federation/timemap-aggregator.ts';
-import { parseLinkFormat } from '../../src/federation/link-format.ts';
+import { parseLinkFormat } from '../../src/util/link-format.ts';
 import { buildArchive, OTHER, type ArchiveFixture } from './fixture.ts';
 
 const BASE = 'http://archive.test';

@@ -7,6 +7,7 @@ import { REASONS, REASON_NAMES, isReason } from '../../crawler/reasons.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
+import { headerValue } from '../../util/headers.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -18,7 +19,7 @@ function reasonsFrom(given: string[] | undefined): string[] | undefined {
 /** One line a person reads: when, why, the HTTP status, the URL, and the details. */
 export function describeEntry(e: CrawlLogEntry): string {
   const when = new Date(e.time).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
-  const location = e.reason === 'redirected' ? e.headers?.find(([k]) => k.toLowerCase() === 'location')?.[1] : undefined;
+  const location = e.reason === 'redirected' ? headerValue(e.headers, 'location') : undefined;
   const to = location ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
   const target = to ? `${e.url} -> ${to}` : e.url;
   const details = [e.error, ...(e.diagnostics ?? [])].filter(Boolean).join('; ');

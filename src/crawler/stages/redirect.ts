@@ -1,7 +1,7 @@
 import type { ArchiveWriter } from '../../archive/warc-writer.ts';
 import { sha1Digest } from '../../archive/warc-record.ts';
-import type { FetchResponse } from '../../fetch/types.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
+import { headerValue } from '../../util/headers.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import type { Fates } from './fates.ts';
 import type { ScopeStage } from './scope.ts';
@@ -24,11 +24,6 @@ export interface RedirectStageDeps {
   cycleId?: number;
 }
 
-function location(r: FetchResponse): string | undefined {
-  for (const [k, v] of r.headers) if (k.toLowerCase() === 'location') return v;
-  return undefined;
-}
-
 /**
  * A redirect is a capture of its own: the 3xx response is archived under the URL that gave it and
  * logged as `redirected`, and its target is offered to the scope like a link at the same depth, so
@@ -44,13 +39,13 @@ export class RedirectStage implements Stage {
 
   shouldProcess(job: Job): boolean {
     const r = job.outcome?.response;
-    return r !== undefined && REDIRECTS.has(r.status) && location(r) !== undefined;
+    return r !== undefined && REDIRECTS.has(r.status) && headerValue(r.headers, 'location') !== undefined;
   }
 
   async process(job: Job): Promise<Next> {
     const r = job.outcome!.response!;
     const { entry } = job;
-    const text = location(r)!.trim();
+    const text = headerValue(r.headers, 'location')!.trim();
     let target: string | undefined;
     try {
       target = normalizeUrl(new URL(text, entry.url).href);

@@ -4,6 +4,8 @@ import { parseRdfXmlText } from '../rdfxml.ts';
 import { parseJsonLdText } from '../jsonld.ts';
 import { parseN3Text, type N3Format } from '../n3.ts';
 import type { Diagnostic, ExtractContext } from '../types.ts';
+import { escapeXml } from '../../util/escape.ts';
+import { essenceOf } from '../../util/content-type.ts';
 
 /**
  * Parsing of the RDF islands found in an HTML or XML document: rdf:RDF elements (also inside comments)
@@ -22,10 +24,6 @@ const factory = new DataFactory();
 const LEGACY_RDF_ATTRIBUTES = /(\s)(about|resource|ID|parseType|aboutEach|bagID|nodeID)(\s*=)/g;
 const START_TAG = /<[A-Za-z_][^<>]*>/g;
 
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-}
-
 /**
  * Makes an rdf:RDF fragment parseable on its own: the namespace declarations (and xml:lang) in scope where
  * it was found are copied onto its root element unless the root redeclares them, and legacy unqualified
@@ -39,9 +37,9 @@ export function standaloneRdfXml(fragment: string, inScope: Record<string, strin
   let additions = '';
   for (const [prefix, ns] of Object.entries(inScope)) {
     const attribute = prefix === '' ? 'xmlns' : `xmlns:${prefix}`;
-    if (!new RegExp(`\\s${attribute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*=`).test(rootTag)) additions += ` ${attribute}="${escapeAttribute(ns)}"`;
+    if (!new RegExp(`\\s${attribute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*=`).test(rootTag)) additions += ` ${attribute}="${escapeXml(ns)}"`;
   }
-  if (lang !== undefined && !/\sxml:lang\s*=/.test(rootTag)) additions += ` xml:lang="${escapeAttribute(lang)}"`;
+  if (lang !== undefined && !/\sxml:lang\s*=/.test(rootTag)) additions += ` xml:lang="${escapeXml(lang)}"`;
   let text = additions ? `<${rootName}${additions}${fragment.slice(rootName.length + 1)}` : fragment;
 
   const colon = rootName.indexOf(':');
@@ -82,7 +80,7 @@ const SCRIPT_FORMATS: Record<string, 'jsonld' | N3Format> = {
 
 export function scriptFormat(type: string | undefined): 'jsonld' | N3Format | undefined {
   if (!type) return undefined;
-  return SCRIPT_FORMATS[type.split(';')[0].trim().toLowerCase()];
+  return SCRIPT_FORMATS[essenceOf(type)];
 }
 
 export async function parseScriptIsland(text: string, format: 'jsonld' | N3Format, baseIRI: string, island: number, ctx: ExtractContext, maxQuads: number): Promise<IslandResult> {

@@ -1,7 +1,8 @@
 import type { Quad, NamedNode } from '@rdfjs/types';
 import type { DataFactory } from 'rdf-data-factory';
 import type { FoundLink } from '../types.ts';
-import type { HeaderLink } from './link-header.ts';
+import { essenceOf } from '../../util/content-type.ts';
+import type { HeaderLink } from '../../util/link-format.ts';
 import { resolveReference, type RawAnchor, type ScanResult } from './scanner.ts';
 import { DCTERMS, DM, RDF_MEDIA_TYPES, XHV, relPredicate } from './vocab.ts';
 import { isRobotsMetaName, readRobotsDirectives, type RobotsDirectives } from '../robots.ts';
@@ -84,7 +85,7 @@ export function htmlTriples({ docUrl, scan, headerLinks, rdfaXhvKeys, factory: f
     if (/^https?:/i.test(url)) (hasNofollow(rels) ? unfollowed : followed).add(url);
     // rev: the target stands in that relation to this document (seed 003: REV="Subsection").
     for (const token of tokens(link.rev)) relation(target, token, doc);
-    const type = link.type?.split(';')[0].trim().toLowerCase();
+    const type = link.type === undefined ? undefined : essenceOf(link.type);
     const rdfType = type !== undefined && RDF_MEDIA_TYPES.has(type);
     if (rdfType || rels.some((r) => DESCRIPTION_RELS.has(r.toLowerCase()))) {
       followLink(url, 'alternate', link.rel, hasNofollow(rels));

@@ -3,8 +3,8 @@ import { DataFactory } from 'rdf-data-factory';
 import type { RdfaProfile } from 'rdfa-streaming-parser';
 import type { Diagnostic, ExtractContext, ExtractInput, ExtractResult, Extractor } from '../types.ts';
 import { decodeDocument } from './charset.ts';
-import { parseContentType } from '../../util/content-type.ts';
-import { parseLinkHeader } from './link-header.ts';
+import { essenceOf, parseContentType } from '../../util/content-type.ts';
+import { parseLinkHeader } from '../../util/link-format.ts';
 import { scanDocument } from './scanner.ts';
 import { parseRdfXmlIsland, parseScriptIsland, scriptFormat, standaloneRdfXml } from './fragments.ts';
 import { htmlTriples, robotsDirectives, xhvKey } from './html-triples.ts';
@@ -54,7 +54,7 @@ export interface MarkupOptions {
 export async function extractMarkup(input: ExtractInput, ctx: ExtractContext, options: MarkupOptions = {}): Promise<ExtractResult> {
   const diagnostics: Diagnostic[] = [];
   if (ctx.signal?.aborted) return { quads: [], links: [], diagnostics: [{ level: 'error', message: 'extraction aborted' }] };
-  const host = HOSTS[input.mediaType.split(';')[0].trim().toLowerCase()] ?? HOSTS['text/html'];
+  const host = HOSTS[essenceOf(input.mediaType)] ?? HOSTS['text/html'];
   const decoded = decodeDocument(input.body, {
     headerCharset: input.charset ?? parseContentType(input.headers['content-type']).charset,
     xml: host.xmlMode || host.profile === 'xhtml',
@@ -147,5 +147,4 @@ export const xmlEmbeddedExtractor: Extractor = {
 };
 
 export { decodeDocument } from './charset.ts';
-export { parseLinkHeader } from './link-header.ts';
 export { DM } from './vocab.ts';

@@ -3,6 +3,7 @@ import { RdfaParser, Util, type RdfaProfile } from 'rdfa-streaming-parser';
 import { MicrodataRdfParser } from 'microdata-rdf-streaming-parser';
 import type { Quad } from '@rdfjs/types';
 import type { Diagnostic } from '../types.ts';
+import { essenceOf } from '../../util/content-type.ts';
 import { RDF_NS } from './vocab.ts';
 
 /**
@@ -511,7 +512,7 @@ class Scanner implements Partial<Handler> {
         break;
       case 'script': {
         this.hiddenDepth++;
-        const type = attribs.type?.split(';')[0].trim().toLowerCase();
+        const type = attribs.type === undefined ? undefined : essenceOf(attribs.type);
         if (type && type !== 'text/javascript' && type !== 'module' && type !== 'application/javascript') {
           this.script = { depth, type, parts: [], length: 0, base: this.currentBase() };
         }

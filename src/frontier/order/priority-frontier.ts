@@ -7,6 +7,7 @@
  * is skipped when it surfaces (lazy deletion). A global refresh ('all') rebuilds the heaps in O(n).
  */
 import { RankedHeap } from './heap.ts';
+import { hostnameOf } from '../normalize.ts';
 import type { OrderingPolicy } from './policy.ts';
 
 interface UrlEntry {
@@ -46,14 +47,6 @@ export interface PriorityFrontierOptions {
 export interface FrontierPeek {
   url: string;
   priority: number;
-}
-
-function hostnameOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return '';
-  }
 }
 
 export class PriorityFrontier {

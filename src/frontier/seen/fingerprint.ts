@@ -14,6 +14,7 @@
  * The value (0, 0) is reserved as "empty" by the open-addressing tables; it is
  * remapped to (0, 1), which changes the collision odds by nothing measurable.
  */
+import { hostnameOf } from '../normalize.ts';
 
 const M1 = 0x9e3779b1;
 const M2 = 0x85ebca77;
@@ -88,33 +89,6 @@ export function fingerprint(s: string): bigint {
 }
 
 /**
- * The host of an absolute URL, lower-cased, without user info or port; '' when
- * there is none. A string scan, not `new URL()`, because partitioning sits on the
- * path of every extracted link.
- */
-export function hostOf(url: string): string {
-  const scheme = url.indexOf('://');
-  if (scheme < 0) return '';
-  let start = scheme + 3;
-  let end = url.length;
-  for (let i = start; i < url.length; i++) {
-    const c = url.charCodeAt(i);
-    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) { end = i; break; }
-  }
-  const at = url.lastIndexOf('@', end - 1);
-  if (at >= start) start = at + 1;
-  let hostEnd = end;
-  if (url.charCodeAt(start) === 91 /* [ IPv6 */) {
-    const close = url.indexOf(']', start);
-    if (close >= 0 && close < end) hostEnd = close + 1;
-  } else {
-    const colon = url.indexOf(':', start);
-    if (colon >= 0 && colon < end) hostEnd = colon;
-  }
-  return url.slice(start, hostEnd).toLowerCase();
-}
-
-/**
  * Which of `n` crawler processes owns `url`: a hash of the host only, as Mercator
  * assigns hosts to processes (seed 002), so all URLs of a host meet in one process
  * and its politeness and seen test stay local.
@@ -122,7 +96,7 @@ export function hostOf(url: string): string {
 export function partitionOf(url: string, n: number): number {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`partitionOf: n must be a positive integer, got ${n}`);
   if (n === 1) return 0;
-  const f = fingerprintPair(hostOf(url));
+  const f = fingerprintPair(hostnameOf(url));
   // Multiply-shift on the high half: uniform for any n, no modulo bias worth noting.
   return Math.floor((f[0] / 4294967296) * n);
 }

@@ -13,7 +13,7 @@ import { createCache, CACHE_POLICIES, type CachePolicy, type FingerprintCache } 
 import { DiskSet } from './disk-set.ts';
 import { fingerprintTo } from './fingerprint.ts';
 
-export { fingerprint, fingerprintTo, fingerprintPair, partitionOf, hostOf } from './fingerprint.ts';
+export { fingerprint, fingerprintTo, fingerprintPair, partitionOf } from './fingerprint.ts';
 export { createCache, ClockCache, LruCache, RandomCache, StaticCache, CACHE_POLICIES } from './cache.ts';
 export type { CachePolicy, FingerprintCache } from './cache.ts';
 export { DiskSet } from './disk-set.ts';

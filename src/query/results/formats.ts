@@ -1,4 +1,5 @@
 import { UserError } from '../../util/errors.ts';
+import { essenceOf } from '../../util/content-type.ts';
 import type { QueryForm, ResultFormat } from '../types.ts';
 
 /**
@@ -71,7 +72,7 @@ export function formatFromParam(value: string, form: QueryForm): ResultFormat | 
   let known = false;
   // A client may send a list (SPARQLWrapper sends the name, then the media type): the first that fits wins.
   for (const raw of value.split(',')) {
-    const v = raw.split(';')[0]!.trim().toLowerCase();
+    const v = essenceOf(raw);
     if (!v) continue;
     const matches = FORMATS.filter((f) => f.names.includes(v) || f.mediaType === v || f.aliases.includes(v));
     if (matches.length > 0) known = true;

@@ -1,4 +1,5 @@
 import type { ResultFormat, SparqlJsonResults, SparqlJsonTerm } from '../types.ts';
+import { escapeXml as esc } from '../../util/escape.ts';
 
 /**
  * SELECT / ASK results written from SPARQL JSON results (which the engine writes and relabelBlankNodes
@@ -57,7 +58,6 @@ function tsvTerm(t: SparqlJsonTerm): string {
   return quoted;
 }
 
-const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** SPARQL Query Results XML Format (https://www.w3.org/TR/rdf-sparql-XMLres/). */
 function xml(r: SparqlJsonResults): string {

@@ -1,8 +1,10 @@
 /**
- * application/link-format (RFC 6690, the syntax of RFC 8288 Link headers), as Memento TimeMaps
- * (RFC 7089) use it: `<uri>; rel="memento"; datetime="…", <uri>; …`. The reader is tolerant: a
- * malformed entry becomes a diagnostic and the reader goes on with the next one.
+ * The project's one reader and writer of RFC 8288 link values: HTTP Link headers and
+ * application/link-format (RFC 6690, the same syntax), as Memento TimeMaps (RFC 7089) use it:
+ * `<uri>; rel="memento"; datetime="…", <uri>; …`. The reader is tolerant: a malformed entry
+ * becomes a diagnostic and the reader goes on with the next one.
  */
+import { essenceOf } from './content-type.ts';
 
 export interface Link {
   uri: string;
@@ -17,7 +19,7 @@ export function parseLinkFormat(text: string): { links: Link[]; errors: string[]
   let i = 0;
   const ws = () => { while (i < n && /\s/.test(text[i])) i++; };
   const skipToNext = () => {
-    // Past the next comma that is outside <…> and "…".
+    // Past the next comma that is outside "…".
     let inQuote = false;
     for (; i < n; i++) {
       const c = text[i];
@@ -92,4 +94,26 @@ export function formatLinkFormat(links: Link[]): string {
 /** The space-separated relation types of a link (RFC 8288 allows several: rel="first memento"). */
 export function rels(link: Link): string[] {
   return (link.params.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** One link of an HTTP Link: header, as the extractors use it. */
+export interface HeaderLink {
+  target: string;
+  /** Lower-cased relation tokens (rel="a b" gives two). */
+  rels: string[];
+  /** The type parameter's media type, without its parameters, lower-cased. */
+  type?: string;
+}
+
+/**
+ * The links of a Link: header value (RFC 8288 §3), read by parseLinkFormat. Never throws: a
+ * malformed link is skipped (a fetched page's header is not ours to reject), commas and
+ * semicolons inside quoted parameters are respected.
+ */
+export function parseLinkHeader(value: string | undefined): HeaderLink[] {
+  if (!value) return [];
+  return parseLinkFormat(value).links.map((link) => {
+    const type = link.params.type;
+    return type === undefined ? { target: link.uri, rels: rels(link) } : { target: link.uri, rels: rels(link), type: essenceOf(type) };
+  });
 }
