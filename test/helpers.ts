@@ -72,3 +72,34 @@ export function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEn
     p.on('exit', (code) => resolve({ code, out, err }));
   });
 }
+
+/**
+ * RFC 4648 base32 written here, apart from the archive's own encoder, so that tests of digests compare
+ * against an independent spelling (WARC digests are `sha1:` + base32, as Heritrix and warcio write them).
+ */
+export function base32(buf: Buffer, pad = false): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let out = '', bits = 0, v = 0;
+  for (const b of buf) {
+    v = (v << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(v >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += alphabet[(v << (5 - bits)) & 31];
+  while (pad && out.length % 8) out += '=';
+  return out;
+}
+
+/** Whether a process is still running (signal 0 tests for it without touching it). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+

@@ -1,22 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestKey, digestMatches, normalizeDigest } from '../../src/archive/digest.ts';
+import { base32 } from '../helpers.ts';
 
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-function base32(buf: Buffer, pad: boolean): string {
-  let out = '', bits = 0, v = 0;
-  for (const b of buf) {
-    v = (v << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += B32[(v >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += B32[(v << (5 - bits)) & 31];
-  while (pad && out.length % 8) out += '=';
-  return out;
-}
 
 /** Every spelling of a digest that WARC tools write. */
 function spellings(data: string): Record<string, string[]> {

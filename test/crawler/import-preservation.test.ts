@@ -11,7 +11,7 @@ import { exportArchive, exportWarc } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
 import { buildServer } from '../../src/server/index.ts';
-import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { base32, crawlLog, repoRoot, tempDir } from '../helpers.ts';
 
 /**
  * Preservation-grade import (#13): a realistic source WARC, written by warcio as Browsertrix and
@@ -32,20 +32,7 @@ async function rec(opts: Parameters<typeof WARCRecord.create>[0], body?: Uint8Ar
   return { bytes: Buffer.from(await WARCSerializer.serialize(record, { gzip })), record };
 }
 
-const sha1b32 = (b: Buffer | string) => {
-  const d = createHash('sha1').update(b).digest();
-  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0, v = 0, out = '';
-  for (const x of d) {
-    v = (v << 8) | x;
-    bits += 8;
-    while (bits >= 5) {
-      out += abc[(v >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  return out;
-};
+const sha1b32 = (b: Buffer | string) => base32(createHash('sha1').update(b).digest());
 const chunked = (s: string) => {
   const b = Buffer.from(s);
   const mid = Math.floor(b.length / 2);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { text } from 'node:stream/consumers';
 import { tempArchive, turtle, T0, DAY } from './helpers.ts';
+import { alive } from '../helpers.ts';
 import { runQuery, type VersionArchive } from '../../src/query/index.ts';
 import { QueryEngine, QueryLimitError, locationOf } from '../../src/query/engine/index.ts';
 import { UserError } from '../../src/util/errors.ts';
@@ -13,14 +14,6 @@ const PRODUCT4 = 'SELECT * WHERE {?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l}';
 const ALICE = 'SELECT ?name WHERE { <http://example.org/alice> <http://example.org/name> ?name }';
 
 const names = (body: string) => JSON.parse(body).results.bindings.map((b: any) => b.name.value);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function failure(p: Promise<unknown>): Promise<Error> {

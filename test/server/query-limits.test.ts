@@ -12,7 +12,7 @@ import { startServer as startOrigin, type TestServer } from '../../src/testkit/s
 import { startServer } from '../../src/server/index.ts';
 import { QueryEngine } from '../../src/query/engine/index.ts';
 import { residentBytes } from '../../src/query/engine/memory.ts';
-import { repoRoot, tempDir } from '../helpers.ts';
+import { alive, repoRoot, tempDir } from '../helpers.ts';
 
 const MiB = 1024 ** 2;
 /** The issue's two queries: a product of four unconnected patterns, and a count over three. */
@@ -23,14 +23,6 @@ const QUERY_MEMORY = 512 * MiB;
 
 const sparql = (base: string, q: string) => `${base}/sparql?query=${encodeURIComponent(q)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The query processes of a server: its child processes (Linux /proc). */
 function childrenOf(pid: number): number[] {
