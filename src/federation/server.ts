@@ -10,7 +10,7 @@
  * Every look-up answer names the archives that did not answer: one `Datamonitor-Unanswered` header
  * per archive, one `Datamonitor-Warning` header per problem, and in JSON `archives[].status`.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../util/secret.ts';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Federation, submittedUrl, type FederationOptions } from './federation.ts';
 import type { Link } from '../util/link-format.ts';
@@ -29,11 +29,6 @@ export interface FederationServerOptions extends FederationOptions {
 const httpDate = (ms: number) => new Date(ms).toUTCString();
 /** Header values must be one line of visible ASCII. */
 const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
-
-function sameSecret(a: string, b: string): boolean {
-  // Hash first: timingSafeEqual needs equal lengths, and the length must not leak either.
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
 
 /** Status of a look-up with no memento: 404 when every archive asked answered, 502 when one that may hold it did not. */
 function emptyStatus(tm: AggregatedTimeMap): number {

@@ -2,16 +2,11 @@
  * Writes: adding URLs to monitor and starting a re-crawl cycle. Both need the bearer token the server was
  * started with; a server started without one refuses every write.
  */
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { sameSecret } from '../util/secret.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import type { ServerContext } from './context.ts';
 import { runCycle } from '../schedule/cycle.ts';
-
-function sameSecret(a: string, b: string): boolean {
-  // Hash first: timingSafeEqual needs equal lengths, and the length must not leak either.
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
 
 /** Sends 403/401 and returns false unless the request carries the configured token. */
 async function authorised(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {

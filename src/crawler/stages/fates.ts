@@ -76,9 +76,11 @@ export class Fates {
   }
 
   private logLine(reason: Reason, e: Pick<CrawlLogEntry, 'url' | 'status' | 'bytes' | 'durationMs' | 'triples' | 'change' | 'error'>): void {
-    if (!this.log) return;
+    // Per URL: build nothing when the line would be dropped (the library's default logger is silent).
+    const failed = FAILED.has(reason);
+    if (!this.log?.isLevelEnabled(failed ? 'warn' : 'info')) return;
     const fields = { url: e.url, status: e.status, reason, bytes: e.bytes, ms: e.durationMs, triples: e.triples, change: e.change, ...(e.error ? { error: e.error } : {}) };
-    if (FAILED.has(reason)) this.log.warn(fields, 'fetch');
+    if (failed) this.log.warn(fields, 'fetch');
     else this.log.info(fields, 'fetch');
   }
 
