@@ -10,7 +10,7 @@
  * Every look-up answer names the archives that did not answer: one `Datamonitor-Unanswered` header
  * per archive, one `Datamonitor-Warning` header per problem, and in JSON `archives[].status`.
  */
-import { sameSecret } from '../util/secret.ts';
+import { bearerMatches } from '../util/secret.ts';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Federation, submittedUrl, type FederationOptions } from './federation.ts';
 import type { Link } from '../util/link-format.ts';
@@ -112,8 +112,7 @@ export async function buildFederationServer(o: FederationServerOptions): Promise
 
   app.post('/api/urls', async (req, reply) => {
     if (!o.token) return reply.code(403).type('text/plain').send('submissions are disabled: start federate with --token T (or DATAMONITOR_TOKEN) to allow them\n');
-    const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    if (!m || !sameSecret(m[1]!.trim(), o.token)) {
+    if (!bearerMatches(req.headers.authorization, o.token)) {
       return reply.code(401).header('www-authenticate', 'Bearer realm="datamonitor-federation"').type('text/plain').send('a submission needs the header Authorization: Bearer <token>\n');
     }
     const body = req.body;

@@ -2,7 +2,7 @@
  * Writes: adding URLs to monitor and starting a re-crawl cycle. Both need the bearer token the server was
  * started with; a server started without one refuses every write.
  */
-import { sameSecret } from '../util/secret.ts';
+import { bearerMatches } from '../util/secret.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import type { ServerContext } from './context.ts';
@@ -14,8 +14,7 @@ async function authorised(ctx: ServerContext, req: FastifyRequest, reply: Fastif
     await reply.code(403).type('text/plain').send('writes are disabled: start the server with --token T (or DATAMONITOR_TOKEN) to allow them\n');
     return false;
   }
-  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-  if (!m || !sameSecret(m[1]!.trim(), ctx.token)) {
+  if (!bearerMatches(req.headers.authorization, ctx.token)) {
     await reply.code(401).header('www-authenticate', 'Bearer realm="datamonitor"').type('text/plain').send('this write needs the header Authorization: Bearer <token>\n');
     return false;
   }
