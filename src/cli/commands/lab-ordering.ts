@@ -60,7 +60,7 @@ async function run(opts: Options): Promise<void> {
   if ((opts.site === undefined) === (opts.data === undefined)) throw new UserError('give the repository as --site DIR (a directory of HTML files) or --data DIR (a crawl archive)');
   const hot = oneOf<ImportanceName>('--hot', opts.hot, IMPORTANCE_NAMES);
   const model = oneOf<ModelName>('--model', opts.model, MODEL_NAMES);
-  if (opts.buffer !== undefined && model !== 'buffer') throw new UserError('--buffer only applies to --model buffer');
+  if (opts.buffer !== undefined && model !== 'buffer' && model !== 'frontier') throw new UserError('--buffer only applies to --model buffer or frontier');
   const options = {
     hot,
     model,
@@ -89,12 +89,12 @@ export function register(program: Command): void {
     .option('--base <url>', 'the URL the --site directory is served at', 'http://site.local/')
     .option('--start <page>', 'the start page, relative to --base (default index.html)')
     .option('--data <dir>', 'a crawl archive')
-    .option('--query <words>', 'the driving query (similarity ordering and --hot similarity)')
+    .option('--query <words>', 'the driving query (similarity ordering, --hot similarity, --hot keyword: a word in the title or more than 10 times in the body)')
     .option('--hot <metric>', `importance that makes a page hot: ${IMPORTANCE_NAMES.join('|')}`, 'backlink')
     .option('--top <K>', 'the K most important pages are hot (default: 10 % of the pages)')
     .option('--threshold <G>', 'pages with importance ≥ G are hot')
     .option('--model <model>', `${MODEL_NAMES.join('|')}`, 'threshold')
-    .option('--buffer <B>', 'frontier size for --model buffer (default: 10 % of the pages)')
+    .option('--buffer <B>', 'pages kept (--model buffer, the seed\'s limited buffer) or URLs in the frontier (--model frontier); default 10 % of the pages')
     .option('--orderings <list>', `orderings to compare (default: ${ORDERING_NAMES.join(',')})`)
     .option('--seed <n>', 'seed of the random ordering', '1')
     .option('--plot <file.svg>', 'write the curves as SVG')

@@ -1,16 +1,20 @@
 /**
  * The importance metrics of seed 001 over the whole repository (what the virtual crawler is scored
  * against, unlike the estimates it orders by): IS similarity to the driving query, IB backlinks,
- * IR PageRank, IF forward links, IL location. And the hot pages by threshold G or top K.
+ * IR PageRank, IF forward links, IL location, and the seed's own similarity rule (keyword: a query
+ * word in the title or more than 10 times in the body). And the hot pages by threshold G or top K.
  */
+
+/** Seed 001's similarity experiment: hot if the word is in the title or "more than 10 occurrences" in the body. */
+export const KEYWORD_BODY_MIN = 11;
 import { OptionError, UserError } from '../../util/errors.ts';
 import { LinkGraph } from '../../frontier/order/link-graph.ts';
 import { locationScore } from '../../frontier/order/location.ts';
 import { pageRank } from '../../frontier/order/pagerank.ts';
-import { cosineSimilarity, DocumentFrequencies, termCounts } from '../../frontier/order/text.ts';
+import { cosineSimilarity, DocumentFrequencies, termCounts, tokenize } from '../../frontier/order/text.ts';
 import type { IndexedRepository } from './graph.ts';
 
-export const IMPORTANCE_NAMES = ['backlink', 'pagerank', 'similarity', 'forward', 'location'] as const;
+export const IMPORTANCE_NAMES = ['backlink', 'pagerank', 'similarity', 'keyword', 'forward', 'location'] as const;
 export type ImportanceName = (typeof IMPORTANCE_NAMES)[number];
 
 export function pageText(page: { title?: string; text?: string }): string {
@@ -36,6 +40,16 @@ export function importanceOf(repo: IndexedRepository, metric: ImportanceName, qu
       for (const p of repo.pages) g.intern(p.url);
       repo.out.forEach((targets, i) => g.addPage(repo.pages[i].url, targets.map((t) => repo.pages[t].url)));
       return pageRank(g.toCsr()).rank;
+    }
+    case 'keyword': {
+      const words = [...new Set(tokenize(query ?? ''))];
+      if (words.length === 0) throw new UserError('keyword importance needs a word: give --query WORD');
+      repo.pages.forEach((p, i) => {
+        const title = new Set(tokenize(p.title ?? ''));
+        const body = termCounts(p.text ?? '');
+        values[i] = words.some((w) => title.has(w) || (body.get(w) ?? 0) >= KEYWORD_BODY_MIN) ? 1 : 0;
+      });
+      return values;
     }
     case 'similarity': {
       const q = termCounts(query ?? '');

@@ -12,6 +12,8 @@ import { pageText } from './importance.ts';
 export interface VirtualCrawlOptions {
   /** Most URLs the frontier may hold (limited-buffer model); unbounded when omitted. */
   buffer?: number;
+  /** Called after each page is crawled and the policy has seen its links (the page-buffer model scores here). */
+  onPage?: (index: number) => void;
 }
 
 export interface VirtualCrawl {
@@ -37,6 +39,7 @@ export function virtualCrawl(repo: IndexedRepository, policy: OrderingPolicy, op
     const page = repo.pages[i];
     const links = repo.links[i];
     policy.onPageCrawled({ url, links, text: pageText(page) });
+    options.onPage?.(i);
     for (const link of links) {
       if (crawled[repo.index.get(link.url)!] || !frontier.add(link.url)) continue;
       if (options.buffer !== undefined && frontier.size > options.buffer) {
