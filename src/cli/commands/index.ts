@@ -112,6 +112,12 @@ export const commandModules: CommandModule[] = [
     ],
   },
   {
+    load: () => import('./lab-report.ts'),
+    commands: [
+      { path: 'lab report', term: '[options]', summary: "rerun the seeds' experiments (re-crawl, ordering, caching, crawl time) and write one HTML page: each claim, the lab's figures, a verdict" },
+    ],
+  },
+  {
     load: () => import('./serve.ts'),
     commands: [
       { path: 'serve', term: '[options]', summary: 'serve the archive: SPARQL at /sparql, Memento (/timegate, /timemap, /memento), pages to browse at /replay, CDXJ at /cdx, the dashboard at /' },

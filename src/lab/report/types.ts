@@ -1,0 +1,51 @@
+/**
+ * The replication report's parts (issue #15, item 8): each seed experiment is a claim provider that
+ * runs the lab on some data and returns the seed's claims with what the lab measured and a verdict.
+ * Providers are independent, so one being reworked (the re-crawl lab) is swapped by replacing one
+ * module, and a provider that cannot run here says so per claim instead of failing the report.
+ */
+
+export const VERDICTS = ['confirmed', 'refuted', 'not testable here'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export interface Claim {
+  /** Stable across runs, e.g. `001-pagerank-best-backlink`: scripts key on it. */
+  id: string;
+  /** The seed document, e.g. `001`. */
+  seed: string;
+  /** What the seed says, in its words where possible. */
+  claim: string;
+  /** The lab's numbers behind the verdict, in one sentence. */
+  measured: string;
+  verdict: Verdict;
+  /** The data the claim was tested on. */
+  data: string;
+  /** Key of the figure (in the provider's figures) that shows it. */
+  figure?: string;
+}
+
+export interface ProviderResult {
+  claims: Claim[];
+  /** Inline SVG figures by key. */
+  figures: Record<string, { title: string; svg: string }>;
+  /** Tables and notes for the page, as already-escaped HTML fragments. */
+  details?: string[];
+}
+
+export interface ReportContext {
+  /** Small built-in data, seconds not minutes (CI, or when ../shared is absent). */
+  quick: boolean;
+  /** The shared data folder (../shared/data), or undefined when absent. */
+  sharedData?: string;
+  progress: (text: string) => void;
+}
+
+export interface ClaimProvider {
+  /** `recrawl`, `ordering`, `cache`, `crawltime`. */
+  name: string;
+  seed: string;
+  title: string;
+  run(ctx: ReportContext): Promise<ProviderResult>;
+}
+
+export const verdictOf = (holds: boolean): Verdict => (holds ? 'confirmed' : 'refuted');

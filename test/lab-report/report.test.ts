@@ -1,0 +1,80 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { register } from '../../src/cli/commands/lab-report.ts';
+import { VERDICTS } from '../../src/lab/report/index.ts';
+import { cacheClaims } from '../../src/lab/report/providers/cache.ts';
+import { orderingClaims } from '../../src/lab/report/providers/ordering.ts';
+import { simulateCaches, traceOf } from '../../src/lab/cache/index.ts';
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-report-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[]): Promise<string> {
+  const program = new Command().exitOverride();
+  register(program);
+  let out = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+  try {
+    await program.parseAsync(['lab', 'report', ...args], { from: 'user' });
+  } finally {
+    process.stdout.write = write;
+  }
+  return out;
+}
+
+describe('lab report', () => {
+  it('--quick --json gives a verdict per claim and writes one page with the figures of the run', async () => {
+    const page = path.join(dir, 'report.html');
+    // A missing shared folder must not matter with --quick: built-in data only.
+    const json = JSON.parse(await cli(['--quick', '--json', '--only', 'ordering,cache,recrawl', '--out', page, '--shared', dir]));
+    expect(json.failed).toEqual([]);
+    expect(json.claims.length).toBeGreaterThanOrEqual(15);
+    const ids = json.claims.map((c: { id: string }) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const c of json.claims) {
+      expect(VERDICTS).toContain(c.verdict);
+      expect(['000', '001', '002']).toContain(c.seed);
+      expect(c.measured).toMatch(/\d/); // every verdict states its numbers
+    }
+    // The seed's hot-page definitions all appear: three backlink shares, G = 13, the buffer, the keyword rule.
+    for (const id of ['001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost']) expect(ids).toContain(id);
+    const html = fs.readFileSync(page, 'utf8');
+    expect(html).not.toMatch(/<script|<link |src="http/); // self-contained
+    for (const id of ids) expect(html).toContain(`id="${id}"`);
+    // Figures are drawn from this run: the buffer figure carries the run's B, the cache figure the trace's size.
+    const buffer = json.claims.find((c: { id: string }) => c.id === '001-pagerank-best-buffer-quick');
+    expect(buffer.measured).toMatch(/P_BC/);
+    expect((html.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(5);
+    expect(html).toContain('100000 requests');
+  }, 120_000);
+
+  it('a caching verdict flips when the trace flips: a popular core hits, a loop larger than the cache defeats LRU and CLOCK', () => {
+    const popular: string[] = [];
+    const loop: string[] = [];
+    for (let t = 0; t < 50_000; t++) {
+      popular.push(t % 10 === 9 ? `http://h${t % 7}.test/rare-${t % 990}` : `http://h${t % 3}.test/core-${t % 10}`);
+      loop.push(`http://h${t % 7}.test/page-${t % 1000}`); // 1,000 URLs in a cycle
+    }
+    const verdict = (urls: string[]) => cacheClaims(simulateCaches(traceOf(urls)), 't', 'test').find((c) => c.id === '002-small-cache-80-t')!;
+    expect(verdict(popular).verdict).toBe('confirmed');
+    const refuted = verdict(loop);
+    expect(refuted.verdict).toBe('refuted');
+    expect(refuted.measured).toMatch(/hit 0\.0 %/);
+  });
+
+  it('a site where a definition finds no hot page gets "not testable here", not an error', () => {
+    // 40 pages in a ring: no page has 13 times the mean PageRank, none mentions the word.
+    const pages = Array.from({ length: 40 }, (_, i) => ({ url: `http://ring.test/${i}.html`, title: `Page ${i}`, text: 'plain words', links: [{ url: `http://ring.test/${(i + 1) % 40}.html` }] }));
+    const { claims } = orderingClaims({ key: 'ring', label: 'ring', graph: { pages, start: pages[0].url }, words: ['vacuum'] });
+    expect(claims.find((c) => c.id === '001-pagerank-best-pagerank-g13-ring')!.verdict).toBe('not testable here');
+    expect(claims.find((c) => c.id === '001-keyword-only-bfs-ring-vacuum')!.verdict).toBe('not testable here');
+    expect(claims.find((c) => c.id === '001-small-site-worse-than-random-ring')!.verdict).toBe('not testable here'); // 40 pages is not the seed's ~1,100
+  });
+});
