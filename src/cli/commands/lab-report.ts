@@ -39,7 +39,7 @@ export function register(program: Command): void {
       fs.writeFileSync(o.out, renderReport(report));
       if (o.json) {
         const failed = report.sections.filter((s) => s.error).map((s) => ({ experiment: s.name, error: s.error }));
-        process.stdout.write(JSON.stringify({ generated: report.generated, quick: report.quick, data: report.sharedData ?? null, out: o.out, claims: report.claims.map(({ figure: _f, ...c }) => c), failed }, null, 2) + '\n');
+        process.stdout.write(JSON.stringify({ generated: report.generated, quick: report.quick, data: report.quick ? null : report.sharedData ?? null, out: o.out, claims: report.claims.map(({ figure: _f, ...c }) => c), failed }, null, 2) + '\n');
         return;
       }
       const count = (v: string) => report.claims.filter((c) => c.verdict === v).length;

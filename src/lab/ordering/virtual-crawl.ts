@@ -2,7 +2,8 @@
  * A virtual crawl (seed 001): replay a crawl over the repository with an ordering policy driving
  * the same PriorityFrontier the live crawler uses, and record the order pages are visited in.
  * With a buffer of B URLs the frontier is bounded: when it overflows, its lowest-priority URL is
- * forgotten (the limited-buffer model) and comes back only if a later page links to it again.
+ * forgotten (`--model frontier`, the lab's older reading of the limited buffer; seed 001's own model,
+ * B pages kept, is scored in run.ts through `onPage`) and comes back only if a later page links to it again.
  */
 import { PriorityFrontier } from '../../frontier/order/priority-frontier.ts';
 import type { OrderingPolicy } from '../../frontier/order/policy.ts';
@@ -10,7 +11,7 @@ import type { IndexedRepository } from './graph.ts';
 import { pageText } from './importance.ts';
 
 export interface VirtualCrawlOptions {
-  /** Most URLs the frontier may hold (limited-buffer model); unbounded when omitted. */
+  /** Most URLs the frontier may hold (`--model frontier`); unbounded when omitted. */
   buffer?: number;
   /** Called after each page is crawled and the policy has seen its links (the page-buffer model scores here). */
   onPage?: (index: number) => void;
