@@ -3,6 +3,7 @@
  * 127.0.0.1 (src/lab/crawltime), estimated first by the seed's heuristic and by datamonitor's.
  * The crawls last seconds where the seed's lasted 30 minutes to 2 hours: the report says so.
  */
+import os from 'node:os';
 import { crawlTimePlot, runCrawlTimeLab, type CrawlTimeLabResult } from '../../crawltime/index.ts';
 import type { Claim, ClaimProvider, ProviderResult } from '../types.ts';
 import { verdictOf } from '../types.ts';
@@ -48,9 +49,12 @@ export const crawltimeProvider: ClaimProvider = {
   async run(ctx): Promise<ProviderResult> {
     const trials = ctx.quick ? 6 : 16;
     ctx.progress(`crawltime: ${trials} real crawls over virtual hosts on 127.0.0.1`);
+    const loadBefore = os.loadavg()[0];
     const r = await runCrawlTimeLab({ trials, hosts: ctx.quick ? 4 : 12, maxUrlsPerHost: ctx.quick ? 12 : 60, onProgress: (d, t) => ctx.progress(`crawltime: crawl ${d}/${t}`) });
     const actual = r.trials.map((t) => t.actualMs);
-    const data = `${r.trials.length} crawls of generated pages on 1–${ctx.quick ? 4 : 12} virtual hosts, ${(Math.min(...actual) / 1000).toFixed(2)}–${(Math.max(...actual) / 1000).toFixed(2)} s each (the seed's lasted 30 min to 2 h)`;
+    // Real crawls on a shared machine: the estimators cannot know the load, so the report states it.
+    const load = `load average ${loadBefore.toFixed(1)}→${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`;
+    const data = `${r.trials.length} crawls of generated pages on 1–${ctx.quick ? 4 : 12} virtual hosts, ${(Math.min(...actual) / 1000).toFixed(2)}–${(Math.max(...actual) / 1000).toFixed(2)} s each (the seed's lasted 30 min to 2 h); ${load}`;
     return {
       claims: crawltimeClaims(r, data),
       figures: { crawltime: { title: 'Estimated against actual crawl time', svg: crawlTimePlot(r) } },
