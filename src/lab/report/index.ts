@@ -73,5 +73,3 @@ export async function runLabReport(o: LabReportOptions = {}): Promise<LabReport>
   }
   return { generated: new Date().toISOString(), quick: ctx.quick, sharedData: ctx.sharedData, sections, claims: sections.flatMap((s) => s.claims), seconds: (performance.now() - t0) / 1000 };
 }
-
-export { renderReport as reportHtml };
