@@ -9,7 +9,6 @@ import { cacheProvider } from './providers/cache.ts';
 import { crawltimeProvider } from './providers/crawltime.ts';
 import { orderingProvider } from './providers/ordering.ts';
 import { recrawlProvider } from './providers/recrawl.ts';
-import { renderReport } from './html.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from './types.ts';
 
 export type { Claim, ClaimProvider, ProviderResult, ReportContext, Verdict } from './types.ts';
