@@ -141,6 +141,16 @@ const OTHER = { termType: 'BlankNode', value: 'z' } as const;
  * a hash (isomorphic neighbourhoods): then only the N-degree algorithm can order them.
  */
 export function firstDegreeLabels(quads: Quad[]): string | undefined {
+  const labelled = byFirstDegree(quads);
+  // A graph is a set, and RDFC-1.0 hashes each quad once. Repeats are rare (a parser passes on what
+  // the document repeats), so the set is made only when the labelled lines show one, not for every
+  // document: with labels issued, two lines are equal exactly when their quads are.
+  return labelled === REPEATED ? (byFirstDegree(distinct(quads)) as string | undefined) : labelled;
+}
+
+const REPEATED = Symbol('repeated quads');
+
+function byFirstDegree(quads: Quad[]): string | undefined | typeof REPEATED {
   const mentions = new Map<string, Quad[]>();
   const mention = (t: Term, q: Quad): void => {
     if (t.termType !== 'BlankNode') return;
@@ -169,6 +179,7 @@ export function firstDegreeLabels(quads: Quad[]): string | undefined {
   const label = (t: Term) => (t.termType === 'BlankNode' ? labels.get(t.value)! : t);
   const lines = quads.map((q) => NQuads.serializeQuadComponents(label(q.subject), q.predicate, label(q.object), label(q.graph)));
   lines.sort();
+  for (let i = 1; i < lines.length; i++) if (lines[i] === lines[i - 1]) return REPEATED;
   return lines.join('');
 }
 
@@ -199,11 +210,10 @@ export async function canonicalize(quads: Quad[], opts: CanonicalOptions = {}): 
     return { nquads, hash: sha256(nquads), method: 'sorted', quads: quads.length };
   }
   if (blanks.size <= (opts.maxBlankNodes ?? 20_000)) {
-    const set = distinct(quads);
-    const fast = firstDegreeLabels(set);
+    const fast = firstDegreeLabels(quads);
     if (fast !== undefined) return { nquads: fast, hash: sha256(fast), method: 'rdfc-1.0', quads: quads.length };
     try {
-      const nquads: string = await canonize.canonize(set, {
+      const nquads: string = await canonize.canonize(distinct(quads), {
         algorithm: 'RDFC-1.0',
         maxWorkFactor: opts.maxWorkFactor ?? 1,
         signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),
