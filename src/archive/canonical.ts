@@ -136,8 +136,9 @@ const OTHER = { termType: 'BlankNode', value: 'z' } as const;
  * `_:a`, other blank nodes `_:z`), and where each hash belongs to one blank node, step 4.4.3 (5)
  * issues `c14n0`, `c14n1`, … in the hashes' order and nothing else runs. That is what rdf-canonize
  * does too, through the same serialiser, so the output is byte-identical (a test compares them);
- * what this saves is the library's per-call machinery, which the crawl profile showed costing more
- * than the crawl's parsing on documents with one blank node. Undefined when two blank nodes share
+ * what this saves is the library's general machinery (async steps, identifier issuers, digests per
+ * node), with which canonicalisation cost more than Turtle parsing on documents with one blank node
+ * (10 % of the crawler's busy CPU, 5.7 % now: bench/CRAWL.md). Undefined when two blank nodes share
  * a hash (isomorphic neighbourhoods): then only the N-degree algorithm can order them.
  */
 export function firstDegreeLabels(quads: Quad[]): string | undefined {
