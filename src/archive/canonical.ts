@@ -5,7 +5,10 @@ import canonize from 'rdf-canonize';
 /**
  * A version's graph in canonical N-Quads, and its hash: two serialisations of one graph give one
  * hash, so a re-serialised document is not a change. Graphs without blank nodes only need their
- * lines sorted; graphs with blank nodes go through RDFC-1.0, bounded, because a hostile document
+ * lines sorted; graphs with blank nodes get RDFC-1.0's labels. Where every blank node's first-degree
+ * hash is unique (the common case: a few blank nodes with distinct neighbourhoods) those labels
+ * follow from the hashes alone and are issued here (`firstDegreeLabels`); only where blank nodes
+ * share a hash does the general algorithm (rdf-canonize) run, bounded, because a hostile document
  * can make canonicalisation take minutes. Past the bound the graph is still archived as it is
  * (blank nodes relabelled `_:b0`, `_:b1`, … in document order, so distinct nodes stay distinct),
  * and only the hash is approximate: the same lines with every label blanked, which may call two
@@ -122,6 +125,65 @@ function relabelledLines(quads: Quad[]): string[] {
   });
 }
 
+const { NQuads } = canonize;
+/** RDFC-1.0's stand-ins in a first-degree hash: the blank node being hashed, and every other one. */
+const REFERENCE = { termType: 'BlankNode', value: 'a' } as const;
+const OTHER = { termType: 'BlankNode', value: 'z' } as const;
+
+/**
+ * RDFC-1.0 (https://www.w3.org/TR/rdf-canon/) when its first-degree hashes decide everything: each
+ * blank node's hash is SHA-256 of the sorted N-Quads of the quads that mention it (itself written
+ * `_:a`, other blank nodes `_:z`), and where each hash belongs to one blank node, step 4.4.3 (5)
+ * issues `c14n0`, `c14n1`, … in the hashes' order and nothing else runs. That is what rdf-canonize
+ * does too, through the same serialiser, so the output is byte-identical (a test compares them);
+ * what this saves is the library's general machinery (async steps, identifier issuers, digests per
+ * node), with which canonicalisation cost more than Turtle parsing on documents with one blank node
+ * (10 % of the crawler's busy CPU, 5.7 % now: bench/CRAWL.md). Undefined when two blank nodes share
+ * a hash (isomorphic neighbourhoods): then only the N-degree algorithm can order them.
+ */
+export function firstDegreeLabels(quads: Quad[]): string | undefined {
+  const labelled = byFirstDegree(quads);
+  // A graph is a set, and RDFC-1.0 hashes each quad once. Repeats are rare (a parser passes on what
+  // the document repeats), so the set is made only when the labelled lines show one, not for every
+  // document: with labels issued, two lines are equal exactly when their quads are.
+  return labelled === REPEATED ? (byFirstDegree(distinct(quads)) as string | undefined) : labelled;
+}
+
+const REPEATED = Symbol('repeated quads');
+
+function byFirstDegree(quads: Quad[]): string | undefined | typeof REPEATED {
+  const mentions = new Map<string, Quad[]>();
+  const mention = (t: Term, q: Quad): void => {
+    if (t.termType !== 'BlankNode') return;
+    const list = mentions.get(t.value);
+    if (!list) mentions.set(t.value, [q]);
+    else if (list.at(-1) !== q) list.push(q); // a quad that names the node twice counts once, as in RDFC-1.0
+  };
+  for (const q of quads) {
+    mention(q.subject, q);
+    mention(q.object, q);
+    mention(q.graph, q);
+  }
+  const nodeOfHash = new Map<string, string>();
+  for (const [id, list] of mentions) {
+    const stand = (t: Term) => (t.termType !== 'BlankNode' ? t : t.value === id ? REFERENCE : OTHER);
+    const lines = list.map((q) => NQuads.serializeQuadComponents(stand(q.subject), q.predicate, stand(q.object), stand(q.graph)));
+    lines.sort();
+    const h = createHash('sha256');
+    for (const l of lines) h.update(l);
+    const hash = h.digest('hex');
+    if (nodeOfHash.has(hash)) return undefined;
+    nodeOfHash.set(hash, id);
+  }
+  const labels = new Map<string, { termType: 'BlankNode'; value: string }>();
+  for (const hash of [...nodeOfHash.keys()].sort()) labels.set(nodeOfHash.get(hash)!, { termType: 'BlankNode', value: `c14n${labels.size}` });
+  const label = (t: Term) => (t.termType === 'BlankNode' ? labels.get(t.value)! : t);
+  const lines = quads.map((q) => NQuads.serializeQuadComponents(label(q.subject), q.predicate, label(q.object), label(q.graph)));
+  lines.sort();
+  for (let i = 1; i < lines.length; i++) if (lines[i] === lines[i - 1]) return REPEATED;
+  return lines.join('');
+}
+
 /** The quads without repeats (RDFC-1.0 hashes each blank node's quads, so a repeated quad would change the labels). */
 function distinct(quads: Quad[]): Quad[] {
   const seen = new Set<string>();
@@ -149,6 +211,8 @@ export async function canonicalize(quads: Quad[], opts: CanonicalOptions = {}): 
     return { nquads, hash: sha256(nquads), method: 'sorted', quads: quads.length };
   }
   if (blanks.size <= (opts.maxBlankNodes ?? 20_000)) {
+    const fast = firstDegreeLabels(quads);
+    if (fast !== undefined) return { nquads: fast, hash: sha256(fast), method: 'rdfc-1.0', quads: quads.length };
     try {
       const nquads: string = await canonize.canonize(distinct(quads), {
         algorithm: 'RDFC-1.0',

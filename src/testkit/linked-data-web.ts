@@ -46,7 +46,7 @@ export const VOCAB_HOST = 'vocab.lod.test';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 
 /** xorshift32: the same Web for the same seed. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;

@@ -2,6 +2,8 @@
 declare module 'rdf-canonize' {
   const canonize: {
     canonize(input: unknown, options: { algorithm: string; maxWorkFactor?: number; signal?: AbortSignal; inputFormat?: string; format?: string }): Promise<string>;
+    /** The N-Quads serialiser RDFC-1.0 uses for its hashes and its output (terms in RDF/JS form). */
+    NQuads: { serializeQuadComponents(s: unknown, p: unknown, o: unknown, g: unknown): string };
   };
   export default canonize;
 }
