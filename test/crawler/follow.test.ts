@@ -12,7 +12,7 @@ import { crawlLog, tempDir } from '../helpers.ts';
  * query's patterns lead to and says where each answer came from, and a broken query fails first.
  */
 
-const DOCS = 80;
+const DOCS = 60;
 const V = 'http://vocab.lod.test/ns#';
 const PREFIXES = `PREFIX v: <${V}> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>`;
 

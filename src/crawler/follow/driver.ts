@@ -7,7 +7,7 @@ import { OptionError, UserError } from '../../util/errors.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { Knowledge, jsonTerm } from './knowledge.ts';
 import { createSchedule, type EvaluationSchedule } from './schedule.ts';
-import { candidateLinks, queryIris, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
+import { queryIris, Traversal, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
 
 /** The queries that drive a crawl (CrawlOptions.follow / until / answer). */
 export interface DrivingQueries {
@@ -101,6 +101,9 @@ export class QueryDriver {
   private readonly until?: QueryShape;
   private readonly answerQuery?: QueryShape;
   private readonly patterns: TriplePattern[] = [];
+  private readonly traversal?: Traversal;
+  /** Links the traversal credited while learning the current document, offered once it is learnt. */
+  private credited = new Set<string>();
   private readonly schedule: EvaluationSchedule;
   /** Each IRI's smallest depth among the documents that mention it: a bound IRI's depth is one more. */
   private readonly mentioned = new Map<string, number>();
@@ -124,7 +127,11 @@ export class QueryDriver {
       const t = traversalSeeds(this.answerQuery);
       this.patterns = t.patterns;
       this.seeds = t.seeds;
-      this.policy = new TraversalPolicy();
+      const policy = (this.policy = new TraversalPolicy());
+      this.traversal = new Traversal(this.patterns, (iri, score) => {
+        const url = policy.credit(iri, score);
+        if (url) this.credited.add(url);
+      });
     }
     this.schedule = createSchedule(o.followBatch) as EvaluationSchedule;
     this.stats = { evaluations: 0, evaluationMs: 0, schedule: this.schedule.name, learnt: { documents: 0, quads: 0 }, ...(this.follow ? { bindings: 0 } : {}), ...(this.until ? { answered: false } : {}) };
@@ -152,11 +159,11 @@ export class QueryDriver {
         }
       }
     }
-    if (this.policy) {
-      for (const [iri, score] of candidateLinks(quads, this.patterns)) {
-        const link = this.policy.credit(iri, score);
-        if (link) scope.offer(link, depth + 1, false);
-      }
+    if (this.traversal) {
+      this.traversal.learn(quads);
+      // (A link raised by this document but found in an earlier one keeps its earlier depth: the seen test holds it.)
+      for (const link of this.credited) scope.offer(link, depth + 1, false);
+      this.credited = new Set();
     }
   }
 
@@ -171,14 +178,11 @@ export class QueryDriver {
     const t0 = performance.now();
     let offered = 0;
     if (this.follow) {
-      for (const solution of this.knowledge.select(this.follow)) {
-        for (const term of solution.values()) {
-          if (term.termType !== 'NamedNode' || this.bound.has(term.value)) continue;
-          this.bound.add(term.value);
-          const depth = (this.mentioned.get(term.value) ?? this.pendingDepth) + 1;
-          scope.offer(term.value, depth, false);
-          offered++;
-        }
+      for (const iri of this.knowledge.boundIris(this.follow)) {
+        if (this.bound.has(iri)) continue;
+        this.bound.add(iri);
+        scope.offer(iri, (this.mentioned.get(iri) ?? this.pendingDepth) + 1, false);
+        offered++;
       }
       this.stats.bindings = this.bound.size;
     }

@@ -2,4 +2,4 @@
 export { QueryDriver, validateDrivingQueries, type DrivingQueries, type QueryDrivenSummary, type Offer } from './driver.ts';
 export { Knowledge, jsonTerm } from './knowledge.ts';
 export { createSchedule, GROWTH_FRACTION, type EvaluationSchedule } from './schedule.ts';
-export { candidateLinks, queryIris, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
+export { candidateLinks, patternMatches, queryIris, Traversal, TraversalPolicy, triplePatterns, type PatternMatch, type TriplePattern } from './traversal.ts';

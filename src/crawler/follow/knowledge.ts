@@ -1,5 +1,6 @@
 import * as ox from 'oxigraph';
-import type { Quad, Term } from '@rdfjs/types';
+import type { Quad } from '@rdfjs/types';
+import { ntTerm } from '../../query/terms.ts';
 import type { SparqlJsonTerm } from '../../query/types.ts';
 import { evaluateShape } from '../../query/sparql.ts';
 import type { QueryShape } from '../../query/sparql-text.ts';
@@ -28,23 +29,39 @@ export class Knowledge {
    * `_:b0` stay apart as they are in RDF.
    */
   add(documentUrl: string, quads: readonly Quad[]): void {
-    const graph = ox.namedNode(documentUrl);
-    if (this.graphs.has(documentUrl) || this.store.match(null, null, null, graph).length > 0) {
-      this.store.update(`DROP SILENT GRAPH <${documentUrl}>`);
+    if (this.graphs.has(documentUrl) || this.store.match(null, null, null, ox.namedNode(documentUrl)).length > 0) {
+      this.store.update(`DROP SILENT GRAPH ${ntTerm(ox.namedNode(documentUrl))}`);
     } else this.documents++;
     this.graphs.add(documentUrl);
-    const blanks = new Map<string, ox.BlankNode>();
-    const term = (t: Term): ox.Term => {
-      if (t.termType !== 'BlankNode') return t as unknown as ox.Term;
-      let b = blanks.get(t.value);
-      if (!b) blanks.set(t.value, (b = ox.blankNode()));
-      return b;
-    };
+    // As N-Quads text, one load per document: ~10× faster than adding quad by quad across the
+    // WebAssembly boundary (measured: 1.3 ms against 12 ms a 35-triple document), and `load` gives the
+    // document's blank nodes labels of their own.
+    const g = ntTerm(ox.namedNode(documentUrl));
+    const lines: string[] = [];
     for (const q of quads) {
       // Quoted triples (RDF 1.2) are left out: no crawl query needs them, and they cannot hold a link.
       if (q.subject.termType === 'Quad' || q.object.termType === 'Quad') continue;
-      this.store.add(ox.quad(term(q.subject) as ox.NamedNode, q.predicate as unknown as ox.NamedNode, term(q.object) as ox.NamedNode, graph));
+      lines.push(`${ntTerm(q.subject)} ${ntTerm(q.predicate)} ${ntTerm(q.object)} ${g} .\n`);
     }
+    if (lines.length) this.store.load(lines.join(''), { format: 'application/n-quads', lenient: true });
+  }
+
+  /**
+   * The IRIs a SELECT binds, any variable. Read from the engine's TSV results: building a JS object per
+   * solution costs ~10× more (measured on 20,000 solutions: 70 ms against 780 ms).
+   */
+  boundIris(shape: QueryShape): Set<string> {
+    const tsv = evaluateShape(this.store, shape, 'text/tab-separated-values') as string;
+    const out = new Set<string>();
+    let first = true;
+    for (const line of tsv.split('\n')) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      for (const cell of line.split('\t')) if (cell.startsWith('<') && cell.endsWith('>')) out.add(unescapeIri(cell.slice(1, -1)));
+    }
+    return out;
   }
 
   /** The solutions of a SELECT (the union default graph unless the query names its dataset). */
@@ -78,4 +95,9 @@ export function jsonTerm(t: ox.Term): SparqlJsonTerm {
     return dt === 'http://www.w3.org/2001/XMLSchema#string' ? { type: 'literal', value: lit.value } : { type: 'literal', value: lit.value, datatype: dt };
   }
   return { type: 'literal', value: t.value };
+}
+
+/** An IRI as N-Triples and TSV write it, its \\u escapes undone. */
+function unescapeIri(s: string): string {
+  return s.includes('\\') ? s.replace(/\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})/g, (_m, a: string, b: string) => String.fromCodePoint(Number.parseInt(a ?? b, 16))) : s;
 }

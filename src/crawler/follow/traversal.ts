@@ -93,32 +93,108 @@ const matches = (s: Slot, term: Term): boolean =>
   : 'literal' in s ? term.termType === 'Literal' && term.value === s.literal
   : true;
 
+/** What a match of a pattern by a triple adds: each IRI found in one of its variable (or constant) places, with its score. */
+export interface PatternMatch {
+  links: Map<string, number>;
+  /** The pattern's variables that the triple binds, with their values (N-Triples-ish keys: the term's value). */
+  bindings: Array<[variable: string, value: string]>;
+  /** The pattern has a constant subject or object: its matches are about the query's own resources. */
+  anchored: boolean;
+}
+
 /**
- * How much a link can add, from the patterns its triple matched: a match of a more selective pattern
- * (more constants) counts more, and an IRI in a variable's place counts once more for each other
- * pattern that variable joins, since dereferencing it is where those patterns' triples are published.
+ * The matches of a document's triples against the query's patterns (Hartig's cMatch). A link's score
+ * says how much it can add: a match of a more selective pattern (more constants) counts more, and an IRI
+ * in a variable's place counts once more for each other pattern that variable joins, since dereferencing
+ * it is where those patterns' triples are published.
  */
-export function candidateLinks(quads: readonly Quad[], patterns: readonly TriplePattern[]): Map<string, number> {
+export function patternMatches(quads: readonly Quad[], patterns: readonly TriplePattern[]): PatternMatch[] {
   const uses = new Map<string, number>();
   for (const t of patterns) {
     for (const v of [t.s, t.p, t.o]) if ('variable' in v) uses.set(v.variable, (uses.get(v.variable) ?? 0) + 1);
   }
-  const out = new Map<string, number>();
+  const out: PatternMatch[] = [];
   for (const q of quads) {
     for (const t of patterns) {
       if ('iris' in t.p && !t.p.iris.includes(q.predicate.value)) continue;
       if (!matches(t.s, q.subject) || !matches(t.o, q.object)) continue;
-      const constants = ('iri' in t.s || 'literal' in t.s ? 1 : 0) + ('iris' in t.p ? 1 : 0) + ('iri' in t.o || 'literal' in t.o ? 1 : 0);
-      for (const [pos, term] of [[t.s, q.subject], [t.o, q.object]] as const) {
-        if (term.termType !== 'NamedNode') continue;
+      const constS = 'iri' in t.s || 'literal' in t.s;
+      const constO = 'iri' in t.o || 'literal' in t.o;
+      const constants = (constS ? 1 : 0) + ('iris' in t.p ? 1 : 0) + (constO ? 1 : 0);
+      const m: PatternMatch = { links: new Map(), bindings: [], anchored: constS || (constO && !isTypePattern(t)) };
+      for (const [pos, term] of [[t.s, q.subject], [t.p, q.predicate], [t.o, q.object]] as const) {
+        if ('variable' in pos && (uses.get(pos.variable) ?? 0) > 1) m.bindings.push([pos.variable, term.value]);
+        if (pos === t.p || term.termType !== 'NamedNode') continue;
         // The class of an `a` pattern names a vocabulary, not data about the answer.
-        if (pos === t.o && 'iris' in t.p && t.p.iris.length === 1 && t.p.iris[0] === RDF_TYPE) continue;
+        if (pos === t.o && isTypePattern(t)) continue;
         const joins = 'variable' in pos ? (uses.get(pos.variable) ?? 1) - 1 : 0;
-        out.set(term.value, (out.get(term.value) ?? 0) + 1 + constants + joins);
+        m.links.set(term.value, (m.links.get(term.value) ?? 0) + 1 + constants + joins);
       }
+      out.push(m);
     }
   }
   return out;
+}
+
+const isTypePattern = (t: TriplePattern) => 'iris' in t.p && t.p.iris.length === 1 && t.p.iris[0] === RDF_TYPE;
+
+/** The candidate links of a document and their scores, all matches counted alike (see Traversal for the ranking a crawl uses). */
+export function candidateLinks(quads: readonly Quad[], patterns: readonly TriplePattern[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of patternMatches(quads, patterns)) for (const [iri, score] of m.links) out.set(iri, (out.get(iri) ?? 0) + score);
+  return out;
+}
+
+/**
+ * Which matches are on the way to an answer. A match is *connected* when its pattern names one of the
+ * query's own resources (anchored), or when one of the join variables it binds has that value in a
+ * connected match already (a semi-join, as the query's evaluation would make). Links of connected matches
+ * keep their full score; the others go to the back of the frontier (a thousandth of it) and are raised
+ * when a later match connects them. Nothing is dropped, so the traversal reaches what cMatch reaches
+ * (its answer is complete in Hartig's sense); only the order changes, so the answer comes sooner.
+ */
+export class Traversal {
+  /** Values each join variable has in connected matches. */
+  private readonly connected = new Map<string, Set<string>>();
+  /** Matches waiting for one of their bindings to become connected, by `variable\tvalue`. */
+  private readonly waiting = new Map<string, PatternMatch[]>();
+
+  constructor(readonly patterns: readonly TriplePattern[], private readonly credit: (iri: string, score: number) => void) {}
+
+  /** Scores the links of a document's triples: the credit callback gets each (IRI, score) once per match. */
+  learn(quads: readonly Quad[]): void {
+    for (const m of patternMatches(quads, this.patterns)) {
+      if (m.anchored || m.bindings.some(([v, val]) => this.connected.get(v)?.has(val))) this.connect(m);
+      else {
+        for (const [iri, score] of m.links) this.credit(iri, score / 1000);
+        for (const [v, val] of m.bindings) {
+          const k = `${v}\t${val}`;
+          const list = this.waiting.get(k);
+          if (list) list.push(m);
+          else this.waiting.set(k, [m]);
+        }
+      }
+    }
+  }
+
+  private connect(first: PatternMatch): void {
+    for (const stack = [first]; stack.length;) {
+      const m = stack.pop()!;
+      for (const [iri, score] of m.links) this.credit(iri, score);
+      for (const [v, val] of m.bindings) {
+        let set = this.connected.get(v);
+        if (!set) this.connected.set(v, (set = new Set()));
+        if (set.has(val)) continue;
+        set.add(val);
+        const k = `${v}\t${val}`;
+        const raised = this.waiting.get(k);
+        if (!raised) continue;
+        this.waiting.delete(k);
+        // Raised once: its low score stays, the full one is added.
+        for (const w of raised) if (!w.anchored) (w.anchored = true, stack.push(w));
+      }
+    }
+  }
 }
 
 /**
