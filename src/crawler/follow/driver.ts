@@ -7,7 +7,7 @@ import { OptionError, UserError } from '../../util/errors.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { Knowledge, jsonTerm } from './knowledge.ts';
 import { createSchedule, type EvaluationSchedule } from './schedule.ts';
-import { queryIris, Traversal, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
+import { allVariablesQuery, queryIris, Traversal, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
 
 /** The queries that drive a crawl (CrawlOptions.follow / until / answer). */
 export interface DrivingQueries {
@@ -209,7 +209,18 @@ export class QueryDriver {
   private answer(shape: QueryShape): NonNullable<QueryDrivenSummary['answer']> {
     const solutions = this.knowledge.select(shape);
     const vars = [...new Set(solutions.flatMap((s) => [...s.keys()]))];
-    const rows = solutions.map((s) => ({ binding: Object.fromEntries([...s].map(([k, v]) => [k, jsonTerm(v)])), documents: this.sources(s) }));
+    // Each row's documents: those of every full solution (all variables bound) that agrees with the row.
+    const wide = allVariablesQuery(shape.text);
+    const full = wide ? this.knowledge.select(analyseQuery(wide)) : solutions;
+    const rowKey = (s: Map<string, ox.Term>) => vars.map((v) => { const t = s.get(v); return t ? `${t.termType}:${t.value}` : ''; }).join('\t');
+    const docsOf = new Map<string, Set<string>>();
+    for (const s of full) {
+      const k = rowKey(s);
+      let set = docsOf.get(k);
+      if (!set) docsOf.set(k, (set = new Set()));
+      for (const d of this.sources(s)) set.add(d);
+    }
+    const rows = solutions.map((s) => ({ binding: Object.fromEntries([...s].map(([k, v]) => [k, jsonTerm(v)])), documents: [...(docsOf.get(rowKey(s)) ?? [])].sort() }));
     return { vars, rows };
   }
 

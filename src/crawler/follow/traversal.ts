@@ -72,6 +72,19 @@ export function triplePatterns(text: string): TriplePattern[] {
 }
 
 /**
+ * The query with every variable projected, and no grouping, order or slice: its solutions are the
+ * bindings that the answer's rows are made of, so each row's documents can be found through them.
+ * Undefined for a query that is not a plain SELECT (aggregates: a row stands for many solutions).
+ */
+export function allVariablesQuery(text: string): string | undefined {
+  const parsed = new sparqljs.Parser().parse(text);
+  if (parsed.type !== 'query' || parsed.queryType !== 'SELECT' || parsed.group || parsed.having) return undefined;
+  if (parsed.variables.some((v) => !('termType' in v) || v.termType !== 'Variable' && v.termType !== 'Wildcard')) return undefined;
+  const wide = { ...parsed, variables: [new sparqljs.Wildcard()], distinct: false, reduced: false, order: undefined, limit: undefined, offset: undefined };
+  return new sparqljs.Generator().stringify(wide as typeof parsed);
+}
+
+/**
  * The IRIs a traversal starts from: the query's constant subjects and objects. Predicates and the
  * classes of `a` name vocabularies, which say nothing about the answer's resources (Comunica's default
  * seeds are the same subjects and objects).
@@ -100,6 +113,8 @@ export interface PatternMatch {
   bindings: Array<[variable: string, value: string]>;
   /** The pattern has a constant subject or object: its matches are about the query's own resources. */
   anchored: boolean;
+  /** Which of the query's patterns it matched (its index). */
+  pattern: number;
 }
 
 /**
@@ -115,13 +130,13 @@ export function patternMatches(quads: readonly Quad[], patterns: readonly Triple
   }
   const out: PatternMatch[] = [];
   for (const q of quads) {
-    for (const t of patterns) {
+    for (const [index, t] of patterns.entries()) {
       if ('iris' in t.p && !t.p.iris.includes(q.predicate.value)) continue;
       if (!matches(t.s, q.subject) || !matches(t.o, q.object)) continue;
       const constS = 'iri' in t.s || 'literal' in t.s;
       const constO = 'iri' in t.o || 'literal' in t.o;
       const constants = (constS ? 1 : 0) + ('iris' in t.p ? 1 : 0) + (constO ? 1 : 0);
-      const m: PatternMatch = { links: new Map(), bindings: [], anchored: constS || (constO && !isTypePattern(t)) };
+      const m: PatternMatch = { links: new Map(), bindings: [], anchored: constS || (constO && !isTypePattern(t)), pattern: index };
       for (const [pos, term] of [[t.s, q.subject], [t.p, q.predicate], [t.o, q.object]] as const) {
         if ('variable' in pos && (uses.get(pos.variable) ?? 0) > 1) m.bindings.push([pos.variable, term.value]);
         if (pos === t.p || term.termType !== 'NamedNode') continue;
@@ -148,14 +163,14 @@ export function candidateLinks(quads: readonly Quad[], patterns: readonly Triple
 /**
  * Which matches are on the way to an answer. A match is *connected* when its pattern names one of the
  * query's own resources (anchored), or when one of the join variables it binds has that value in a
- * connected match already (a semi-join, as the query's evaluation would make). Links of connected matches
+ * connected match of another pattern already (a semi-join, as the query's evaluation would make). Links of connected matches
  * keep their full score; the others go to the back of the frontier (a thousandth of it) and are raised
  * when a later match connects them. Nothing is dropped, so the traversal reaches what cMatch reaches
  * (its answer is complete in Hartig's sense); only the order changes, so the answer comes sooner.
  */
 export class Traversal {
-  /** Values each join variable has in connected matches. */
-  private readonly connected = new Map<string, Set<string>>();
+  /** For each `variable\tvalue` of connected matches: the patterns whose matches gave it. */
+  private readonly connected = new Map<string, Set<number>>();
   /** Matches waiting for one of their bindings to become connected, by `variable\tvalue`. */
   private readonly waiting = new Map<string, PatternMatch[]>();
 
@@ -164,7 +179,7 @@ export class Traversal {
   /** Scores the links of a document's triples: the credit callback gets each (IRI, score) once per match. */
   learn(quads: readonly Quad[]): void {
     for (const m of patternMatches(quads, this.patterns)) {
-      if (m.anchored || m.bindings.some(([v, val]) => this.connected.get(v)?.has(val))) this.connect(m);
+      if (m.anchored || m.bindings.some(([v, val]) => this.joins(`${v}\t${val}`, m.pattern))) this.connect(m);
       else {
         for (const [iri, score] of m.links) this.credit(iri, score / 1000);
         for (const [v, val] of m.bindings) {
@@ -177,21 +192,31 @@ export class Traversal {
     }
   }
 
+  /** Whether a connected match of a pattern other than `pattern` gave this binding. */
+  private joins(binding: string, pattern: number): boolean {
+    const from = this.connected.get(binding);
+    if (!from) return false;
+    for (const p of from) if (p !== pattern) return true;
+    return false;
+  }
+
   private connect(first: PatternMatch): void {
     for (const stack = [first]; stack.length;) {
       const m = stack.pop()!;
       for (const [iri, score] of m.links) this.credit(iri, score);
       for (const [v, val] of m.bindings) {
-        let set = this.connected.get(v);
-        if (!set) this.connected.set(v, (set = new Set()));
-        if (set.has(val)) continue;
-        set.add(val);
         const k = `${v}\t${val}`;
-        const raised = this.waiting.get(k);
-        if (!raised) continue;
-        this.waiting.delete(k);
-        // Raised once: its low score stays, the full one is added.
-        for (const w of raised) if (!w.anchored) (w.anchored = true, stack.push(w));
+        let from = this.connected.get(k);
+        if (!from) this.connected.set(k, (from = new Set()));
+        if (from.has(m.pattern)) continue;
+        from.add(m.pattern);
+        const list = this.waiting.get(k);
+        if (!list) continue;
+        // Raised once (its low score stays, the full one is added); matches of the same pattern wait on.
+        const still = list.filter((w) => w.anchored || w.pattern === m.pattern);
+        for (const w of list) if (!w.anchored && w.pattern !== m.pattern) (w.anchored = true, stack.push(w));
+        if (still.length) this.waiting.set(k, still.filter((w) => !w.anchored));
+        else this.waiting.delete(k);
       }
     }
   }
