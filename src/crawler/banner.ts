@@ -36,6 +36,10 @@ export function scopeBanner(o: CrawlOptions): string {
     `crawl scope: depth ${f.maxDepth}${o.vocabularies === false ? '' : ' (vocabularies at any depth)'}; domains ${list(o.domains)}; include ${list(o.include)}; exclude ${o.exclude?.length ? o.exclude.join(', ') : 'none'}`,
     `politeness: robots.txt ${o.robots === false ? 'ignored (--no-robots)' : 'obeyed'}; delay ${formatDuration(o.delayMs ?? DEFAULTS.delayMs)} per host, ${o.perHost ?? DEFAULTS.perHost} per host at once, ${o.concurrency ?? DEFAULTS.concurrency} in all; private addresses ${o.allowPrivate ? 'allowed' : 'refused (--allow-private)'}`,
   ];
+  // A query-driven crawl follows what its query chooses, not the documents' links: say so before it starts.
+  if (o.follow !== undefined) lines.push(`query-driven: following only the IRIs the --follow query binds over ${o.followArchive ? 'the archive and ' : ''}what this crawl learns (queries run: ${o.followBatch ?? 'auto'})`);
+  if (o.answer !== undefined) lines.push('query-driven: link traversal for --answer (starts from the query\'s IRIs; follows the IRIs of triples matching its patterns, best first)');
+  if (o.until !== undefined) lines.push('query-driven: stops once the --until question is answered');
   for (const seed of o.seeds) {
     const why = seedExclusion(seed, o, f);
     if (why) lines.push(`warning: ${why}: it will not be crawled`);

@@ -15,7 +15,7 @@ import { openCrawlSeen } from './seen-dir.ts';
 import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
-import { formatBytes } from '../util/units.ts';
+import { formatBytes, plural } from '../util/units.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { ContextLoader } from './contexts.ts';
@@ -32,6 +32,10 @@ import { CaptureStage } from './stages/capture.ts';
 import { MAX_REDIRECT_HOPS, RedirectStage } from './stages/redirect.ts';
 import { LinksStage } from './stages/links.ts';
 import { StoreStage } from './stages/store.ts';
+import { LearnStage } from './stages/learn.ts';
+import { QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
+import { VersionIndex } from '../query/version-index.ts';
+import { materialise, NOW } from '../query/sparql.ts';
 
 export type { CrawlOptions, CrawlStore } from './options.ts';
 export type { CapturedDocument } from './capture.ts';
@@ -58,13 +62,15 @@ export interface CrawlSummary {
    * disk space (`minFreeBytes`), or the archive's storage failing (disk full, I/O error). After the
    * last two the URLs not archived stay queued: free space and run the same crawl again to resume.
    */
-  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error';
-  /** Why, for `disk-space` and `storage-error`, in words. */
+  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'answered';
+  /** Why, for `disk-space`, `storage-error` and `answered`, in words. */
   stopMessage?: string;
   /** Set when there were seeds and not one of them could be had (each failed or was refused): nothing to crawl from. */
   allSeedsFailed?: boolean;
   resumed: boolean;
   dataDir: string;
+  /** A query-driven crawl (--follow, --until, --answer): what its queries cost and found. */
+  query?: QueryDrivenSummary;
 }
 
 export interface CrawlProgress {
@@ -130,6 +136,9 @@ function validate(o: CrawlOptions): void {
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
   if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
   if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
+  validateDrivingQueries(o);
+  if (o.answer !== undefined && o.order && o.order !== 'bfs') throw new OptionError('answer', `orders the frontier by what each link can add to the answer: it cannot be combined with order ${o.order}`);
+  if (o.followArchive && o.follow === undefined && o.until === undefined) throw new OptionError('followArchive', 'needs a follow or until query to run over the archive');
 }
 
 async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
@@ -187,7 +196,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     delayMs: o.delayMs ?? DEFAULTS.delayMs, perHost: o.perHost ?? DEFAULTS.perHost,
     backoffBaseMs: o.backoffBaseMs ?? DEFAULTS.backoffBaseMs, maxBackoffMs: DEFAULTS.maxBackoffMs, maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
   };
-  const queues: Frontier = !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
+  // Query-driven crawling (src/crawler/follow/): one store of what the crawl learns, for its queries.
+  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? new QueryDriver(o, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
+  const queues: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
+    : !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,
   // because the store, not this cache, is the record of what is known; a worker's round is handed
   // the worker's own, which lives across its rounds.
@@ -240,7 +252,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   }
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
   // A re-crawl fetches its seeds again even though the store knows them.
-  for (const seed of o.seeds) scope.offer(seed, 0, false, o.refetch);
+  for (const seed of [...o.seeds, ...(driver?.seeds ?? [])]) scope.offer(seed, 0, false, o.refetch);
   for (const url of await sitemapsToRead(o, robots)) {
     sitemaps.ask(url.href, url.hostWide);
     scope.offer(url.href, 0, false, o.refetch);
@@ -275,6 +287,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
     if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';
     if (o.maxTimeMs !== undefined && Date.now() - t0 >= o.maxTimeMs) return 'max-time';
+    if (driver?.answered) return 'answered';
     return undefined;
   };
 
@@ -302,7 +315,9 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, frontier: queues, counts: s, signal: o.signal }),
     new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
-    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
+    ...(driver ? [new LearnStage(driver, scope)] : []),
+    // A query-driven crawl follows what its query chooses, not every link (page requisites still are fetched).
+    new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow || driver?.choosesLinks), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
     new StoreStage(store, scope, (doc) => done.push(doc)),
   ];
   // A URL whose origin's robots.txt is known to refuse it (or to be unavailable) leaves the frontier
@@ -370,6 +385,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         }
       }
       while (done.length) yield done.shift() as CapturedDocument;
+      // The driving queries run in batches (follow/schedule.ts), and always before the crawl would end
+      // for want of URLs: only they can give a query-driven crawl more to fetch.
+      if (driver && !stopReason && driver.due(queues.size === 0)) {
+        driver.evaluate(scope);
+        await scope.flush(store);
+        continue;
+      }
       if (Date.now() - lastProgress > 200) {
         lastProgress = Date.now();
         const deferred = running.size === 0 && queues.size > 0 ? queues.deferred(Date.now()) : [];
@@ -424,11 +446,30 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.hosts = queues.hostCount;
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
+    if (driver) {
+      if (stopReason === 'answered') s.stopMessage = `the --until question was answered after ${plural(driver.stats.answeredAfter ?? 0, 'document')} learnt`;
+      s.query = driver.finish();
+      driver.close();
+    }
     await fetcher.close();
     await sideFetcher.close();
     if (ownSeen) await closing(() => ownSeen.close());
     trace?.end();
     if (ownsStore) await closing(() => store.close());
     setSummary(s);
+  }
+}
+
+/**
+ * The archive's latest versions as the starting knowledge of `--follow-archive`: the versioned index is
+ * caught up with the crawl log first (src/query/catch-up.ts), as `query` does.
+ */
+async function archiveKnowledge(dataDir: string, store: CrawlStore) {
+  const index = VersionIndex.open(dataDir, store);
+  try {
+    await index.catchUp();
+    return materialise(index.archive, NOW).store;
+  } finally {
+    await index.close();
   }
 }

@@ -78,6 +78,23 @@ export interface CrawlOptions {
   /** The driving query of the similarity ordering. */
   query?: string;
 
+  /**
+   * Query-driven crawling (src/crawler/follow/): a SPARQL SELECT run over what the crawl has learnt;
+   * its IRI bindings are the only URLs followed (depth and filters still apply).
+   */
+  follow?: string;
+  /** The follow/until queries also see the whole archive (its latest versions), not only this crawl's documents. */
+  followArchive?: boolean;
+  /** A SPARQL ASK: the crawl stops once it is true (`stoppedBy: 'answered'`). */
+  until?: string;
+  /**
+   * Link-traversal querying: a SPARQL SELECT whose IRIs are seeds and whose matching triples' IRIs are
+   * the links followed, best first; the summary carries the answer with its documents.
+   */
+  answer?: string;
+  /** When the follow/until queries run: 'auto' (as the knowledge grows by a tenth; default), 'every' document, or every N documents. */
+  followBatch?: string | number;
+
   /** Cache policy of the seen-URL set: clock (default), lru, random, static. */
   seenCache?: 'clock' | 'lru' | 'random' | 'static';
   /** Entries in the seen-URL cache (default 262,144). */

@@ -11,6 +11,8 @@ import { ProgressLine } from '../progress.ts';
 import { describeDeferred } from '../../frontier/politeness.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { collect } from '../config.ts';
+import { renderTable } from '../../query/sparql.ts';
+import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
 
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
@@ -141,6 +143,11 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     seenCache: seenPolicy(flags.seenCache),
     seenCacheSize: opt(flags.seenCacheSize, (s) => parseCount(s, '--seen-cache-size')),
     query: flags.query,
+    follow: flags.follow,
+    followArchive: flags.followArchive,
+    until: flags.until,
+    answer: flags.answer,
+    followBatch: flags.followBatch,
     minFreeBytes: opt(flags.minFreeSpace, (s) => parseBytes(s, '--min-free-space')),
   };
 }
@@ -161,10 +168,28 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
     ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
+    ...(s.query ? [queryLine(s.query)] : []),
     s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
+  if (s.query?.answer) process.stdout.write(answerText(s.query.answer));
+}
+
+/** What the driving queries of a query-driven crawl cost and found, in one line. */
+function queryLine(q: QueryDrivenSummary): string {
+  const parts = [`learnt ${plural(q.learnt.documents, 'document')} (${q.learnt.quads} quads)`];
+  if (q.evaluations) parts.push(`queries run ${q.evaluations} times (${q.schedule}) in ${formatDuration(q.evaluationMs)}`);
+  if (q.bindings !== undefined) parts.push(`${plural(q.bindings, 'IRI')} bound to follow`);
+  if (q.answered !== undefined) parts.push(q.answered ? `--until answered after ${q.answeredAfter} documents` : '--until not answered');
+  return `  query-driven: ${parts.join('; ')}`;
+}
+
+/** The --answer solutions as a table, then the documents each came from. */
+function answerText(a: NonNullable<QueryDrivenSummary['answer']>): string {
+  const table = renderTable({ head: { vars: a.vars }, results: { bindings: a.rows.map((r) => r.binding) } });
+  const sources = a.rows.map((r, i) => `  ${i + 1}. ${r.documents.length ? r.documents.join(' ') : '(no single document: a property path or a value the query made)'}`);
+  return `answer:\n${table}${a.rows.length ? `documents of each result:\n${sources.join('\n')}\n` : ''}`;
 }
 
 /** Runs a crawl with a progress line and prints its summary. */
@@ -216,10 +241,15 @@ export function register(program: Command): void {
       .description('crawl Linked Data from seed URLs, archive every response, extract the RDF')
       .argument('[seeds...]', 'seed URLs')
       .option('--seeds <file>', 'file with one seed URL a line')
-      .option('--refetch', 'fetch the seeds again although the archive has them: a new capture now (an unchanged one is stored as a revisit)'),
+      .option('--refetch', 'fetch the seeds again although the archive has them: a new capture now (an unchanged one is stored as a revisit)')
+      .option('--follow <select>', "query-driven: follow only the IRIs this SPARQL SELECT binds over what the crawl has learnt, e.g. 'SELECT ?next WHERE { ?paper <http://purl.org/ontology/bibo/cites> ?next }'")
+      .option('--follow-archive', 'the --follow/--until queries also see the whole archive, not only this crawl\'s documents')
+      .option('--follow-batch <n>', 'when the --follow/--until queries run: auto (as what was learnt grows by a tenth, and whenever nothing is queued), every, or every N documents', 'auto')
+      .option('--until <ask>', 'stop the crawl once this SPARQL ASK over what it has learnt is true')
+      .option('--answer <select>', "link-traversal querying: start from the query's IRIs, follow the IRIs of triples matching its patterns (most promising first), print the answer and the documents it came from"),
   ).action(async (args: string[], flags) => {
     const seeds = readSeeds(args, flags.seeds);
-    if (seeds.length === 0 && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite')) && !flags.db) {
+    if (seeds.length === 0 && flags.answer === undefined && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite')) && !flags.db) {
       throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
     }
     if (flags.refetch && seeds.length === 0) throw new UserError('--refetch fetches the seeds again: give the URLs to capture now');

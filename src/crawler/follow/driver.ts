@@ -1,0 +1,252 @@
+import * as ox from 'oxigraph';
+import type { Quad } from '@rdfjs/types';
+import { analyseQuery, type QueryShape } from '../../query/sparql-text.ts';
+import { evaluateShape, GRAPH_INDEX } from '../../query/sparql.ts';
+import type { SparqlJsonTerm } from '../../query/types.ts';
+import { OptionError, UserError } from '../../util/errors.ts';
+import { normalizeUrl } from '../../frontier/normalize.ts';
+import { Knowledge, jsonTerm } from './knowledge.ts';
+import { createSchedule, type EvaluationSchedule } from './schedule.ts';
+import { allVariablesQuery, queryIris, Traversal, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
+
+/** The queries that drive a crawl (CrawlOptions.follow / until / answer). */
+export interface DrivingQueries {
+  /** SELECT: its IRI bindings are the only URLs followed. */
+  follow?: string;
+  /** ASK: the crawl stops once it is true. */
+  until?: string;
+  /** SELECT: link-traversal querying; the answer with its documents ends up in the summary. */
+  answer?: string;
+  /** When the queries run: 'auto' (growth), 'every', or a batch size. */
+  followBatch?: string | number;
+}
+
+/** What the driving queries cost and found, for the summary. */
+export interface QueryDrivenSummary {
+  /** Times the follow/until queries ran over what the crawl had learnt, and how long they took in all. */
+  evaluations: number;
+  evaluationMs: number;
+  schedule: string;
+  /** Documents and quads learnt (the knowledge the queries ran over). */
+  learnt: { documents: number; quads: number };
+  /** Distinct IRIs the follow query bound (each offered to the scope once, where depth and filters apply). */
+  bindings?: number;
+  /** --until: whether the question was answered, and after how many documents learnt. */
+  answered?: boolean;
+  answeredAfter?: number;
+  /** --answer: the solutions, each with the documents whose triples it used. */
+  answer?: { vars: string[]; rows: Array<{ binding: Record<string, SparqlJsonTerm>; documents: string[] }> };
+}
+
+/** Where the driver sends the URLs it chose: the crawl's scope stage (depth and filters). */
+export interface Offer {
+  offer(url: string, depth: number, vocabulary: boolean): unknown;
+}
+
+/** Checks a driving query before anything is fetched: its form, and that the engine accepts it. */
+function prepare(option: 'follow' | 'until' | 'answer', text: string, form: 'select' | 'ask'): QueryShape {
+  let shape: QueryShape;
+  try {
+    shape = analyseQuery(text);
+    if (shape.form !== form) throw new UserError(`must be a SPARQL ${form.toUpperCase()} query, got ${shape.form.toUpperCase()}`);
+    // Run once on nothing: a syntax error or an unknown function is said now, not after the first fetch.
+    const empty = new ox.Store();
+    try {
+      evaluateShape(empty, shape);
+    } finally {
+      (empty as unknown as { free?: () => void }).free?.();
+    }
+  } catch (e) {
+    if (e instanceof UserError) throw new OptionError(option, e.message.startsWith('must be') ? e.message : `is not a query that can run: ${e.message}`);
+    throw e;
+  }
+  return shape;
+}
+
+/** Validates the driving queries (OptionError naming the option); undefined when there are none. */
+export function validateDrivingQueries(o: DrivingQueries & { seeds?: string[] }): void {
+  if (o.follow !== undefined) prepare('follow', o.follow, 'select');
+  if (o.until !== undefined) prepare('until', o.until, 'ask');
+  if (o.answer !== undefined) {
+    const shape = prepare('answer', o.answer, 'select');
+    if (o.follow !== undefined) throw new OptionError('answer', 'chooses the links itself: give it or --follow, not both');
+    if (traversalSeeds(shape).seeds.length === 0 && !o.seeds?.length) throw new OptionError('answer', 'names no http(s) resource to start from: put one in the query, or give seed URLs');
+  }
+  if (o.followBatch !== undefined && !createSchedule(o.followBatch)) throw new OptionError('followBatch', `must be auto, every, or a number of documents ≥ 1, got ${JSON.stringify(o.followBatch)}`);
+}
+
+function traversalSeeds(shape: QueryShape): { patterns: TriplePattern[]; seeds: string[] } {
+  let patterns: TriplePattern[];
+  try {
+    patterns = triplePatterns(shape.text);
+  } catch (e) {
+    throw new OptionError('answer', `is not a query that can run: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const seeds = queryIris(patterns).filter((iri) => normalizeUrl(iri));
+  return { patterns, seeds };
+}
+
+/**
+ * The queries that steer a crawl, over one store of what it has learnt (Knowledge). The crawl's
+ * learn stage adds each document; the crawl's loop asks `due` and runs `evaluate`, which offers the
+ * follow query's new bindings and answers the until question.
+ */
+export class QueryDriver {
+  readonly knowledge: Knowledge;
+  /** The frontier ordering of --answer (its candidate links' scores). */
+  readonly policy: TraversalPolicy | undefined;
+  /** URLs --answer starts from: the query's http(s) IRIs. */
+  readonly seeds: string[];
+  private readonly follow?: QueryShape;
+  private readonly until?: QueryShape;
+  private readonly answerQuery?: QueryShape;
+  private readonly patterns: TriplePattern[] = [];
+  private readonly traversal?: Traversal;
+  /** Links the traversal credited while learning the current document, offered once it is learnt. */
+  private credited = new Set<string>();
+  private readonly schedule: EvaluationSchedule;
+  /** Each IRI's smallest depth among the documents that mention it: a bound IRI's depth is one more. */
+  private readonly mentioned = new Map<string, number>();
+  private readonly bound = new Set<string>();
+  private pending = 0;
+  /** The deepest document learnt since the last run: the depth of a binding no document mentions. */
+  private pendingDepth = 0;
+  answered = false;
+  readonly stats: QueryDrivenSummary;
+
+  constructor(o: DrivingQueries, initial?: ox.Store) {
+    this.knowledge = new Knowledge(initial);
+    // The archive's knowledge is unqueried too: the first chance to run goes to it (a crawl whose seeds
+    // are all known already learns nothing new, and only the archive can give it somewhere to go).
+    if (initial && initial.size > 0) this.pending = 1;
+    if (o.follow !== undefined) this.follow = prepare('follow', o.follow, 'select');
+    if (o.until !== undefined) this.until = prepare('until', o.until, 'ask');
+    this.seeds = [];
+    if (o.answer !== undefined) {
+      this.answerQuery = prepare('answer', o.answer, 'select');
+      const t = traversalSeeds(this.answerQuery);
+      this.patterns = t.patterns;
+      this.seeds = t.seeds;
+      const policy = (this.policy = new TraversalPolicy());
+      this.traversal = new Traversal(this.patterns, (iri, score) => {
+        const url = policy.credit(iri, score);
+        if (url) this.credited.add(url);
+      });
+    }
+    this.schedule = createSchedule(o.followBatch) as EvaluationSchedule;
+    this.stats = { evaluations: 0, evaluationMs: 0, schedule: this.schedule.name, learnt: { documents: 0, quads: 0 }, ...(this.follow ? { bindings: 0 } : {}), ...(this.until ? { answered: false } : {}) };
+  }
+
+  /** Whether the crawl's links are chosen by a query rather than taken from every document. */
+  get choosesLinks(): boolean {
+    return Boolean(this.follow || this.answerQuery);
+  }
+
+  /**
+   * Learns a captured document (at `depth`); under --answer, offers the IRIs of its triples that match
+   * the query's patterns, scored first so the frontier ranks them as it queues them.
+   */
+  learn(url: string, quads: readonly Quad[], depth: number, scope: Offer): void {
+    this.knowledge.add(url, quads);
+    this.pending++;
+    this.pendingDepth = Math.max(this.pendingDepth, depth);
+    if (this.follow) {
+      for (const q of quads) {
+        for (const t of [q.subject, q.object]) {
+          if (t.termType !== 'NamedNode') continue;
+          const d = this.mentioned.get(t.value);
+          if (d === undefined || depth < d) this.mentioned.set(t.value, depth);
+        }
+      }
+    }
+    if (this.traversal) {
+      this.traversal.learn(quads);
+      // (A link raised by this document but found in an earlier one keeps its earlier depth: the seen test holds it.)
+      for (const link of this.credited) scope.offer(link, depth + 1, false);
+      this.credited = new Set();
+    }
+  }
+
+  /** Whether the follow/until queries should run now (`starving`: nothing queued nor in flight to wait for). */
+  due(starving: boolean): boolean {
+    if (!this.follow && !this.until) return false;
+    return this.schedule.due(this.pending, this.knowledge.documents, starving);
+  }
+
+  /** Runs the follow and until queries over what has been learnt; offers new bindings. Returns how many were offered. */
+  evaluate(scope: Offer): number {
+    const t0 = performance.now();
+    let offered = 0;
+    if (this.follow) {
+      for (const iri of this.knowledge.boundIris(this.follow)) {
+        if (this.bound.has(iri)) continue;
+        this.bound.add(iri);
+        scope.offer(iri, (this.mentioned.get(iri) ?? this.pendingDepth) + 1, false);
+        offered++;
+      }
+      this.stats.bindings = this.bound.size;
+    }
+    if (this.until && !this.answered && this.knowledge.ask(this.until)) {
+      this.answered = true;
+      this.stats.answered = true;
+      this.stats.answeredAfter = this.knowledge.documents;
+    }
+    this.pending = 0;
+    this.pendingDepth = 0;
+    this.stats.evaluations++;
+    this.stats.evaluationMs += performance.now() - t0;
+    return offered;
+  }
+
+  /** The summary's part; with --answer, runs the query over everything learnt and finds each solution's documents. */
+  finish(): QueryDrivenSummary {
+    if (this.pending > 0 && (this.follow || this.until)) this.evaluate({ offer: () => undefined });
+    this.stats.learnt = { documents: this.knowledge.documents, quads: this.knowledge.quads };
+    if (this.answerQuery) this.stats.answer = this.answer(this.answerQuery);
+    return this.stats;
+  }
+
+  private answer(shape: QueryShape): NonNullable<QueryDrivenSummary['answer']> {
+    const solutions = this.knowledge.select(shape);
+    const vars = [...new Set(solutions.flatMap((s) => [...s.keys()]))];
+    // Each row's documents: those of every full solution (all variables bound) that agrees with the row.
+    const wide = allVariablesQuery(shape.text);
+    const full = wide ? this.knowledge.select(analyseQuery(wide)) : solutions;
+    const rowKey = (s: Map<string, ox.Term>) => vars.map((v) => { const t = s.get(v); return t ? `${t.termType}:${t.value}` : ''; }).join('\t');
+    const docsOf = new Map<string, Set<string>>();
+    for (const s of full) {
+      const k = rowKey(s);
+      let set = docsOf.get(k);
+      if (!set) docsOf.set(k, (set = new Set()));
+      for (const d of this.sources(s)) set.add(d);
+    }
+    const rows = solutions.map((s) => ({ binding: Object.fromEntries([...s].map(([k, v]) => [k, jsonTerm(v)])), documents: [...(docsOf.get(rowKey(s)) ?? [])].sort() }));
+    return { vars, rows };
+  }
+
+  /**
+   * The documents a solution's triples come from: each plain pattern with the solution's bindings put
+   * in, looked up in the store. (Triples of a property path's inner steps are not traced.)
+   */
+  private sources(solution: Map<string, ox.Term>): string[] {
+    const docs = new Set<string>();
+    const term = (slot: TriplePattern['s']): ox.Term | null | undefined => {
+      if ('iri' in slot) return ox.namedNode(slot.iri);
+      if ('variable' in slot) return solution.get(slot.variable) ?? undefined;
+      return undefined;
+    };
+    for (const t of this.patterns) {
+      if ('iris' in t.p && t.p.path) continue;
+      const s = term(t.s);
+      const p = 'iris' in t.p ? ox.namedNode(t.p.iris[0]) : solution.get(t.p.variable);
+      const o = 'literal' in t.o ? undefined : term(t.o);
+      if (!s || !p || !o) continue;
+      for (const g of this.knowledge.graphsOf(s, p, o)) if (g !== GRAPH_INDEX) docs.add(g);
+    }
+    return [...docs].sort();
+  }
+
+  close(): void {
+    this.knowledge.close();
+  }
+}
