@@ -2,9 +2,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
-import { checkBounds, DEFAULT_BOUNDS, parseDuration } from '../../schedule/bounds.ts';
+import { checkBounds, parseDuration } from '../../schedule/bounds.ts';
 import { strategies } from '../../schedule/strategies/index.ts';
-import { formatRecrawlLab, readHistories, recrawlLabSvg, runRecrawlLab } from '../../lab/recrawl/index.ts';
+import { formatRecrawlLab, getProtocol, readHistories, recrawlLabSvg, runRecrawlLab } from '../../lab/recrawl/index.ts';
 import { ProgressLine } from '../progress.ts';
 import { labCommand } from './lab.ts';
 
@@ -17,6 +17,8 @@ interface Options {
   max?: string;
   budget?: string;
   groups?: boolean;
+  protocol: string;
+  startInterval?: string;
 }
 
 export function register(program: Command): void {
@@ -25,18 +27,22 @@ export function register(program: Command): void {
     .description('simulate re-crawl strategies over change histories: recall and precision (seed 000, section 4)')
     .option('--histories <file...>', 'history files, JSON Lines (.jsonl or .jsonl.gz)')
     .option('--strategies <list>', `comma-separated, default all: ${Object.keys(strategies).join(',')}`)
-    .option('--min <duration>', 'minimum crawl interval', '1d')
-    .option('--max <duration>', 'maximum crawl interval', '180d')
+    .option('--protocol <name>', 'lab: whole histories; seed: seed 000\'s (3 years from creation, documents with >= 3 years, 1d to 6mo)', 'lab')
+    .option('--start-interval <duration>', 'first interval of every adaptive strategy (default: each strategy\'s own: 1 week; quiet the maximum; nutch 30 days)')
+    .option('--min <duration>', 'minimum crawl interval (default: the protocol\'s, 1d)')
+    .option('--max <duration>', 'maximum crawl interval (default: the protocol\'s, 180d)')
     .option('--budget <n>', 'also run the budget strategy with n downloads per day')
     .option('--plot <file.svg>', 'write recall/precision charts (overall and per group) as SVG')
     .option('--no-groups', 'print only the overall table')
     .option('--json', 'print the numbers as JSON')
     .action(async (o: Options) => {
       if (!o.histories?.length) throw new UserError('give at least one history file: --histories FILE.jsonl.gz (see ../shared/data/histories)');
+      const protocol = getProtocol(o.protocol);
       const bounds = checkBounds({
-        minIntervalMs: o.min ? parseDuration(o.min, '--min') : DEFAULT_BOUNDS.minIntervalMs,
-        maxIntervalMs: o.max ? parseDuration(o.max, '--max') : DEFAULT_BOUNDS.maxIntervalMs,
+        minIntervalMs: o.min ? parseDuration(o.min, '--min') : protocol.bounds.minIntervalMs,
+        maxIntervalMs: o.max ? parseDuration(o.max, '--max') : protocol.bounds.maxIntervalMs,
       });
+      const startIntervalMs = o.startInterval ? parseDuration(o.startInterval, '--start-interval') : undefined;
       const names = o.strategies ? o.strategies.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       let budgetPerDay: number | undefined;
       if (o.budget !== undefined) {
@@ -47,7 +53,7 @@ export function register(program: Command): void {
       progress.update(`reading ${o.histories.length} file(s)`);
       const h = await readHistories(o.histories);
       if (h.ids.length === 0) throw new UserError(`no usable history in ${o.histories.join(', ')}: ${h.diagnostics[0] ?? 'empty'}`);
-      const result = runRecrawlLab(h, { strategies: names, bounds, budgetPerDay, onProgress: (t) => progress.update(t) });
+      const result = runRecrawlLab(h, { strategies: names, bounds, protocol, startIntervalMs, budgetPerDay, onProgress: (t) => progress.update(t) });
       progress.done();
       if (o.plot) await writeFile(o.plot, recrawlLabSvg(result, `Re-crawl strategies (${o.histories.map((f) => f.split('/').pop()).join(', ')})`));
       if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');

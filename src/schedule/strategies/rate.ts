@@ -1,4 +1,4 @@
-import { clampInterval, INITIAL_INTERVAL_MS } from '../bounds.ts';
+import { clampInterval, INITIAL_INTERVAL_MS, startInterval } from '../bounds.ts';
 import { isRegular, mleRate, regularRate, type ObservationWindow } from '../estimate.ts';
 import { defineStrategy, type SteppedStrategy } from './define.ts';
 
@@ -79,7 +79,7 @@ export function rateStrategy(o: RateOptions): SteppedStrategy<RateState> {
   return defineStrategy<RateState>({
     name: o.name,
     summary: o.summary,
-    initial: (ctx) => emptyRateState(o.capacity, clampInterval(o.initialIntervalMs ?? INITIAL_INTERVAL_MS, ctx.bounds)),
+    initial: (ctx) => emptyRateState(o.capacity, startInterval(ctx, o.initialIntervalMs ?? INITIAL_INTERVAL_MS)),
     step(s, obs, ctx) {
       if (obs.first) return s.intervalMs;
       const { window, n: nw, x: xw } = observe(s, obs.changed, o.capacity, o.decay);
