@@ -1,7 +1,9 @@
 /** `datamonitor lab recrawl`: seed 000's re-crawl strategy evaluation over change histories. */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { UserError } from '../../util/errors.ts';
+import { OptionError, UserError } from '../../util/errors.ts';
+import { budgetSweepSvg, formatBudgetSweep, runBudgetSweep } from '../../lab/recrawl/budget-sweep.ts';
+import { SWEEP_FACTORS } from '../../lab/recrawl/sweep.ts';
 import { checkBounds, parseDuration } from '../../schedule/bounds.ts';
 import { strategies } from '../../schedule/strategies/index.ts';
 import { formatRecrawlLab, getProtocol, readHistories, recrawlLabSvg, runRecrawlLab } from '../../lab/recrawl/index.ts';
@@ -19,6 +21,8 @@ interface Options {
   groups?: boolean;
   protocol: string;
   startInterval?: string;
+  budgetSweep?: boolean;
+  factors?: string;
 }
 
 export function register(program: Command): void {
@@ -32,6 +36,8 @@ export function register(program: Command): void {
     .option('--min <duration>', 'minimum crawl interval (default: the protocol\'s, 1d)')
     .option('--max <duration>', 'maximum crawl interval (default: the protocol\'s, 180d)')
     .option('--budget <n>', 'also run the budget strategy with n downloads per day')
+    .option('--budget-sweep', 'sweep every strategy over its budget parameter and compare recall at equal downloads (Pareto front; micro, macro, per band)')
+    .option('--factors <list>', 'with --budget-sweep: the factors c its parameter is multiplied by', SWEEP_FACTORS.join(','))
     .option('--plot <file.svg>', 'write recall/precision charts (overall and per group) as SVG')
     .option('--no-groups', 'print only the overall table')
     .option('--json', 'print the numbers as JSON')
@@ -49,10 +55,20 @@ export function register(program: Command): void {
         budgetPerDay = Number(o.budget);
         if (!(budgetPerDay > 0)) throw new UserError(`--budget must be a positive number of downloads per day (got "${o.budget}")`);
       }
+      const factors = o.factors?.split(',').map((f) => Number(f.trim()));
+      if (factors && !(factors.length && factors.every((f) => f > 0))) throw new OptionError('--factors', `must be a comma-separated list of positive numbers (got "${o.factors}")`);
       const progress = new ProgressLine();
       progress.update(`reading ${o.histories.length} file(s)`);
       const h = await readHistories(o.histories);
       if (h.ids.length === 0) throw new UserError(`no usable history in ${o.histories.join(', ')}: ${h.diagnostics[0] ?? 'empty'}`);
+      if (o.budgetSweep) {
+        const r = runBudgetSweep(h, { strategies: names, bounds, protocol, startIntervalMs, factors, onProgress: (t) => progress.update(t) });
+        progress.done();
+        if (o.plot) await writeFile(o.plot, budgetSweepSvg(r, `Equal downloads (${o.histories.map((f) => f.split('/').pop()).join(', ')})`));
+        if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+        else process.stdout.write(formatBudgetSweep(r) + (o.plot ? `\nplot written to ${o.plot}` : '') + '\n');
+        return;
+      }
       const result = runRecrawlLab(h, { strategies: names, bounds, protocol, startIntervalMs, budgetPerDay, onProgress: (t) => progress.update(t) });
       progress.done();
       if (o.plot) await writeFile(o.plot, recrawlLabSvg(result, `Re-crawl strategies (${o.histories.map((f) => f.split('/').pop()).join(', ')})`));
