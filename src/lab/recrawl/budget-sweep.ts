@@ -1,7 +1,7 @@
 import type { StrategyBounds } from '../../schedule/types.ts';
 import { formatDuration } from '../../schedule/bounds.ts';
 import { getStrategy, strategies } from '../../schedule/strategies/index.ts';
-import { lineChart, stack } from '../../plot/svg.ts';
+import { lineChart, stack, type Chart } from '../../plot/svg.ts';
 import { plural } from '../../util/units.ts';
 import type { HistorySet } from './histories.ts';
 import { applyProtocol, PROTOCOLS, type Protocol } from './protocol.ts';
@@ -111,10 +111,13 @@ export function formatBudgetSweep(r: BudgetSweepResult): string {
 
 /** Recall against downloads per strategy (log x), the front dashed: the comparison at equal budgets as a picture. */
 export function budgetSweepSvg(r: BudgetSweepResult, title = 'Re-crawl strategies at equal downloads'): string {
+  return stack([budgetSweepChart(r, title)]);
+}
+
+export function budgetSweepChart(r: BudgetSweepResult, title: string): Chart {
   const series = r.sweeps.map((s) => ({ name: s.strategy, points: paretoFront(s.points).map((p) => [p.downloads, 100 * p.recall] as [number, number]) }));
   series.push({ name: 'front (all)', points: r.front.map((p) => [p.downloads, (100 * p.captured) / Math.max(1, r.changes)] as [number, number]), dash: '5 3', markers: false } as (typeof series)[0]);
-  return stack([
-    lineChart({
+  return lineChart({
       title: `${title}: ${r.documents} documents (protocol ${r.protocol})`,
       xLabel: 'downloads (log)',
       yLabel: 'micro recall %',
@@ -122,7 +125,6 @@ export function budgetSweepSvg(r: BudgetSweepResult, title = 'Re-crawl strategie
       yMin: 0,
       yMax: 100,
       series,
-      note: 'each strategy swept over its budget parameter; points on its own front only',
-    }),
-  ]);
+    note: 'each strategy swept over its budget parameter; points on its own front only',
+  });
 }

@@ -1,0 +1,144 @@
+import type { HistorySet } from './histories.ts';
+import { runRecrawlLab, type RecrawlLabResult } from './index.ts';
+import { GROUPS } from './metrics.ts';
+import { PROTOCOLS, type Protocol } from './protocol.ts';
+import { leaveOneFileOut, rateGrid, type FoldResult, type TuningOptions } from './tuning.ts';
+
+export type Verdict = 'confirmed' | 'refuted' | 'mixed' | 'not testable here';
+
+/** One claim of seed 000 (or of the project's docs) about re-crawl strategies, with the lab's numbers. */
+export interface Claim {
+  id: string;
+  claim: string;
+  /** Who makes it and what they say (a quote or a close paraphrase). */
+  seedSays: string;
+  /** The lab's figures, in words, file by file. */
+  measured: string;
+  verdict: Verdict;
+  /** The same figures as data, for tables and plots. */
+  numbers: Record<string, unknown>;
+}
+
+export interface ClaimsOptions {
+  protocol?: Protocol;
+  /** A smaller tuning grid and 200 bootstrap samples (CI); the verdicts use the same rules. */
+  quick?: boolean;
+  /** Folds already computed (leaveOneFileOut on the same files and protocol): not run again. */
+  folds?: FoldResult[];
+  onProgress?: (text: string) => void;
+}
+
+const SEED7 = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'gold', 'week'];
+const pct = (v: number) => (100 * v).toFixed(1);
+
+function verdictOf(holds: number, of: number): Verdict {
+  if (of === 0) return 'not testable here';
+  return holds === of ? 'confirmed' : holds === 0 ? 'refuted' : 'mixed';
+}
+
+function rank(r: RecrawlLabResult, names: string[], key: 'recallMicro' | 'precisionMicro' | 'f1Micro'): string[] {
+  const by = Object.fromEntries(r.reports.map((s) => [s.strategy, s.overall]));
+  return [...names].sort((a, b) => by[b]![key] - by[a]![key]);
+}
+
+/**
+ * Every claim about re-crawl strategies that docs/strategies.md and bench/RECRAWL*.md make or test,
+ * measured on `files` (the shared histories) under `protocol` (default seed 000's). For `lab report`:
+ * each entry says what the seed (or the docs) claim, what was measured, and a verdict.
+ */
+export function recrawlClaims(files: Array<{ name: string; h: HistorySet }>, o: ClaimsOptions = {}): Claim[] {
+  const protocol = o.protocol ?? PROTOCOLS.seed;
+  const runs = files.map((f) => {
+    o.onProgress?.(`${f.name}: strategies under protocol ${protocol.name}`);
+    return { name: f.name, r: runRecrawlLab(f.h, { protocol }) };
+  });
+  const claims: Claim[] = [];
+
+  const week = runs.map(({ name, r }) => ({ name, recallFirst: rank(r, SEED7, 'recallMicro')[0] === 'week', precisionLast: rank(r, SEED7, 'precisionMicro').at(-1) === 'week' }));
+  const weekHolds = week.filter((w) => w.recallFirst && w.precisionLast).length;
+  claims.push({
+    id: 'week-extremes',
+    claim: 'week has the best recall and the worst precision of the seed strategies',
+    seedSays: 'seed 000, 4.3: "The week strategy performs overall the best in terms of recall and worst in terms of precision."',
+    measured: `holds on ${weekHolds} of ${runs.length} files (${week.map((w) => `${w.name}: ${w.recallFirst && w.precisionLast ? 'yes' : 'no'}`).join(', ')})`,
+    verdict: verdictOf(weekHolds, runs.length),
+    numbers: { files: week },
+  });
+
+  const state = runs.map(({ name, r }) => {
+    const order = rank(r, SEED7, 'recallMicro').filter((s) => s !== 'week');
+    return { name, order, stateRank: Math.min(order.indexOf('state-1'), order.indexOf('state-2')) + 1 };
+  });
+  const stateHolds = state.filter((s) => s.stateRank === 1).length;
+  claims.push({
+    id: 'state-second-recall',
+    claim: 'state-1/state-2 are second in recall (after week)',
+    seedSays: 'seed 000, 4.3: "the probabilistic strategies state-1 state-2 are the second best in terms of recall and second worst in terms of precision."',
+    measured: `the better of state-1/state-2 ranks ${state.map((s) => `${s.stateRank} on ${s.name} (order ${s.order.join(' > ')})`).join('; ')}`,
+    verdict: verdictOf(stateHolds, runs.length),
+    numbers: { files: state },
+  });
+
+  const win = runs.map(({ name, r }) => {
+    const by = Object.fromEntries(r.reports.map((s) => [s.strategy, s.overall]));
+    const others = SEED7.filter((s) => s !== 'window' && s !== 'week').map((s) => by[s]!.recallMicro).sort((a, b) => a - b);
+    const median = others[Math.floor(others.length / 2)]!;
+    return { name, recall: by.window!.recallMicro, medianOthers: median, gap: by.window!.recallMicro - median };
+  });
+  // "Very low": more than 10 recall points under the median of the other adaptive seed strategies and gold.
+  const low = win.filter((w) => w.gap < -0.1).length;
+  claims.push({
+    id: 'window-low-recall',
+    claim: "window's recall is very low (it should not be used)",
+    seedSays: 'seed 000, 4.3: "the window strategy should not be considered due to its very low recall values."',
+    measured: `window's micro recall − the median of fix, dyn, state-1, state-2, gold: ${win.map((w) => `${w.name} ${pct(w.recall)} % (${w.gap >= 0 ? '+' : ''}${pct(w.gap)} points)`).join(', ')}; "very low" taken as more than 10 points under`,
+    verdict: verdictOf(low, runs.length),
+    numbers: { files: win },
+  });
+
+  const live = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'week', 'estimator', 'poisson', 'quiet', 'nutch'];
+  const f1 = runs.map(({ name, r }) => ({ name, best: rank(r, live, 'f1Micro')[0]! }));
+  const poissonBest = f1.filter((x) => x.best === 'poisson').length;
+  claims.push({
+    id: 'poisson-best-f1',
+    claim: 'poisson has the best micro F1 of every strategy a live crawl can use',
+    seedSays: 'docs/strategies.md before #15 (the recommendation); the seed never uses F1',
+    measured: `best live strategy by micro F1: ${f1.map((x) => `${x.name} ${x.best}`).join(', ')}`,
+    verdict: verdictOf(poissonBest, runs.length),
+    numbers: { files: f1 },
+  });
+
+  const bands = ['2 days-1 week', '4-6 months'].map((band) => {
+    const gi = GROUPS.findIndex((g) => g.label === band);
+    const docs = runs.map(({ name, r }) => ({ name, documents: r.reports[0]!.groups[gi]!.documents }));
+    return { band, docs, total: docs.reduce((a, b) => a + b.documents, 0) };
+  });
+  for (const b of bands) {
+    claims.push({
+      id: `band-${b.band}`,
+      claim: `the seed's per-band figure for documents changing every ${b.band}`,
+      seedSays: b.band === '2 days-1 week' ? 'seed 000, Figure 5: state-* close to gold; fix and window extreme' : 'seed 000, Figure 6: window close to gold; the others high recall, low precision',
+      measured: `${b.total} documents in the band over the ${runs.length} files (${b.docs.map((d) => `${d.name} ${d.documents}`).join(', ')}); the seed aimed for about 300`,
+      verdict: b.total >= 100 ? 'mixed' : 'not testable here',
+      numbers: { band: b.band, documents: b.docs },
+    });
+  }
+
+  if (files.length >= 2) {
+    const tuning: TuningOptions = { protocol, samples: o.quick ? 200 : 1000, onProgress: o.onProgress };
+    if (o.quick) tuning.grid = rateGrid().filter((c) => c.decay === 1);
+    const folds: FoldResult[] = o.folds ?? leaveOneFileOut(files, tuning);
+    const first = folds.map((f) => ({ file: f.heldOut, config: f.configName, gap: f.heldOutGaps[0]! }));
+    const above = first.filter((x) => x.gap.vsSeedBest && x.gap.vsSeedBest.low > 0).length;
+    const g = (x: (typeof first)[0]) => (x.gap.vsSeedBest ? `${x.gap.vsSeedBest.estimate >= 0 ? '+' : ''}${pct(x.gap.vsSeedBest.estimate)} [${pct(x.gap.vsSeedBest.low)}, ${pct(x.gap.vsSeedBest.high)}]` : 'not reached');
+    claims.push({
+      id: 'datamonitor-beats-seed',
+      claim: `a datamonitor strategy, tuned leaving the file out, beats the best live seed strategy at equal downloads (${first[0]?.gap.multiple ?? 1.25}× gold's) with a 95 % interval above zero`,
+      seedSays: 'issue #15, "Done when"; the seed proposes state-* as the way forward',
+      measured: `micro recall points vs the best seed strategy at that budget [95 % bootstrap CI over documents]: ${first.map((x) => `${x.file} (${x.gap.seedBest}) ${g(x)}`).join('; ')}`,
+      verdict: verdictOf(above, folds.length),
+      numbers: { folds },
+    });
+  }
+  return claims;
+}
