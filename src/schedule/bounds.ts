@@ -7,6 +7,11 @@ export const DEFAULT_BOUNDS: StrategyBounds = { minIntervalMs: DAY, maxIntervalM
 /** Where an adaptive strategy starts before it has seen anything (the seed does not say; see docs/strategies.md). */
 export const INITIAL_INTERVAL_MS = WEEK;
 
+/** The first interval of an adaptive strategy: the context's explicit start, else the strategy's own default, clamped. */
+export function startInterval(ctx: { bounds: StrategyBounds; startIntervalMs?: number }, fallbackMs = INITIAL_INTERVAL_MS): number {
+  return clampInterval(ctx.startIntervalMs ?? fallbackMs, ctx.bounds);
+}
+
 export function clampInterval(ms: number, b: StrategyBounds): number {
   return ms < b.minIntervalMs ? b.minIntervalMs : Math.min(ms, b.maxIntervalMs);
 }

@@ -28,6 +28,12 @@ export interface StrategyContext {
   /** The true mean change interval, for `gold` only (the lab knows it; live crawls do not). */
   trueMeanIntervalMs?: number;
   /**
+   * Where an adaptive strategy starts before it has seen anything. Seed 000 does not say, and the
+   * choice decides rankings on slowly changing data (docs/strategies.md), so the lab makes it a
+   * parameter of every strategy; absent, each strategy uses its own default (`startInterval`).
+   */
+  startIntervalMs?: number;
+  /**
    * What the other URLs of the same source (host, dataset) have shown so far, for strategies with a
    * prior per source (empirical Bayes, src/schedule/source-prior.ts). Only observations made before
    * now; optional: strategies that do not use it ignore it, and without it they fall back to a fixed prior.

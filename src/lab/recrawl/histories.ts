@@ -16,6 +16,12 @@ export interface HistorySet {
   changes: Float64Array;
   /** Lines skipped or repaired, with the reason (bad input never stops the lab). */
   diagnostics: string[];
+  /**
+   * Each document's mean change interval when it is not this set's own (created, end) and changes:
+   * a protocol that simulates a window of each history still groups documents, and tells `gold`,
+   * by the whole history's mean, as seed 000 does (src/lab/recrawl/protocol.ts).
+   */
+  meanIntervalMs?: Float64Array;
 }
 
 export interface HistoryRecord {
@@ -125,6 +131,7 @@ export function documentCount(h: HistorySet): number {
 
 /** Mean change interval of a document: observed time / number of changes (∞ without changes), as in seed 000. */
 export function meanChangeIntervalMs(h: HistorySet, d: number): number {
+  if (h.meanIntervalMs) return h.meanIntervalMs[d]!;
   const n = h.changeStart[d + 1]! - h.changeStart[d]!;
   return n === 0 ? Infinity : (h.end[d]! - h.created[d]!) / n;
 }

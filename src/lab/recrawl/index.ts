@@ -7,21 +7,31 @@ import { simulate } from './simulate.ts';
 import { simulateBudget } from './budget-sim.ts';
 import { documentGroups, GROUPS, report, type Metrics, type StrategyReport } from './metrics.ts';
 import { plural } from '../../util/units.ts';
+import { applyProtocol, PROTOCOLS, type Protocol } from './protocol.ts';
 
 export { readHistories, historiesFromRecords, type HistorySet } from './histories.ts';
 export { simulate } from './simulate.ts';
+export { applyProtocol, getProtocol, PROTOCOLS, type Protocol } from './protocol.ts';
 export { simulateBudget } from './budget-sim.ts';
 export { report, GROUPS, groupOf, type Metrics, type StrategyReport } from './metrics.ts';
 
 export interface RecrawlLabOptions {
   strategies?: string[];
-  bounds: StrategyBounds;
+  /** Default: the protocol's (1 day to 6 months). */
+  bounds?: StrategyBounds;
+  /** Which documents and spans are simulated (default `lab`: whole histories). */
+  protocol?: Protocol;
+  /** Every adaptive strategy's first interval (default: the protocol's, else each strategy's own). */
+  startIntervalMs?: number;
   /** Also run the budget strategy with this many downloads per day. */
   budgetPerDay?: number;
   onProgress?: (text: string) => void;
 }
 
 export interface RecrawlLabResult {
+  protocol: Protocol['name'];
+  /** undefined: each strategy's own default start. */
+  startIntervalMs?: number;
   documents: number;
   changes: number;
   bounds: StrategyBounds;
@@ -29,20 +39,24 @@ export interface RecrawlLabResult {
   diagnostics: string[];
 }
 
-export function runRecrawlLab(h: HistorySet, o: RecrawlLabOptions): RecrawlLabResult {
+export function runRecrawlLab(all: HistorySet, o: RecrawlLabOptions): RecrawlLabResult {
   const names = o.strategies ?? Object.keys(strategies);
   const chosen = names.map(getStrategy); // unknown names fail before any work
+  const protocol = o.protocol ?? PROTOCOLS.lab;
+  const bounds = o.bounds ?? protocol.bounds;
+  const startIntervalMs = o.startIntervalMs ?? protocol.startIntervalMs;
+  const h = applyProtocol(all, protocol);
   const groups = documentGroups(h);
   const reports: StrategyReport[] = [];
   for (const s of chosen) {
     o.onProgress?.(`simulating ${s.name} over ${h.ids.length} documents`);
-    reports.push(report(h, simulate(h, s, o.bounds), groups));
+    reports.push(report(h, simulate(h, s, bounds, { startIntervalMs }), groups));
   }
   if (o.budgetPerDay !== undefined) {
     o.onProgress?.(`simulating budget ${o.budgetPerDay}/day`);
-    reports.push(report(h, simulateBudget(h, { downloadsPerDay: o.budgetPerDay, bounds: o.bounds }), groups));
+    reports.push(report(h, simulateBudget(h, { downloadsPerDay: o.budgetPerDay, bounds }), groups));
   }
-  return { documents: h.ids.length, changes: h.changes.length, bounds: o.bounds, reports, diagnostics: h.diagnostics };
+  return { protocol: protocol.name, startIntervalMs, documents: h.ids.length, changes: h.changes.length, bounds, reports, diagnostics: h.diagnostics };
 }
 
 export async function runRecrawlLabOnFiles(files: string[], o: RecrawlLabOptions): Promise<RecrawlLabResult> {
@@ -60,7 +74,8 @@ const HEADER = '| strategy | recall micro % | precision micro % | F1 micro % | r
 /** Markdown tables: overall, then one per change-frequency group with documents in it. */
 export function formatRecrawlLab(r: RecrawlLabResult, withGroups = true): string {
   const out: string[] = [];
-  out.push(`${r.documents} documents, ${r.changes} changes; intervals ${formatDuration(r.bounds.minIntervalMs)} to ${formatDuration(r.bounds.maxIntervalMs)}.`, '', HEADER);
+  const start = r.startIntervalMs === undefined ? 'each strategy\'s own start' : `start ${formatDuration(r.startIntervalMs)}`;
+  out.push(`Protocol ${r.protocol}: ${r.documents} documents, ${r.changes} changes; intervals ${formatDuration(r.bounds.minIntervalMs)} to ${formatDuration(r.bounds.maxIntervalMs)}, ${start}.`, '', HEADER);
   for (const s of r.reports) out.push(row(s.strategy, s.overall));
   if (withGroups) {
     GROUPS.forEach((g, gi) => {

@@ -9,17 +9,22 @@ export interface SimulationResult {
   captured: Int32Array;
 }
 
+export interface SimulateOptions {
+  /** Every adaptive strategy's first interval (absent: each strategy's own default). */
+  startIntervalMs?: number;
+}
+
 /**
  * Replays one strategy over every document: first download at `created`, then every interval the
  * strategy returns until `end`. A download captures a change when at least one change happened since
  * the previous download (several changes in between count as one captured, the rest are missed).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any strategy, whatever its per-URL state
-export function simulate(h: HistorySet, strategy: SteppedStrategy<any>, bounds: StrategyBounds): SimulationResult {
+export function simulate(h: HistorySet, strategy: SteppedStrategy<any>, bounds: StrategyBounds, o: SimulateOptions = {}): SimulationResult {
   const n = documentCount(h);
   const downloads = new Int32Array(n);
   const captured = new Int32Array(n);
-  const ctx: StrategyContext = { bounds, trueMeanIntervalMs: undefined };
+  const ctx: StrategyContext = { bounds, trueMeanIntervalMs: undefined, startIntervalMs: o.startIntervalMs };
   const obs: Observation = { time: 0, changed: false, first: true };
   const { created, end } = h;
   const cursor = changeCursors(h);

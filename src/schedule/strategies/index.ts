@@ -6,6 +6,7 @@ import { state1, state2 } from './markov.ts';
 import { gold, week } from './fixed.ts';
 import { estimator, poisson } from './rate.ts';
 import { quiet } from './quiet.ts';
+import { nutch } from './nutch.ts';
 
 export type { SteppedStrategy } from './define.ts';
 
@@ -24,6 +25,7 @@ export const strategies: Record<string, SteppedStrategy<any>> = {
   estimator,
   poisson,
   quiet,
+  nutch,
 };
 
 /** Strategies a live URL can use (gold needs the future). */

@@ -1,4 +1,4 @@
-import { clampInterval, INITIAL_INTERVAL_MS } from '../bounds.ts';
+import { clampInterval, INITIAL_INTERVAL_MS, startInterval } from '../bounds.ts';
 import { isRegular, mleRate, regularRate, type ObservationWindow } from '../estimate.ts';
 import { defineStrategy, type SteppedStrategy } from './define.ts';
 
@@ -79,7 +79,7 @@ export function rateStrategy(o: RateOptions): SteppedStrategy<RateState> {
   return defineStrategy<RateState>({
     name: o.name,
     summary: o.summary,
-    initial: (ctx) => emptyRateState(o.capacity, clampInterval(o.initialIntervalMs ?? INITIAL_INTERVAL_MS, ctx.bounds)),
+    initial: (ctx) => emptyRateState(o.capacity, startInterval(ctx, o.initialIntervalMs ?? INITIAL_INTERVAL_MS)),
     step(s, obs, ctx) {
       if (obs.first) return s.intervalMs;
       const { window, n: nw, x: xw } = observe(s, obs.changed, o.capacity, o.decay);
@@ -98,7 +98,7 @@ export function rateStrategy(o: RateOptions): SteppedStrategy<RateState> {
 }
 
 /** Cho & Garcia-Molina's estimator: the closed form on regular intervals, the MLE otherwise; interval = 1/λ̂. */
-export const estimator = rateStrategy({
+export const ESTIMATOR_OPTIONS: RateOptions = {
   name: 'estimator',
   summary: "Cho & Garcia-Molina's change-rate estimate (closed form / MLE, last 32 observations, decay 0.9); interval = 1/λ",
   capacity: 32,
@@ -107,7 +107,8 @@ export const estimator = rateStrategy({
   priorExposureMs: 0,
   intervalFactor: 1,
   regularClosedForm: true,
-});
+};
+export const estimator = rateStrategy(ESTIMATOR_OPTIONS);
 
 /**
  * poisson: the same estimate with a Gamma prior (0.5 pseudo-change per 90 days, i.e. a prior mean
@@ -117,7 +118,7 @@ export const estimator = rateStrategy({
  * the grid over the shared histories (docs/strategies.md) put the factor at 1.2 because real changes
  * come in bursts that a longer interval absorbs at little loss.
  */
-export const poisson = rateStrategy({
+export const POISSON_OPTIONS: RateOptions = {
   name: 'poisson',
   summary: 'Poisson rate MAP estimate (Gamma prior, last 32 observations, decay 0.85); interval = 1.2/λ (F1-optimal factor)',
   capacity: 32,
@@ -126,4 +127,5 @@ export const poisson = rateStrategy({
   priorExposureMs: 90 * DAY_MS,
   intervalFactor: 1.2,
   regularClosedForm: false,
-});
+};
+export const poisson = rateStrategy(POISSON_OPTIONS);

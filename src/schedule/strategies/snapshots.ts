@@ -1,5 +1,5 @@
 import { MONTH, WEEK, type Observation, type StrategyContext } from '../types.ts';
-import { clampInterval, INITIAL_INTERVAL_MS } from '../bounds.ts';
+import { clampInterval, startInterval } from '../bounds.ts';
 import { defineStrategy, pushBit } from './define.ts';
 import { lengthenSnapshot, shortenSnapshot } from './factors.ts';
 
@@ -24,7 +24,7 @@ function snapshotStrategy(name: string, summary: string, snapshots: (intervalMs:
   return defineStrategy<SnapshotState>({
     name,
     summary,
-    initial: (ctx) => ({ intervalMs: clampInterval(INITIAL_INTERVAL_MS, ctx.bounds), bits: 0, n: 0 }),
+    initial: (ctx) => ({ intervalMs: startInterval(ctx), bits: 0, n: 0 }),
     step(s: SnapshotState, obs: Observation, ctx: StrategyContext): number {
       if (obs.first) return s.intervalMs;
       s.bits = pushBit(s.bits, obs.changed);

@@ -1,0 +1,158 @@
+import type { HistorySet } from './histories.ts';
+import { runRecrawlLab, type RecrawlLabResult } from './index.ts';
+import { GROUPS } from './metrics.ts';
+import { PROTOCOLS, type Protocol } from './protocol.ts';
+import { leaveOneFileOut, rateGrid, type FoldResult, type TuningOptions } from './tuning.ts';
+
+export type Verdict = 'confirmed' | 'refuted' | 'mixed' | 'not testable here';
+
+/** One claim of seed 000 (or of the project's docs) about re-crawl strategies, with the lab's numbers. */
+export interface Claim {
+  id: string;
+  claim: string;
+  /** Who makes it and what they say (a quote or a close paraphrase). */
+  seedSays: string;
+  /** The lab's figures, in words, file by file. */
+  measured: string;
+  verdict: Verdict;
+  /** The same figures as data, for tables and plots. */
+  numbers: Record<string, unknown>;
+}
+
+export interface ClaimsOptions {
+  protocol?: Protocol;
+  /** A smaller tuning grid and 200 bootstrap samples (CI); the verdicts use the same rules. */
+  quick?: boolean;
+  /** Folds already computed (leaveOneFileOut on the same files and protocol): not run again. */
+  folds?: FoldResult[];
+  onProgress?: (text: string) => void;
+}
+
+const SEED7 = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'gold', 'week'];
+const pct = (v: number) => (100 * v).toFixed(1);
+
+function verdictOf(holds: number, of: number): Verdict {
+  if (of === 0) return 'not testable here';
+  return holds === of ? 'confirmed' : holds === 0 ? 'refuted' : 'mixed';
+}
+
+function rank(r: RecrawlLabResult, names: string[], key: 'recallMicro' | 'precisionMicro' | 'f1Micro'): string[] {
+  const by = Object.fromEntries(r.reports.map((s) => [s.strategy, s.overall]));
+  return [...names].sort((a, b) => by[b]![key] - by[a]![key]);
+}
+
+/**
+ * Every claim about re-crawl strategies that docs/strategies.md and bench/RECRAWL*.md make or test,
+ * measured on `files` (the shared histories) under `protocol` (default seed 000's). For `lab report`:
+ * each entry says what the seed (or the docs) claim, what was measured, and a verdict.
+ */
+export function recrawlClaims(files: Array<{ name: string; h: HistorySet }>, o: ClaimsOptions = {}): Claim[] {
+  const protocol = o.protocol ?? PROTOCOLS.seed;
+  const runs = files.map((f) => {
+    o.onProgress?.(`${f.name}: strategies under protocol ${protocol.name}`);
+    return { name: f.name, r: runRecrawlLab(f.h, { protocol }) };
+  });
+  const claims: Claim[] = [];
+
+  const week = runs.map(({ name, r }) => ({ name, recallFirst: rank(r, SEED7, 'recallMicro')[0] === 'week', precisionLast: rank(r, SEED7, 'precisionMicro').at(-1) === 'week' }));
+  const weekHolds = week.filter((w) => w.recallFirst && w.precisionLast).length;
+  claims.push({
+    id: 'week-extremes',
+    claim: 'week has the best recall and the worst precision of the seed strategies',
+    seedSays: 'seed 000, 4.3: "The week strategy performs overall the best in terms of recall and worst in terms of precision."',
+    measured: `holds on ${weekHolds} of ${runs.length} files (${week.map((w) => `${w.name}: ${w.recallFirst && w.precisionLast ? 'yes' : 'no'}`).join(', ')})`,
+    verdict: verdictOf(weekHolds, runs.length),
+    numbers: { files: week },
+  });
+
+  const state = runs.map(({ name, r }) => {
+    const order = rank(r, SEED7, 'recallMicro').filter((s) => s !== 'week');
+    return { name, order, stateRank: Math.min(order.indexOf('state-1'), order.indexOf('state-2')) + 1 };
+  });
+  const stateHolds = state.filter((s) => s.stateRank === 1).length;
+  claims.push({
+    id: 'state-second-recall',
+    claim: 'state-1/state-2 are second in recall (after week)',
+    seedSays: 'seed 000, 4.3: "the probabilistic strategies state-1 state-2 are the second best in terms of recall and second worst in terms of precision."',
+    measured: `the better of state-1/state-2 ranks ${state.map((s) => `${s.stateRank} on ${s.name} (order ${s.order.join(' > ')})`).join('; ')}`,
+    verdict: verdictOf(stateHolds, runs.length),
+    numbers: { files: state },
+  });
+
+  const win = runs.map(({ name, r }) => {
+    const by = Object.fromEntries(r.reports.map((s) => [s.strategy, s.overall]));
+    const others = SEED7.filter((s) => s !== 'window' && s !== 'week').map((s) => by[s]!.recallMicro).sort((a, b) => a - b);
+    const median = others[Math.floor(others.length / 2)]!;
+    return { name, recall: by.window!.recallMicro, medianOthers: median, gap: by.window!.recallMicro - median };
+  });
+  // "Very low": more than 10 recall points under the median of the other adaptive seed strategies and gold.
+  const low = win.filter((w) => w.gap < -0.1).length;
+  claims.push({
+    id: 'window-low-recall',
+    claim: "window's recall is very low (it should not be used)",
+    seedSays: 'seed 000, 4.3: "the window strategy should not be considered due to its very low recall values."',
+    measured: `window's micro recall − the median of fix, dyn, state-1, state-2, gold: ${win.map((w) => `${w.name} ${pct(w.recall)} % (${w.gap >= 0 ? '+' : ''}${pct(w.gap)} points)`).join(', ')}; "very low" taken as more than 10 points under`,
+    verdict: verdictOf(low, runs.length),
+    numbers: { files: win },
+  });
+
+  const live = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'week', 'estimator', 'poisson', 'quiet', 'nutch'];
+  const f1 = runs.map(({ name, r }) => ({ name, best: rank(r, live, 'f1Micro')[0]! }));
+  const poissonBest = f1.filter((x) => x.best === 'poisson').length;
+  claims.push({
+    id: 'poisson-best-f1',
+    claim: 'poisson has the best micro F1 of every strategy a live crawl can use',
+    seedSays: 'docs/strategies.md before #15 (the recommendation); the seed never uses F1',
+    measured: `best live strategy by micro F1: ${f1.map((x) => `${x.name} ${x.best}`).join(', ')}`,
+    verdict: verdictOf(poissonBest, runs.length),
+    numbers: { files: f1 },
+  });
+
+  // Figures 5 and 6: which strategy sits closest to gold in (recall, precision) within the band.
+  const BAND_MIN_DOCS = 30;
+  const bandClaims = [
+    { band: '2 days-1 week', expect: ['state-1', 'state-2'], says: 'seed 000, Figure 5: "The probabilistic strategies (state-*) are close to the performance of the actual change frequency (gold)"' },
+    { band: '4-6 months', expect: ['window'], says: 'seed 000, Figure 6: "the window strategy performs very similar to the actual change frequency, while the other strategies achieve a high recall but with low precision"' },
+  ];
+  for (const b of bandClaims) {
+    const gi = GROUPS.findIndex((g) => g.label === b.band);
+    const per = runs.map(({ name, r }) => {
+      const at = (s: string) => r.reports.find((x) => x.strategy === s)!.groups[gi]!;
+      const gold = at('gold');
+      const dist = (s: string) => Math.hypot(at(s).recallMicro - gold.recallMicro, at(s).precisionMicro - gold.precisionMicro);
+      const closest = SEED7.filter((s) => s !== 'gold' && s !== 'week').sort((x, y) => dist(x) - dist(y))[0]!;
+      return { name, documents: gold.documents, closest, distance: dist(closest) };
+    });
+    const testable = per.filter((p) => p.documents >= BAND_MIN_DOCS);
+    const holds = testable.filter((p) => b.expect.includes(p.closest)).length;
+    claims.push({
+      id: `band-${b.band}`,
+      claim: `documents changing every ${b.band}: ${b.expect.join('/')} closest to gold`,
+      seedSays: b.says,
+      measured: `${per.map((p) => `${p.name}: ${p.documents} documents${p.documents >= BAND_MIN_DOCS ? `, closest to gold ${p.closest} (${pct(p.distance)} points away)` : ''}`).join('; ')}; a file needs ${BAND_MIN_DOCS} documents in the band (the seed aimed for about 300)`,
+      verdict: verdictOf(holds, testable.length),
+      numbers: { band: b.band, files: per },
+    });
+  }
+
+  if (files.length >= 2) {
+    const tuning: TuningOptions = { protocol, samples: o.quick ? 200 : 1000, onProgress: o.onProgress };
+    if (o.quick) tuning.grid = rateGrid().filter((c) => c.decay === 1);
+    const folds: FoldResult[] = o.folds ?? leaveOneFileOut(files, tuning);
+    // A file counts when at every budget both curves reach, the interval of the difference is above zero.
+    const per = folds.map((f) => {
+      const reached = f.heldOutGaps.filter((g) => g.vsSeedBest);
+      return { file: f.heldOut, config: f.configName, reached, holds: reached.length > 0 && reached.every((g) => g.vsSeedBest!.low > 0) };
+    });
+    const g = (x: (typeof per)[0]['reached'][0]) => `${x.multiple}× ${x.seedBest} ${x.vsSeedBest!.estimate >= 0 ? '+' : ''}${pct(x.vsSeedBest!.estimate)} [${pct(x.vsSeedBest!.low)}, ${pct(x.vsSeedBest!.high)}]`;
+    claims.push({
+      id: 'datamonitor-beats-seed',
+      claim: "a datamonitor strategy, tuned leaving the file out, beats the best live seed strategy at equal downloads (1.25, 1.5 and 2 × gold's) with a 95 % interval above zero",
+      seedSays: 'issue #15, "Done when"; the seed proposes state-* as the way forward',
+      measured: `holds on ${per.filter((p) => p.holds).length} of ${per.length} held-out files. Micro recall points vs the best seed strategy at each budget [95 % bootstrap CI over documents]: ${per.map((p) => `${p.file}: ${p.reached.length ? p.reached.map(g).join(', ') : 'no budget reached'}`).join('; ')}`,
+      verdict: verdictOf(per.filter((p) => p.holds).length, per.length),
+      numbers: { folds },
+    });
+  }
+  return claims;
+}
