@@ -56,6 +56,7 @@ export interface CatchUpOptions {
 
 const BATCH_ROWS = 500;
 const BULK_MIN_ROWS = 2_000;
+const BULK_BATCH_ROWS = 2_000;
 const BULK_SHARE = 0.25;
 const MAX_DIAGNOSTICS = 100;
 /**
@@ -72,17 +73,18 @@ export const GAP_TTL_MS = 3_600_000;
  * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
  */
 export async function catchUpVersions(archive: VersionArchive, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
-  const batchRows = opts.batchRows ?? BATCH_ROWS;
   const now = opts.now ?? Date.now();
   const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId: 0, diagnostics: [] };
   const reader = new RecordReader(dataDir);
   try {
-    await fillLogGaps(archive, store, reader, batchRows, now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
+    await fillLogGaps(archive, store, reader, opts.batchRows ?? BATCH_ROWS, now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
     // Outside the lock this is only where to start reading; the batch decides under the lock.
     let cursor = archive.indexedLogId() ?? 0;
     const start = cursor;
     const end = await lastLogId(store, cursor);
     result.bulk = opts.bulk ?? (end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE);
+    // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
+    const batchRows = opts.batchRows ?? (result.bulk ? BULK_BATCH_ROWS : BATCH_ROWS);
     // Another process's bulk load has them down already: it builds them at its end.
     if (result.bulk && archive.liveBulkLoader() === undefined) archive.writeTransaction(() => archive.dropReadIndexes());
     const progress = (phase: CatchUpProgress['phase']) =>
