@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startLinkedDataWeb, type LinkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-proxy.ts';
-import { openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
+import { LiveIndex, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
 import { nquadLine } from '../../src/query/version-store.ts';
 import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
 import { indexVersions } from './helpers.ts';
@@ -77,6 +77,29 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     }
     expect(indexNames(bulk)).toEqual(indexNames(rowByRow));
   });
+
+  it('a live index keeps versions.sqlite current during a crawl: the first query after it has nothing to index', async () => {
+    const dataDir = tempDir();
+    const live = LiveIndex.start(dataDir, { intervalMs: 100 });
+    await crawl({
+      seeds: [web.seed], dataDir, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
+      delayMs: 0, perHost: 4, domains: ['lod.test'], vocabularies: false,
+    }).run();
+    const summary = await live.stop();
+    expect(summary).toMatchObject({ failed: 0, versions: versionsInLog(dataDir), rows: crawlLog(dataDir).length, lastLogId: crawlLog(dataDir).at(-1)!.id });
+    expect(summary.diagnostics).toEqual([]);
+    const after = await indexVersions(dataDir);
+    const fresh = await indexVersions(copy(), { bulk: false });
+    try {
+      expect(after.result.rows).toBe(0);
+      expect(after.archive.missingIndexes()).toEqual([]);
+      // The same documents and triples as a catch-up of the crawl that ran without it.
+      expect(after.archive.graphs().map((g) => [g.graph, g.triples])).toEqual(fresh.archive.graphs().map((g) => [g.graph, g.triples]));
+    } finally {
+      await after.close();
+      await fresh.close();
+    }
+  }, 120_000);
 
   it('a catch-up killed half-way resumes where it stopped: nothing doubled, indexes restored', async () => {
     const dataDir = copy();
