@@ -6,6 +6,7 @@
  * first, in the same run, on copies of the same archive:
  *   - bulk: the default for a first catch-up (read indexes dropped, built once at the end);
  *   - row by row: `bulk: false`, what every catch-up did before (indexes kept up to date per row);
+ * and crawls the same site once more with the live index (`crawl --live-index`) for its pages/s;
  * and reports catch-up versions/s against the crawl's pages/s and versions/s. The site and proxy run in
  * their own child process, the crawl and each catch-up in theirs (CPU and peak RSS are each one's own).
  *
@@ -42,6 +43,8 @@ interface CrawlResult extends Measured {
   pages: number;
   triples: number;
   versions: number;
+  /** With --live-index: the last catch-up after the crawl ended (inside `seconds`). */
+  indexTail?: { seconds: number; versions: number; left: number };
 }
 interface CatchUpRow extends Measured {
   versions: number;
@@ -76,18 +79,27 @@ async function serveWeb(): Promise<void> {
   process.stdin.on('end', () => process.exit(0));
 }
 
-async function crawlChild(seed: string, proxy: string, dataDir: string): Promise<void> {
+async function crawlChild(seed: string, proxy: string, dataDir: string, live: boolean): Promise<void> {
   const { crawl } = await import('../src/crawler/crawl.ts');
+  const { LiveIndex } = await import('../src/query/index.ts');
   const { crawlLogRows } = await logReader();
+  let indexTail: { seconds: number; versions: number; left: number } | undefined;
   const r = await measured(async () => {
+    const index = live ? LiveIndex.start(dataDir) : undefined;
     const s = await crawl({
       seeds: [seed], dataDir, proxy, resolve: {}, allowPrivate: true, depth: 100_000, delayMs: 0, perHost: 50,
       concurrency: 50, domains: ['lod.test'], vocabularies: false,
     }).run();
+    if (index) {
+      // What the first query would wait for after this crawl: the live index's last catch-up.
+      const t = performance.now();
+      const summary = await index.stop();
+      indexTail = { seconds: (performance.now() - t) / 1000, versions: summary.versions, left: 0 };
+    }
     return { pages: s.documents, triples: s.triples };
   });
   const versions = crawlLogRows(dataDir);
-  process.stdout.write(JSON.stringify({ ...r, versions } satisfies CrawlResult) + '\n');
+  process.stdout.write(JSON.stringify({ ...r, versions, indexTail } satisfies CrawlResult) + '\n');
 }
 
 /** Log rows with a conversion record: the versions the crawl wrote. */
@@ -154,6 +166,10 @@ async function main(): Promise<void> {
     dirs.push(crawled);
     console.error(`catch-up bench: crawling ${DOCUMENTS} documents ...`);
     const c = JSON.parse(await runChild([], ['--child', 'crawl', '--seed', seed, '--proxy', proxy, '--dir', crawled, '--documents', String(DOCUMENTS)])) as CrawlResult;
+    console.error(`catch-up bench: crawling ${DOCUMENTS} documents with the live index ...`);
+    const liveDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-catchup-bench-'));
+    dirs.push(liveDir);
+    const live = JSON.parse(await runChild([], ['--child', 'crawl', '--seed', seed, '--proxy', proxy, '--dir', liveDir, '--documents', String(DOCUMENTS), '--live'])) as CrawlResult;
     const rows: Array<{ name: string; r: CatchUpRow }> = [];
     for (const [name, bulk] of [['bulk (default for a first catch-up)', true], ['row by row (`bulk: false`, as before)', false]] as const) {
       console.error(`catch-up bench: catch-up, ${name} ...`);
@@ -181,14 +197,14 @@ async function main(): Promise<void> {
         profile = `\n\n### Where the bulk catch-up spends its time\n\n${summary}`;
       }
     }
-    process.stdout.write(report(c, rows) + profile + '\n');
+    process.stdout.write(report(c, live, rows) + profile + '\n');
   } finally {
     server.stdin?.end();
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
 }
 
-function report(c: CrawlResult, rows: Array<{ name: string; r: CatchUpRow }>): string {
+function report(c: CrawlResult, live: CrawlResult, rows: Array<{ name: string; r: CatchUpRow }>): string {
   const pagesPerS = c.pages / c.seconds;
   const crawlVersionsPerS = c.versions / c.seconds;
   const f0 = (x: number) => Math.round(x).toLocaleString('en');
@@ -206,12 +222,14 @@ function report(c: CrawlResult, rows: Array<{ name: string; r: CatchUpRow }>): s
       return `| ${name}${r.failed ? ` (${r.failed} failed)` : ''} | ${r.versions.toLocaleString('en')} | ${r.seconds.toFixed(1)} | ${f0(v)} | ${(v / pagesPerS).toFixed(2)}× | ${(v / crawlVersionsPerS).toFixed(2)}× | ${r.cpuSeconds.toFixed(1)} | ${f0(r.versions / r.cpuSeconds)} | ${r.maxRssMb.toFixed(0)} |`;
     }),
     '',
+    `Crawl with the live index (\`crawl --live-index\`: a thread following the crawl log, src/query/live-index.ts), same site, same run: ${live.pages.toLocaleString('en')} pages, ${live.versions.toLocaleString('en')} versions in ${live.seconds.toFixed(1)} s (${live.cpuSeconds.toFixed(1)} CPU-s, peak RSS ${live.maxRssMb.toFixed(0)} MB): **${f0(live.pages / live.seconds)} pages/s, ${((live.pages / live.seconds) / pagesPerS).toFixed(2)}× the crawl without it**; ${live.indexTail ? `its last catch-up after the crawl ended took ${live.indexTail.seconds.toFixed(2)} s (included), and the index then held all ${live.indexTail.versions.toLocaleString('en')} versions: the first query has nothing to index` : 'no index summary'}.`,
+    '',
     'Target (issue #16): the index catches up at least as fast as the crawl writes (versions/s ≥ the crawl\'s pages/s, same run).',
   ].join('\n');
 }
 
 const kind = option('--child');
 if (kind === 'web') await serveWeb();
-else if (kind === 'crawl') await crawlChild(option('--seed')!, option('--proxy')!, option('--dir')!);
+else if (kind === 'crawl') await crawlChild(option('--seed')!, option('--proxy')!, option('--dir')!, args.includes('--live'));
 else if (kind === 'catch-up') await catchUpChild(option('--dir')!, option('--bulk') === 'true');
 else await main();

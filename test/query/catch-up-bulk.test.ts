@@ -8,7 +8,7 @@ import { startLinkedDataWeb, type LinkedDataWeb } from '../../src/testkit/linked
 import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-proxy.ts';
 import { LiveIndex, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
 import { nquadLine } from '../../src/query/version-store.ts';
-import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { cli, crawlLog, repoRoot, tempDir } from '../helpers.ts';
 import { indexVersions } from './helpers.ts';
 
 /**
@@ -98,6 +98,23 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     } finally {
       await after.close();
       await fresh.close();
+    }
+  }, 120_000);
+
+  it('crawl --live-index says so after its summary, and leaves the index at the crawl\'s last log row', async () => {
+    const dataDir = tempDir();
+    const r = await cli(['crawl', web.seed, '--data', dataDir, '--proxy', proxy.url, '--allow-private', '--domain', 'lod.test', '--depth', '50',
+      '--delay', '0', '--per-host', '4', '--no-vocabularies', '--live-index', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).documents).toBeGreaterThan(DOCS); // stdout stays one JSON document
+    const versions = versionsInLog(dataDir);
+    expect(r.err).toContain(`version index kept current: ${versions} versions indexed`);
+    const index = openVersionStore(dataDir, { readonly: true });
+    try {
+      expect(index.indexedLogId()).toBe(crawlLog(dataDir).at(-1)!.id);
+      expect(index.stats().versions).toBe(versions);
+    } finally {
+      await index.close();
     }
   }, 120_000);
 
