@@ -215,12 +215,15 @@ function report(c: CrawlResult, live: CrawlResult, rows: Array<{ name: string; r
     '',
     `Crawl (src/testkit/linked-data-web.ts through a forward proxy, 50 connections, delay 0): ${c.pages.toLocaleString('en')} pages (documents, their 404 homepages and vocabularies), ${c.versions.toLocaleString('en')} versions, ${c.triples.toLocaleString('en')} triples in ${c.seconds.toFixed(1)} s (${c.cpuSeconds.toFixed(1)} CPU-s, peak RSS ${c.maxRssMb.toFixed(0)} MB): **${f0(pagesPerS)} pages/s, ${f0(crawlVersionsPerS)} versions/s**.`,
     '',
-    '| catch-up of the crawled archive | versions | s | versions/s | vs crawl pages/s | vs crawl versions/s | CPU-s | versions per CPU-s | peak RSS MB |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| catch-up of the crawled archive | versions | s | versions/s | vs crawl pages/s | vs crawl versions/s | CPU-s | versions per CPU-s | vs crawl pages per CPU-s | peak RSS MB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(({ name, r }) => {
       const v = r.versions / r.seconds;
-      return `| ${name}${r.failed ? ` (${r.failed} failed)` : ''} | ${r.versions.toLocaleString('en')} | ${r.seconds.toFixed(1)} | ${f0(v)} | ${(v / pagesPerS).toFixed(2)}× | ${(v / crawlVersionsPerS).toFixed(2)}× | ${r.cpuSeconds.toFixed(1)} | ${f0(r.versions / r.cpuSeconds)} | ${r.maxRssMb.toFixed(0)} |`;
+      const perCpu = r.versions / r.cpuSeconds;
+      return `| ${name}${r.failed ? ` (${r.failed} failed)` : ''} | ${r.versions.toLocaleString('en')} | ${r.seconds.toFixed(1)} | ${f0(v)} | ${(v / pagesPerS).toFixed(2)}× | ${(v / crawlVersionsPerS).toFixed(2)}× | ${r.cpuSeconds.toFixed(1)} | ${f0(perCpu)} | ${(perCpu / (c.pages / c.cpuSeconds)).toFixed(2)}× | ${r.maxRssMb.toFixed(0)} |`;
     }),
+    '',
+    `The crawl spent ${f0(c.pages / c.cpuSeconds)} pages per CPU-s over all its threads (it can use every core; the catch-up runs on one thread). On a loaded machine the wall-clock ratios follow each process's share of the cores; the per-CPU-s ratio is the steadier one.`,
     '',
     `Crawl with the live index (\`crawl --live-index\`: a thread following the crawl log, src/query/live-index.ts), same site, same run: ${live.pages.toLocaleString('en')} pages, ${live.versions.toLocaleString('en')} versions in ${live.seconds.toFixed(1)} s (${live.cpuSeconds.toFixed(1)} CPU-s, peak RSS ${live.maxRssMb.toFixed(0)} MB): **${f0(live.pages / live.seconds)} pages/s, ${((live.pages / live.seconds) / pagesPerS).toFixed(2)}× the crawl without it**; ${live.indexTail ? `its last catch-up after the crawl ended took ${live.indexTail.seconds.toFixed(2)} s (included), and the index then held all ${live.indexTail.versions.toLocaleString('en')} versions: the first query has nothing to index` : 'no index summary'}.`,
     '',

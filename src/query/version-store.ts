@@ -333,7 +333,8 @@ export class VersionArchive implements VersionedGraphStore {
     }
     // Triples are compared by a hash of their text: an unchanged triple costs no dictionary look-up.
     const current = new Map<number, { rowid: number; from: number }>();
-    for (const r of this.stmts.openRows.iterate(g)) current.set(r.h, { rowid: r.rowid, from: r.from_t });
+    // Rows are open only after a put: a new document (most of a first catch-up) has none to read.
+    if (last?.kind === 'put') for (const r of this.stmts.openRows.iterate(g)) current.set(r.h, { rowid: r.rowid, from: r.from_t });
     let added = 0;
     let removed = 0;
     const kept = new Set<number>();
