@@ -81,8 +81,11 @@ export async function catchUpVersions(archive: VersionArchive, store: CrawlLog, 
     // Outside the lock this is only where to start reading; the batch decides under the lock.
     let cursor = archive.indexedLogId() ?? 0;
     const start = cursor;
-    const end = await lastLogId(store, cursor);
-    result.bulk = opts.bulk ?? (end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE);
+    // Most catch-ups (a server's, before each query) have a few rows to do: one seek says so, and spares
+    // the few dozen that find the last id (round trips, with PostgreSQL).
+    const many = opts.bulk ?? (await store.log({ sinceId: start + BULK_MIN_ROWS - 1, limit: 1 })).length > 0;
+    const end = opts.onProgress || many ? await lastLogId(store, cursor) : cursor;
+    result.bulk = opts.bulk ?? (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE);
     // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
     const batchRows = opts.batchRows ?? (result.bulk ? BULK_BATCH_ROWS : BATCH_ROWS);
     // Another process's bulk load has them down already: it builds them at its end.
