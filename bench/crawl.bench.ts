@@ -275,7 +275,10 @@ async function datamonitorCrawl(seed: string, thenIndex = true): Promise<{ pages
       const archive = openVersionStore(dataDir);
       try {
         const r = await catchUpVersions(archive, store, dataDir);
-        note += `; crawl ${crawled.s.toFixed(1)} s (${crawled.cpu.toFixed(1)} CPU-s), then index ${((performance.now() - t1) / 1000).toFixed(1)} s (${(cpuNow() - cpu1).toFixed(1)} CPU-s, ${r.versions.toLocaleString('en')} versions${r.failed ? `, ${r.failed} failed` : ''})`;
+        const indexS = (performance.now() - t1) / 1000;
+        // Issue #16: the index must keep pace with the crawl: its versions/s against the crawl's pages/s, same run.
+        const pace = r.versions / indexS / (s.documents / crawled.s);
+        note += `; crawl ${crawled.s.toFixed(1)} s (${crawled.cpu.toFixed(1)} CPU-s), then index ${indexS.toFixed(1)} s (${(cpuNow() - cpu1).toFixed(1)} CPU-s, ${r.versions.toLocaleString('en')} versions${r.failed ? `, ${r.failed} failed` : ''}${r.bulk ? ', bulk' : ''}): ${Math.round(r.versions / indexS).toLocaleString('en')} versions/s, ${pace.toFixed(2)}× the crawl's pages/s`;
       } finally {
         await archive.close();
         await store.close();

@@ -5,7 +5,7 @@ import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import { headerValue } from '../util/headers.ts';
-import { readRecord } from './warc-reader.ts';
+import { readRecord, type RecordReader } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
@@ -60,10 +60,13 @@ export function redirectQuads(e: CrawlLogEntry): Quad[] {
 
 /**
  * A version's quads, read from its WARC conversion record: default-graph quads placed in the document's
- * own graph, quads of a named graph (TriG, N-Quads) kept in it.
+ * own graph, quads of a named graph (TriG, N-Quads) kept in it. `from`: the data directory, or a
+ * RecordReader over it for many versions in a row.
  */
-export function versionQuads(dataDir: string, e: CrawlLogEntry, blankPrefix: string): Quad[] {
-  const rec = readRecord(dataDir, e.warcFile as string, e.rdfOffset as number, e.rdfLength as number);
+export function versionQuads(from: string | RecordReader, e: CrawlLogEntry, blankPrefix: string): Quad[] {
+  const rec = typeof from === 'string'
+    ? readRecord(from, e.warcFile as string, e.rdfOffset as number, e.rdfLength as number)
+    : from.read(e.warcFile as string, e.rdfOffset as number, e.rdfLength as number);
   const graph = namedNode(e.finalUrl ?? e.url);
   const parsed = new Parser({ format: 'N-Quads', blankNodePrefix: blankPrefix }).parse(rec.block.toString('utf8'));
   return parsed.map((q) => (q.graph.termType === 'DefaultGraph' ? quad(q.subject, q.predicate, q.object, graph) : q));

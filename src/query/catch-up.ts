@@ -1,4 +1,5 @@
 import { versionQuads } from '../archive/export.ts';
+import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { VersionArchive } from './version-store.ts';
 
@@ -15,6 +16,8 @@ export interface CatchUpProgress {
   /** Log ids to cover, as counted at the start (rows appended meanwhile are indexed too, beyond it). */
   total: number;
   lastLogId: number;
+  /** 'indexes': the versions are in, the read indexes a bulk catch-up took down are being built again. */
+  phase: 'versions' | 'indexes';
 }
 
 export interface CatchUpResult {
@@ -28,6 +31,8 @@ export interface CatchUpResult {
   failed: number;
   /** The store predated the indexer (written live by the crawler, no indexed log id): emptied and rebuilt. */
   rebuilt: boolean;
+  /** Bulk: the read indexes were dropped for the catch-up and built once at its end (see `bulk`). */
+  bulk: boolean;
   lastLogId: number;
   diagnostics: string[];
 }
@@ -40,9 +45,19 @@ export interface CatchUpOptions {
   gapTtlMs?: number;
   /** The clock (epoch ms), for tests of hole expiry. */
   now?: number;
+  /**
+   * Drop the read indexes for the catch-up and build them once at its end. Default: when the rows to
+   * index are at least BULK_MIN_ROWS and at least a quarter of those indexed already (a first catch-up
+   * after a crawl, or a crawl that grew the archive by a quarter), where building an index from scratch
+   * costs less than keeping it up to date row by row.
+   */
+  bulk?: boolean;
 }
 
 const BATCH_ROWS = 500;
+const BULK_MIN_ROWS = 2_000;
+const BULK_BATCH_ROWS = 2_000;
+const BULK_SHARE = 0.25;
 const MAX_DIAGNOSTICS = 100;
 /**
  * A log row is one autocommit INSERT (PostgresStore.appendLog): its id is in flight for as long as that
@@ -58,56 +73,82 @@ export const GAP_TTL_MS = 3_600_000;
  * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
  */
 export async function catchUpVersions(archive: VersionArchive, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
-  const batchRows = opts.batchRows ?? BATCH_ROWS;
   const now = opts.now ?? Date.now();
-  const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, lastLogId: 0, diagnostics: [] };
-  await fillLogGaps(archive, store, dataDir, batchRows, now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
-  // Outside the lock this is only where to start reading; the batch decides under the lock.
-  let cursor = archive.indexedLogId() ?? 0;
-  const start = cursor;
-  const end = opts.onProgress ? await lastLogId(store, cursor) : cursor;
-  for (;;) {
-    const rows = await store.log({ sinceId: cursor, limit: batchRows });
-    if (rows.length === 0) break;
-    cursor = archive.writeTransaction(() => {
-      let indexed = archive.indexedLogId();
-      if (indexed === undefined) {
-        // Versions but no indexed id: written live by a crawler before the store became an index.
-        // Replaying the log on top would store every version twice, so index it again from the start.
-        if (archive.hasVersions()) {
-          archive.clear();
-          result.rebuilt = true;
-        }
-        indexed = 0;
+  const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId: 0, diagnostics: [] };
+  const reader = new RecordReader(dataDir);
+  try {
+    await fillLogGaps(archive, store, reader, opts.batchRows ?? BATCH_ROWS, now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
+    // Outside the lock this is only where to start reading; the batch decides under the lock.
+    let cursor = archive.indexedLogId() ?? 0;
+    const start = cursor;
+    // Most catch-ups (a server's, before each query) have a few rows to do: one seek says so, and spares
+    // the few dozen that find the last id (round trips, with PostgreSQL).
+    const many = opts.bulk ?? (await store.log({ sinceId: start + BULK_MIN_ROWS - 1, limit: 1 })).length > 0;
+    const end = opts.onProgress || many ? await lastLogId(store, cursor) : cursor;
+    result.bulk = opts.bulk ?? (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE);
+    // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
+    const batchRows = opts.batchRows ?? (result.bulk ? BULK_BATCH_ROWS : BATCH_ROWS);
+    // Another process's bulk load has them down already: it builds them at its end.
+    if (result.bulk && archive.liveBulkLoader() === undefined) archive.writeTransaction(() => archive.dropReadIndexes());
+    const progress = (phase: CatchUpProgress['phase']) =>
+      opts.onProgress?.({ done: cursor - start, total: Math.max(end, cursor) - start, lastLogId: cursor, phase });
+    try {
+      for (;;) {
+        const rows = await store.log({ sinceId: cursor, limit: batchRows });
+        if (rows.length === 0) break;
+        cursor = archive.writeTransaction(() => applyBatch(archive, reader, rows, now, result));
+        progress('versions');
       }
-      let reached = indexed;
-      for (const e of rows) {
-        if (e.id! > reached) {
-          // Ids skipped on the way may belong to rows not committed yet: remember them.
-          archive.logGaps.add(reached + 1, e.id! - 1, now);
-          reached = e.id!;
-        } else if (archive.logGaps.fill(e.id!)) {
-          result.lateRows++; // committed after this batch's read of the holes, found here by chance
-        } else {
-          continue; // another process indexed it while this batch was read
-        }
-        applyLogRow(archive, dataDir, e, result);
-        result.rows++;
+    } finally {
+      // Ours to build again, or left down by a loader that was killed.
+      const owner = archive.liveBulkLoader();
+      if (archive.missingIndexes().length > 0 && (owner === undefined || owner === process.pid)) {
+        progress('indexes');
+        archive.writeTransaction(() => archive.restoreIndexes());
       }
-      archive.setIndexedLogId(reached);
-      return reached;
-    });
-    opts.onProgress?.({ done: cursor - start, total: Math.max(end, cursor) - start, lastLogId: cursor });
+    }
+    result.lastLogId = cursor;
+    return result;
+  } finally {
+    reader.close();
   }
-  result.lastLogId = cursor;
-  return result;
+}
+
+/** One batch of log rows, in the caller's write transaction; returns the last log id indexed. */
+function applyBatch(archive: VersionArchive, reader: RecordReader, rows: CrawlLogEntry[], now: number, result: CatchUpResult): number {
+  let indexed = archive.indexedLogId();
+  if (indexed === undefined) {
+    // Versions but no indexed id: written live by a crawler before the store became an index.
+    // Replaying the log on top would store every version twice, so index it again from the start.
+    if (archive.hasVersions()) {
+      archive.clear();
+      result.rebuilt = true;
+    }
+    indexed = 0;
+  }
+  let reached = indexed;
+  for (const e of rows) {
+    if (e.id! > reached) {
+      // Ids skipped on the way may belong to rows not committed yet: remember them.
+      archive.logGaps.add(reached + 1, e.id! - 1, now);
+      reached = e.id!;
+    } else if (archive.logGaps.fill(e.id!)) {
+      result.lateRows++; // committed after this batch's read of the holes, found here by chance
+    } else {
+      continue; // another process indexed it while this batch was read
+    }
+    applyLogRow(archive, reader, e, result);
+    result.rows++;
+  }
+  archive.setIndexedLogId(reached);
+  return reached;
 }
 
 /**
  * Re-reads the holes the index went past (one `id > from - 1 ORDER BY id LIMIT size` seek each), applies
  * the rows that have committed since, then forgets holes older than `expireBefore` that are still empty.
  */
-async function fillLogGaps(archive: VersionArchive, store: CrawlLog, dataDir: string, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
+async function fillLogGaps(archive: VersionArchive, store: CrawlLog, reader: RecordReader, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
   const gaps = archive.logGaps.list();
   if (gaps.length === 0) return;
   for (const gap of gaps) {
@@ -120,7 +161,7 @@ async function fillLogGaps(archive: VersionArchive, store: CrawlLog, dataDir: st
       archive.writeTransaction(() => {
         for (const e of inGap) {
           if (!archive.logGaps.fill(e.id!)) continue; // another process got there first
-          applyLogRow(archive, dataDir, e, result);
+          applyLogRow(archive, reader, e, result);
           result.rows++;
           result.lateRows++;
         }
@@ -133,11 +174,11 @@ async function fillLogGaps(archive: VersionArchive, store: CrawlLog, dataDir: st
 }
 
 /** One log row into the store; a row that cannot be applied costs its version, not the index. */
-function applyLogRow(archive: VersionArchive, dataDir: string, e: CrawlLogEntry, result: CatchUpResult): void {
+function applyLogRow(archive: VersionArchive, reader: RecordReader, e: CrawlLogEntry, result: CatchUpResult): void {
   const graph = e.finalUrl ?? e.url;
   try {
     if (e.rdfOffset !== undefined && e.warcFile) {
-      archive.putVersionNow(graph, e.time, versionQuads(dataDir, e, 'b'));
+      archive.putVersionNow(graph, e.time, versionQuads(reader, e, 'b'));
       result.versions++;
     } else if (e.status === 404 || e.status === 410) {
       if (archive.deleteGraphNow(graph, e.time)) result.deletions++;

@@ -1,5 +1,6 @@
 /** The archive over time: the versioned store indexed from the archive, and the queries the CLI and server run. */
 export { openVersionStore, VersionArchive, VERSIONS_FILE, nquadLine, ntripleLine } from './version-store.ts';
+export { LiveIndex, type LiveIndexOptions, type LiveIndexSummary } from './live-index.ts';
 export { catchUpVersions, GAP_TTL_MS, type CatchUpOptions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
 export { VersionIndex } from './version-index.ts';
 export { runQuery, materialise, freeStore, evaluate, evaluateShape, renderTable, termText, formatsFor, mediaTypeOf, NOW, type Dataset } from './sparql.ts';

@@ -13,6 +13,8 @@ import { EXIT } from '../../util/exit-codes.ts';
 import { collect } from '../config.ts';
 import { renderTable } from '../../query/sparql.ts';
 import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
+import { LiveIndex } from '../../query/live-index.ts';
+import { VERSIONS_FILE } from '../../query/version-store.ts';
 
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
@@ -192,9 +194,10 @@ function answerText(a: NonNullable<QueryDrivenSummary['answer']>): string {
   return `answer:\n${table}${a.rows.length ? `documents of each result:\n${sources.join('\n')}\n` : ''}`;
 }
 
-/** Runs a crawl with a progress line and prints its summary. */
-export async function runCrawlCommand(options: CrawlOptions, json: boolean): Promise<CrawlSummary> {
+/** Runs a crawl with a progress line and prints its summary; `live.index` keeps versions.sqlite current meanwhile. */
+export async function runCrawlCommand(options: CrawlOptions, json: boolean, live: { index?: boolean; db?: string } = {}): Promise<CrawlSummary> {
   const progress = new ProgressLine();
+  const liveIndex = live.index ? LiveIndex.start(options.dataDir, { db: live.db }) : undefined;
   // First Ctrl-C: take no new URLs, let the fetches in flight finish and be archived. Second: abort them.
   const drain = new AbortController();
   const abort = new AbortController();
@@ -216,6 +219,12 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
     const summary = await c.run();
     progress.done();
     printSummary(summary, json);
+    if (liveIndex) {
+      const index = await liveIndex.stop();
+      // On stderr, so that --json output stays one JSON document.
+      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${path.join(options.dataDir, VERSIONS_FILE)}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}\n`);
+      for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
+    }
     if (summary.stoppedBy === 'disk-space' || summary.stoppedBy === 'storage-error') {
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
@@ -230,6 +239,7 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean): Pro
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await liveIndex?.stop().catch(() => undefined); // after a failed crawl: ended, its index left as far as it got
     await options.store?.close();
   }
 }
@@ -246,13 +256,14 @@ export function register(program: Command): void {
       .option('--follow-archive', 'the --follow/--until queries also see the whole archive, not only this crawl\'s documents')
       .option('--follow-batch <n>', 'when the --follow/--until queries run: auto (as what was learnt grows by a tenth, and whenever nothing is queued), every, or every N documents', 'auto')
       .option('--until <ask>', 'stop the crawl once this SPARQL ASK over what it has learnt is true')
-      .option('--answer <select>', "link-traversal querying: start from the query's IRIs, follow the IRIs of triples matching its patterns (most promising first), print the answer and the documents it came from"),
+      .option('--answer <select>', "link-traversal querying: start from the query's IRIs, follow the IRIs of triples matching its patterns (most promising first), print the answer and the documents it came from")
+      .option('--live-index', 'keep the version index (versions.sqlite) current while crawling, on a thread of its own, so that the first query waits for nothing'),
   ).action(async (args: string[], flags) => {
     const seeds = readSeeds(args, flags.seeds);
     if (seeds.length === 0 && flags.answer === undefined && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite')) && !flags.db) {
       throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
     }
     if (flags.refetch && seeds.length === 0) throw new UserError('--refetch fetches the seeds again: give the URLs to capture now');
-    await runCrawlCommand({ ...(await crawlOptionsFrom(flags, seeds)), refetch: Boolean(flags.refetch) }, Boolean(flags.json));
+    await runCrawlCommand({ ...(await crawlOptionsFrom(flags, seeds)), refetch: Boolean(flags.refetch) }, Boolean(flags.json), { index: Boolean(flags.liveIndex), db: flags.db });
   });
 }

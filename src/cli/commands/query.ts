@@ -141,7 +141,8 @@ async function caughtUp<T>(dir: string, store: CrawlLog, fn: (archive: VersionAr
     const progress = new ProgressLine();
     const started = Date.now();
     const result = await index.catchUp((p: CatchUpProgress) => {
-      if (Date.now() - started >= PROGRESS_AFTER_MS) progress.update(`indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
+      if (Date.now() - started < PROGRESS_AFTER_MS) return;
+      progress.update(p.phase === 'indexes' ? `building the archive's indexes (${p.done.toLocaleString('en')} log rows indexed)` : `indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
     });
     progress.done();
     if (result.failed > 0) {

@@ -1,0 +1,69 @@
+/**
+ * The live index's thread (src/query/live-index.ts): catches the versioned store up with the crawl log
+ * every interval until told to close, then once more, and reports what it did.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { serveThread } from '../util/ts-thread.ts';
+import { openStore } from '../store/index.ts';
+import type { MetadataStore } from '../store/types.ts';
+import { catchUpVersions } from './catch-up.ts';
+import { openVersionStore, type VersionArchive } from './version-store.ts';
+import type { FromLiveIndex, LiveIndexSummary } from './live-index.ts';
+
+const { dataDir, db, intervalMs } = workerData as { dataDir: string; db?: string; intervalMs: number };
+const summary: LiveIndexSummary = { catchUps: 0, rows: 0, versions: 0, deletions: 0, failed: 0, bulkCatchUps: 0, lastLogId: 0, diagnostics: [] };
+let stopping = false;
+let wake: (() => void) | undefined;
+let store: MetadataStore | undefined;
+let archive: VersionArchive | undefined;
+
+async function catchUp(): Promise<void> {
+  // The crawl makes its store when it starts: until then there is nothing to follow.
+  if (!store) {
+    if (!db && !fs.existsSync(path.join(dataDir, 'meta.sqlite'))) return;
+    store = await openStore(dataDir, db, { readonly: true });
+    await store.init();
+    archive = openVersionStore(dataDir);
+  }
+  const r = await catchUpVersions(archive!, store, dataDir);
+  if (r.rows === 0) return;
+  summary.catchUps++;
+  summary.rows += r.rows;
+  summary.versions += r.versions;
+  summary.deletions += r.deletions;
+  summary.failed += r.failed;
+  if (r.bulk) summary.bulkCatchUps++;
+  summary.lastLogId = r.lastLogId;
+  for (const d of r.diagnostics) if (summary.diagnostics.length < 20) summary.diagnostics.push(d);
+}
+
+const loop = (async () => {
+  for (;;) {
+    // Asked to stop before this catch-up began: it is the last, and sees every row the crawl logged.
+    const last = stopping;
+    try {
+      await catchUp();
+    } catch (e) {
+      // The index is derived: a failure here costs the next query a catch-up, never the crawl.
+      if (summary.diagnostics.length < 20) summary.diagnostics.push(`live index: ${(e as Error).message}`);
+    }
+    if (last) break;
+    if (stopping) continue;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, intervalMs);
+    });
+  }
+  await archive?.close();
+  await store?.close();
+  parentPort!.postMessage({ type: 'summary', summary } satisfies FromLiveIndex);
+})();
+
+serveThread(async () => undefined, async () => {
+  // One more catch-up after this: whatever the crawl logged until it ended is indexed.
+  stopping = true;
+  wake?.();
+  await loop;
+});

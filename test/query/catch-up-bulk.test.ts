@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { startLinkedDataWeb, type LinkedDataWeb } from '../../src/testkit/linked-data-web.ts';
+import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-proxy.ts';
+import { LiveIndex, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
+import { nquadLine } from '../../src/query/version-store.ts';
+import { cli, crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { indexVersions } from './helpers.ts';
+
+/**
+ * A first catch-up after a crawl loads in bulk: the read indexes come down, the versions go in, the
+ * indexes are built once at the end. What a user must not see: a different archive, an index left
+ * without its indexes, or versions applied twice when the catch-up is killed half-way and run again.
+ */
+describe('a bulk catch-up of a crawled Web of Linked Data', () => {
+  const DOCS = 60;
+  let web: LinkedDataWeb;
+  let proxy: ForwardProxy;
+  let crawled: string;
+
+  beforeAll(async () => {
+    web = await startLinkedDataWeb({ documents: DOCS, hosts: 6 });
+    proxy = await startForwardProxy((host) => (host.endsWith('.lod.test') ? web.port : undefined));
+    crawled = tempDir();
+    await crawl({
+      seeds: [web.seed], dataDir: crawled, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
+      delayMs: 0, perHost: 4, domains: ['lod.test'], vocabularies: false,
+    }).run();
+  }, 120_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await web?.close();
+  });
+
+  /** A copy of the crawled archive without its versions.sqlite. */
+  const copy = (): string => {
+    const dir = tempDir();
+    fs.cpSync(crawled, dir, { recursive: true, filter: (src) => !path.basename(src).startsWith(VERSIONS_FILE) });
+    return dir;
+  };
+  /** What queries see: every graph's versions and the quads valid now, as sorted lines. */
+  const contents = (archive: VersionArchive) => ({
+    graphs: archive.graphs(),
+    quads: [...archive.snapshot(Date.now())].map(nquadLine).sort(),
+  });
+  const indexNames = (dataDir: string): string[] => {
+    const db = new Database(path.join(dataDir, VERSIONS_FILE), { readonly: true });
+    try {
+      return db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all().map((r) => r.name);
+    } finally {
+      db.close();
+    }
+  };
+  const versionsInLog = (dataDir: string) => crawlLog(dataDir).filter((e) => e.rdf_offset !== null).length;
+
+  it('gives the same archive as a row-by-row catch-up, with every index in place', async () => {
+    const rowByRow = copy();
+    const bulk = copy();
+    const a = await indexVersions(rowByRow, { bulk: false });
+    const phases: CatchUpProgress['phase'][] = [];
+    const b = await indexVersions(bulk, { bulk: true, batchRows: 50, onProgress: (p) => phases.push(p.phase) });
+    try {
+      expect(a.result.bulk).toBe(false);
+      expect(b.result).toMatchObject({ bulk: true, failed: 0, versions: versionsInLog(bulk), rows: crawlLog(bulk).length });
+      expect(a.result.versions).toBe(b.result.versions);
+      expect(b.result.versions).toBeGreaterThanOrEqual(DOCS);
+      expect(contents(b.archive)).toEqual(contents(a.archive));
+      expect(b.archive.missingIndexes()).toEqual([]);
+      expect(phases.at(-1)).toBe('indexes'); // the progress line says what the last seconds are spent on
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    expect(indexNames(bulk)).toEqual(indexNames(rowByRow));
+  });
+
+  it('a live index keeps versions.sqlite current during a crawl: the first query after it has nothing to index', async () => {
+    const dataDir = tempDir();
+    const live = LiveIndex.start(dataDir, { intervalMs: 100 });
+    await crawl({
+      seeds: [web.seed], dataDir, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
+      delayMs: 0, perHost: 4, domains: ['lod.test'], vocabularies: false,
+    }).run();
+    const summary = await live.stop();
+    expect(summary).toMatchObject({ failed: 0, versions: versionsInLog(dataDir), rows: crawlLog(dataDir).length, lastLogId: crawlLog(dataDir).at(-1)!.id });
+    expect(summary.diagnostics).toEqual([]);
+    const after = await indexVersions(dataDir);
+    const fresh = await indexVersions(copy(), { bulk: false });
+    try {
+      expect(after.result.rows).toBe(0);
+      expect(after.archive.missingIndexes()).toEqual([]);
+      // The same documents and triples as a catch-up of the crawl that ran without it.
+      expect(after.archive.graphs().map((g) => [g.graph, g.triples])).toEqual(fresh.archive.graphs().map((g) => [g.graph, g.triples]));
+    } finally {
+      await after.close();
+      await fresh.close();
+    }
+  }, 120_000);
+
+  it('crawl --live-index says so after its summary, and leaves the index at the crawl\'s last log row', async () => {
+    const dataDir = tempDir();
+    const r = await cli(['crawl', web.seed, '--data', dataDir, '--proxy', proxy.url, '--allow-private', '--domain', 'lod.test', '--depth', '50',
+      '--delay', '0', '--per-host', '4', '--no-vocabularies', '--live-index', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).documents).toBeGreaterThan(DOCS); // stdout stays one JSON document
+    const versions = versionsInLog(dataDir);
+    expect(r.err).toContain(`version index kept current: ${versions} versions indexed`);
+    const index = openVersionStore(dataDir, { readonly: true });
+    try {
+      expect(index.indexedLogId()).toBe(crawlLog(dataDir).at(-1)!.id);
+      expect(index.stats().versions).toBe(versions);
+    } finally {
+      await index.close();
+    }
+  }, 120_000);
+
+  it('a catch-up killed half-way resumes where it stopped: nothing doubled, indexes restored', async () => {
+    const dataDir = copy();
+    const logRows = crawlLog(dataDir).length;
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'test/query/fixtures/catch-up-stalls.ts'), dataDir, '25'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((r) => child.once('exit', r));
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    // The first batch is committed when the child reports it; then it stalls, and is killed.
+    const first = await new Promise<CatchUpProgress>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+      });
+      child.once('exit', (code) => reject(new Error(`the indexer exited (${code}) before its first batch: ${err}`)));
+    });
+    expect(first).toMatchObject({ phase: 'versions', done: 25 });
+    try {
+      // While the loader lives, opening the store for writing leaves its indexes down (it builds them once, at its end).
+      const meanwhile = openVersionStore(dataDir);
+      expect(meanwhile.missingIndexes().length).toBeGreaterThan(0);
+      await meanwhile.close();
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const indexedAtKill = (() => {
+      const s = openVersionStore(dataDir, { readonly: true });
+      try {
+        return s.indexedLogId()!;
+      } finally {
+        void s.close();
+      }
+    })();
+    expect(indexedAtKill).toBe(crawlLog(dataDir)[24].id); // the committed batch, nothing of the one in flight
+
+    const resumed = await indexVersions(dataDir);
+    const fresh = await indexVersions(copy(), { bulk: false });
+    try {
+      expect(resumed.result.rows).toBe(logRows - 25); // only the rows after the kill
+      expect(resumed.result.failed).toBe(0);
+      expect(resumed.archive.stats().versions).toBe(versionsInLog(dataDir)); // each version once
+      expect(resumed.archive.missingIndexes()).toEqual([]);
+      expect(contents(resumed.archive)).toEqual(contents(fresh.archive));
+    } finally {
+      await resumed.close();
+      await fresh.close();
+    }
+  }, 60_000);
+});
