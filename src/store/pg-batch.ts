@@ -151,18 +151,39 @@ export class WriteBatcher {
     return this.send();
   }
 
+  /**
+   * Batches are sent from a macrotask only (a timer, setImmediate), never in the middle of a chain
+   * of microtasks: a crawl job that logs its page and then, without waiting on I/O, adds the links it
+   * found (src/crawler/stages: capture → links → store) puts both into one batch, so a kill never
+   * leaves a page fetched whose links were lost. Each writer gets its own rejection, hence the catch.
+   */
   private arm(full: boolean): void {
     if (full) {
-      void this.send().catch(() => undefined); // each writer gets its own rejection
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.immediate ??= setImmediate(() => {
+        this.immediate = undefined;
+        void this.send().catch(() => undefined);
+      });
       return;
     }
     // Not unref'd: a writer awaits this batch, and an unresolved promise would not keep the process up.
-    this.timer ??= setTimeout(() => void this.send().catch(() => undefined), this.limits.waitMs);
+    if (!this.immediate) this.timer ??= setTimeout(() => void this.send().catch(() => undefined), this.limits.waitMs);
+  }
+
+  private immediate: NodeJS.Immediate | undefined;
+
+  /** flush() for a statement about to run: from the next macrotask, for the reason arm() gives. */
+  async flushSoon(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    await this.flush();
   }
 
   private send(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
     const b = this.current;
     if (b.empty) return this.chain;
     this.current = new Batch();

@@ -102,7 +102,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   /** Every statement but the batched writes and getDocument(s): what waits in the batch commits first, so reads and writes keep their order. */
   private async query(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
     // A failed batch has told its own writers; this statement runs anyway.
-    if (this.batcher?.busy) await this.batcher.flush().catch(() => undefined);
+    if (this.batcher?.busy) await this.batcher.flushSoon().catch(() => undefined);
     return this.send(sql, values);
   }
 
