@@ -204,7 +204,7 @@ const lines = [
   "process and other engineers' jobs, so n workers here are n processes on the same 2 cores and the same disk, not n machines.",
   'They measure the cost of coordination (leases, a shared store, URLs exchanged through it), not the speed-up of separate machines.',
   'A worker on PostgreSQL groups its pages\' writes (src/store/pg-batch.ts): log rows, document patches and the links found wait',
-  `in memory and commit together, in one transaction of a few multi-row statements, after ${BATCH_DEFAULTS.pages} pages or ${BATCH_DEFAULTS.waitMs} ms, whichever comes first;`,
+  `in memory and commit together, in one statement (multi-row writes joined by WITH), after ${BATCH_DEFAULTS.pages} pages or ${BATCH_DEFAULTS.waitMs} ms, whichever comes first;`,
   'a page then costs the read of its row (one round trip) and a share of its batch. With --batch 0 each write is its own statement',
   '(a read, the log entry and row in one statement, the links in another), as before. Commits do not wait for the WAL flush',
   '(synchronous_commit=off). More workers on these 2 cores add processes competing for the same CPU; on separate machines',

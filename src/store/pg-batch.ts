@@ -1,12 +1,13 @@
 /**
  * Group commit for PostgresStore (issue 16, item 5): a crawl's per-page writes — its log row
  * (`appendLog`/`logFetch`), its document's patch and the links it found (`addDocuments`) — wait in
- * memory and go to the server together, in one transaction of a few multi-row statements, when
- * `pages` log rows are waiting or `waitMs` after the first write, whichever comes first.
+ * memory and go to the server together, in one statement (multi-row INSERTs and UPDATEs joined by
+ * WITH: one round trip, one commit), when `pages` log rows are waiting or `waitMs` after the first
+ * write, whichever comes first.
  *
  * Why: each statement in autocommit costs a round trip and a commit; one worker on PostgreSQL made
  * 0.59× what one on SQLite made (bench/WORKERS.md), because the embedded store already groups its
- * writes this way. Here a batch of N pages costs about five round trips, not 2N.
+ * writes this way. Here a batch of N pages costs one round trip, not 2N.
  *
  * What a caller sees: a write's promise resolves when its batch has committed (with its log id), and
  * rejects with the batch's error when the batch rolled back; nothing of a failed batch stays in the
@@ -18,6 +19,8 @@
 import type pg from 'pg';
 import type { DocumentRow } from './types.ts';
 import { DOCUMENT_COLS, LOG_COLS, assignments, toValues } from './schema.ts';
+import { hostHash } from './host-partition.ts';
+import { OptionError } from '../util/errors.ts';
 import type { CrawlLogEntry } from './types.ts';
 
 export interface BatchLimits {
@@ -32,8 +35,10 @@ export const BATCH_DEFAULTS: BatchLimits = { pages: 64, waitMs: 20 };
 
 /** New URLs per batch before it commits whatever its page count: a page of a big sitemap holds 50,000. */
 const MAX_ADDS = 20_000;
-/** Bind parameters per statement stay well under PostgreSQL's 65,535. */
-const MAX_PARAMS = 30_000;
+/** Bind parameters of one batch's statement: PostgreSQL takes at most 65,535. */
+const MAX_PARAMS = 65_000;
+/** Pages per batch: 22 parameters a log row and up to 15 a patch stay under MAX_PARAMS. */
+const MAX_PAGES = 1000;
 /** A deadlock between two workers' batches (one aborted by the server) is retried this often. */
 const RETRIES = 3;
 
@@ -49,7 +54,7 @@ interface Waiter<T> {
   reject(e: Error): void;
 }
 
-/** One batch: what waits to be written, in the order the flush writes it (new documents, log rows, patches). */
+/** One batch: what waits to be written (new documents, log rows, patches). */
 class Batch {
   /** New documents, first add of a URL wins (ON CONFLICT DO NOTHING), with the call that added it. */
   readonly adds = new Map<string, { host: string; depth: number; firstSeen: number; call: number }>();
@@ -63,16 +68,11 @@ class Batch {
   }
 }
 
-/** Runs SQL on a connection in a transaction; PostgresStore gives it a pool client. */
-export interface BatchConnection {
-  query(sql: string, values?: unknown[]): Promise<pg.QueryResult>;
-}
-
 export interface BatchHooks {
-  /** A client of the pool for one transaction, and its release. */
-  connect(): Promise<pg.PoolClient>;
-  /** Rows for host_leases of hosts not registered yet (PostgresStore keeps the set), inside the transaction. */
-  registerHosts(c: BatchConnection, hosts: string[], now: number): Promise<void>;
+  /** Runs one statement (autocommit) on the store's pool. */
+  query(sql: string, values: unknown[]): Promise<pg.QueryResult>;
+  /** Of these hosts, those this process has not put in host_leases yet. */
+  unregistered(hosts: string[]): string[];
   /** After the commit: these hosts are registered. */
   registered(hosts: string[]): void;
   /** Errors as the store reports them (connection refused → UserError). */
@@ -88,8 +88,9 @@ export class WriteBatcher {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly limits: BatchLimits, private readonly hooks: BatchHooks) {
-    if (!(limits.pages >= 1)) throw new Error(`batch pages must be at least 1, got ${limits.pages}`);
-    if (!(limits.waitMs >= 0)) throw new Error(`batch wait must be at least 0 ms, got ${limits.waitMs}`);
+    // A batch is one statement: its log rows and patches must fit PostgreSQL's 65,535 parameters.
+    if (!(Number.isInteger(limits.pages) && limits.pages >= 1 && limits.pages <= MAX_PAGES)) throw new OptionError('batch', `must be a whole number from 1 to ${MAX_PAGES} (pages per transaction), got ${limits.pages}`);
+    if (!(limits.waitMs >= 0)) throw new OptionError('batchWait', `must be at least 0 ms, got ${limits.waitMs}`);
   }
 
   /** Writes waiting or being committed. */
@@ -198,11 +199,11 @@ export class WriteBatcher {
       let result: { inserted: Set<string>; ids: number[] } | undefined;
       for (let attempt = 0; ; attempt++) {
         try {
-          result = await this.transaction(b);
+          result = await this.statement(b);
           break;
         } catch (e) {
           const code = (e as { code?: string }).code;
-          // Deadlock or serialization failure: the server rolled the whole batch back, so it can run again.
+          // Deadlock or serialization failure: the server rolled the whole statement back, so it can run again.
           if ((code === '40P01' || code === '40001') && attempt < RETRIES) continue;
           throw e;
         }
@@ -223,70 +224,76 @@ export class WriteBatcher {
   }
 
   /**
-   * One transaction: new documents first (so that a page's patch finds a row its own batch added),
-   * then the log rows, then the patches. Multi-row writes go in URL order, as PostgresStore's others
-   * do, so that two workers' batches take row locks in one order.
+   * One statement, so one round trip and one commit per batch, all or nothing: data-modifying WITH
+   * clauses, each run once whether read or not. They all see the database as it was when the statement
+   * began, so an UPDATE cannot reach a row the INSERT beside it adds: a URL both added and patched in
+   * this batch is inserted with its patch already applied, and the UPDATE patches the rows that existed
+   * before. A URL another process inserted meanwhile (the INSERT skipped it, the UPDATE did not see it)
+   * is patched by one more statement. Multi-row writes go in URL order, as PostgresStore's others do,
+   * so that two workers' batches take row locks in one order.
    */
-  private async transaction(b: Batch): Promise<{ inserted: Set<string>; ids: number[] }> {
-    const c = await this.hooks.connect();
-    let broken = false;
-    try {
-      await c.query('BEGIN');
-      const inserted = new Set<string>();
-      if (b.adds.size) {
-        const urls = [...b.adds.keys()].sort();
-        const rows = urls.map((u) => b.adds.get(u)!);
-        const { rows: got } = await c.query(
-          `INSERT INTO documents (url, host, depth, state, first_seen, monitored)
-           SELECT u, h, d, 'queued', f, 0 FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[]) AS t(u, h, d, f)
-           ON CONFLICT (url) DO NOTHING RETURNING url`,
-          [urls, rows.map((r) => r.host), rows.map((r) => r.depth), rows.map((r) => r.firstSeen)],
-        );
-        for (const r of got) inserted.add(r.url as string);
-        await this.hooks.registerHosts(c, [...b.hosts], Math.min(...rows.map((r) => r.firstSeen)));
+  private async statement(b: Batch): Promise<{ inserted: Set<string>; ids: number[] }> {
+    const values: unknown[] = [];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const parts: string[] = [];
+    const selects: string[] = [];
+    if (b.adds.size) {
+      const urls = [...b.adds.keys()].sort();
+      const rows = urls.map((url) => {
+        const a = b.adds.get(url)!;
+        return toValues(DOCUMENT_COLS, { url, host: a.host, depth: a.depth, state: 'queued', firstSeen: a.firstSeen, monitored: false, ...b.patches.get(url) });
+      });
+      const arrays = DOCUMENT_COLS.map(([, col], j) => `${param(rows.map((r) => r[j]))}::${DOCUMENT_PG_TYPES[col]}[]`);
+      parts.push(`ins AS (INSERT INTO documents (${DOCUMENT_COLS.map(([, col]) => col).join(', ')})
+        SELECT * FROM unnest(${arrays.join(', ')}) ON CONFLICT (url) DO NOTHING RETURNING url)`);
+      selects.push(`SELECT 'added' AS k, url, NULL::bigint AS id FROM ins`); // every SELECT names its columns: the first one names the result's
+      const hosts = this.hooks.unregistered([...b.hosts]);
+      if (hosts.length) {
+        parts.push(`hosts AS (INSERT INTO host_leases (host, hash, worker, expires_at)
+          SELECT h, x, NULL, ${param(Math.min(...urls.map((u) => b.adds.get(u)!.firstSeen)))}::bigint FROM unnest(${param(hosts)}::text[], ${param(hosts.map(hostHash))}::bigint[]) AS t(h, x)
+          ON CONFLICT (host) DO NOTHING)`);
       }
-      const ids: number[] = [];
-      const cols = LOG_COLS.map(([, col]) => col);
-      const perStatement = Math.max(1, Math.floor(MAX_PARAMS / cols.length));
-      for (let i = 0; i < b.logs.length; i += perStatement) {
-        const chunk = b.logs.slice(i, i + perStatement);
-        const values: unknown[] = [];
-        const tuples = chunk.map((l) => `(${l.values.map((v) => `$${values.push(v)}`).join(', ')})`);
-        // Ids come from the sequence in VALUES order (one scan); sorted, they pair with the entries in order.
-        const { rows } = await c.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id`, values);
-        ids.push(...rows.map((r) => Number(r.id)).sort((x, y) => x - y));
-      }
-      // One UPDATE per shape of patch (which columns it sets): a crawl has two or three shapes.
-      const shapes = new Map<string, { cols: string[]; rows: unknown[][] }>();
-      for (const url of [...b.patches.keys()].sort()) {
-        const { cols: set, values } = assignments(DOCUMENT_COLS, b.patches.get(url)!);
-        if (set.length === 0) continue;
-        const key = set.join(',');
-        let s = shapes.get(key);
-        if (!s) shapes.set(key, (s = { cols: set, rows: [] }));
-        s.rows.push([url, ...values]);
-      }
-      for (const { cols: set, rows } of shapes.values()) {
-        const perUpdate = Math.max(1, Math.floor(MAX_PARAMS / (set.length + 1)));
-        for (let i = 0; i < rows.length; i += perUpdate) {
-          const values: unknown[] = [];
-          const types = ['text', ...set.map((col) => DOCUMENT_PG_TYPES[col])];
-          const tuples = rows.slice(i, i + perUpdate).map((r) => `(${r.map((v, j) => `$${values.push(v)}::${types[j]}`).join(', ')})`);
-          await c.query(
-            `UPDATE documents AS d SET ${set.map((col) => `${col} = v.${col}`).join(', ')}
-             FROM (VALUES ${tuples.join(', ')}) AS v(url, ${set.join(', ')}) WHERE d.url = v.url`,
-            values,
-          );
-        }
-      }
-      await c.query('COMMIT');
-      return { inserted, ids };
-    } catch (e) {
-      // A connection that cannot even roll back is dropped from the pool, not handed to the next query.
-      await c.query('ROLLBACK').catch(() => (broken = true));
-      throw e;
-    } finally {
-      c.release(broken || undefined);
     }
+    if (b.logs.length) {
+      const cols = LOG_COLS.map(([, col]) => col);
+      const tuples = b.logs.map((l) => `(${l.values.map(param).join(', ')})`);
+      parts.push(`log AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id)`);
+      selects.push(`SELECT 'logged' AS k, NULL::text AS url, id FROM log`);
+    }
+    // One UPDATE per shape of patch (which columns it sets): a crawl has two or three shapes.
+    const shapes = new Map<string, { cols: string[]; rows: unknown[][] }>();
+    for (const url of [...b.patches.keys()].sort()) {
+      const { cols: set, values: v } = assignments(DOCUMENT_COLS, b.patches.get(url)!);
+      if (set.length === 0) continue;
+      let shape = shapes.get(set.join(','));
+      if (!shape) shapes.set(set.join(','), (shape = { cols: set, rows: [] }));
+      shape.rows.push([url, ...v]);
+    }
+    let n = 0;
+    for (const { cols: set, rows } of shapes.values()) {
+      const types = ['text', ...set.map((col) => DOCUMENT_PG_TYPES[col])];
+      const tuples = rows.map((r) => `(${r.map((v, j) => `${param(v)}::${types[j]}`).join(', ')})`);
+      parts.push(`up${n} AS (UPDATE documents AS d SET ${set.map((col) => `${col} = v.${col}`).join(', ')}
+        FROM (VALUES ${tuples.join(', ')}) AS v(url, ${set.join(', ')}) WHERE d.url = v.url RETURNING d.url)`);
+      selects.push(`SELECT 'patched' AS k, url, NULL::bigint AS id FROM up${n++}`);
+    }
+    if (values.length > MAX_PARAMS) throw new Error(`a write batch of ${b.logs.length} pages and ${b.adds.size} new URLs needs ${values.length} parameters: give a smaller batch`);
+    const { rows } = await this.hooks.query(`WITH ${parts.join(',\n')}\n${selects.join(' UNION ALL ')}`, values);
+    const inserted = new Set<string>();
+    const patched = new Set<string>();
+    const ids: number[] = [];
+    for (const r of rows) {
+      if (r.k === 'added') inserted.add(r.url as string);
+      else if (r.k === 'patched') patched.add(r.url as string);
+      else ids.push(Number(r.id));
+    }
+    // Ids come from the sequence in VALUES order (one scan); sorted, they pair with the entries in order.
+    ids.sort((x, y) => x - y);
+    const missed = [...b.patches.keys()].filter((u) => b.adds.has(u) && !inserted.has(u) && !patched.has(u));
+    for (const url of missed) {
+      const { cols: set, values: v } = assignments(DOCUMENT_COLS, b.patches.get(url)!);
+      if (set.length) await this.hooks.query(`UPDATE documents SET ${set.map((col, i) => `${col} = $${i + 1}`).join(', ')} WHERE url = $${set.length + 1}`, [...v, url]);
+    }
+    return { inserted, ids };
   }
 }

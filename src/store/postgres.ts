@@ -7,7 +7,7 @@ import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError } from './read-only.ts';
 import { redactUrl } from './redact.ts';
-import { WriteBatcher, type BatchConnection, type BatchLimits } from './pg-batch.ts';
+import { WriteBatcher, type BatchLimits } from './pg-batch.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
 const MIGRATIONS: { version: number; sql: string[] }[] = [
@@ -91,8 +91,8 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     this.pool.on('error', () => {});
     if (opts.batch && !this.readonly) {
       this.batcher = new WriteBatcher(opts.batch, {
-        connect: () => this.pool.connect(),
-        registerHosts: (c, hosts, now) => this.registerHosts(c, hosts, now, false),
+        query: (sql, values) => this.pool.query(sql, values),
+        unregistered: (hosts) => newHosts(hosts.map((host) => ({ host })), this.registered),
         registered: (hosts) => hosts.forEach((h) => this.registered.add(h)),
         wrapError: (e) => this.storeError(e, 'INSERT INTO crawl_log'),
       });
@@ -194,23 +194,20 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
         [opts.strategy ?? null, opts.nextFetch ?? now, sorted.map((d) => d.url)],
       );
     }
-    await this.registerHosts({ query: (sql, v) => this.query(sql, v) }, docs.map((d) => d.host), now);
+    await this.registerHosts(docs, now);
     return res.rowCount ?? 0;
   }
 
-  /**
-   * Puts hosts not seen before into host_leases (free since now), so that workers can lease them.
-   * `remember` false: a batch's transaction, which marks them registered only once it committed.
-   */
-  private async registerHosts(c: BatchConnection, all: string[], now: number, remember = true): Promise<void> {
-    const hosts = newHosts(all.map((host) => ({ host })), this.registered);
+  /** Puts hosts not seen before into host_leases (free since now), so that workers can lease them. */
+  private async registerHosts(docs: { host: string }[], now: number): Promise<void> {
+    const hosts = newHosts(docs, this.registered);
     if (hosts.length === 0) return;
-    await c.query(
+    await this.query(
       `INSERT INTO host_leases (host, hash, worker, expires_at)
        SELECT h, x, NULL, $3 FROM unnest($1::text[], $2::bigint[]) AS t(h, x) ON CONFLICT (host) DO NOTHING`,
       [hosts, hosts.map(hostHash), now],
     );
-    if (remember) for (const h of hosts) this.registered.add(h);
+    for (const h of hosts) this.registered.add(h);
   }
 
   // The fetch stage reads each page's row before fetching it: these two do not end the batch, they

@@ -130,4 +130,13 @@ describe.skipIf(!pgBase)('PostgreSQL store with batched writes', () => {
     const leased = await other.leaseHosts('w', { index: 0, count: 1 }, 10_000, 5);
     expect(leased.map((l) => l.host)).toEqual(['new.example']);
   });
+
+  it('a URL found and fetched within one batch is stored fetched, not queued (fetched again later)', async () => {
+    const { writer, other } = await setup();
+    const found = writer.addDocuments([{ url: 'http://new.example/z', host: 'new.example', depth: 1 }]);
+    const logged = writer.logFetch(entry('http://new.example/z'), fetched);
+    await writer.flush();
+    expect([await found, typeof (await logged)]).toEqual([1, 'number']);
+    expect(await other.getDocument('http://new.example/z')).toMatchObject({ state: 'fetched', checksum: 'sha1:X', depth: 1 });
+  });
 });
