@@ -30,7 +30,11 @@ export interface BatchLimits {
   waitMs: number;
 }
 
-/** Measured on the workers bench (bench/WORKERS.md): past ~50 pages the round trips no longer show. */
+/**
+ * A page's share of its batch's round trip is 1/pages once batches fill; 20 ms bounds how long a page
+ * waits when they do not (a slow or polite crawl) and how much a killed worker fetches again. Chosen,
+ * not tuned: bench/WORKERS.md has the figures at these values.
+ */
 export const BATCH_DEFAULTS: BatchLimits = { pages: 64, waitMs: 20 };
 
 /** New URLs per batch before it commits whatever its page count: a page of a big sitemap holds 50,000. */
@@ -115,7 +119,9 @@ export class WriteBatcher {
     const b = this.current;
     const p = new Promise<number>((resolve, reject) => b.logs.push({ values: toValues(LOG_COLS, entry), waiter: { resolve, reject } }));
     if (patch && Object.keys(patch).length) b.patches.set(entry.url, Object.assign(b.patches.get(entry.url) ?? {}, patch));
-    this.arm(b.logs.length >= this.limits.pages);
+    // Rows logged faster than a macrotask comes (a burst, an import) must not outgrow one statement's parameters.
+    if (b.logs.length >= 1.5 * MAX_PAGES) void this.send().catch(() => undefined);
+    else this.arm(b.logs.length >= this.limits.pages);
     return p;
   }
 
