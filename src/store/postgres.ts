@@ -7,6 +7,7 @@ import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError } from './read-only.ts';
 import { redactUrl } from './redact.ts';
+import { WriteBatcher, type BatchLimits } from './pg-batch.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
 const MIGRATIONS: { version: number; sql: string[] }[] = [
@@ -52,10 +53,13 @@ export function parsePostgresUrl(url: string): { connectionString: string; schem
 
 /**
  * The PostgreSQL metadata store (seed 000's meta data store) for several processes or machines
- * sharing one archive. Every write is its own statement in autocommit, so nothing is pending
- * between calls and `flush()` has nothing to do; the crawler's per-page writes are one statement
- * each (addDocuments is one multi-row INSERT). Multi-row writes go in a fixed key order so that
- * two workers inserting overlapping batches cannot deadlock.
+ * sharing one archive. Without `batch`, every write is its own statement in autocommit, so nothing
+ * is pending between calls and `flush()` has nothing to do. With `batch` (what `worker` opens), the
+ * crawl's per-page writes (log rows, their documents' patches, plain addDocuments) are grouped into
+ * one transaction per batch (src/store/pg-batch.ts); every other statement first commits what waits,
+ * so this process reads its own writes in order, and getDocument(s) lay the waiting writes over
+ * what the server answers instead, so that the per-page read does not end the batch. Multi-row
+ * writes go in a fixed key order so that two workers inserting overlapping batches cannot deadlock.
  */
 export class PostgresStore extends logReads.LogReadingStore implements WorkerStore {
   readonly pool: pg.Pool;
@@ -65,7 +69,10 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   /** Opened with `readonly`: sessions are read-only (the server refuses every write) and init migrates nothing. */
   readonly readonly: boolean;
 
-  constructor(readonly url: string, opts: { max?: number; readonly?: boolean } = {}) {
+  /** Group commit of the per-page writes, when opened with `batch`. */
+  private readonly batcher: WriteBatcher | undefined;
+
+  constructor(readonly url: string, opts: { max?: number; readonly?: boolean; batch?: BatchLimits } = {}) {
     super();
     const { connectionString, schema } = parsePostgresUrl(url);
     this.schema = schema;
@@ -82,19 +89,38 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     });
     // An idle client that loses its server must not crash the process; the next query reports it.
     this.pool.on('error', () => {});
+    if (opts.batch && !this.readonly) {
+      this.batcher = new WriteBatcher(opts.batch, {
+        query: (sql, values) => this.pool.query(sql, values),
+        unregistered: (hosts) => newHosts(hosts.map((host) => ({ host })), this.registered),
+        registered: (hosts) => hosts.forEach((h) => this.registered.add(h)),
+        wrapError: (e) => this.storeError(e, 'INSERT INTO crawl_log'),
+      });
+    }
   }
 
+  /** Every statement but the batched writes and getDocument(s): what waits in the batch commits first, so reads and writes keep their order. */
   private async query(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
+    // A failed batch has told its own writers; this statement runs anyway.
+    if (this.batcher?.busy) await this.batcher.flushSoon().catch(() => undefined);
+    return this.send(sql, values);
+  }
+
+  private async send(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
     try {
       return await this.pool.query(sql, values);
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (err.code === '25006') throw new ReadOnlyStoreError(redactUrl(this.url), sql.trim().split(/\s+/).slice(0, 3).join(' '));
-      if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === '3D000' || err.code === '28000') {
-        throw new UserError(`cannot use PostgreSQL at ${redactUrl(this.url)}: ${err.message}; check that the server runs and the URL names an existing database and user`);
-      }
-      throw e;
+      throw this.storeError(e, sql);
     }
+  }
+
+  private storeError(e: unknown, sql: string): Error {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === '25006') return new ReadOnlyStoreError(redactUrl(this.url), sql.trim().split(/\s+/).slice(0, 3).join(' '));
+    if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === '3D000' || err.code === '28000') {
+      return new UserError(`cannot use PostgreSQL at ${redactUrl(this.url)}: ${err.message}; check that the server runs and the URL names an existing database and user`);
+    }
+    return err;
   }
 
   async init(): Promise<void> {
@@ -137,15 +163,23 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     if (current > LATEST) throw new UserError(`${redactUrl(this.url)} was written by a newer datamonitor (schema ${current}, this one knows ${LATEST}); upgrade datamonitor`);
   }
 
-  async flush(): Promise<void> {}
+  async flush(): Promise<void> {
+    await this.batcher?.flush();
+  }
 
   async close(): Promise<void> {
-    await this.pool.end().catch(() => {});
+    try {
+      await this.batcher?.flush();
+    } finally {
+      await this.pool.end().catch(() => {});
+    }
   }
 
   async addDocuments(docs: Pick<DocumentRow, 'url' | 'host' | 'depth'>[], opts: { monitored?: boolean; strategy?: string; nextFetch?: number } = {}): Promise<number> {
     if (docs.length === 0) return 0;
     const now = Date.now();
+    // The crawler's links (no options): into the batch, with the pages that found them.
+    if (this.batcher && !opts.monitored && opts.strategy === undefined && opts.nextFetch === undefined) return this.batcher.addDocuments(docs, now);
     const sorted = [...docs].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
     const res = await this.query(
       `INSERT INTO documents (url, host, depth, state, first_seen, monitored, strategy, next_fetch)
@@ -176,19 +210,30 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     for (const h of hosts) this.registered.add(h);
   }
 
+  // The fetch stage reads each page's row before fetching it: these two do not end the batch, they
+  // lay its waiting writes over the server's answer (a redirect target fetched a moment ago is seen fetched).
   async getDocument(url: string): Promise<DocumentRow | undefined> {
-    const { rows } = await this.query('SELECT * FROM documents WHERE url = $1', [url]);
-    return rows[0] && fromRow(DOCUMENT_COLS, rows[0]);
+    const { rows } = await this.send('SELECT * FROM documents WHERE url = $1', [url]);
+    const row = rows[0] && fromRow<DocumentRow>(DOCUMENT_COLS, rows[0]);
+    return this.batcher ? this.batcher.overlay(url, row) : row;
   }
 
   async getDocuments(urls: readonly string[]): Promise<DocumentRow[]> {
     urls = [...new Set(urls)]; // a URL asked twice in different batches would come back twice
     const out: DocumentRow[] = [];
     for (let i = 0; i < urls.length; i += BULK_READ) {
-      const { rows } = await this.query('SELECT * FROM documents WHERE url = ANY($1::text[])', [urls.slice(i, i + BULK_READ)]);
+      const { rows } = await this.send('SELECT * FROM documents WHERE url = ANY($1::text[])', [urls.slice(i, i + BULK_READ)]);
       for (const r of rows) out.push(fromRow(DOCUMENT_COLS, r));
     }
-    return out;
+    if (!this.batcher?.busy) return out;
+    const pending = this.batcher.pendingUrls();
+    const byUrl = new Map(out.map((d) => [d.url, d]));
+    for (const u of urls) {
+      if (!pending.has(u)) continue;
+      const d = this.batcher.overlay(u, byUrl.get(u));
+      if (d) byUrl.set(u, d);
+    }
+    return [...byUrl.values()];
   }
 
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
@@ -226,12 +271,14 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   }
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
+    if (this.batcher) return this.batcher.log(entry);
     const cols = LOG_COLS.map(([, c]) => c);
     const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, toValues(LOG_COLS, entry));
     return Number(rows[0].id);
   }
 
   async logFetch(entry: CrawlLogEntry, patch: Partial<DocumentRow>): Promise<number> {
+    if (this.batcher) return this.batcher.log(entry, patch);
     const { cols: set, values } = assignments(DOCUMENT_COLS, patch);
     if (set.length === 0) return this.appendLog(entry);
     const cols = LOG_COLS.map(([, c]) => c);

@@ -6,11 +6,17 @@ import type { WorkerStore } from '../../store/worker-types.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseCount, parseDuration } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
+import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 
-/** postgres://… → PostgresStore; anything else names one SQLite file shared by the workers of one machine. */
-async function openWorkerStore(db: string | undefined): Promise<WorkerStore> {
+/**
+ * postgres://… → PostgresStore, its per-page writes grouped `batch` pages or `batchWaitMs` at a time
+ * (batch 0: each on its own); anything else names one SQLite file shared by the workers of one machine.
+ */
+async function openWorkerStore(db: string | undefined, batch: number, batchWaitMs: number): Promise<WorkerStore> {
   if (!db) throw new UserError('worker needs --db: postgres://user@host/database (workers on many machines) or a SQLite file path (workers on this machine)');
-  if (/^postgres(ql)?:\/\//.test(db)) return new (await import('../../store/postgres.ts')).PostgresStore(db);
+  if (/^postgres(ql)?:\/\//.test(db)) {
+    return new (await import('../../store/postgres.ts')).PostgresStore(db, { batch: batch > 0 ? { pages: batch, waitMs: batchWaitMs } : undefined });
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) throw new UserError(`--db '${db}' is neither a postgres:// URL nor a file path`);
   return new (await import('../../store/sqlite-worker.ts')).SqliteWorkerStore(path.resolve(db));
 }
@@ -50,9 +56,11 @@ export function register(program: Command): void {
       .option('--max-hosts <n>', 'hosts leased at once', String(WORKER_DEFAULTS.maxHosts))
       .option('--idle-exit <duration>', "exit after this long with nothing to do; 'never' to keep waiting", `${WORKER_DEFAULTS.idleExitMs / 1000}s`)
       .option('--round <duration>', 'longest crawl round before finished hosts are given back', `${WORKER_DEFAULTS.roundMs / 1000}s`)
-      .option('--seeds <file>', 'put these seed URLs in the shared store first (one a line)'),
+      .option('--seeds <file>', 'put these seed URLs in the shared store first (one a line)')
+      .option('--batch <pages>', "PostgreSQL: commit the writes of this many pages in one transaction (0: each write on its own)", String(BATCH_DEFAULTS.pages))
+      .option('--batch-wait <duration>', 'PostgreSQL: longest a page waits for its batch to commit', `${BATCH_DEFAULTS.waitMs}ms`),
   ).action(async (flags) => {
-    const store = await openWorkerStore(flags.db);
+    const store = await openWorkerStore(flags.db, parseCount(flags.batch, '--batch'), parseDuration(flags.batchWait, '--batch-wait'));
     const controller = new AbortController();
     const onSignal = () => controller.abort();
     process.once('SIGINT', onSignal);

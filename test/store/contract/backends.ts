@@ -10,6 +10,7 @@ import path from 'node:path';
 import { SqliteStore } from '../../../src/store/sqlite.ts';
 import { SqliteWorkerStore } from '../../../src/store/sqlite-worker.ts';
 import { PostgresStore } from '../../../src/store/postgres.ts';
+import { BATCH_DEFAULTS } from '../../../src/store/pg-batch.ts';
 import type { MetadataStore } from '../../../src/store/types.ts';
 import type { WorkerStore } from '../../../src/store/worker-types.ts';
 import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../pg.ts';
@@ -51,5 +52,8 @@ function postgres<S extends MetadataStore>(name: string, make: Make<S>): StoreMa
 export const sqliteStore = sqlite<MetadataStore>('SQLite', (f, o) => new SqliteStore(f, o));
 export const sqliteWorkerStore = sqlite<WorkerStore>('SQLite (workers)', (f, o) => new SqliteWorkerStore(f, o));
 export const postgresStore = postgres<MetadataStore>('PostgreSQL', (u, o) => new PostgresStore(u, o));
+/** The store `worker` opens: per-page writes grouped into transactions (src/store/pg-batch.ts), behind the same seams. */
+export const postgresBatchedStore = postgres<MetadataStore>('PostgreSQL (batched writes)', (u, o) => new PostgresStore(u, { ...o, batch: BATCH_DEFAULTS }));
+export const postgresBatchedWorkerStore = postgres<WorkerStore>('PostgreSQL (batched writes)', (u, o) => new PostgresStore(u, { ...o, batch: BATCH_DEFAULTS }));
 /** The same class: PostgresStore always has the lease table. */
 export const postgresWorkerStore = postgres<WorkerStore>('PostgreSQL', (u, o) => new PostgresStore(u, o));
