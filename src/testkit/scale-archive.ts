@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { Parser } from 'n3';
@@ -54,6 +55,7 @@ function nquadsOf(quads: Quad[]): string {
 
 export async function buildScaleArchive(o: ScaleArchiveOptions): Promise<ScaleArchive> {
   const web = linkedDataWeb({ documents: o.documents, hosts: o.hosts });
+  fs.mkdirSync(o.dataDir, { recursive: true });
   const store = new SqliteStore(path.join(o.dataDir, 'meta.sqlite'));
   await store.init();
   const warc = new WarcWriter(o.dataDir, { software: 'datamonitor scale-archive' });
