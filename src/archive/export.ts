@@ -3,13 +3,13 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
-import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry, LatestKind } from '../store/types.ts';
 import { headerValue } from '../util/headers.ts';
 import { readRecord, type RecordReader } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
-import { readImportIndexes, type ImportedRecord } from './import-index.ts';
+import { IMPORT_DIR, readImportIndex, type ImportedRecord } from './import-index.ts';
 
 const { quad, namedNode, literal } = DataFactory;
 
@@ -18,26 +18,20 @@ const PROV = 'http://www.w3.org/ns/prov#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 export const PROVENANCE_GRAPH = `${DM}provenance`;
 
-/** The newest version (with RDF) of every archived document, optionally as it was at a time. */
-export async function latestVersions(store: CrawlLog, at?: number): Promise<CrawlLogEntry[]> {
-  const latest = new Map<string, CrawlLogEntry>();
-  for (const e of await store.log()) {
-    if (at !== undefined && e.time > at) continue;
-    if (e.rdfOffset !== undefined) latest.set(e.url, e);
-    else if (e.status === 404 || e.status === 410) latest.delete(e.url);
-  }
-  return [...latest.values()];
-}
+/** Log entries read from the store at a time: export holds a page of the log, never all of it. */
+const PAGE = 1000;
 
-/** The newest archived redirect of every URL that answered with one (optionally as it was at a time). */
-export async function latestRedirects(store: CrawlLog, at?: number): Promise<CrawlLogEntry[]> {
-  const latest = new Map<string, CrawlLogEntry>();
-  for (const e of await store.log()) {
-    if (at !== undefined && e.time > at) continue;
-    if (e.warcFile !== undefined && e.status >= 300 && e.status < 400 && e.status !== 304) latest.set(e.url, e);
-    else if (e.warcFile !== undefined) latest.delete(e.url);
+/**
+ * Each URL's latest entry of a kind (the newest version with RDF, the newest redirect, …; see LatestKind),
+ * optionally as the archive was at a time, read from the store a page at a time, in log order.
+ */
+export async function* latestEntries(store: CrawlLog, kind: LatestKind, at?: number): AsyncGenerator<CrawlLogEntry> {
+  for (let afterId = 0; ; ) {
+    const page = await store.latestEntries({ kind, at, afterId, limit: PAGE });
+    yield* page;
+    if (page.length < PAGE) return;
+    afterId = page.at(-1)!.id!;
   }
-  return [...latest.values()];
 }
 
 /**
@@ -103,19 +97,35 @@ export function provenanceQuads(e: CrawlLogEntry): Quad[] {
   return out;
 }
 
-/** The import index entries of the archive, by where their copy is (file and offset). */
-function importedFrom(dataDir: string): Map<string, ImportedRecord> {
-  const out = new Map<string, ImportedRecord>();
-  for (const [, records] of readImportIndexes(dataDir)) for (const r of records) out.set(`${path.normalize(r.file)}\0${r.offset}`, r);
-  return out;
+/**
+ * The import index of the file a version is in, a few files held at a time: an import logs its versions
+ * file by file, so export holds one import's index, not every import's.
+ */
+class ImportedFrom {
+  private readonly held = new Map<string, Map<number, ImportedRecord>>();
+  constructor(private readonly dataDir: string) {}
+
+  get(e: CrawlLogEntry): ImportedRecord | undefined {
+    if (e.warcFile === undefined || e.warcOffset === undefined) return undefined;
+    const file = path.normalize(e.warcFile);
+    // Only import files have an index (warc/import/<file>.records.jsonl); a crawled file costs no look-up.
+    if (!file.startsWith(IMPORT_DIR + path.sep)) return undefined;
+    let byOffset = this.held.get(file);
+    if (!byOffset) {
+      byOffset = new Map(readImportIndex(this.dataDir, file)[1].map((r) => [r.offset, r]));
+      if (this.held.size >= 4) this.held.delete(this.held.keys().next().value!);
+      this.held.set(file, byOffset);
+    }
+    return byOffset.get(e.warcOffset);
+  }
 }
 
 /**
  * Where an imported version came from: the fetch activity `dm:importedFrom` the source WARC file, with
  * the record's offset in it and its WARC-Record-ID (as the source wrote it).
  */
-function importQuads(e: CrawlLogEntry, imported: Map<string, ImportedRecord>): Quad[] {
-  const r = e.warcFile === undefined ? undefined : imported.get(`${path.normalize(e.warcFile)}\0${e.warcOffset}`);
+function importQuads(e: CrawlLogEntry, imported: ImportedFrom): Quad[] {
+  const r = imported.get(e);
   if (!r) return [];
   const g = namedNode(PROVENANCE_GRAPH);
   const act = namedNode(`${DM}fetch/${e.id ?? e.time}`);
@@ -134,30 +144,71 @@ function prologAtom(t: Quad['subject'] | Quad['object']): string {
 
 export type ExportFormat = 'nquads' | 'turtle' | 'prolog';
 
-/** Streams the archive out: N-Quads (a graph per document, and the named graphs of quad formats as they were), one consolidated Turtle file, or seed 003's triple/3 facts. */
-export async function exportArchive(store: CrawlLog, dataDir: string, format: ExportFormat, write: (s: string) => void, opts: { at?: number; provenance?: boolean } = {}): Promise<{ documents: number; quads: number }> {
-  const versions = await latestVersions(store, opts.at);
+/** Where export writes: a promise returned means "wait before writing more" (the stream's backpressure); anything else is ignored. */
+export type ExportSink = (s: string) => unknown;
+
+/** Characters gathered before a write: one write per quad would cost a syscall (or a stream chunk) each. */
+const CHUNK = 1 << 16;
+
+/** Gathers output into chunks and hands each to the sink, waiting while the sink pushes back. */
+class ChunkedOutput {
+  private parts: string[] = [];
+  private size = 0;
+  constructor(private readonly sink: ExportSink) {}
+
+  add(s: string): void {
+    this.parts.push(s);
+    this.size += s.length;
+  }
+
+  /** Writes what was gathered once it is a chunk (or always, with `all`). */
+  async flush(all = false): Promise<void> {
+    if (this.size === 0 || (!all && this.size < CHUNK)) return;
+    const s = this.parts.join('');
+    this.parts = [];
+    this.size = 0;
+    await this.sink(s);
+  }
+}
+
+/**
+ * Streams the archive out: N-Quads (a graph per document, and the named graphs of quad formats as they
+ * were), one consolidated Turtle file, or seed 003's triple/3 facts. Bounded memory whatever the archive's
+ * size: the log is read a page at a time, one version's quads are held at a time, and the output goes to
+ * `write` in chunks, waiting whenever it returns a promise (a file or pipe that has not drained). Turtle
+ * goes through N3's writer in streaming mode, which groups a subject's triples without holding the graph.
+ */
+export async function exportArchive(store: CrawlLog, dataDir: string, format: ExportFormat, write: ExportSink, opts: { at?: number; provenance?: boolean } = {}): Promise<{ documents: number; quads: number }> {
   let quads = 0;
-  const turtle = format === 'turtle' ? new Writer({ format: 'Turtle' }) : undefined;
+  let documents = 0;
+  const out = new ChunkedOutput(write);
+  const turtle = format === 'turtle'
+    ? new Writer({ write: (chunk: string, _enc: string, done?: () => void) => (out.add(chunk), done?.()), end: (done?: () => void) => done?.() }, { format: 'Turtle' })
+    : undefined;
   const emit = (qs: Quad[]): void => {
     quads += qs.length;
     for (const q of qs) {
-      if (format === 'nquads') write(quadToNQuads(q));
-      else if (format === 'prolog') write(`triple(${prologAtom(q.predicate)}, ${prologAtom(q.subject)}, ${prologAtom(q.object)}).\n`);
+      if (format === 'nquads') out.add(quadToNQuads(q));
+      else if (format === 'prolog') out.add(`triple(${prologAtom(q.predicate)}, ${prologAtom(q.subject)}, ${prologAtom(q.object)}).\n`);
       else turtle?.addQuad(q.subject, q.predicate, q.object);
     }
   };
-  const imported = opts.provenance ? importedFrom(dataDir) : undefined;
-  versions.forEach((e, i) => {
-    const qs = versionQuads(dataDir, e, `d${i}_`);
-    if (opts.provenance) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e), ...importQuads(e, imported!));
+  const imported = opts.provenance ? new ImportedFrom(dataDir) : undefined;
+  for await (const e of latestEntries(store, 'version', opts.at)) {
+    const qs = versionQuads(dataDir, e, `d${documents++}_`);
+    if (imported) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e), ...importQuads(e, imported));
     emit(qs);
-  });
-  if (opts.provenance) {
-    for (const e of await latestRedirects(store, opts.at)) emit(redirectQuads(e));
+    await out.flush();
   }
-  if (turtle) await new Promise<void>((resolve, reject) => turtle.end((err, out) => (err ? reject(err) : (write(out), resolve()))));
-  return { documents: versions.length, quads };
+  if (opts.provenance) {
+    for await (const e of latestEntries(store, 'redirect', opts.at)) {
+      emit(redirectQuads(e));
+      await out.flush();
+    }
+  }
+  if (turtle) await new Promise<void>((resolve, reject) => turtle.end((err) => (err ? reject(err) : resolve())));
+  await out.flush(true);
+  return { documents, quads };
 }
 
 /**
@@ -168,23 +219,24 @@ export async function exportArchive(store: CrawlLog, dataDir: string, format: Ex
  * import gives back the source's records byte for byte. A damaged stretch of a file is skipped and reported.
  */
 export async function exportWarc(store: CrawlLog, dataDir: string, write: (b: Buffer) => void | Promise<void>): Promise<{ files: number; records: number; problems: string[] }> {
-  const derived = new Set<string>();
-  for (let since = 0; ; ) {
-    const page = await store.log({ sinceId: since, limit: 5000 });
-    for (const e of page) if (e.warcFile !== undefined && e.rdfOffset !== undefined) derived.add(`${path.normalize(e.warcFile)}\0${e.rdfOffset}`);
-    if (page.length < 5000) break;
-    since = page.at(-1)!.id!;
-  }
   const { closed } = listWarcFiles(dataDir);
   let records = 0;
   const problems: string[] = [];
   for (const rel of closed) {
+    // The conversion records of this file only: a file's worth of offsets, not the whole log's.
+    const derived = new Set<number>();
+    for (let since = 0; ; ) {
+      const page = await store.log({ sinceId: since, limit: 5000, warcFile: rel });
+      for (const e of page) if (e.rdfOffset !== undefined) derived.add(e.rdfOffset);
+      if (page.length < 5000) break;
+      since = page.at(-1)!.id!;
+    }
     for (const r of scanWarc(path.join(dataDir, rel))) {
       if ('error' in r) {
         problems.push(`${rel} at offset ${r.offset}: ${r.error}`);
         continue;
       }
-      if (derived.has(`${rel}\0${r.offset}`)) continue;
+      if (derived.has(r.offset)) continue;
       await write(r.member ?? zlib.gzipSync(r.raw));
       records++;
     }

@@ -34,26 +34,40 @@ export const INDEX_SUFFIX = '.records.jsonl';
  * A damaged line is passed over (verify reports it), so one bad index never stops an import or export.
  */
 export function readImportIndexes(dataDir: string): Array<[string, ImportedRecord[], number]> {
+  return [...eachImportIndex(dataDir)];
+}
+
+/** `readImportIndexes` one file at a time: a reader holds one import's index, not every import's (verify). */
+export function* eachImportIndex(dataDir: string): Generator<[string, ImportedRecord[], number]> {
   const dir = path.join(dataDir, IMPORT_DIR);
-  if (!fs.existsSync(dir)) return [];
-  const out: Array<[string, ImportedRecord[], number]> = [];
+  if (!fs.existsSync(dir)) return;
   for (const name of fs.readdirSync(dir).sort()) {
     if (!name.endsWith(INDEX_SUFFIX)) continue;
     // The copy is in the file the index is named after, whatever a line says.
-    const file = path.join(IMPORT_DIR, name.slice(0, -INDEX_SUFFIX.length));
-    const records: ImportedRecord[] = [];
-    let bad = 0;
-    for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
-      if (!line) continue;
-      try {
-        const r = JSON.parse(line) as ImportedRecord;
-        if (typeof r.file === 'string' && Number.isSafeInteger(r.offset) && Number.isSafeInteger(r.length) && r.length > 0 && typeof r.sha1 === 'string') records.push({ ...r, file });
-        else bad++;
-      } catch {
-        bad++;
-      }
-    }
-    out.push([file, records, bad]);
+    yield readImportIndex(dataDir, path.join(IMPORT_DIR, name.slice(0, -INDEX_SUFFIX.length)));
   }
-  return out;
+}
+
+/** The index of one import file (`warc/import/….warc.gz`); no records when it has none (a crawled file). */
+export function readImportIndex(dataDir: string, file: string): [string, ImportedRecord[], number] {
+  const records: ImportedRecord[] = [];
+  let bad = 0;
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dataDir, file + INDEX_SUFFIX), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [file, records, 0];
+    throw e;
+  }
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      const r = JSON.parse(line) as ImportedRecord;
+      if (typeof r.file === 'string' && Number.isSafeInteger(r.offset) && Number.isSafeInteger(r.length) && r.length > 0 && typeof r.sha1 === 'string') records.push({ ...r, file });
+      else bad++;
+    } catch {
+      bad++;
+    }
+  }
+  return [file, records, bad];
 }

@@ -6,6 +6,7 @@ import type { ExtractResult } from '../extract/types.ts';
 import { parseContentType } from '../util/content-type.ts';
 import { headerValue } from '../util/headers.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
+import { latestEntries } from './export.ts';
 
 /**
  * Reads archived responses back and extracts them again, as the crawler did when it fetched them:
@@ -17,13 +18,11 @@ export interface ReplayedDocument {
   result: ExtractResult;
 }
 
-/** The newest full response (not a revisit) of every document that answered 2xx. */
+/** The newest full response (not a revisit) of every document that answered 2xx, read from the log a page at a time. */
 export async function latestResponses(store: CrawlLog): Promise<CrawlLogEntry[]> {
-  const latest = new Map<string, CrawlLogEntry>();
-  for (const e of await store.log()) {
-    if (e.status >= 200 && e.status < 300 && e.warcFile && e.change !== 'unchanged') latest.set(e.url, e);
-  }
-  return [...latest.values()];
+  const out: CrawlLogEntry[] = [];
+  for await (const e of latestEntries(store, 'response')) out.push(e);
+  return out;
 }
 
 export async function replayDocument(dataDir: string, entry: CrawlLogEntry): Promise<ReplayedDocument> {

@@ -7,7 +7,7 @@ import { readRecord } from './warc-reader.ts';
 import { digestKey, digestMatches } from './digest.ts';
 import { httpPayload } from './http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
-import { readImportIndexes } from './import-index.ts';
+import { eachImportIndex } from './import-index.ts';
 import { listWarcFiles, warcPath } from './warc-files.ts';
 import { graphHashOf } from './canonical.ts';
 
@@ -161,7 +161,7 @@ function checkBlock(rec: ReturnType<typeof readRecord>, where: Omit<VerifyProble
  */
 function checkImported(dataDir: string, referenced: Set<string>, report: Report): number {
   let n = 0;
-  for (const [file, records, bad] of readImportIndexes(dataDir)) {
+  for (const [file, records, bad] of eachImportIndex(dataDir)) {
     referenced.add(path.normalize(file));
     if (bad) report({ url: '', time: 0, file, offset: 0, kind: 'unreadable', detail: `${bad} lines of ${file}.records.jsonl are no record: the source and place of those imported records are not known, and they are not checked` });
     let abs: string;

@@ -298,12 +298,15 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
 
-  async log(opts: { sinceId?: number; limit?: number; url?: string } = {}): Promise<CrawlLogEntry[]> {
-    const { rows } = opts.url
-      ? await this.query('SELECT * FROM crawl_log WHERE id > $1 AND url = $2 ORDER BY id LIMIT $3', [opts.sinceId ?? 0, opts.url, opts.limit ?? 1e9])
-      : await this.query('SELECT * FROM crawl_log WHERE id > $1 ORDER BY id LIMIT $2', [opts.sinceId ?? 0, opts.limit ?? 1e9]);
+  async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
+    const where = ['id > ?'];
+    const params: unknown[] = [opts.sinceId ?? 0];
+    if (opts.url) (where.push('url = ?'), params.push(opts.url));
+    if (opts.warcFile !== undefined) (where.push('warc_file = ?'), params.push(opts.warcFile));
+    const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`), [...params, opts.limit ?? 1e9]);
     return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
+
 
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
   protected readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => (await this.query(numbered(sql), params)).rows };

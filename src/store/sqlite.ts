@@ -207,12 +207,15 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
   }
 
-  async log(opts: { sinceId?: number; limit?: number; url?: string } = {}): Promise<CrawlLogEntry[]> {
-    const rows = opts.url
-      ? this.stmt('SELECT * FROM crawl_log WHERE id > ? AND url = ? ORDER BY id LIMIT ?').all(opts.sinceId ?? 0, opts.url, opts.limit ?? 1e9)
-      : this.stmt('SELECT * FROM crawl_log WHERE id > ? ORDER BY id LIMIT ?').all(opts.sinceId ?? 0, opts.limit ?? 1e9);
+  async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
+    const where = ['id > ?'];
+    const params: unknown[] = [opts.sinceId ?? 0];
+    if (opts.url) (where.push('url = ?'), params.push(opts.url));
+    if (opts.warcFile !== undefined) (where.push('warc_file = ?'), params.push(opts.warcFile));
+    const rows = this.stmt(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params, opts.limit ?? 1e9);
     return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
   }
+
 
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
   protected readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.stmt(sql).all(...params) as Record<string, unknown>[] };

@@ -6,9 +6,9 @@
  */
 
 import type { Reason } from '../crawler/reasons.ts';
-import type { ArchiveCounts, ArchivedUrl, Capture, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
+import type { ArchiveCounts, ArchivedUrl, Capture, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LatestQuery, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
 
-export type { ArchiveCounts, ArchivedUrl, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
+export type { ArchiveCounts, ArchivedUrl, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LatestKind, LatestQuery, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
 
 export type ChangeState = 'new' | 'changed' | 'unchanged' | 'error';
 
@@ -138,8 +138,13 @@ export interface CrawlLog extends Flushable {
    * URL (after redirects; the record's target) is this URL.
    */
   versions(url: string): Promise<CrawlLogEntry[]>;
-  /** Every log entry, oldest first, optionally since an id (for export and the dashboard). */
-  log(opts?: { sinceId?: number; limit?: number; url?: string }): Promise<CrawlLogEntry[]>;
+  /**
+   * Log entries, oldest first, optionally since an id, of one URL or with records in one WARC file; read
+   * whole logs a page at a time (`limit`): an archive's log is larger than memory.
+   */
+  log(opts?: { sinceId?: number; limit?: number; url?: string; warcFile?: string }): Promise<CrawlLogEntry[]>;
+  /** Each URL's latest entry of a kind (export, replay), a page in log order, resumable after an id. */
+  latestEntries(q: LatestQuery): Promise<CrawlLogEntry[]>;
   /** Largest end offset (offset + length) of any record the log points to in a WARC file. */
   warcEnd(file: string): Promise<number>;
 }

@@ -6,6 +6,7 @@ import { exportArchive, exportWarc, type ExportFormat } from '../../archive/expo
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { streamSink } from '../../util/stream-sink.ts';
 
 export function register(program: Command): void {
   program
@@ -28,7 +29,7 @@ export function register(program: Command): void {
           const out = flags.output ? fs.createWriteStream(flags.output) : process.stdout;
           try {
             // Waits for the stream to drain: an archive's records are far more than memory should buffer.
-            const r = await exportWarc(store, dataDir, (b) => (out.write(b) ? undefined : new Promise<void>((resolve) => out.once('drain', () => resolve()))));
+            const r = await exportWarc(store, dataDir, streamSink(out));
             process.stderr.write(`exported ${r.records} records from ${r.files} WARC files\n`);
             for (const p of r.problems) process.stderr.write(`skipped a damaged stretch: ${p} (run datamonitor verify)\n`);
             if (r.problems.length) process.exitCode = EXIT.problems;
@@ -41,7 +42,8 @@ export function register(program: Command): void {
       await withStore(dataDir, flags.db, async (store) => {
         const out = flags.output ? fs.createWriteStream(flags.output) : process.stdout;
         try {
-          const r = await exportArchive(store, dataDir, format, (s) => out.write(s), { at, provenance: flags.provenance });
+          // As for WARC: the output is the archive's size, so it goes out as fast as the stream takes it.
+          const r = await exportArchive(store, dataDir, format, streamSink(out), { at, provenance: flags.provenance });
           process.stderr.write(`exported ${r.quads} quads from ${r.documents} documents\n`);
         } finally {
           if (flags.output) await new Promise((r) => (out as fs.WriteStream).end(r));

@@ -79,6 +79,45 @@ export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & Sto
       expect(await s.warcEnd('c.warc.gz')).toBe(0);
     });
 
+    it('log with warcFile reads the entries with records in that file, in id order, a page at a time', async () => {
+      const { s } = fx;
+      const a1 = await s.appendLog(logEntry({ warcFile: 'a.warc.gz', warcOffset: 0, warcLength: 10, rdfOffset: 10, rdfLength: 5 }));
+      await s.appendLog(logEntry({ warcFile: 'b.warc.gz', warcOffset: 0, warcLength: 10 }));
+      await s.appendLog(logEntry({ url: 'http://c.example/', status: 0, change: 'error' }));
+      const a2 = await s.appendLog(logEntry({ url: 'http://d.example/', warcFile: 'a.warc.gz', warcOffset: 15, warcLength: 10 }));
+      expect((await s.log({ warcFile: 'a.warc.gz' })).map((e) => e.id)).toEqual([a1, a2]);
+      expect((await s.log({ warcFile: 'a.warc.gz', limit: 1 })).map((e) => e.id)).toEqual([a1]);
+      expect((await s.log({ warcFile: 'a.warc.gz', sinceId: a1 })).map((e) => e.id)).toEqual([a2]);
+      expect(await s.log({ warcFile: 'none.warc.gz' })).toEqual([]);
+    });
+
+    it("latestEntries gives each URL's latest version, redirect or response, as at a time, a page in log order", async () => {
+      const { s } = fx;
+      const w = (o: number) => ({ warcFile: 'f.warc.gz', warcOffset: o, warcLength: 10 });
+      const rdf = (o: number) => ({ ...w(o), rdfOffset: o + 10, rdfLength: 5 });
+      const a1 = await s.appendLog(logEntry({ url: 'http://a.example/', time: T0, ...rdf(0) }));
+      const b1 = await s.appendLog(logEntry({ url: 'http://b.example/', time: T0 + 1, ...rdf(20) }));
+      const r1 = await s.appendLog(logEntry({ url: 'http://r.example/', time: T0 + 2, status: 303, triples: 0, ...w(40) }));
+      await s.appendLog(logEntry({ url: 'http://a.example/', time: T0 + 3, change: 'unchanged', ...w(50) })); // a revisit: no RDF, a's version stays
+      const c1 = await s.appendLog(logEntry({ url: 'http://c.example/', time: T0 + 4, ...rdf(60) }));
+      const b2 = await s.appendLog(logEntry({ url: 'http://b.example/', time: T0 + 5, change: 'changed', ...rdf(80) }));
+      await s.appendLog(logEntry({ url: 'http://c.example/', time: T0 + 6, status: 410, change: 'error', ...w(100) })); // gone
+      await s.appendLog(logEntry({ url: 'http://r.example/', time: T0 + 7, ...rdf(110) })); // no longer a redirect
+      await s.appendLog(logEntry({ url: 'http://e.example/', time: T0 + 8, status: 0, change: 'error' }));
+      const ids = async (q: Parameters<CrawlLog['latestEntries']>[0]) => (await s.latestEntries(q)).map((e) => e.id);
+      const r2 = (await s.log({ url: 'http://r.example/' })).at(-1)!.id!;
+      expect(await ids({ kind: 'version', limit: 10 })).toEqual([a1, b2, r2]);
+      expect(await ids({ kind: 'version', at: T0 + 4, limit: 10 })).toEqual([a1, b1, c1]);
+      expect(await ids({ kind: 'version', at: T0 + 5, limit: 10 })).toEqual([a1, c1, b2]);
+      // Pages: resumed after the last id of the previous one.
+      expect(await ids({ kind: 'version', limit: 2 })).toEqual([a1, b2]);
+      expect(await ids({ kind: 'version', afterId: b2, limit: 2 })).toEqual([r2]);
+      expect(await ids({ kind: 'redirect', limit: 10 })).toEqual([]);
+      expect(await ids({ kind: 'redirect', at: T0 + 6, limit: 10 })).toEqual([r1]);
+      expect(await ids({ kind: 'response', limit: 10 })).toEqual([a1, c1, b2, r2]); // a 410 ends a version, not a response
+      expect(await ids({ kind: 'version', limit: 0 })).toEqual([]);
+    });
+
     it('after flush, another instance on the same database reads every entry', async () => {
       const { s } = fx;
       const id = await s.appendLog(logEntry({ url: 'http://a.example/' }));
