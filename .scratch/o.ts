@@ -1,0 +1,10 @@
+import * as ox from 'oxigraph';
+const lines: string[] = [];
+for (let i = 0; i < 50; i++) lines.push(`<http://e/s${(i * 7) % 50}> <http://e/p${i % 3}> "v${i}" <http://g/${i % 5}> .`);
+const q = 'SELECT ?s ?o WHERE { ?s <http://e/p1> ?o }';
+const run = (ls: string[]) => { const st = new ox.Store(); st.load(ls.join('\n'), { format: 'application/n-quads' }); return (st.query(q, { results_format: 'application/sparql-results+json', use_default_graph_as_union: true }) as string); };
+const a = run(lines);
+const b = run([...lines].reverse());
+const c = run(lines.filter((l) => l.includes('/p1>')));
+console.log(a === b, a === c);
+console.log(a.slice(0, 300)); console.log(b.slice(0, 300));
