@@ -199,7 +199,7 @@ function clean(p: RowPattern): RowPattern {
 interface PathInfo {
   /** The path's IRIs; undefined when a negated set lets any predicate through. */
   predicates: string[] | undefined;
-  /** Whether it may match with length zero (`*`, `?`). */
+  /** Whether the whole path may match with length zero. */
   zeroLength: boolean;
   /** One step (possibly inverse): its ends are those of a triple. */
   single: boolean;
@@ -209,7 +209,6 @@ interface PathInfo {
 function pathPredicates(path: Node, constant: (term: Node) => string | undefined): PathInfo {
   const predicates: string[] = [];
   let any = false;
-  let zeroLength = false;
   const visit = (p: Node): void => {
     if (p?.type === 'term') {
       const c = constant(p);
@@ -221,7 +220,6 @@ function pathPredicates(path: Node, constant: (term: Node) => string | undefined
       any = true;
       return;
     }
-    if (p?.subType === '*' || p?.subType === '?') zeroLength = true;
     for (const item of p?.items ?? []) visit(item);
   };
   visit(path);
@@ -230,7 +228,9 @@ function pathPredicates(path: Node, constant: (term: Node) => string | undefined
   const negatedAlone = path?.subType === '!';
   return {
     predicates: any ? undefined : predicates,
-    zeroLength,
+    // Only a path that may be empty as a whole binds a node without a triple (a `*` step after another
+    // step starts from a node that step found).
+    zeroLength: pathMayBeEmpty(path),
     single: single || negatedAlone,
     inverse: single,
   };
