@@ -10,7 +10,7 @@ import { SMALL_ARCHIVE_ROWS } from '../../src/query/plan/planner.ts';
  * The planner's two ways to answer a query at T, loading the whole snapshot or only the rows of the
  * query's triple patterns, must print the same bytes for every query at every instant. The archive is
  * the realistic generated Web (linked-data-web.ts): 2,000 documents of about 35 triples with a blank
- * node each (over 65,536 rows, so the loader's row-id groups are more than one), three instants of
+ * node each (over 65,536 rows, so the loader's row-id groups are more than one), four instants of
  * history (a revision of every third document, a deletion of every seventh), and a TriG document with
  * named graphs.
  */
@@ -69,7 +69,9 @@ const PATTERN_QUERIES: Array<[string, string, ResultFormat?]> = [
   ['CONSTRUCT WHERE', `${P} CONSTRUCT WHERE { ${id(9)} ?p ?o }`, 'turtle'],
   ['path: sequence', `${P} SELECT ?x WHERE { ${id(1)} v:related/v:related ?x }`],
   ['path: one or more', `${P} SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ${id(1)} v:related+ ?x }`],
-  ['path: zero or more from a constant', `${P} SELECT ?x WHERE { ${id(4)} v:address/v:city* ?x }`],
+  ['path: a step then zero or more', `${P} SELECT ?x WHERE { ${id(4)} v:address/v:city* ?x }`],
+  ['path: zero or more from a node with no such triple', `${P} SELECT ?x WHERE { ${id(4)} v:related* ?x } LIMIT 3`],
+  ['path: zero or one to a graph name', `SELECT ?x WHERE { ?x <http://nothing.test/p>? <${NG1}> }`],
   ['path: inverse and alternative', `${P} SELECT ?d WHERE { ${id(6)} ^v:primaryTopic|^rdfs:seeAlso ?d }`],
   ['path: negated property set', `${P} SELECT ?p ?o WHERE { ${id(2)} !(rdfs:label|v:related) ?o . ${id(2)} ?p ?o }`],
   ['language-tagged literal', `${P} SELECT ?r WHERE { ?r rdfs:label "Resource 4"@en }`],
@@ -93,9 +95,7 @@ const WHOLE_QUERIES: Array<[string, string]> = [
 ];
 
 const INSTANTS: Array<[string, number]> = [
-  ['before the first version', T0 - 1],
   ['during the first crawl', T0 + 2000],
-  ['after the first crawl', T0 + DAY],
   ['during the revisions', T1 + DOCS / 2],
   ['after the deletions', T2 + DAY],
   ['now', Number.MAX_SAFE_INTEGER - 1],
@@ -131,7 +131,7 @@ describe('query planner: only the rows of the query’s patterns, or the whole s
     }
     expect(differences).toEqual([]);
     // A comparison of empty answers would prove nothing: past the first version most queries answer.
-    if (at >= T0 + 2000) expect(answered).toBeGreaterThan(PATTERN_QUERIES.length * 0.7);
+    expect(answered).toBeGreaterThan(PATTERN_QUERIES.length * 0.7);
   }, 300_000);
 
   it('loads far fewer quads for a selective query, and the planner picks that by itself', async () => {

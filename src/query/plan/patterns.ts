@@ -126,9 +126,15 @@ class Walker {
     }
     // A property path: the triples it may walk are those of its predicates, wherever its ends are.
     const path = pathPredicates(pred, (term) => this.constant(term));
-    if (path.zeroLength && (graph === '?' || s === undefined || o === undefined)) {
-      // A zero-length step binds every node of the graph (or, inside GRAPH ?g, every graph).
+    if (path.zeroLength && (graph === '?' || (s === undefined && o === undefined))) {
+      // A zero-length match between two variables binds every node of the graph (inside GRAPH ?g, of
+      // every graph).
       throw new NeedsWhole('a property path that may have length zero between two variables');
+    }
+    if (path.zeroLength) {
+      // The engine matches a constant to itself only if it is a node (a subject or object) of the graph:
+      // its rows come along, so that it is one here exactly when it is one in the snapshot.
+      for (const end of [s, o]) if (end !== undefined) this.patterns.push(clean({ s: end, graph: g }), clean({ o: end, graph: g }));
     }
     if (path.predicates === undefined) {
       // A negated property set: any predicate. Its ends still narrow it when the path is that one step.
