@@ -10,9 +10,9 @@ import { SMALL_ARCHIVE_ROWS } from '../../src/query/plan/planner.ts';
  * The planner's two ways to answer a query at T, loading the whole snapshot or only the rows of the
  * query's triple patterns, must print the same bytes for every query at every instant. The archive is
  * the realistic generated Web (linked-data-web.ts): 2,000 documents of about 35 triples with a blank
- * node each (over 65,536 rows, so the loader's row-id groups are more than one), four instants of
- * history (a revision of every third document, a deletion of every seventh), and a TriG document with
- * named graphs.
+ * node each (over 65,536 rows, so the loader's row-id groups are more than one), a history (a
+ * revision of every third document, a deletion of every seventh) queried at four instants, and a TriG
+ * document with named graphs.
  */
 const DOCS = 2000;
 const web = linkedDataWeb({ documents: DOCS, hosts: 10 });
