@@ -58,10 +58,13 @@ export function materialise(archive: VersionArchive, at: number, graphs?: string
  * when a pattern may match them, every `dm:inDocument` statement), in the snapshot's order.
  */
 export function materialisePatterns(archive: VersionArchive, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
-  const rows = new Map<number, QuadRow>();
-  for (const pattern of plan.patterns) for (const [rowid, row] of archive.matchAt(at, pattern, { graphs })) rows.set(rowid, row);
+  // Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once.
+  const ids = new Set<number>();
+  for (const pattern of plan.patterns) for (const rowid of archive.matchAt(at, pattern, { graphs })) ids.add(rowid);
+  const sorted = Float64Array.from(ids).sort();
+  ids.clear();
   const loader = new StoreLoader(graphIndexLine);
-  for (const rowid of [...rows.keys()].sort((a, b) => a - b)) loader.add(rowid, rows.get(rowid)!);
+  for (const [rowid, row] of archive.rowsById(sorted)) loader.add(rowid, row);
   const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).map((r) => graphIndexLine(r)!) : [];
   const store = loader.finish(extra);
   return { store, quads: loader.quads, at };

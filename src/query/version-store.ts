@@ -485,18 +485,31 @@ export class VersionArchive implements VersionedGraphStore {
   }
 
   /**
-   * The rows valid at `at` whose terms are those of a pattern's constants (N-Triples; undefined: any),
-   * through the index of its most selective bound position. A constant the dictionary lacks matches nothing.
+   * The ids of the rows valid at `at` whose terms are those of a pattern's constants (N-Triples;
+   * undefined: any), through the index of its most selective bound position; no term is read. A constant
+   * the dictionary lacks matches nothing.
    */
-  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): Array<[rowid: number, row: QuadRow]> {
+  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): number[] {
     const t = checkTime(at, 'matchAt');
     const inGraphs = this.inGraphs(opts.graphs);
     const where = this.patternWhere(pattern);
     if (inGraphs === false || where === undefined) return [];
-    const rows = this.db.prepare<unknown[], RawRow & { rid: number }>(
-      `SELECT q.rowid AS rid, ${this.cols} FROM quads q ${this.joins} WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`)
-      .all(...where.args, t, t);
-    return rows.map((r) => [r.rid, toQuadRow(r)]);
+    return this.db.prepare<unknown[], number>(
+      `SELECT q.rowid FROM quads q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`)
+      .pluck().all(...where.args, t, t);
+  }
+
+  /** The rows of these ids (ascending), with their terms, streamed a few hundred at a time. */
+  *rowsById(rowids: ArrayLike<number>): Generator<[rowid: number, row: QuadRow]> {
+    const CHUNK = 500;
+    const full = this.db.prepare<number[], RawRow & { rid: number }>(
+      `SELECT q.rowid AS rid, ${this.cols} FROM quads q ${this.joins} WHERE q.rowid IN (${Array(CHUNK).fill('?').join(',')}) ORDER BY q.rowid`);
+    for (let i = 0; i < rowids.length; i += CHUNK) {
+      const ids = Array.from({ length: Math.min(CHUNK, rowids.length - i) }, (_v, k) => rowids[i + k]!);
+      const stmt = ids.length === CHUNK ? full : this.db.prepare<number[], RawRow & { rid: number }>(
+        `SELECT q.rowid AS rid, ${this.cols} FROM quads q ${this.joins} WHERE q.rowid IN (${ids.map(() => '?').join(',')}) ORDER BY q.rowid`);
+      for (const r of stmt.iterate(...ids)) yield [r.rid, toQuadRow(r)];
+    }
   }
 
   /**
