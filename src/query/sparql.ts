@@ -141,7 +141,7 @@ export async function runQuery(archive: VersionArchive, sparql: string, opts: Qu
   const graphs = dataset ? [...new Set([...dataset.defaultGraphs, ...dataset.namedGraphs])]
     : shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
   const loaded = lastSnapshot.get(archive)?.key === snapshotKey(archive, at, graphs);
-  const plan = planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv() });
+  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv() });
   // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
   if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
   const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, at, graphs, plan) : cachedSnapshot(archive, at, graphs);

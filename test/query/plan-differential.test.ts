@@ -121,7 +121,7 @@ describe('query planner: only the rows of the query’s patterns, or the whole s
     const differences: string[] = [];
     let answered = 0;
     for (const [name, sparql, format] of PATTERN_QUERIES) {
-      expect(queryReads(sparqlWithPrefixes(sparql)), name).toHaveProperty('patterns');
+      expect(await queryReads(sparqlWithPrefixes(sparql)), name).toHaveProperty('patterns');
       const whole = await runQuery(archive, sparql, { at, format, plan: 'snapshot' });
       const rows = await runQuery(archive, sparql, { at, format, plan: 'patterns' });
       expect(whole.plan).toBe('snapshot');

@@ -1,4 +1,4 @@
-import { Parser } from '@traqula/parser-sparql-1-1';
+import type { Parser } from '@traqula/parser-sparql-1-1';
 import { ntTerm } from '../terms.ts';
 import N3 from 'n3';
 
@@ -27,18 +27,27 @@ const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 // biome-ignore lint/suspicious/noExplicitAny: the parser's AST is walked generically, by its `type`/`subType` tags.
 type Node = any;
 
-let parser: Parser | undefined;
+let parser: Promise<Parser> | undefined;
+
+/**
+ * The parser, loaded and built on first use: that costs ~1 s of CPU (module loading, then the grammar's
+ * analysis), which only a process that plans a query on a big archive should pay, once.
+ */
+function sparqlParser(): Promise<Parser> {
+  parser ??= import('@traqula/parser-sparql-1-1').then((m) => new m.Parser());
+  return parser;
+}
 
 /**
  * The patterns of a query text (with its PREFIX declarations: sparql-text.ts adds the common ones).
  * Undefined when the parser does not take the text; the engine then decides (it may know an extension,
  * or give the user its own error message).
  */
-export function queryReads(text: string): QueryReads | undefined {
+export async function queryReads(text: string): Promise<QueryReads | undefined> {
+  const p = await sparqlParser();
   let ast: Node;
   try {
-    parser ??= new Parser();
-    ast = parser.parse(text);
+    ast = p.parse(text);
   } catch {
     return undefined;
   }

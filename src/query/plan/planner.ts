@@ -40,10 +40,13 @@ export const UNPARSED = 'the query parser does not take the query';
 
 export const IN_DOCUMENT_NT = '<https://w3id.org/datamonitor/ns#inDocument>';
 
-export function planQuery({ archive, text, snapshotLoaded, choice = 'auto' }: PlanInput): Plan {
+export async function planQuery({ archive, text, snapshotLoaded, choice = 'auto' }: PlanInput): Promise<Plan> {
   if (choice === 'snapshot') return { kind: 'snapshot', reason: 'asked for' };
+  // Decided before the query is parsed: a process that only ever sees small archives never loads the parser.
   if (choice === 'auto' && snapshotLoaded) return { kind: 'snapshot', reason: 'already loaded' };
-  const reads = queryReads(text);
+  const rows = archive.rowsEstimate();
+  if (choice === 'auto' && rows <= SMALL_ARCHIVE_ROWS) return { kind: 'snapshot', reason: 'a small archive' };
+  const reads = await queryReads(text);
   if (reads === undefined) return { kind: 'snapshot', reason: UNPARSED };
   if ('whole' in reads) return { kind: 'snapshot', reason: reads.whole };
   const patterns = dedupe(reads.patterns);
@@ -53,8 +56,6 @@ export function planQuery({ archive, text, snapshotLoaded, choice = 'auto' }: Pl
   if (patterns.some((p) => p.s === undefined && p.p === undefined && p.o === undefined && p.graph === undefined)) {
     return { kind: 'snapshot', reason: 'a triple pattern with no constant' };
   }
-  const rows = archive.rowsEstimate();
-  if (rows <= SMALL_ARCHIVE_ROWS) return { kind: 'snapshot', reason: 'a small archive' };
   const budget = Math.floor(rows * UNSELECTIVE_SHARE);
   let estimate = 0;
   for (const p of patterns) {
