@@ -74,6 +74,7 @@ const PATTERN_QUERIES: Array<[string, string, ResultFormat?]> = [
   ['path: zero or one to a graph name', `SELECT ?x WHERE { ?x <http://nothing.test/p>? <${NG1}> }`],
   ['path: inverse and alternative', `${P} SELECT ?d WHERE { ${id(6)} ^v:primaryTopic|^rdfs:seeAlso ?d }`],
   ['path: negated property set', `${P} SELECT ?p ?o WHERE { ${id(2)} !(rdfs:label|v:related) ?o . ${id(2)} ?p ?o }`],
+  ['path: negated set with an inverse member', `${P} SELECT ?x ?o WHERE { ${id(2)} !(rdfs:label|^v:related) ?o }`],
   ['language-tagged literal', `${P} SELECT ?r WHERE { ?r rdfs:label "Resource 4"@en }`],
   ['typed literals compared by value', `${P} SELECT ?r WHERE { { ?r v:identifier 12 } UNION { ?r v:identifier "012"^^xsd:integer } UNION { ?r v:weight 12.0 } }`],
   ['VALUES and BIND', `${P} SELECT ?r ?l ?u WHERE { VALUES ?r { ${id(10)} ${id(11)} ${id(14)} } ?r rdfs:label ?l BIND(UCASE(?l) AS ?u) }`],

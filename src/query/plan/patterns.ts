@@ -148,6 +148,8 @@ class Walker {
     if (path.predicates === undefined) {
       // A negated property set: any predicate. Its ends still narrow it when the path is that one step.
       this.patterns.push(clean(path.single ? { s: path.inverse ? o : s, o: path.inverse ? s : o, graph: g } : { graph: g }));
+      // `!(^p)` walks triples backwards: their subject is the path's object.
+      if (path.single && path.negatedInverse) this.patterns.push(clean({ s: o, o: s, graph: g }));
       return;
     }
     for (const p of path.predicates) this.patterns.push(clean(path.single ? { s: path.inverse ? o : s, p, o: path.inverse ? s : o, graph: g } : { p, graph: g }));
@@ -219,6 +221,8 @@ interface PathInfo {
   /** One step (possibly inverse): its ends are those of a triple. */
   single: boolean;
   inverse: boolean;
+  /** A negated set with an inverse member (`!(^p)`). */
+  negatedInverse: boolean;
 }
 
 function pathPredicates(path: Node, constant: (term: Node) => string | undefined): PathInfo {
@@ -248,6 +252,7 @@ function pathPredicates(path: Node, constant: (term: Node) => string | undefined
     zeroLength: pathMayBeEmpty(path),
     single: single || negatedAlone,
     inverse: single,
+    negatedInverse: negatedAlone && JSON.stringify(path.items ?? []).includes('"subType":"^"'),
   };
 }
 
