@@ -1,7 +1,7 @@
 import * as ox from 'oxigraph';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
-import { nquadLine, type VersionArchive } from './version-store.ts';
+import type { VersionArchive } from './version-store.ts';
 import { iriTerm } from './terms.ts';
 import { DM } from '../archive/export.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
@@ -12,6 +12,20 @@ export const GRAPH_INDEX = `${DM}graphs`;
 export const IN_DOCUMENT = `${DM}inDocument`;
 import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
 import { plural } from '../util/units.ts';
+import { StoreLoader } from './plan/load.ts';
+import { planQuery, UNPARSED, type Plan, type PlanChoice } from './plan/planner.ts';
+
+let emptyStore: ox.Store | undefined;
+const EMPTY = (): ox.Store => (emptyStore ??= new ox.Store());
+
+/**
+ * DATAMONITOR_QUERY_PLAN=snapshot|patterns overrides the planner: for benches that compare the two paths
+ * and for diagnosis, not a user's setting (the planner chooses; both give the same answers).
+ */
+function planFromEnv(): PlanChoice | undefined {
+  const v = process.env.DATAMONITOR_QUERY_PLAN;
+  return v === 'snapshot' || v === 'patterns' || v === 'auto' ? v : undefined;
+}
 
 /** The latest state: every row still open. */
 export const NOW = Number.MAX_SAFE_INTEGER - 1;
@@ -29,32 +43,31 @@ export interface Snapshot {
  * or, for a quad of a TriG or N-Quads document's named graph G, in graph G. The document of such a graph
  * stays recoverable: `G dm:inDocument D` is stated in the graph `dm:graphs` (GRAPH_INDEX). Two documents
  * naming the same graph G share it in the snapshot, as any merge of datasets would.
- * Blank nodes keep the archive's labels (quads with one are parsed, not `load`ed: `load` renames them at
- * random, per call). The text is the whole snapshot: the archive's limit is a snapshot that fits in memory
- * (about 150 bytes a quad), not the number of versions.
+ * Blank nodes keep the archive's labels. Rows are streamed from the archive into the store a group at a
+ * time (src/query/plan/load.ts): what must fit in memory is the engine's store, not a text of it.
  */
 export function materialise(archive: VersionArchive, at: number, graphs?: string[]): Snapshot {
-  const lines: string[] = [];
-  const containedIn = new Set<string>();
-  for (const q of archive.snapshot(at, { graphs })) {
-    lines.push(nquadLine(q));
-    const index = graphIndexLine(q);
-    if (index) containedIn.add(index);
-  }
-  const quads = lines.length;
-  lines.push(...containedIn);
-  // `load` renames blank nodes at random, and the engine orders answers by its term ids: the same query
-  // would then answer in another order with other labels on every load. `parse` keeps the archive's
-  // stable labels, but is slower: only the quads with a blank node go that way.
-  const plain: string[] = [];
-  const blank: string[] = [];
-  for (const line of lines) (line.includes('_:') ? blank : plain).push(line);
-  const store = blank.length > 0 ? new ox.Store(ox.parse(blank.join('\n') + '\n', { format: 'application/n-quads', lenient: true })) : new ox.Store();
-  if (plain.length > 0) {
-    plain.push('');
-    store.load(plain.join('\n'), { format: 'application/n-quads', no_transaction: true, lenient: true });
-  }
-  return { store, quads, at };
+  const loader = new StoreLoader(graphIndexLine);
+  for (const [rowid, row] of archive.snapshotRows(at, { graphs })) loader.add(rowid, row);
+  const store = loader.finish();
+  return { store, quads: loader.quads, at };
+}
+
+/**
+ * The part of Mat(at) a query reads: the rows valid at `at` that match one of its triple patterns (and,
+ * when a pattern may match them, every `dm:inDocument` statement), in the snapshot's order.
+ */
+export function materialisePatterns(archive: VersionArchive, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
+  // Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once.
+  const ids = new Set<number>();
+  for (const pattern of plan.patterns) for (const rowid of archive.matchAt(at, pattern, { graphs })) ids.add(rowid);
+  const sorted = Float64Array.from(ids).sort();
+  ids.clear();
+  const loader = new StoreLoader(graphIndexLine);
+  for (const [rowid, row] of archive.rowsById(sorted)) loader.add(rowid, row);
+  const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).map((r) => graphIndexLine(r)!) : [];
+  const store = loader.finish(extra);
+  return { store, quads: loader.quads, at };
 }
 
 /** For a quad of a named graph G of document D: the N-Quads line `G dm:inDocument D` in GRAPH_INDEX. */
@@ -62,16 +75,41 @@ export function graphIndexLine(q: QuadRow): string | undefined {
   return q.namedGraph ? `${q.namedGraph} <${IN_DOCUMENT}> ${iriTerm(q.graph)} <${GRAPH_INDEX}> .` : undefined;
 }
 
-/** One snapshot per archive kept between queries: a server asking about "now" reloads only after a write. */
+/**
+ * One snapshot per archive kept between queries: a server asking about "now" reloads only after a write.
+ * The last query's pattern rows are kept beside it (a client repeating a query), never in its place:
+ * a selective query does not throw away a snapshot that cost seconds.
+ */
 const lastSnapshot = new WeakMap<VersionArchive, { key: string; snapshot: Snapshot }>();
+const lastPatterns = new WeakMap<VersionArchive, { key: string; snapshot: Snapshot }>();
+
+function snapshotKey(archive: VersionArchive, at: number, graphs: string[] | undefined): string {
+  return JSON.stringify([archive.generation, at, graphs ?? null]);
+}
 
 function cachedSnapshot(archive: VersionArchive, at: number, graphs: string[] | undefined): Snapshot {
-  const key = JSON.stringify([archive.generation, at, graphs ?? null]);
+  const key = snapshotKey(archive, at, graphs);
   const hit = lastSnapshot.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
-  if (hit) freeStore(hit.snapshot.store);
+  if (hit) {
+    lastSnapshot.delete(archive);
+    freeStore(hit.snapshot.store);
+  }
   const snapshot = materialise(archive, at, graphs);
   lastSnapshot.set(archive, { key, snapshot });
+  return snapshot;
+}
+
+function cachedPatterns(archive: VersionArchive, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
+  const key = JSON.stringify([snapshotKey(archive, at, graphs), plan.patterns, plan.indexLines]);
+  const hit = lastPatterns.get(archive);
+  if (hit && hit.key === key) return hit.snapshot;
+  if (hit) {
+    lastPatterns.delete(archive);
+    freeStore(hit.snapshot.store);
+  }
+  const snapshot = materialisePatterns(archive, at, plan, graphs);
+  lastPatterns.set(archive, { key, snapshot });
   return snapshot;
 }
 
@@ -102,9 +140,13 @@ export async function runQuery(archive: VersionArchive, sparql: string, opts: Qu
   // A dataset (the protocol's, else the query's FROM) names the graphs: load only those (when all could be resolved here).
   const graphs = dataset ? [...new Set([...dataset.defaultGraphs, ...dataset.namedGraphs])]
     : shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
-  const snapshot = cachedSnapshot(archive, at, graphs);
+  const loaded = lastSnapshot.get(archive)?.key === snapshotKey(archive, at, graphs);
+  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv() });
+  // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
+  if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
+  const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, at, graphs, plan) : cachedSnapshot(archive, at, graphs);
   const body = serialise(snapshot.store, shape, format, dataset);
-  return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: snapshot.quads };
+  return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: snapshot.quads, plan: plan.kind };
 }
 
 /** The dataset of a protocol request: given as either list, it is the whole dataset (the other list empty). */

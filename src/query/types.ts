@@ -115,6 +115,11 @@ export interface QueryOptions {
    */
   defaultGraphs?: string[];
   namedGraphs?: string[];
+  /**
+   * For tests and benches: load the whole snapshot, or only the rows of the query's patterns, instead of
+   * what the planner chooses (src/query/plan/planner.ts). Both give the same answers.
+   */
+  plan?: 'auto' | 'snapshot' | 'patterns';
 }
 
 export interface QueryResult {
@@ -125,6 +130,8 @@ export interface QueryResult {
   /** The instant the dataset was materialised at, and how many quads it held. */
   at: number;
   quads: number;
+  /** What was loaded: the whole snapshot at `at`, or the rows of the query's triple patterns at `at`. */
+  plan?: 'snapshot' | 'patterns';
 }
 
 /** SPARQL 1.1 Query Results JSON (https://www.w3.org/TR/sparql11-results-json/). */

@@ -28,9 +28,11 @@ CREATE TABLE IF NOT EXISTS quads (
 CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, to_t);
 CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
 CREATE INDEX IF NOT EXISTS quads_by_to ON quads (to_t);
-CREATE INDEX IF NOT EXISTS quads_by_s ON quads (s);
+CREATE INDEX IF NOT EXISTS quads_by_sp ON quads (s, p);
 CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
-CREATE INDEX IF NOT EXISTS quads_by_o ON quads (o);
+CREATE INDEX IF NOT EXISTS quads_by_op ON quads (o, p);
+DROP INDEX IF EXISTS quads_by_s;
+DROP INDEX IF EXISTS quads_by_o;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 ${LOG_GAPS_DDL}
 `;
@@ -60,6 +62,9 @@ const OLD_QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o, NULL 
 const OLD_QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o`;
 
 interface RawRow { g: string; s: string; p: string; o: string; ng: string | null }
+
+/** The constants of a triple pattern as N-Triples terms (undefined: any term); `graph` a document or named graph. */
+export interface RowConstants { s?: string; p?: string; o?: string; graph?: string }
 
 function checkTime(time: number, what: string): number {
   if (!Number.isFinite(time)) throw new Error(`${what}: time must be epoch milliseconds, got ${time}`);
@@ -542,6 +547,108 @@ export class VersionArchive implements VersionedGraphStore {
       terms: count('SELECT count(*) AS n FROM terms'),
       rows: count('SELECT count(*) AS n FROM quads'),
     };
+  }
+
+  // ---- reads for the query planner (src/query/plan) ----------------------------------------------
+
+  /**
+   * The quads valid at `at`, streamed in row-id order: the order a query's rows are loaded in, whichever
+   * rows those are, so that the engine answers in the same order over the whole snapshot as over the
+   * rows of a query's patterns.
+   */
+  *snapshotRows(at: number, opts: { graphs?: string[] } = {}): Generator<[rowid: number, row: QuadRow]> {
+    const t = checkTime(at, 'snapshot');
+    const inGraphs = this.inGraphs(opts.graphs);
+    if (inGraphs === false) return;
+    const stmt = this.db.prepare<[number, number], RawRow & { rid: number }>(
+      `SELECT q.rowid AS rid, ${this.cols} FROM quads q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?${inGraphs} ORDER BY q.rowid`);
+    for (const r of stmt.iterate(t, t)) yield [r.rid, toQuadRow(r)];
+  }
+
+  /**
+   * The ids of the rows valid at `at` whose terms are those of a pattern's constants (N-Triples;
+   * undefined: any), through the index of its most selective bound position; no term is read. A constant
+   * the dictionary lacks matches nothing.
+   */
+  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): number[] {
+    const t = checkTime(at, 'matchAt');
+    const inGraphs = this.inGraphs(opts.graphs);
+    const where = this.patternWhere(pattern);
+    if (inGraphs === false || where === undefined) return [];
+    return this.db.prepare<unknown[], number>(
+      `SELECT q.rowid FROM quads q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`)
+      .pluck().all(...where.args, t, t);
+  }
+
+  /** The rows of these ids (ascending), with their terms, streamed a few hundred at a time. */
+  *rowsById(rowids: ArrayLike<number>): Generator<[rowid: number, row: QuadRow]> {
+    const CHUNK = 500;
+    const full = this.db.prepare<number[], RawRow & { rid: number }>(
+      `SELECT q.rowid AS rid, ${this.cols} FROM quads q ${this.joins} WHERE q.rowid IN (${Array(CHUNK).fill('?').join(',')}) ORDER BY q.rowid`);
+    for (let i = 0; i < rowids.length; i += CHUNK) {
+      const ids = Array.from({ length: Math.min(CHUNK, rowids.length - i) }, (_v, k) => rowids[i + k]!);
+      const stmt = ids.length === CHUNK ? full : this.db.prepare<number[], RawRow & { rid: number }>(
+        `SELECT q.rowid AS rid, ${this.cols} FROM quads q ${this.joins} WHERE q.rowid IN (${ids.map(() => '?').join(',')}) ORDER BY q.rowid`);
+      for (const r of stmt.iterate(...ids)) yield [r.rid, toQuadRow(r)];
+    }
+  }
+
+  /**
+   * How many rows (of any time) a pattern's constants match, counted up to `cap`: the planner's
+   * estimate of what loading them costs. One index range, stopped at the cap.
+   */
+  countMatching(pattern: RowConstants, cap: number): number {
+    const where = this.patternWhere(pattern);
+    if (where === undefined) return 0;
+    const sql = where.sql.length ? `WHERE ${where.sql.join(' AND ')}` : '';
+    return this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM quads q ${sql} LIMIT ?)`)
+      .get(...where.args, Math.max(0, Math.floor(cap)))!.n;
+  }
+
+  /** About how many rows the store holds, without counting them (rows are deleted only on a rebuild). */
+  rowsEstimate(): number {
+    return this.db.prepare<[], { n: number | null }>('SELECT max(rowid) AS n FROM quads').get()?.n ?? 0;
+  }
+
+  /** The named graphs with a quad valid at `at`, each with its document (the snapshot's `dm:inDocument`). */
+  namedGraphsAt(at: number, opts: { graphs?: string[] } = {}): QuadRow[] {
+    if (this.ngColumn === 'NULL') return [];
+    const t = checkTime(at, 'namedGraphsAt');
+    const inGraphs = this.inGraphs(opts.graphs);
+    if (inGraphs === false) return [];
+    return this.db.prepare<[number, number], { g: string; ng: string }>(
+      `SELECT DISTINCT tg.nt AS g, tn.nt AS ng FROM quads q JOIN terms tg ON tg.id = q.g JOIN terms tn ON tn.id = q.ng
+       WHERE q.ng IS NOT NULL AND q.to_t > ? AND q.from_t <= ?${inGraphs}`)
+      .all(t, t).map((r) => ({ graph: r.g.slice(1, -1), s: '', p: '', o: '', namedGraph: r.ng }));
+  }
+
+  /** The SQL condition of a graph selection (documents or named graphs); false when none is in the store. */
+  private inGraphs(graphs: string[] | undefined): string | false {
+    const ids = this.graphIds(graphs);
+    if (!ids) return '';
+    if (ids.length === 0) return false;
+    const list = ids.join(',');
+    return ` AND (q.g IN (${list}) OR ${this.ngColumn} IN (${list}))`;
+  }
+
+  private patternWhere(pattern: RowConstants): { sql: string[]; args: number[] } | undefined {
+    const sql: string[] = [];
+    const args: number[] = [];
+    for (const column of ['s', 'p', 'o'] as const) {
+      const nt = pattern[column];
+      if (nt === undefined) continue;
+      const id = this.lookupTerm(nt);
+      if (id === undefined) return undefined;
+      sql.push(`q.${column} = ?`);
+      args.push(id);
+    }
+    if (pattern.graph !== undefined) {
+      const id = this.lookupTerm(pattern.graph);
+      if (id === undefined) return undefined;
+      sql.push(`(q.g = ? OR ${this.ngColumn} = ?)`);
+      args.push(id, id);
+    }
+    return { sql, args };
   }
 
   /** Folds the WAL into the database file (for measuring size, or before copying the file). */

@@ -1,0 +1,76 @@
+import type { VersionArchive } from '../version-store.ts';
+import { queryReads, type RowPattern } from './patterns.ts';
+
+/**
+ * How a query at T gets its data: `snapshot` loads every quad valid at T (and is kept for the next query
+ * about the same instant); `patterns` loads only the rows that match one of the query's triple patterns
+ * at T, read from the archive's indexes, so a selective query costs what it reads whatever the size of
+ * the archive. Either way the same engine (Oxigraph) evaluates the query, so the answers are the same.
+ */
+export type Plan =
+  | { kind: 'snapshot'; reason: string }
+  | { kind: 'patterns'; patterns: RowPattern[]; estimate: number; indexLines: boolean };
+
+export type PlanChoice = 'auto' | 'snapshot' | 'patterns';
+
+/**
+ * Below this many rows a whole snapshot loads in tens of milliseconds and then answers every later query
+ * about its instant in a millisecond or two (bench/QUERY.md): reading patterns saves nothing worth
+ * losing that.
+ */
+export const SMALL_ARCHIVE_ROWS = 10_000;
+/**
+ * Rows found through an index cost a few times a row of a sequential scan (a seek and the term look-ups
+ * of each): past this share of the archive, reading the query's rows costs about what the snapshot does,
+ * and the snapshot is kept for the next query.
+ */
+export const UNSELECTIVE_SHARE = 0.25;
+
+export interface PlanInput {
+  archive: VersionArchive;
+  /** The query text as the engine runs it (common prefixes declared). */
+  text: string;
+  /** The snapshot of this instant and dataset is already loaded: it costs nothing. */
+  snapshotLoaded: boolean;
+  choice?: PlanChoice;
+}
+
+/** The reason given when the parser does not take a query (the engine then gives its own error, or answers). */
+export const UNPARSED = 'the query parser does not take the query';
+
+export const IN_DOCUMENT_NT = '<https://w3id.org/datamonitor/ns#inDocument>';
+
+export async function planQuery({ archive, text, snapshotLoaded, choice = 'auto' }: PlanInput): Promise<Plan> {
+  if (choice === 'snapshot') return { kind: 'snapshot', reason: 'asked for' };
+  // Decided before the query is parsed: a process that only ever sees small archives never loads the parser.
+  if (choice === 'auto' && snapshotLoaded) return { kind: 'snapshot', reason: 'already loaded' };
+  const rows = archive.rowsEstimate();
+  if (choice === 'auto' && rows <= SMALL_ARCHIVE_ROWS) return { kind: 'snapshot', reason: 'a small archive' };
+  const reads = await queryReads(text);
+  if (reads === undefined) return { kind: 'snapshot', reason: UNPARSED };
+  if ('whole' in reads) return { kind: 'snapshot', reason: reads.whole };
+  const patterns = dedupe(reads.patterns);
+  // The snapshot also states `G dm:inDocument D` for its named graphs: a pattern that may match those needs them all.
+  const indexLines = patterns.some((p) => p.p === undefined || p.p === IN_DOCUMENT_NT);
+  if (choice === 'patterns') return { kind: 'patterns', patterns, estimate: NaN, indexLines };
+  if (patterns.some((p) => p.s === undefined && p.p === undefined && p.o === undefined && p.graph === undefined)) {
+    return { kind: 'snapshot', reason: 'a triple pattern with no constant' };
+  }
+  const budget = Math.floor(rows * UNSELECTIVE_SHARE);
+  let estimate = 0;
+  for (const p of patterns) {
+    estimate += archive.countMatching(p, budget - estimate + 1);
+    if (estimate > budget) return { kind: 'snapshot', reason: 'an unselective query' };
+  }
+  return { kind: 'patterns', patterns, estimate, indexLines };
+}
+
+/** A pattern that another one with fewer constants contains reads nothing more: one range for both. */
+function dedupe(patterns: RowPattern[]): RowPattern[] {
+  const key = (p: RowPattern): string => JSON.stringify([p.s, p.p, p.o, p.graph]);
+  const seen = new Map(patterns.map((p) => [key(p), p]));
+  const unique = [...seen.values()];
+  const within = (a: RowPattern, b: RowPattern): boolean =>
+    a !== b && (['s', 'p', 'o', 'graph'] as const).every((k) => b[k] === undefined || b[k] === a[k]);
+  return unique.filter((a) => !unique.some((b) => within(a, b)));
+}
