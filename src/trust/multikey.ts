@@ -74,7 +74,7 @@ export function fromMultibase(s: string): Buffer | undefined {
 /** The raw 32-byte Ed25519 public key of a `z6Mk…` Multikey, or undefined when it is not one. */
 export function publicKeyFromMultibase(s: string): Buffer | undefined {
   const b = fromMultibase(s);
-  if (!b || b.length !== 34 || !b.subarray(0, 2).equals(ED25519_PUB)) return undefined;
+  if (b?.length !== 34 || !b.subarray(0, 2).equals(ED25519_PUB)) return undefined;
   return b.subarray(2);
 }
 
@@ -121,7 +121,7 @@ export interface MultikeyFile {
 
 export function signingKeyFromSecret(secretKeyMultibase: string, verificationMethod?: string): SigningKey {
   const b = fromMultibase(secretKeyMultibase);
-  if (!b || b.length !== 34 || !b.subarray(0, 2).equals(ED25519_PRIV)) {
+  if (b?.length !== 34 || !b.subarray(0, 2).equals(ED25519_PRIV)) {
     throw new UserError('secretKeyMultibase is not an Ed25519 secret Multikey (z3u2…: multibase base58btc of 0x8026 + a 32-byte seed)');
   }
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, b.subarray(2)]), format: 'der', type: 'pkcs8' });

@@ -168,7 +168,7 @@ async function checkProof(document: Quad[], canonicalDocument: string | undefine
   }
   const proofValue = value(proof, `${SEC}proofValue`);
   const signature = proofValue ? fromMultibase(proofValue) : undefined;
-  if (!signature || signature.length !== 64) return { ...base, verdict: 'malformed', reason: `proofValue ${proofValue === undefined ? 'is missing' : 'is not a multibase base58btc Ed25519 signature (64 bytes)'}` };
+  if (signature?.length !== 64) return { ...base, verdict: 'malformed', reason: `proofValue ${proofValue === undefined ? 'is missing' : 'is not a multibase base58btc Ed25519 signature (64 bytes)'}` };
   if (!verificationMethod) return { ...base, verdict: 'malformed', reason: 'the proof has no verificationMethod' };
   const key = multikeyOfMethod(verificationMethod) ?? trust?.methods.get(verificationMethod);
   if (!key) {
