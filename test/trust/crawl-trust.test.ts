@@ -5,7 +5,9 @@ import { realVocabulary } from '../../src/testkit/real-vocabulary.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { signText } from '../../src/trust/document.ts';
 import { generateKeyFile, parseTrustList, signingKeyFromSecret } from '../../src/trust/multikey.ts';
-import { crawlLog, tempDir } from '../helpers.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { cli, crawlLog, tempDir } from '../helpers.ts';
 
 /**
  * Six Linked Data documents in a ring (doc i's rdfs:seeAlso names doc i+1), the seed also naming
@@ -82,6 +84,23 @@ describe('crawl --trust on a Web of signed, tampered and untrusted documents', (
       expect(trustLine(row)).toContain('graph not kept');
     }
     expect(s.trust?.verified).toBe(2);
+  });
+
+  it('datamonitor crawl --trust --trusted-only --json: the summary counts the verdicts; a bad trust list is refused', async () => {
+    const dir = tempDir();
+    const keys = path.join(dir, 'keys.txt');
+    fs.writeFileSync(keys, web.trusted);
+    const common = ['crawl', '--data', path.join(dir, 'data'), '--allow-private', '--delay', '0', '--depth', '10', '--domain', '127.0.0.1', '--no-vocabularies', '--no-robots'];
+    const r = await cli([...common, '--trust', keys, '--trusted-only', '--json', web.url(0)]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).trust).toEqual({ verified: 2, tampered: 1, 'untrusted-key': 1, unsigned: 1 });
+    fs.writeFileSync(keys, 'https://example.org/not-a-key\n');
+    const bad = await cli([...common, '--trust', keys, web.url(0)]);
+    expect(bad.code).toBe(64);
+    expect(bad.err).toMatch(/keys.txt line 1/);
+    const none = await cli([...common, '--trusted-only', web.url(0)]);
+    expect(none.code).toBe(64);
+    expect(none.err).toContain('--trust');
   });
 
   it('refuses --trusted-only without a trust list', async () => {
