@@ -52,6 +52,20 @@ export interface CapturedDocument {
   reason?: Reason;
   /** What the page loads to be shown (images, style sheets, scripts...): fetched with `--page-requisites`. */
   requisites?: string[];
+  /** The vetting of its graph (`crawl --trust`): the line the crawl log got, and whether its graph was dropped. */
+  vetting?: Vetting;
+}
+
+/**
+ * A verdict on a document's graph, given before it is archived (`crawl --trust`, src/trust/vet.ts):
+ * the crawl log's line for it, and whether the graph is dropped (neither archived as RDF nor
+ * followed; the response's bytes stay in the WARC file, as every fetch's do).
+ */
+export interface Vetting {
+  line: string;
+  drop: boolean;
+  /** What the vetting found, for the crawl's consumer (e.g. the trust verdict and key). */
+  detail?: unknown;
 }
 
 /**
@@ -78,6 +92,8 @@ export interface CaptureContext {
   /** Time and memory a document's analysis may take on its thread (defaults: DEFAULT_BUDGET). */
   analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
+  /** Vets each parsed graph before it is archived (`crawl --trust`). */
+  vet?: (url: string, quads: Quad[]) => Promise<Vetting>;
 }
 
 function headerMap(r: FetchResponse): Record<string, string> {
@@ -170,18 +186,26 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       doc.quads = a.quads;
       doc.links = a.links;
       if (a.requisites) doc.requisites = a.requisites;
-      const canon = a.canonical;
-      doc.graphHash = canon.hash;
-      doc.canonical = canon.method;
-      if (canon.method === 'approximate') {
-        doc.diagnostics.push({ level: 'warning', message: 'graph too costly to canonicalise within the bound: archived as it is, compared by a blank-node-blind hash (isomorphic changes may be missed)' });
-      }
-      if (prev?.graphHash === canon.hash) {
-        doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
+      if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads);
+      if (doc.vetting?.drop) {
+        // Not kept: no graph to archive, compare or follow; the last kept version stays the one to compare with.
+        doc.change = prev?.checksum ? 'changed' : 'new';
+        doc.quads = [];
+        doc.links = [];
       } else {
-        doc.change = prev?.graphHash !== undefined || prev?.checksum !== undefined ? 'changed' : 'new';
-        nquads = canon.nquads;
-        graphHash = canon.hash;
+        const canon = a.canonical;
+        doc.graphHash = canon.hash;
+        doc.canonical = canon.method;
+        if (canon.method === 'approximate') {
+          doc.diagnostics.push({ level: 'warning', message: 'graph too costly to canonicalise within the bound: archived as it is, compared by a blank-node-blind hash (isomorphic changes may be missed)' });
+        }
+        if (prev?.graphHash === canon.hash) {
+          doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
+        } else {
+          doc.change = prev?.graphHash !== undefined || prev?.checksum !== undefined ? 'changed' : 'new';
+          nquads = canon.nquads;
+          graphHash = canon.hash;
+        }
       }
     }
   }
@@ -200,6 +224,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   // A requisite's row says so by its reason when it was had, else by a line beside the failure's reason.
   const requisiteHad = as.requisite !== undefined && (ok || r.notModified === true) && !r.truncated && outcome.error?.code !== 'decode';
   if (as.requisite !== undefined && !requisiteHad) diagnostics.push(REQUISITE_DIAGNOSTIC);
+  if (doc.vetting) diagnostics.push(doc.vetting.line);
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,

@@ -33,6 +33,8 @@ import { MAX_REDIRECT_HOPS, RedirectStage } from './stages/redirect.ts';
 import { LinksStage } from './stages/links.ts';
 import { StoreStage } from './stages/store.ts';
 import { LearnStage } from './stages/learn.ts';
+import { trustVetter } from '../trust/vet.ts';
+import type { Verdict } from '../trust/proof.ts';
 import { QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
 import { VersionIndex } from '../query/version-index.ts';
 import { materialise, NOW } from '../query/sparql.ts';
@@ -53,6 +55,8 @@ export interface CrawlSummary {
   skipped: { robots: number; filtered: number; hostFailing: number };
   /** How many URLs met each fate (src/crawler/reasons.ts): every crawl-log row, and each filtered URL once. */
   reasons: Record<Reason, number>;
+  /** With `trust`: how many documents got each verdict (src/trust/proof.ts). */
+  trust?: Partial<Record<Verdict, number>>;
   /** Sitemaps fetched and read, and the URLs they listed (in scope; before the seen test and the filters). */
   sitemaps: { read: number; urls: number };
   queued: number;
@@ -134,6 +138,7 @@ function validate(o: CrawlOptions): void {
   if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new OptionError('concurrency', `must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
+  if (o.trustedOnly && !o.trust) throw new OptionError('trustedOnly', 'needs the keys to trust: give a trust list (--trust keys.txt)');
   if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
   if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
   validateDrivingQueries(o);
@@ -213,11 +218,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
   const loadDocument = new ContextLoader({ fetcher: sideFetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
-  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites) };
+  const trustCounts: Partial<Record<Verdict, number>> = {};
+  const vet = o.trust ? trustVetter(o.trust, Boolean(o.trustedOnly), trustCounts) : undefined;
+  const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites), vet };
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
-    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
+    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, ...(vet ? { trust: trustCounts } : {}), queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
   const scope = new ScopeStage(queues, seen, {

@@ -5,6 +5,7 @@ import type { Quad } from '@rdfjs/types';
 import type { SeenSet } from '../frontier/seen/index.ts';
 import { TIMING_DEFAULTS } from '../frontier/politeness.ts';
 import { ROBOTS_DEFAULTS } from '../fetch/robots.ts';
+import type { TrustList } from '../trust/multikey.ts';
 
 /**
  * What a crawl uses of the metadata store: its documents, log and hosts, and one read (`fates`: the
@@ -42,6 +43,13 @@ export interface CrawlOptions {
    * each counts as a document for --max-docs.
    */
   pageRequisites?: boolean;
+  /**
+   * Check each document's W3C Data Integrity proofs against these keys (`--trust keys.txt`,
+   * src/trust/): the verdict goes into the document's crawl-log row.
+   */
+  trust?: TrustList;
+  /** Keep and follow only documents verified by a key of `trust` (`--trusted-only`). */
+  trustedOnly?: boolean;
 
   // Traffic limits
   maxDocs?: number;

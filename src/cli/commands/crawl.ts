@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { readTrustList } from '../../trust/multikey.ts';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
@@ -60,6 +61,8 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--sitemap <url>', 'read this sitemap (or sitemap index) and crawl the URLs it lists (repeatable)', collect)
     .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random', 'bfs')
     .option('--query <words>', 'the driving query of --order similarity')
+    .option('--trust <file>', "check each document's Data Integrity proofs (eddsa-rdfc-2022) against these keys (one did:key a line); the verdict goes into the crawl log")
+    .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
@@ -151,6 +154,8 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     answer: flags.answer,
     followBatch: flags.followBatch,
     minFreeBytes: opt(flags.minFreeSpace, (s) => parseBytes(s, '--min-free-space')),
+    trust: flags.trust ? readTrustList(flags.trust) : undefined,
+    trustedOnly: flags.trustedOnly,
   };
 }
 
@@ -170,6 +175,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
     ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
+    ...(s.trust ? [`  trust: ${Object.entries(s.trust).map(([v, n]) => `${v} ${n}`).join(', ') || 'no documents parsed'}`] : []),
     ...(s.query ? [queryLine(s.query)] : []),
     s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,

@@ -64,6 +64,13 @@ export const commandModules: CommandModule[] = [
     ],
   },
   {
+    load: () => import('./sign.ts'),
+    commands: [
+      { path: 'sign', term: '[options] [document]', summary: 'sign an RDF document (Turtle, N-Triples, N-Quads, TriG) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key' },
+      { path: 'verify-proof', term: '[options] <documents...>', summary: 'check the Data Integrity proofs of RDF documents: verified by key K, tampered, untrusted key, unknown cryptosuite, other canonical form; exit status 1 unless all verify' },
+    ],
+  },
+  {
     load: () => import('./verify.ts'),
     commands: [
       { path: 'verify', term: '[options]', summary: 'fixity check: read back every archived capture and check its WARC record, digests and graph hash against the crawl log; exit status 1 when something is wrong' },

@@ -1,0 +1,106 @@
+/** `datamonitor sign` and `datamonitor verify-proof`: Data Integrity proofs on RDF files (src/trust/). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
+import { EXIT } from '../../util/exit-codes.ts';
+import { formatOfFile, parseDocument, signText, verifyText } from '../../trust/document.ts';
+import { generateKeyFile, readSigningKey, readTrustList } from '../../trust/multikey.ts';
+import type { TrustReport } from '../../trust/proof.ts';
+import { quadToNQuads } from '../../archive/canonical.ts';
+
+interface SignFlags {
+  key?: string;
+  generateKey?: string;
+  base?: string;
+  out?: string;
+  created?: string;
+}
+
+interface VerifyFlags {
+  trust?: string;
+  base?: string;
+  json?: boolean;
+}
+
+function readInput(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}`, EXIT.noInput);
+  }
+}
+
+/**
+ * The IRI relative references resolve against. A signature covers absolute IRIs, so a document
+ * with relative ones (`<#me>`) verifies only under the URL it was signed for: without --base
+ * such a document is refused rather than signed for its file:// path.
+ */
+async function baseFor(file: string, text: string, base: string | undefined): Promise<string> {
+  if (base) {
+    if (!URL.canParse(base)) throw new UserError(`--base ${base} is not an absolute IRI`);
+    return base;
+  }
+  const fileBase = pathToFileURL(path.resolve(file)).href;
+  const format = formatOfFile(file);
+  const a = (await parseDocument(text, format, fileBase, file)).map(quadToNQuads).join('');
+  const b = (await parseDocument(text, format, 'http://base.invalid/x/y', file)).map(quadToNQuads).join('');
+  if (a !== b) throw new UserError(`${file} uses relative IRIs (like <#me>): give --base URL, the URL the document is published at, because the proof covers the IRIs they resolve to`);
+  return fileBase;
+}
+
+export function register(program: Command): void {
+  program
+    .command('sign')
+    .description('sign an RDF document (Turtle, N-Triples, N-Quads, TriG) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key')
+    .argument('[document]', 'the RDF file to sign (.ttl, .nt, .nq, .trig)')
+    .option('--key <file>', 'the key file (JSON Multikey with secretKeyMultibase, as --generate-key writes it)')
+    .option('--generate-key <file>', 'write a new Ed25519 key file (mode 600) and print its did:key, for a trust list')
+    .option('--base <iri>', 'the URL the document is published at (required when it uses relative IRIs)')
+    .option('--out <file>', 'write the signed document here instead of stdout')
+    .option('--created <datetime>', 'the proof\'s creation time (xsd:dateTime); default now')
+    .action(async (document: string | undefined, flags: SignFlags) => {
+      if (flags.generateKey) {
+        if (fs.existsSync(flags.generateKey)) throw new UserError(`${flags.generateKey} exists; datamonitor never overwrites a key (choose another file name)`);
+        const key = generateKeyFile();
+        fs.writeFileSync(flags.generateKey, JSON.stringify(key, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+        process.stdout.write(`did:key:${key.publicKeyMultibase}\n`);
+        process.stderr.write(`wrote ${flags.generateKey} (keep it secret); the line above goes into a trust list (crawl --trust, verify-proof --trust)\n`);
+        return;
+      }
+      if (!flags.key) throw new UserError('--key FILE is required (make one with: datamonitor sign --generate-key FILE)');
+      if (!document) throw new UserError('name the document to sign: datamonitor sign --key FILE doc.ttl');
+      if (flags.created !== undefined && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(flags.created)) {
+        throw new UserError(`--created ${flags.created} is not an xsd:dateTime like 2026-01-31T12:00:00Z`);
+      }
+      const key = readSigningKey(flags.key);
+      const text = readInput(document);
+      const signed = await signText(text, formatOfFile(document), key, await baseFor(document, text, flags.base), flags.created);
+      if (flags.out) fs.writeFileSync(flags.out, signed);
+      else process.stdout.write(signed);
+      process.stderr.write(`signed ${document} by ${key.verificationMethod}${flags.out ? ` into ${flags.out}` : ''}\n`);
+    });
+
+  program
+    .command('verify-proof')
+    .description('check the Data Integrity proofs of RDF documents: verified by key K, tampered, untrusted key, unknown cryptosuite, other canonical form; exit status 1 unless all verify')
+    .argument('<documents...>', 'RDF files (.ttl, .nt, .nq, .trig)')
+    .option('--trust <file>', 'trust list: one did:key or publicKeyMultibase a line; without it any key counts')
+    .option('--base <iri>', 'the URL the documents were signed for (when they use relative IRIs)')
+    .option('--json', 'print [{file, verdict, signedBy, reason, proofs}] as JSON')
+    .action(async (documents: string[], flags: VerifyFlags) => {
+      const trust = flags.trust ? readTrustList(flags.trust) : undefined;
+      const reports: Array<TrustReport & { file: string }> = [];
+      for (const file of documents) {
+        const text = readInput(file);
+        const base = flags.base ?? pathToFileURL(path.resolve(file)).href;
+        reports.push({ file, ...(await verifyText(text, formatOfFile(file), base, trust)) });
+      }
+      if (reports.some((r) => r.verdict !== 'verified')) process.exitCode = EXIT.problems;
+      if (flags.json) return void process.stdout.write(JSON.stringify(reports, null, 2) + '\n');
+      for (const r of reports) process.stdout.write(`${r.file}: ${r.verdict}${r.signedBy ? ` by did:key:${r.signedBy}` : ''} (${r.reason})\n`);
+      const ok = reports.filter((r) => r.verdict === 'verified').length;
+      process.stderr.write(`${ok} of ${reports.length} verified${trust ? ` by a key of ${flags.trust}` : ''}\n`);
+    });
+}
