@@ -11,6 +11,8 @@ import { lineChart, stack, toSvg } from '../../../plot/svg.ts';
 import { historiesFromRecords, readHistories, runRecrawlLab, type HistorySet } from '../../recrawl/index.ts';
 import { recrawlClaims as labClaims, type Claim as LabClaim } from '../../recrawl/claims.ts';
 import { PROTOCOLS, type Protocol } from '../../recrawl/protocol.ts';
+import { budgetSweepChart, runBudgetSweep, type BudgetSweepResult } from '../../recrawl/budget-sweep.ts';
+import { SEED_LIVE } from '../../recrawl/tuning.ts';
 import { leaveOneFileOut, rateGrid, type FoldResult } from '../../recrawl/tuning.ts';
 import { quickHistories } from '../quick-data.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
@@ -84,6 +86,35 @@ export function heldOutFigure(folds: FoldResult[], protocol: string): string {
   return toSvg(lineChart({ title: `Held-out files (protocol ${protocol}): datamonitor's tuned rate strategy − best live seed strategy at equal downloads`, xLabel: "download budget (× gold's downloads)", yLabel: 'micro recall difference (points)', width: 760, height: 400, series }));
 }
 
+/** datamonitor's strategies as registered (the ones docs/strategies.md recommends). */
+const OURS = ['estimator', 'poisson', 'quiet'];
+
+/**
+ * docs/strategies.md's "at equal downloads" paragraph: on each file, which live strategy has the best
+ * micro recall on its own swept front at 1.25–3 × gold's downloads (1 × is reached by too few curves).
+ */
+export function equalDownloadsClaim(sweeps: Array<{ name: string; r: BudgetSweepResult }>, data: string): Claim {
+  const per = sweeps.map(({ name, r }) => {
+    const rows = r.budgets.slice(1).map((b) => {
+      const live = Object.entries(b.recall).filter(([n, v]) => n !== 'gold' && v !== null).sort((a, c) => c[1]! - a[1]!);
+      return { downloads: b.downloads, best: live[0]?.[0], recall: live[0]?.[1] ?? null };
+    });
+    const reached = rows.filter((x) => x.best);
+    return { name, rows: reached, ours: reached.filter((x) => OURS.includes(x.best!)).length };
+  });
+  const holds = per.filter((p) => p.rows.length > 0 && p.ours === p.rows.length).length;
+  const of = per.filter((p) => p.rows.length > 0).length;
+  return {
+    id: '000-docs-rate-best-at-equal-downloads',
+    seed: '000',
+    claim: `At equal downloads (1.25–3 × gold's), the live strategy with the best micro recall is one of datamonitor's (${OURS.join(', ')}), not a seed strategy or nutch. docs/strategies.md, "At equal downloads".`,
+    measured: `holds on ${holds} of ${of} files; best live strategy at each budget: ${per.map((p) => `${p.name}: ${p.rows.map((x) => `${x.best} ${pct(x.recall!)}`).join(' / ')}`).join('; ')}`,
+    verdict: of === 0 ? 'not testable here' : holds === of ? 'confirmed' : holds === 0 ? 'refuted' : 'mixed',
+    data: `${data}; seed protocol: first 3 years, intervals 1 day–6 months; each strategy's budget parameter swept`,
+    figure: 'recrawl-front',
+  };
+}
+
 function foldRows(folds: FoldResult[]): string[][] {
   const ci = (g: { estimate: number; low: number; high: number } | null) => (g ? `${(100 * g.estimate).toFixed(1)} [${(100 * g.low).toFixed(1)}, ${(100 * g.high).toFixed(1)}]` : '–');
   return folds.flatMap((f) => f.heldOutGaps.map((g) => [f.heldOut, f.configName, String(g.multiple), String(g.downloads), g.seedBest || '–', ci(g.vsSeedBest), ci(g.vsGold)]));
@@ -125,6 +156,12 @@ export const recrawlProvider: ClaimProvider = {
           return lineChart({ title: `${f.name}: ${r.documents} documents, ${r.changes} changes (seed protocol)`, xLabel: 'precision (micro)', yLabel: 'recall (micro)', xMin: 0, xMax: 1, yMin: 0, yMax: 1, width: 640, height: 400, series: r.reports.map((s) => ({ name: s.strategy, points: [[s.overall.precisionMicro, s.overall.recallMicro]], line: false })) });
         });
         figures['recrawl-rp'] = { title: 'Recall against precision of every strategy at its default setting (seed protocol)', svg: stack(charts) };
+        const sweeps = all.map((f) => {
+          ctx.progress(`recrawl: budget sweep of ${f.name}`);
+          return { name: f.name, r: runBudgetSweep(f.h, { protocol, strategies: [...SEED_LIVE, 'gold', ...OURS, 'nutch'], factors }) };
+        });
+        claims.push(equalDownloadsClaim(sweeps, label));
+        figures['recrawl-front'] = { title: 'Micro recall against downloads, every strategy swept over its budget parameter (seed protocol)', svg: stack(sweeps.map((x) => budgetSweepChart(x.r, x.name))) };
       }
     }
     details.unshift(table(['file', 'strategy', 'recall micro', 'precision micro', 'recall macro', 'precision macro', 'downloads', 'captured'], rp.map((r) => r.split('\u0000'))));
