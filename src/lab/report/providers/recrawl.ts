@@ -115,6 +115,19 @@ export function equalDownloadsClaim(sweeps: Array<{ name: string; r: BudgetSweep
   };
 }
 
+/** docs/strategies.md's "quiet: an attempt to beat gold" verdict, on micro F1 at the registered settings (lab protocol, as the docs measured it). */
+export function quietGoldClaim(runs: Array<{ name: string; quiet: number; gold: number }>, data: string): Claim {
+  const notAbove = runs.filter((r) => r.quiet <= r.gold).length;
+  return {
+    id: '000-docs-quiet-not-above-gold',
+    seed: '000',
+    claim: 'quiet (datamonitor\'s attempt to beat gold) does not beat the oracle gold on micro F1 at the registered settings. docs/strategies.md, "quiet: an attempt to beat gold": on no file except python-peps (+0.1 points).',
+    measured: `quiet − gold micro F1: ${runs.map((r) => `${r.name} ${r.quiet - r.gold >= 0 ? '+' : ''}${(100 * (r.quiet - r.gold)).toFixed(2)} points`).join(', ')}; quiet at or below gold on ${notAbove} of ${runs.length} files`,
+    verdict: runs.length === 0 ? 'not testable here' : notAbove === runs.length ? 'confirmed' : notAbove === 0 ? 'refuted' : 'mixed',
+    data: `${data}; lab protocol: each document's whole history`,
+  };
+}
+
 function foldRows(folds: FoldResult[]): string[][] {
   const ci = (g: { estimate: number; low: number; high: number } | null) => (g ? `${(100 * g.estimate).toFixed(1)} [${(100 * g.low).toFixed(1)}, ${(100 * g.high).toFixed(1)}]` : '–');
   return folds.flatMap((f) => f.heldOutGaps.map((g) => [f.heldOut, f.configName, String(g.multiple), String(g.downloads), g.seedBest || '–', ci(g.vsSeedBest), ci(g.vsGold)]));
@@ -147,6 +160,13 @@ export const recrawlProvider: ClaimProvider = {
         figures[`recrawl-heldout-${protocol.name}`] = { title: `Held-out comparison at equal downloads, protocol ${protocol.name}: solid the difference, dashed its 95 % lower bound (above 0: datamonitor's strategy catches more changes with the same downloads)`, svg: heldOutFigure(every, protocol.name) };
         details.push(`<h3>Leave-one-file-out tuning, protocol ${protocol.name}</h3><p class="small">datamonitor's rate family (${grid.length} settings: decay × prior × start interval; the interval factor swept as the budget) tuned on the other files by the mean micro-recall gap to the best live seed strategy at 1.25/1.5/2 × gold's downloads, then measured on the held-out file; recall points with 95 % bootstrap intervals over its documents (${samples} resamples).${extraFolds.length ? ` ${extraFolds.map((f) => f.heldOut).join(', ')}: tuned on all ${tuning.length} shared files.` : ''}</p>`);
         details.push(table(['held-out file', 'setting chosen on the other files', 'budget (× gold)', 'downloads', 'best live seed strategy there', 'recall − it, points [95 % CI]', 'recall − gold [95 % CI]'], foldRows(every)));
+      }
+      if (protocol.name === 'lab') {
+        const runs = all.map((f) => {
+          const by = Object.fromEntries(runRecrawlLab(f.h, { protocol, strategies: ['quiet', 'gold'] }).reports.map((x) => [x.strategy, x.overall.f1Micro]));
+          return { name: f.name, quiet: by.quiet!, gold: by.gold! };
+        });
+        claims.push(quietGoldClaim(runs, label));
       }
       if (protocol.name === 'seed') {
         // Recall against precision of every strategy at its default setting, one panel per file.
