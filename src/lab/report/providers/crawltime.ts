@@ -13,7 +13,8 @@ export function crawltimeClaims(r: CrawlTimeLabResult, data: string): Claim[] {
   const ours = r.estimators.find((e) => e.name === 'datamonitor')!;
   const capped = r.estimators.find((e) => e.name === 'seed-per-host')!;
   const sum = (k: 'over' | 'under') => seed.bands.reduce((s, b) => s + b[k], 0);
-  const frac = (k: 'overFraction' | 'underFraction', n: number) => (n ? seed.bands.reduce((s, b) => s + b[k], 0) / n : 0);
+  // Each band's fraction is the mean over its own crawls: weigh it by them.
+  const frac = (k: 'overFraction' | 'underFraction', n: number) => (n ? seed.bands.reduce((s, b) => s + b[k] * b[k === 'overFraction' ? 'over' : 'under'], 0) / n : 0);
   const over = sum('over'), under = sum('under');
   const meanOver = frac('overFraction', over), meanUnder = frac('underFraction', under);
   const base = { seed: '000', data, figure: 'crawltime' };
