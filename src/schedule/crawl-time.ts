@@ -29,14 +29,18 @@ function params(h: HostLoad): { n: number; t: number; d: number } {
  * The seed's heuristic: threads per domain = ⌊t/d⌋ (at least 1), crawltime = t·docs/threads + d·(threads − 1)
  * (the threads start one delay apart, Figure 7), then first-fit bin packing of the domains' threads onto
  * `concurrency` threads: the smallest bin length at which first-fit (largest first) packs everything.
+ * `realPerHost`: the same, with the threads per domain capped at the fetcher's requests in flight per host.
  */
-export function seedEstimate(input: CrawlTimeInput): number {
+export function seedEstimate(input: CrawlTimeInput, o: { realPerHost?: boolean } = {}): number {
   const items: number[] = [];
   const slots = Math.max(1, Math.floor(input.concurrency));
+  // The seed assumes ⌊t/d⌋ threads per domain; a fetcher that keeps at most `perHost` requests in
+  // flight per host never runs more, so `realPerHost` caps them there (issue #15, item 7).
+  const cap = o.realPerHost ? Math.max(1, Math.floor(input.perHost ?? 1)) : Number.POSITIVE_INFINITY;
   for (const h of input.hosts) {
     const { n, t, d } = params(h);
     if (n === 0) continue;
-    const threads = Math.max(1, Math.min(slots, Math.floor(t / d), n));
+    const threads = Math.max(1, Math.min(slots, Math.floor(t / d), n, cap));
     const time = (t * n) / threads + d * (threads - 1);
     for (let k = 0; k < threads; k++) items.push(time);
   }

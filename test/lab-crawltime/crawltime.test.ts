@@ -20,6 +20,10 @@ describe('crawl-time lab', () => {
       // changes between the two puts the ratio anywhere (0.4 and 2.4 were both seen with other jobs running).
       expect(Number.isFinite(t.seedMs) && t.seedMs > 0).toBe(true);
       expect(t.urls).toBe(t.perHostUrls.reduce((a, b) => a + b, 0));
+      // One request in flight per host: the seed's heuristic told so cannot run more threads per domain,
+      // so it never estimates less than the seed's own assumption (⌊t/d⌋ threads) does.
+      expect(t.seedPerHostMs).toBeGreaterThanOrEqual(t.seedMs);
+      expect(t.load1).toBeGreaterThanOrEqual(0);
     }
     for (const e of r.estimators) {
       expect(e.bands.reduce((n, b) => n + b.crawls, 0)).toBe(4);
@@ -53,7 +57,7 @@ describe('crawl-time lab', () => {
     expect(ok.code, ok.err).toBe(0);
     const r = JSON.parse(ok.out);
     expect(r.trials).toHaveLength(2);
-    expect(r.estimators.map((e: { name: string }) => e.name)).toEqual(['seed', 'datamonitor']);
+    expect(r.estimators.map((e: { name: string }) => e.name)).toEqual(['seed', 'seed-per-host', 'datamonitor']);
     expect(fs.readFileSync(plot, 'utf8')).toMatch(/^<svg[\s\S]*estimate ÷ actual[\s\S]*<\/svg>\s*$/);
     const bad = await cli(['--trials', '0']);
     expect(bad.code).toBe(64);

@@ -6,6 +6,8 @@ import { Command } from 'commander';
 import { register } from '../../src/cli/commands/lab-report.ts';
 import { VERDICTS } from '../../src/lab/report/index.ts';
 import { cacheClaims } from '../../src/lab/report/providers/cache.ts';
+import { crawltimeClaims } from '../../src/lab/report/providers/crawltime.ts';
+import type { CrawlTimeLabResult } from '../../src/lab/crawltime/index.ts';
 import { orderingClaims } from '../../src/lab/report/providers/ordering.ts';
 import { simulateCaches, traceOf } from '../../src/lab/cache/index.ts';
 
@@ -48,8 +50,13 @@ describe('lab report', () => {
     const crawltime = json.claims.find((c: { id: string }) => c.id === '000-heuristic-overestimates');
     expect(crawltime.data).toMatch(/crawls .* load average/);
     expect(json.data).toBeNull();
-    for (const id of ['000-week-best-recall-worst-precision', '001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost']) expect(ids).toContain(id);
+    for (const id of ['000-week-best-recall-worst-precision', '000-week-best-recall-worst-precision-lab-protocol', '000-datamonitor-beats-seed-heldout', '000-docs-rate-best-at-equal-downloads', '000-docs-quiet-not-above-gold', '001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost']) expect(ids).toContain(id);
+    // datamonitor against the seed's strategies: tuned on one file, measured on the other, each budget with its interval.
+    const heldOut = json.claims.find((c: { id: string }) => c.id === '000-datamonitor-beats-seed-heldout');
+    expect(heldOut.measured).toMatch(/generated-1: .*\[-?\d+\.\d, -?\d+\.\d\]/);
+    expect(heldOut.data).toMatch(/seed protocol/);
     const html = fs.readFileSync(page, 'utf8');
+    expect(html).toContain('id="fig-recrawl-heldout-seed"');
     expect(html).not.toMatch(/<script|<link |src="http/); // self-contained
     for (const id of ids) expect(html).toContain(`id="${id}"`);
     // Figures are drawn from this run: the buffer figure carries the run's B, the cache figure the trace's size.
@@ -71,6 +78,16 @@ describe('lab report', () => {
     const refuted = verdict(loop);
     expect(refuted.verdict).toBe('refuted');
     expect(refuted.measured).toMatch(/hit 0\.0 %/);
+  });
+
+  it("Table 3's mean underestimation is over the crawls, not a mean of the bands' means", () => {
+    // 3 short crawls each 50 % under, 1 long one 50 % under: the mean is 50 %, and "small" (≤ 20 %) is refuted.
+    const band = (label: string, under: number) => ({ band: label, crawls: under, over: 0, overFraction: 0, overMinutes: 0, under, underFraction: 0.5, underMinutes: 0 });
+    const est = (name: 'seed' | 'seed-per-host' | 'datamonitor') => ({ name, label: name, bands: [band('< 1 s', 3), band('> 5 s', 1)], meanAbsError: 0.5, medianRatio: 0.5, within20: 0, over: 0, under: 4 });
+    const r: CrawlTimeLabResult = { site: 't', concurrency: 8, trials: [], estimators: [est('seed'), est('seed-per-host'), est('datamonitor')], seconds: 1 };
+    const small = crawltimeClaims(r, 'test').find((c) => c.id === '000-underestimation-small')!;
+    expect(small.measured).toMatch(/50\.0 %/);
+    expect(small.verdict).toBe('refuted');
   });
 
   it('a site where a definition finds no hot page gets "not testable here", not an error', () => {

@@ -39,6 +39,16 @@ describe('crawl-time estimation', () => {
     expect(seedEstimate({ hosts: [{ host: 'x', urls: 4 }], concurrency: 8 })).toBeCloseTo(5000, 0);
   });
 
+  it("seed heuristic given the fetcher's real per-host concurrency: no more threads per domain than requests in flight", () => {
+    const host = { host: 'a', urls: 6, meanDownloadMs: 3500, delayMs: 1000 };
+    // One request in flight per host: 1 thread, 3.5 · 6 = 21 s (the seed's own assumption says 9 s).
+    expect(seedEstimate({ hosts: [host], concurrency: 8, perHost: 1 }, { realPerHost: true })).toBeCloseTo(21000, 0);
+    // Two: 3.5 · 6/2 + 1 = 11.5 s; four is more than ⌊t/d⌋ = 3, so the seed's 3 threads stand.
+    expect(seedEstimate({ hosts: [host], concurrency: 8, perHost: 2 }, { realPerHost: true })).toBeCloseTo(11500, 0);
+    expect(seedEstimate({ hosts: [host], concurrency: 8, perHost: 4 }, { realPerHost: true })).toBeCloseTo(9000, 0);
+    expect(seedEstimate({ hosts: [host], concurrency: 8, perHost: 1 })).toBeCloseTo(9000, 0);
+  });
+
   it('first-fit makespan packs items onto the given bins', () => {
     expect(Math.abs(firstFitMakespan([5000, 5000, 5000, 5000], 2) - 10_000)).toBeLessThanOrEqual(1);
     expect(firstFitMakespan([7000, 1000, 1000, 1000], 4)).toBe(7000);

@@ -45,6 +45,6 @@ export function register(program: Command): void {
       const count = (v: string) => report.claims.filter((c) => c.verdict === v).length;
       for (const c of report.claims) process.stdout.write(`${c.verdict.padEnd(17)} ${c.id}: ${c.measured}\n`);
       for (const s of report.sections) if (s.error) process.stdout.write(`${s.name}: failed: ${s.error}\n`);
-      process.stdout.write(`\n${report.claims.length} claims: ${count('confirmed')} confirmed, ${count('refuted')} refuted, ${count('not testable here')} not testable here (${report.seconds.toFixed(0)} s${report.quick ? ', quick data' : ''}). Page written to ${o.out}.\n`);
+      process.stdout.write(`\n${report.claims.length} claims: ${count('confirmed')} confirmed, ${count('refuted')} refuted, ${count('mixed')} mixed, ${count('not testable here')} not testable here (${report.seconds.toFixed(0)} s${report.quick ? ', quick data' : ''}). Page written to ${o.out}.\n`);
     });
 }

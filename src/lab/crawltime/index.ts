@@ -53,11 +53,15 @@ export interface CrawlTimeTrial {
   perHost: number;
   actualMs: number;
   seedMs: number;
+  /** The seed's heuristic with its threads per domain capped at the fetcher's real requests in flight per host. */
+  seedPerHostMs: number;
   datamonitorMs: number;
+  /** The machine's 1-minute load average when the crawl started: the estimators cannot know it. */
+  load1: number;
 }
 
 export interface EstimatorSummary {
-  name: 'seed' | 'datamonitor';
+  name: EstimatorName;
   label: string;
   /** Seed 000's Table 3: over- and under-estimation by actual crawl length. */
   bands: EstimateBand[];
@@ -87,7 +91,14 @@ export const LAB_BANDS = [
   { label: '> 5 s', upToMs: Infinity },
 ];
 
-const LABELS = { seed: "seed 000's heuristic (first-fit bin packing of domain threads)", datamonitor: 'datamonitor (per-host politeness chains, LPT onto the fetch slots)' } as const;
+export type EstimatorName = 'seed' | 'seed-per-host' | 'datamonitor';
+const LABELS: Record<EstimatorName, string> = {
+  seed: "seed 000's heuristic (first-fit bin packing of domain threads)",
+  'seed-per-host': "seed 000's heuristic, threads per domain capped at the fetcher's requests in flight per host",
+  datamonitor: 'datamonitor (per-host politeness chains, LPT onto the fetch slots)',
+};
+const ESTIMATE: Record<EstimatorName, (t: CrawlTimeTrial) => number> = { seed: (t) => t.seedMs, 'seed-per-host': (t) => t.seedPerHostMs, datamonitor: (t) => t.datamonitorMs };
+const SHORT: Record<EstimatorName, string> = { seed: 'seed 000 heuristic', 'seed-per-host': 'seed heuristic, real per-host', datamonitor: 'datamonitor' };
 
 export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<CrawlTimeLabResult> {
   const t0 = Date.now();
@@ -127,10 +138,11 @@ export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<Craw
       });
       const loads = await hostLoads(dataDir, batch, delayMs);
       const input = { hosts: loads, concurrency, perHost };
+      const load1 = os.loadavg()[0]!;
       const summary = await run(batch.flatMap((b) => b.urls), delayMs, perHost);
       out.push({
         hosts: batch.length, urls: loads.reduce((n, l) => n + l.urls, 0), perHostUrls: loads.map((l) => l.urls), delayMs, perHost, actualMs: summary.durationMs,
-        seedMs: seedEstimate(input), datamonitorMs: estimateCrawlTime(input),
+        seedMs: seedEstimate(input), seedPerHostMs: seedEstimate(input, { realPerHost: true }), datamonitorMs: estimateCrawlTime(input), load1,
       });
       o.onProgress?.(i + 1, trials);
     }
@@ -142,7 +154,7 @@ export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<Craw
   return {
     site: o.siteDir ? path.resolve(o.siteDir) : `${paths.length} generated Turtle pages`,
     concurrency, trials: out,
-    estimators: (['seed', 'datamonitor'] as const).map((name) => summarise(name, out.map((t) => ({ estimateMs: name === 'seed' ? t.seedMs : t.datamonitorMs, actualMs: t.actualMs })))),
+    estimators: (['seed', 'seed-per-host', 'datamonitor'] as const).map((name) => summarise(name, out.map((t) => ({ estimateMs: ESTIMATE[name](t), actualMs: t.actualMs })))),
     seconds: (Date.now() - t0) / 1000,
   };
 }
@@ -159,7 +171,7 @@ async function hostLoads(dataDir: string, batch: Array<{ host: string; urls: str
   }
 }
 
-function summarise(name: 'seed' | 'datamonitor', rows: Array<{ estimateMs: number; actualMs: number }>): EstimatorSummary {
+function summarise(name: EstimatorName, rows: Array<{ estimateMs: number; actualMs: number }>): EstimatorSummary {
   const ratios = rows.map((r) => r.estimateMs / r.actualMs).sort((a, b) => a - b);
   const mid = ratios.length >> 1;
   return {
@@ -205,12 +217,18 @@ function generatedSite(n: number, random: () => number): string {
 
 const pct = (v: number) => `${(100 * v).toFixed(0)} %`;
 
+/** The machine's load over the crawls (each crawl records its own), as a reader of the figures needs it. */
+export function loadRange(r: CrawlTimeLabResult): string {
+  const l = r.trials.map((t) => t.load1);
+  return `1-minute load average ${Math.min(...l).toFixed(1)}–${Math.max(...l).toFixed(1)} at the crawls' starts on ${os.cpus().length} cores`;
+}
+
 /** The lab's tables in Markdown: one summary row per estimator, then seed 000's Table 3 for each. */
 export function formatCrawlTimeReport(r: CrawlTimeLabResult): string {
   const t = r.trials;
   const lines = [
     `${t.length} crawls of ${Math.min(...t.map((x) => x.urls))}–${Math.max(...t.map((x) => x.urls))} URLs on 1–${Math.max(...t.map((x) => x.hosts))} hosts (${r.site}), ${r.concurrency} fetch slots; ` +
-      `delays ${[...new Set(t.map((x) => x.delayMs))].sort((a, b) => a - b).join('/')} ms, ${[...new Set(t.map((x) => x.perHost))].sort().join('/')} requests in flight per host; actual ${(Math.min(...t.map((x) => x.actualMs)) / 1000).toFixed(2)}–${(Math.max(...t.map((x) => x.actualMs)) / 1000).toFixed(2)} s.`,
+      `delays ${[...new Set(t.map((x) => x.delayMs))].sort((a, b) => a - b).join('/')} ms, ${[...new Set(t.map((x) => x.perHost))].sort().join('/')} requests in flight per host; actual ${(Math.min(...t.map((x) => x.actualMs)) / 1000).toFixed(2)}–${(Math.max(...t.map((x) => x.actualMs)) / 1000).toFixed(2)} s; ${loadRange(r)}.`,
     '',
     '| estimator | mean \\|error\\| | median estimate ÷ actual | within ±20 % | over | under |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
@@ -230,7 +248,7 @@ export function crawlTimePlot(r: CrawlTimeLabResult): string {
     title: 'Crawl-time estimate ÷ actual crawl time (1 = exact)',
     xLabel: 'actual crawl time (s)', yLabel: 'estimate ÷ actual', width: 760, height: 380, yMin: 0,
     series: [
-      ...r.estimators.map((e) => ({ name: e.name === 'seed' ? 'seed 000 heuristic' : 'datamonitor', line: false, points: r.trials.map((t, i) => [xs[i]!, (e.name === 'seed' ? t.seedMs : t.datamonitorMs) / t.actualMs] as [number, number]) })),
+      ...r.estimators.map((e) => ({ name: SHORT[e.name], line: false, points: r.trials.map((t, i) => [xs[i]!, ESTIMATE[e.name](t) / t.actualMs] as [number, number]) })),
       { name: 'exact', markers: false, points: [[Math.min(...xs), 1], [Math.max(...xs), 1]] as Array<[number, number]> },
     ],
   });
@@ -239,7 +257,7 @@ export function crawlTimePlot(r: CrawlTimeLabResult): string {
     title: 'Mean error by actual crawl length (seed 000 Table 3)', yLabel: 'mean |estimate − actual| ÷ actual (%)', width: 760, height: 340,
     categories: bands,
     series: r.estimators.map((e) => ({
-      name: e.name === 'seed' ? 'seed 000 heuristic' : 'datamonitor',
+      name: SHORT[e.name],
       values: e.bands.filter((b) => b.crawls > 0).map((b) => (100 * (b.over * b.overFraction + b.under * b.underFraction)) / b.crawls),
     })),
   });

@@ -5,7 +5,8 @@
  * module, and a provider that cannot run here says so per claim instead of failing the report.
  */
 
-export const VERDICTS = ['confirmed', 'refuted', 'not testable here'] as const;
+/** `mixed`: the claim holds on some of the data sets and not on others (the numbers say which). */
+export const VERDICTS = ['confirmed', 'refuted', 'mixed', 'not testable here'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 export interface Claim {

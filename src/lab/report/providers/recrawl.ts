@@ -1,118 +1,190 @@
 /**
- * Seed 000's re-crawl claims (section 4.3) over the current lab API (runRecrawlLab). The re-crawl
- * lab is being reworked (seed protocol, budget sweeps): when src/lab/recrawl/claims.ts lands, this
- * module is replaced by one that calls it; nothing else in the report depends on what is in here.
+ * Seed 000's re-crawl claims (section 4.3) and the docs' claims about datamonitor's strategies, from
+ * the re-crawl lab's own claim list (src/lab/recrawl/claims.ts), run under both protocols: the seed's
+ * (first 3 years of documents with 3 years of history, intervals 1 day to 6 months) and the lab's
+ * (whole histories). datamonitor's rate strategies are tuned leaving each shared file out and compared
+ * with the best live seed strategy at equal downloads, with 95 % bootstrap intervals over documents.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { lineChart, toSvg } from '../../../plot/svg.ts';
-import { DEFAULT_BOUNDS } from '../../../schedule/bounds.ts';
-import { SEED_STRATEGIES } from '../../../schedule/strategies/index.ts';
-import { GROUPS, historiesFromRecords, readHistories, runRecrawlLab, type HistorySet, type StrategyReport } from '../../recrawl/index.ts';
+import { lineChart, stack, toSvg } from '../../../plot/svg.ts';
+import { historiesFromRecords, readHistories, runRecrawlLab, type HistorySet } from '../../recrawl/index.ts';
+import { recrawlClaims as labClaims, type Claim as LabClaim } from '../../recrawl/claims.ts';
+import { PROTOCOLS, type Protocol } from '../../recrawl/protocol.ts';
+import { budgetSweepChart, runBudgetSweep, type BudgetSweepResult } from '../../recrawl/budget-sweep.ts';
+import { SEED_LIVE } from '../../recrawl/tuning.ts';
+import { leaveOneFileOut, rateGrid, type FoldResult } from '../../recrawl/tuning.ts';
 import { quickHistories } from '../quick-data.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
-import { verdictOf } from '../types.ts';
 import { pct, table } from '../format.ts';
 
-/** The seed's strategies a crawl can run (gold knows the future: it is the reference, not a rival). */
-const RIVALS: string[] = SEED_STRATEGIES.filter((s) => s !== 'gold');
+/** The ChangeLog corpus (bench/data, issue #15 item 4): the only one with documents in the faster bands. */
+export const CHANGELOG_HISTORIES = path.resolve(import.meta.dirname, '../../../../bench/data/changelog-histories.jsonl.gz');
+
+type File = { name: string; h: HistorySet };
 
 export interface RecrawlInput {
-  histories: HistorySet;
+  /** The files the tuning leaves out one by one. */
+  tuning: File[];
+  /** Those plus any file only evaluated (the ChangeLog corpus: held out as a whole, as bench/RECRAWL-REPLICATION.md does). */
+  all: File[];
   label: string;
 }
 
 async function input(ctx: ReportContext): Promise<RecrawlInput> {
   const dir = ctx.sharedData && path.join(ctx.sharedData, 'histories');
   if (!ctx.quick && dir && fs.existsSync(dir)) {
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz')).sort().map((f) => path.join(dir, f));
-    if (files.length) return { histories: await readHistories(files), label: `${files.length} real change histories (${files.map((f) => path.basename(f, '.jsonl.gz')).join(', ')})` };
+    const names = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz')).sort();
+    if (names.length) {
+      const tuning: File[] = [];
+      for (const n of names) tuning.push({ name: path.basename(n, '.jsonl.gz'), h: await readHistories([path.join(dir, n)]) });
+      const all = [...tuning];
+      if (fs.existsSync(CHANGELOG_HISTORIES)) all.push({ name: 'changelogs', h: await readHistories([CHANGELOG_HISTORIES]) });
+      return { tuning, all, label: `${all.length} real change histories (${all.map((f) => f.name).join(', ')})` };
+    }
   }
-  return { histories: historiesFromRecords(quickHistories()), label: '300 generated Poisson histories over 3 years (quick data)' };
+  // Two generated "files" so that leave-one-file-out has something to leave out.
+  const tuning = [1, 2].map((k) => ({ name: `generated-${k}`, h: historiesFromRecords(quickHistories(100, 2 + k)) }));
+  return { tuning, all: tuning, label: '2 × 100 generated Poisson histories over 3 years (quick data)' };
 }
 
-/** The claims from one lab run: exported so a test can feed it histories that flip a verdict. */
-export function recrawlClaims(reports: StrategyReport[], data: string): Claim[] {
-  const by = new Map(reports.map((r) => [r.strategy, r.overall]));
-  const rivals = RIVALS.filter((s) => by.has(s));
-  const rankBy = (key: 'recallMicro' | 'precisionMicro') => [...rivals].sort((a, b) => by.get(b)![key] - by.get(a)![key]);
-  const recall = rankBy('recallMicro');
-  const precision = rankBy('precisionMicro');
-  const show = (names: string[], key: 'recallMicro' | 'precisionMicro') => names.map((s) => `${s} ${pct(by.get(s)![key])}`).join(', ');
-  const claims: Claim[] = [];
-  const base = { seed: '000', data, figure: 'recrawl-rp' };
-  claims.push({
-    ...base,
-    id: '000-week-best-recall-worst-precision',
-    claim: 'The week strategy performs best in recall and worst in precision.',
-    measured: `recall: ${show(recall, 'recallMicro')}; precision: ${show(precision, 'precisionMicro')}`,
-    verdict: verdictOf(recall[0] === 'week' && precision[precision.length - 1] === 'week'),
-  });
-  const stateRanks = ['state-1', 'state-2'].map((s) => recall.indexOf(s) + 1);
-  claims.push({
-    ...base,
-    id: '000-state-second-recall',
-    claim: 'The probabilistic strategies state-1 and state-2 are second best in recall (after week).',
-    measured: `recall ranks among ${rivals.length} live seed strategies: state-1 #${stateRanks[0]}, state-2 #${stateRanks[1]}`,
-    verdict: verdictOf(stateRanks.every((r) => r >= 2 && r <= 3)),
-  });
-  const window = by.get('window')!;
-  claims.push({
-    ...base,
-    id: '000-window-high-precision',
-    claim: 'The window strategy trades recall for a high precision.',
-    measured: `window precision ${pct(window.precisionMicro)} (rank #${precision.indexOf('window') + 1}), recall ${pct(window.recallMicro)} (rank #${recall.indexOf('window') + 1})`,
-    verdict: verdictOf(precision[0] === 'window'),
-  });
-  claims.push({
-    ...base,
-    id: '000-window-very-low-recall',
-    claim: 'The window strategy should not be considered due to its very low recall values.',
-    measured: `window recall ${pct(window.recallMicro)}, lowest of the others ${pct(Math.min(...rivals.filter((s) => s !== 'window').map((s) => by.get(s)!.recallMicro)))}`,
-    // "Very low": the lowest recall, and below half of the best one.
-    verdict: verdictOf(recall[recall.length - 1] === 'window' && window.recallMicro < by.get(recall[0])!.recallMicro / 2),
-  });
-  // Figure 5's band: needs documents changing every 2 days to a week.
-  const band = GROUPS.findIndex((g) => g.label === '2 days-1 week');
-  const docs = reports[0]?.groups[band]?.documents ?? 0;
-  const gold = reports.find((r) => r.strategy === 'gold')?.groups[band];
-  if (docs < 30 || !gold) {
-    claims.push({ ...base, id: '000-band-2d-1w-state-near-gold', claim: 'For documents changing every 2 days to 1 week, state-* are close to gold.', measured: `only ${docs} document(s) in that band (the seed had ~300)`, verdict: 'not testable here' });
-  } else {
-    const gap = Math.max(...['state-1', 'state-2'].map((s) => Math.abs(reports.find((r) => r.strategy === s)!.groups[band]!.recallMicro - gold.recallMicro)));
-    claims.push({ ...base, id: '000-band-2d-1w-state-near-gold', claim: 'For documents changing every 2 days to 1 week, state-* are close to gold.', measured: `${docs} documents; largest recall gap state-* vs gold ${pct(gap)} points`, verdict: verdictOf(gap <= 0.1) });
-  }
-  return claims;
-}
+/** The report's ids for the lab's claims: stable across runs (scripts key on them). */
+const IDS: Record<string, string> = {
+  'week-extremes': 'week-best-recall-worst-precision',
+  'state-second-recall': 'state-second-recall',
+  'window-low-recall': 'window-very-low-recall',
+  'poisson-best-f1': 'docs-poisson-best-f1',
+  'band-2 days-1 week': 'band-2d-1w-state-near-gold',
+  'band-4-6 months': 'band-4-6m-window-near-gold',
+  'datamonitor-beats-seed': 'datamonitor-beats-seed-heldout',
+};
 
-export function recrawlFigure(reports: StrategyReport[], title: string): string {
-  return toSvg(lineChart({
-    title,
-    xLabel: 'precision (micro)',
-    yLabel: 'recall (micro)',
-    xMin: 0, xMax: 1, yMin: 0, yMax: 1,
-    width: 640, height: 440,
-    series: reports.map((r) => ({ name: r.strategy, points: [[r.overall.precisionMicro, r.overall.recallMicro]], line: false })),
+/** The lab's claims as the report's: the seed's words in the claim, `mixed` kept (holds on some files only). */
+export function toReportClaims(claims: LabClaim[], protocol: Protocol, data: string): Claim[] {
+  const suffix = protocol.name === 'seed' ? '' : `-${protocol.name}-protocol`;
+  const how = protocol.name === 'seed' ? 'seed protocol: first 3 years, intervals 1 day–6 months' : "lab protocol: each document's whole history";
+  return claims.map((c) => ({
+    id: `000-${IDS[c.id] ?? c.id.replace(/[^a-z0-9-]+/gi, '-')}${suffix}`,
+    seed: '000',
+    claim: `${c.claim}. ${c.seedSays}`,
+    measured: c.measured,
+    verdict: c.verdict,
+    data: `${data}; ${how}`,
+    figure: c.id === 'datamonitor-beats-seed' ? `recrawl-heldout-${protocol.name}` : 'recrawl-rp',
   }));
+}
+
+/** Held-out recall gap to the best live seed strategy against the budget, one line per held-out file, its 95 % interval dashed. */
+export function heldOutFigure(folds: FoldResult[], protocol: string): string {
+  const series = folds.flatMap((f) => {
+    const g = f.heldOutGaps.filter((x) => x.vsSeedBest);
+    const at = (k: 'estimate' | 'low' | 'high') => g.map((x) => [x.multiple, 100 * x.vsSeedBest![k]] as [number, number]);
+    return [{ name: f.heldOut, points: at('estimate') }, { name: `${f.heldOut} 95 % low`, points: at('low'), dash: '3,3', markers: false }];
+  });
+  const xs = folds.flatMap((f) => f.heldOutGaps.map((g) => g.multiple));
+  series.push({ name: 'no difference', points: [[Math.min(...xs), 0], [Math.max(...xs), 0]], dash: '1,0', markers: false });
+  return toSvg(lineChart({ title: `Held-out files (protocol ${protocol}): datamonitor's tuned rate strategy − best live seed strategy at equal downloads`, xLabel: "download budget (× gold's downloads)", yLabel: 'micro recall difference (points)', width: 760, height: 400, series }));
+}
+
+/** datamonitor's strategies as registered (the ones docs/strategies.md recommends). */
+const OURS = ['estimator', 'poisson', 'quiet'];
+
+/**
+ * docs/strategies.md's "at equal downloads" paragraph: on each file, which live strategy has the best
+ * micro recall on its own swept front at 1.25–3 × gold's downloads (1 × is reached by too few curves).
+ */
+export function equalDownloadsClaim(sweeps: Array<{ name: string; r: BudgetSweepResult }>, data: string): Claim {
+  const per = sweeps.map(({ name, r }) => {
+    const rows = r.budgets.slice(1).map((b) => {
+      const live = Object.entries(b.recall).filter(([n, v]) => n !== 'gold' && v !== null).sort((a, c) => c[1]! - a[1]!);
+      return { downloads: b.downloads, best: live[0]?.[0], recall: live[0]?.[1] ?? null };
+    });
+    const reached = rows.filter((x) => x.best);
+    return { name, rows: reached, ours: reached.filter((x) => OURS.includes(x.best!)).length };
+  });
+  const holds = per.filter((p) => p.rows.length > 0 && p.ours === p.rows.length).length;
+  const of = per.filter((p) => p.rows.length > 0).length;
+  return {
+    id: '000-docs-rate-best-at-equal-downloads',
+    seed: '000',
+    claim: `At equal downloads (1.25–3 × gold's), the live strategy with the best micro recall is one of datamonitor's (${OURS.join(', ')}), not a seed strategy or nutch. docs/strategies.md, "At equal downloads".`,
+    measured: `holds on ${holds} of ${of} files; best live strategy at each budget: ${per.map((p) => `${p.name}: ${p.rows.map((x) => `${x.best} ${pct(x.recall!)}`).join(' / ')}`).join('; ')}`,
+    verdict: of === 0 ? 'not testable here' : holds === of ? 'confirmed' : holds === 0 ? 'refuted' : 'mixed',
+    data: `${data}; seed protocol: first 3 years, intervals 1 day–6 months; each strategy's budget parameter swept`,
+    figure: 'recrawl-front',
+  };
+}
+
+/** docs/strategies.md's "quiet: an attempt to beat gold" verdict, on micro F1 at the registered settings (lab protocol, as the docs measured it). */
+export function quietGoldClaim(runs: Array<{ name: string; quiet: number; gold: number }>, data: string): Claim {
+  const notAbove = runs.filter((r) => r.quiet <= r.gold).length;
+  return {
+    id: '000-docs-quiet-not-above-gold',
+    seed: '000',
+    claim: 'quiet (datamonitor\'s attempt to beat gold) does not beat the oracle gold on micro F1 at the registered settings. docs/strategies.md, "quiet: an attempt to beat gold": on no file except python-peps (+0.1 points).',
+    measured: `quiet − gold micro F1: ${runs.map((r) => `${r.name} ${r.quiet - r.gold >= 0 ? '+' : ''}${(100 * (r.quiet - r.gold)).toFixed(2)} points`).join(', ')}; quiet at or below gold on ${notAbove} of ${runs.length} files`,
+    verdict: runs.length === 0 ? 'not testable here' : notAbove === runs.length ? 'confirmed' : notAbove === 0 ? 'refuted' : 'mixed',
+    data: `${data}; lab protocol: each document's whole history`,
+  };
+}
+
+function foldRows(folds: FoldResult[]): string[][] {
+  const ci = (g: { estimate: number; low: number; high: number } | null) => (g ? `${(100 * g.estimate).toFixed(1)} [${(100 * g.low).toFixed(1)}, ${(100 * g.high).toFixed(1)}]` : '–');
+  return folds.flatMap((f) => f.heldOutGaps.map((g) => [f.heldOut, f.configName, String(g.multiple), String(g.downloads), g.seedBest || '–', ci(g.vsSeedBest), ci(g.vsGold)]));
 }
 
 export const recrawlProvider: ClaimProvider = {
   name: 'recrawl',
   seed: '000',
-  title: 'Re-crawl strategies (seed 000, section 4)',
+  title: 'Re-crawl strategies (seed 000, section 4), seed and lab protocols',
   async run(ctx): Promise<ProviderResult> {
-    const { histories, label } = await input(ctx);
-    ctx.progress(`recrawl: simulating ${SEED_STRATEGIES.length} strategies over ${histories.ids.length} documents`);
-    const r = runRecrawlLab(histories, { strategies: [...SEED_STRATEGIES], bounds: DEFAULT_BOUNDS });
-    const claims = recrawlClaims(r.reports, label);
-    const rows = r.reports.map((s) => [s.strategy, pct(s.overall.recallMicro), pct(s.overall.precisionMicro), pct(s.overall.recallMacro), pct(s.overall.precisionMacro), String(s.overall.downloads), String(s.overall.captured)]);
-    return {
-      claims,
-      figures: { 'recrawl-rp': { title: `Recall against precision, ${r.documents} documents, ${r.changes} changes`, svg: recrawlFigure(r.reports, `Seed strategies: ${r.documents} documents (${label.split(' (')[0]})`) } },
-      details: [
-        `<p>${r.documents} documents, ${r.changes} changes; intervals between 1 day and 180 days (the lab's defaults); each document's whole observed history (not the seed's 3-year window: the re-crawl lab's seed protocol is being built).</p>`,
-        table(['strategy', 'recall micro', 'precision micro', 'recall macro', 'precision macro', 'downloads', 'captured'], rows),
-      ],
-    };
+    const { tuning, all, label } = await input(ctx);
+    const claims: Claim[] = [];
+    const figures: ProviderResult['figures'] = {};
+    const details: string[] = [];
+    const samples = ctx.quick ? 200 : 1000;
+    // CI: two settings (start 7 days or the maximum, no decay, no prior) and five factors; the bench's full grid otherwise.
+    const grid = ctx.quick ? rateGrid().filter((c) => c.decay === 1 && c.priorChanges === 0) : rateGrid();
+    const factors = ctx.quick ? [0.5, 0.7, 1, 1.4, 2] : undefined;
+    const rp: string[] = [];
+    for (const protocol of [PROTOCOLS.seed, PROTOCOLS.lab]) {
+      ctx.progress(`recrawl: leave-one-file-out tuning, protocol ${protocol.name}`);
+      const folds = tuning.length >= 2 ? leaveOneFileOut(tuning, { protocol, grid, samples, factors, onProgress: (t) => ctx.progress(`recrawl (${protocol.name}): ${t}`) }) : undefined;
+      // The ChangeLog corpus is held out whole: the setting chosen on all the shared files.
+      const extra = all.filter((f) => !tuning.includes(f));
+      const extraFolds = extra.length && folds ? leaveOneFileOut([...tuning, ...extra], { protocol, grid, samples, factors }).filter((f) => extra.some((e) => e.name === f.heldOut)) : [];
+      const lab = labClaims(all, { protocol, quick: ctx.quick, folds: folds && [...folds, ...extraFolds], onProgress: (t) => ctx.progress(`recrawl (${protocol.name}): ${t}`) });
+      claims.push(...toReportClaims(lab, protocol, label));
+      if (folds) {
+        const every = [...folds, ...extraFolds];
+        figures[`recrawl-heldout-${protocol.name}`] = { title: `Held-out comparison at equal downloads, protocol ${protocol.name}: solid the difference, dashed its 95 % lower bound (above 0: datamonitor's strategy catches more changes with the same downloads)`, svg: heldOutFigure(every, protocol.name) };
+        details.push(`<h3>Leave-one-file-out tuning, protocol ${protocol.name}</h3><p class="small">datamonitor's rate family (${grid.length} settings: decay × prior × start interval; the interval factor swept as the budget) tuned on the other files by the mean micro-recall gap to the best live seed strategy at 1.25/1.5/2 × gold's downloads, then measured on the held-out file; recall points with 95 % bootstrap intervals over its documents (${samples} resamples).${extraFolds.length ? ` ${extraFolds.map((f) => f.heldOut).join(', ')}: tuned on all ${tuning.length} shared files.` : ''}</p>`);
+        details.push(table(['held-out file', 'setting chosen on the other files', 'budget (× gold)', 'downloads', 'best live seed strategy there', 'recall − it, points [95 % CI]', 'recall − gold [95 % CI]'], foldRows(every)));
+      }
+      if (protocol.name === 'lab') {
+        const runs = all.map((f) => {
+          const by = Object.fromEntries(runRecrawlLab(f.h, { protocol, strategies: ['quiet', 'gold'] }).reports.map((x) => [x.strategy, x.overall.f1Micro]));
+          return { name: f.name, quiet: by.quiet!, gold: by.gold! };
+        });
+        claims.push(quietGoldClaim(runs, label));
+      }
+      if (protocol.name === 'seed') {
+        // Recall against precision of every strategy at its default setting, one panel per file.
+        const charts = all.map((f) => {
+          const r = runRecrawlLab(f.h, { protocol });
+          rp.push(...r.reports.map((s) => [f.name, s.strategy, pct(s.overall.recallMicro), pct(s.overall.precisionMicro), pct(s.overall.recallMacro), pct(s.overall.precisionMacro), String(s.overall.downloads), String(s.overall.captured)].join('\u0000')));
+          return lineChart({ title: `${f.name}: ${r.documents} documents, ${r.changes} changes (seed protocol)`, xLabel: 'precision (micro)', yLabel: 'recall (micro)', xMin: 0, xMax: 1, yMin: 0, yMax: 1, width: 640, height: 400, series: r.reports.map((s) => ({ name: s.strategy, points: [[s.overall.precisionMicro, s.overall.recallMicro]], line: false })) });
+        });
+        figures['recrawl-rp'] = { title: 'Recall against precision of every strategy at its default setting (seed protocol)', svg: stack(charts) };
+        const sweeps = all.map((f) => {
+          ctx.progress(`recrawl: budget sweep of ${f.name}`);
+          return { name: f.name, r: runBudgetSweep(f.h, { protocol, strategies: [...SEED_LIVE, 'gold', ...OURS, 'nutch'], factors }) };
+        });
+        claims.push(equalDownloadsClaim(sweeps, label));
+        figures['recrawl-front'] = { title: 'Micro recall against downloads, every strategy swept over its budget parameter (seed protocol)', svg: stack(sweeps.map((x) => budgetSweepChart(x.r, x.name))) };
+      }
+    }
+    details.unshift(table(['file', 'strategy', 'recall micro', 'precision micro', 'recall macro', 'precision macro', 'downloads', 'captured'], rp.map((r) => r.split('\u0000'))));
+    return { claims, figures, details };
   },
 };
