@@ -103,3 +103,22 @@ export function alive(pid: number): boolean {
   }
 }
 
+
+/**
+ * Runs one command module in this process (no child, no tsx start-up) and returns what it printed on
+ * stdout: `register` is the module's own, `args` the whole command line after `datamonitor`.
+ */
+export async function runRegistered(register: (program: import('commander').Command) => void, args: string[]): Promise<string> {
+  const { Command } = await import('commander');
+  const program = new Command().exitOverride();
+  register(program);
+  let out = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } finally {
+    process.stdout.write = write;
+  }
+  return out;
+}

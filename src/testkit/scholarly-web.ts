@@ -1,4 +1,5 @@
 import { startServer, type TestServer } from './server.ts';
+import { rng } from './linked-data-web.ts';
 
 /**
  * Seed 003's Erdős-number benchmark as a generated Web: papers spread over many hosts, each an HTML page
@@ -26,15 +27,6 @@ export interface Paper {
   cites: number[];
 }
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 const SURNAMES = ['Erdős', 'Rényi', 'Turán', 'Pósa', 'Szemerédi', 'Lovász', 'Graham', 'Chung', 'Spencer', 'Bollobás', 'Alon', 'Füredi', 'Sós', 'Hajnal', 'Rado', 'Selfridge'];
 const GIVEN = ['Paul', 'Alfréd', 'Pál', 'Lajos', 'Endre', 'László', 'Ronald', 'Fan', 'Joel', 'Béla', 'Noga', 'Zoltán', 'Vera', 'András', 'Richard', 'John'];

@@ -2,9 +2,9 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, mkdir, writeFile, rm, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
 import { loadSiteGraph } from '../../src/lab/ordering/site-loader.ts';
 import { register } from '../../src/cli/commands/lab-ordering.ts';
+import { runRegistered } from '../helpers.ts';
 
 let dir: string;
 
@@ -49,19 +49,7 @@ describe('site loader', () => {
 });
 
 describe('datamonitor lab ordering', () => {
-  async function cli(args: string[]): Promise<string> {
-    const program = new Command().exitOverride();
-    register(program);
-    let out = '';
-    const write = process.stdout.write;
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      await program.parseAsync(['lab', 'ordering', ...args], { from: 'user' });
-    } finally {
-      process.stdout.write = write;
-    }
-    return out;
-  }
+  const cli = (args: string[]) => runRegistered(register, ['lab', 'ordering', ...args]);
 
   it('prints JSON curves and writes an SVG plot', async () => {
     const plot = path.join(dir, 'o.svg');

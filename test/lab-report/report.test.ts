@@ -2,8 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
 import { register } from '../../src/cli/commands/lab-report.ts';
+import { runRegistered } from '../helpers.ts';
 import { VERDICTS } from '../../src/lab/report/index.ts';
 import { cacheClaims } from '../../src/lab/report/providers/cache.ts';
 import { crawltimeClaims } from '../../src/lab/report/providers/crawltime.ts';
@@ -17,19 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<string> {
-  const program = new Command().exitOverride();
-  register(program);
-  let out = '';
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(['lab', 'report', ...args], { from: 'user' });
-  } finally {
-    process.stdout.write = write;
-  }
-  return out;
-}
+const cli = (args: string[]) => runRegistered(register, ['lab', 'report', ...args]);
 
 describe('lab report', () => {
   it('--quick --json gives a verdict per claim and writes one page with the figures of the run', async () => {
