@@ -17,13 +17,8 @@ import canonize from 'rdf-canonize';
 import { canonicalize, quadToNQuads } from '../src/archive/canonical.ts';
 import { linkedDataDocument } from '../src/testkit/linked-data-site.ts';
 import { realVocabulary } from '../src/testkit/real-vocabulary.ts';
+import { option, QUICK } from './args.ts';
 
-const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const QUICK = args.includes('--quick');
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 1_000 : 2_000));
 const ROUNDS = Number(option('--rounds') ?? (QUICK ? 3 : 5));
 

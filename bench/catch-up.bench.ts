@@ -20,18 +20,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { args, option, QUICK } from './args.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '..');
 const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
 const OUT_DIR = path.join(ROOT, 'bench/out');
 
-const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const QUICK = args.includes('--quick');
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 2_000 : 10_000));
 
 interface Measured {

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { flag, option } from './args.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const BENCH_DIR = path.dirname(SELF);
@@ -34,12 +35,6 @@ const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
 const PEERS_DIR = path.join(BENCH_DIR, 'peers');
 const OUT_DIR = path.join(BENCH_DIR, 'out');
 
-const args = process.argv.slice(2);
-const flag = (name: string): boolean => args.includes(name);
-const option = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const QUICK = flag('--quick');
 const PAGES = Number(option('--pages') ?? (QUICK ? 2_000 : 20_000));
 const CONNECTIONS = Number(option('--connections') ?? 50);

@@ -17,13 +17,8 @@ import { realVocabulary } from '../src/testkit/real-vocabulary.ts';
 import { parseDocument, signText } from '../src/trust/document.ts';
 import { generateKeyFile, parseTrustList, signingKeyFromSecret } from '../src/trust/multikey.ts';
 import { verifyGraph } from '../src/trust/proof.ts';
+import { option, QUICK } from './args.ts';
 
-const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const QUICK = args.includes('--quick');
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 300 : 1_000));
 const ROUNDS = Number(option('--rounds') ?? (QUICK ? 3 : 5));
 

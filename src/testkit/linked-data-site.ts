@@ -1,5 +1,5 @@
 import { startServer, type TestServer } from './server.ts';
-import { rng } from './linked-data-web.ts';
+import { linksOf } from './linked-data-web.ts';
 import { realVocabulary, type Vocabulary } from './real-vocabulary.ts';
 
 /**
@@ -55,12 +55,7 @@ const str = (s: string) => JSON.stringify(s);
 
 /** The Turtle of document i of a site whose document URLs `doc` gives. */
 export function linkedDataDocument(i: number, n: number, doc: (j: number) => string, v: Vocabulary, linksPer = 10, seed = 1): string {
-  const r = rng(seed * 2654435761 + i);
-  const links = [(i + 1) % n];
-  while (links.length < Math.min(linksPer, n - 1)) {
-    const j = Math.floor(r() * n);
-    if (j !== i && !links.includes(j)) links.push(j);
-  }
+  const links = linksOf(i, n, linksPer, seed);
   const text = (k: number) => {
     const t = v.texts[(i * 31 + k * 7) % v.texts.length]!;
     return t.length > 300 ? `${t.slice(0, 300)}…` : t;

@@ -56,6 +56,20 @@ export function rng(seed: number): () => number {
   };
 }
 
+/**
+ * The documents document i of n links to: the next one keeps the Web connected, the others (up to
+ * `linksPer` in all) are drawn at random and so jump across hosts; the same for the same seed.
+ */
+export function linksOf(i: number, n: number, linksPer: number, seed: number): number[] {
+  const r = rng(seed * 2654435761 + i);
+  const out = [(i + 1) % n];
+  while (out.length < Math.min(linksPer, n - 1)) {
+    const j = Math.floor(r() * n);
+    if (j !== i && !out.includes(j)) out.push(j);
+  }
+  return out;
+}
+
 export function linkedDataWeb(o: LinkedDataWebOptions) {
   const hosts = o.hosts ?? 10;
   const linksPer = o.linksPerDocument ?? 10;
@@ -65,16 +79,7 @@ export function linkedDataWeb(o: LinkedDataWebOptions) {
   const document = (i: number) => `http://${hostOfDoc(i)}/doc/${i}`;
   const term = (k: number) => `http://${SCHEMA_HOST}/term/${k % terms}`;
 
-  /** The links of document i: the next document keeps the Web connected, the others jump across hosts. */
-  const links = (i: number): number[] => {
-    const r = rng((o.seed ?? 1) * 2654435761 + i);
-    const out = [(i + 1) % o.documents];
-    while (out.length < Math.min(linksPer, o.documents - 1)) {
-      const j = Math.floor(r() * o.documents);
-      if (j !== i && !out.includes(j)) out.push(j);
-    }
-    return out;
-  };
+  const links = (i: number): number[] => linksOf(i, o.documents, linksPer, o.seed ?? 1);
 
   const turtle = (i: number): string => {
     const me = `<${resource(i)}>`;
