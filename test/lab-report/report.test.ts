@@ -10,6 +10,10 @@ import { crawltimeClaims } from '../../src/lab/report/providers/crawltime.ts';
 import type { CrawlTimeLabResult } from '../../src/lab/crawltime/index.ts';
 import { orderingClaims } from '../../src/lab/report/providers/ordering.ts';
 import { simulateCaches, traceOf } from '../../src/lab/cache/index.ts';
+import { boundClaims } from '../../src/lab/report/providers/recrawl-bound.ts';
+import { goldBound } from '../../src/lab/recrawl/bound.ts';
+import { historiesFromRecords } from '../../src/lab/recrawl/index.ts';
+import { quickHistories } from '../../src/lab/report/quick-data.ts';
 
 let dir: string;
 beforeAll(() => {
@@ -38,7 +42,7 @@ describe('lab report', () => {
     const crawltime = json.claims.find((c: { id: string }) => c.id === '000-heuristic-overestimates');
     expect(crawltime.data).toMatch(/crawls .* load average/);
     expect(json.data).toBeNull();
-    for (const id of ['000-week-best-recall-worst-precision', '000-week-best-recall-worst-precision-lab-protocol', '000-datamonitor-beats-seed-heldout', '000-docs-rate-best-at-equal-downloads', '000-docs-quiet-not-above-gold', '001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost']) expect(ids).toContain(id);
+    for (const id of ['000-week-best-recall-worst-precision', '000-week-best-recall-worst-precision-lab-protocol', '000-datamonitor-beats-seed-heldout', '000-docs-rate-best-at-equal-downloads', '000-docs-quiet-not-above-gold', '001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost', '000-docs-bound-bursts-cost', '000-docs-bound-bayes-room-only-python-peps']) expect(ids).toContain(id);
     // datamonitor against the seed's strategies: tuned on one file, measured on the other, each budget with its interval.
     const heldOut = json.claims.find((c: { id: string }) => c.id === '000-datamonitor-beats-seed-heldout');
     expect(heldOut.measured).toMatch(/generated-1: .*\[-?\d+\.\d, -?\d+\.\d\]/);
@@ -86,4 +90,18 @@ describe('lab report', () => {
     expect(claims.find((c) => c.id === '001-keyword-only-bfs-ring-vacuum')!.verdict).toBe('not testable here');
     expect(claims.find((c) => c.id === '001-small-site-worse-than-random-ring')!.verdict).toBe('not testable here'); // 40 pages is not the seed's ~1,100
   });
+
+  it("the bound's burst verdict follows the data: re-checks after a change cost on Poisson pages and pay where changes come in bursts", () => {
+    const day = 86_400_000;
+    const poisson = { name: 'poisson-pages', b: goldBound(historiesFromRecords(quickHistories(40, 5))) };
+    // Every change opens a month of changes every 3 days: a download that sees one is inside a burst, and a re-check soon after it catches the next.
+    const start = Date.UTC(2020, 0, 1);
+    const bursty = quickHistories(40, 6).map((r) => ({ ...r, changes: (r.changes as number[]).flatMap((t) => Array.from({ length: 11 }, (_, k) => t + 3 * k * day)).filter((t) => t < (r.end as number)) }));
+    const burst = { name: 'bursty-pages', b: goldBound(historiesFromRecords(bursty.map((r) => ({ ...r, created: start })))) };
+    const verdict = (rows: (typeof poisson)[]) => boundClaims(rows, 'test').find((c) => c.id === '000-docs-bound-bursts-cost')!;
+    expect(verdict([poisson]).verdict).toBe('confirmed');
+    expect(verdict([burst]).verdict).toBe('refuted');
+    expect(verdict([poisson, burst]).verdict).toBe('mixed');
+    expect(verdict([poisson, burst]).measured).toMatch(/poisson-pages -\d+\.\d\d .*bursty-pages \+\d+\.\d\d/);
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import { cacheProvider } from './providers/cache.ts';
 import { crawltimeProvider } from './providers/crawltime.ts';
 import { orderingProvider } from './providers/ordering.ts';
 import { recrawlProvider } from './providers/recrawl.ts';
+import { recrawlBoundProvider } from './providers/recrawl-bound.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from './types.ts';
 
 export type { Claim, ClaimProvider, ProviderResult, ReportContext, Verdict } from './types.ts';
@@ -50,7 +51,7 @@ export interface LabReport {
 }
 
 export function defaultProviders(o: { secondSite?: string } = {}): ClaimProvider[] {
-  return [recrawlProvider, orderingProvider({ secondSite: o.secondSite }), cacheProvider, crawltimeProvider];
+  return [recrawlProvider, recrawlBoundProvider, orderingProvider({ secondSite: o.secondSite }), cacheProvider, crawltimeProvider];
 }
 
 export async function runLabReport(o: LabReportOptions = {}): Promise<LabReport> {
