@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runCrawlTimeLab } from '../../src/lab/crawltime/index.ts';
+import { LAB_BANDS, MINUTE_BANDS, bandsFor, runCrawlTimeLab } from '../../src/lab/crawltime/index.ts';
 import { UserError } from '../../src/util/errors.ts';
 import { repoRoot, tempDir } from '../helpers.ts';
 
@@ -53,16 +53,33 @@ describe('crawl-time lab', () => {
       p.stderr.on('data', (d) => (err += d));
       p.on('exit', (code) => resolve({ code: code ?? -1, out, err }));
     });
-    const ok = await cli(['--trials', '2', '--hosts', '2', '--json', '--plot', plot]);
+    const ok = await cli(['--trials', '2', '--hosts', '2', '--delays', '150', '--max-urls-per-host', '4', '--json', '--plot', plot]);
     expect(ok.code, ok.err).toBe(0);
     const r = JSON.parse(ok.out);
     expect(r.trials).toHaveLength(2);
+    // The delays and the per-host cap given are the ones crawled with: a host's URLs are spaced by the delay.
+    for (const t of r.trials) {
+      expect(t.delayMs).toBe(150);
+      expect(Math.max(...t.perHostUrls)).toBeLessThanOrEqual(4);
+      expect(t.actualMs).toBeGreaterThanOrEqual((Math.max(...t.perHostUrls) - 1) * 150);
+    }
     expect(r.estimators.map((e: { name: string }) => e.name)).toEqual(['seed', 'seed-per-host', 'datamonitor']);
     expect(fs.readFileSync(plot, 'utf8')).toMatch(/^<svg[\s\S]*estimate ÷ actual[\s\S]*<\/svg>\s*$/);
     const bad = await cli(['--trials', '0']);
     expect(bad.code).toBe(64);
     expect(bad.err).toMatch(/--trials must be at least 1/);
+    const badDelay = await cli(['--delays', '500,soon']);
+    expect(badDelay.code).toBe(64);
+    expect(badDelay.err).toMatch(/--delays 'soon' must be a whole number/);
   }, 120_000);
+});
+
+describe('crawl-length bands', () => {
+  it("use minutes once the median crawl lasts over a minute, as seed 000's Table 3 did with its long crawls", () => {
+    expect(bandsFor([500, 1500, 4000])).toBe(LAB_BANDS);
+    expect(bandsFor([30_000, 90_000, 200_000])).toBe(MINUTE_BANDS);
+    expect(bandsFor([])).toBe(LAB_BANDS);
+  });
 });
 
 describe('the static site of the testkit with a latency per host', () => {

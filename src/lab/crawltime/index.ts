@@ -91,6 +91,20 @@ export const LAB_BANDS = [
   { label: '> 5 s', upToMs: Infinity },
 ];
 
+/** Bands for crawls of minutes (polite delays of a second or so), closer to the seed's 30-minute bands. */
+export const MINUTE_BANDS = [
+  { label: '< 1 min', upToMs: 60_000 },
+  { label: '1-2 min', upToMs: 120_000 },
+  { label: '2-5 min', upToMs: 300_000 },
+  { label: '> 5 min', upToMs: Infinity },
+];
+
+/** Minute bands once the median crawl lasts over a minute: seconds bands would put every crawl in one band. */
+export function bandsFor(actualMs: number[]): typeof LAB_BANDS {
+  const s = [...actualMs].sort((a, b) => a - b);
+  return s.length > 0 && s[s.length >> 1]! > 60_000 ? MINUTE_BANDS : LAB_BANDS;
+}
+
 export type EstimatorName = 'seed' | 'seed-per-host' | 'datamonitor';
 const LABELS: Record<EstimatorName, string> = {
   seed: "seed 000's heuristic (first-fit bin packing of domain threads)",
@@ -154,7 +168,7 @@ export async function runCrawlTimeLab(o: CrawlTimeLabOptions = {}): Promise<Craw
   return {
     site: o.siteDir ? path.resolve(o.siteDir) : `${paths.length} generated Turtle pages`,
     concurrency, trials: out,
-    estimators: (['seed', 'seed-per-host', 'datamonitor'] as const).map((name) => summarise(name, out.map((t) => ({ estimateMs: ESTIMATE[name](t), actualMs: t.actualMs })))),
+    estimators: (['seed', 'seed-per-host', 'datamonitor'] as const).map((name) => summarise(name, out.map((t) => ({ estimateMs: ESTIMATE[name](t), actualMs: t.actualMs })), bandsFor(out.map((t) => t.actualMs)))),
     seconds: (Date.now() - t0) / 1000,
   };
 }
@@ -171,13 +185,13 @@ async function hostLoads(dataDir: string, batch: Array<{ host: string; urls: str
   }
 }
 
-function summarise(name: EstimatorName, rows: Array<{ estimateMs: number; actualMs: number }>): EstimatorSummary {
+function summarise(name: EstimatorName, rows: Array<{ estimateMs: number; actualMs: number }>, bands = LAB_BANDS): EstimatorSummary {
   const ratios = rows.map((r) => r.estimateMs / r.actualMs).sort((a, b) => a - b);
   const mid = ratios.length >> 1;
   return {
     name,
     label: LABELS[name],
-    bands: estimationReport(rows, LAB_BANDS),
+    bands: estimationReport(rows, bands),
     meanAbsError: rows.reduce((s, r) => s + Math.abs(r.estimateMs - r.actualMs) / r.actualMs, 0) / Math.max(1, rows.length),
     medianRatio: ratios.length === 0 ? NaN : ratios.length % 2 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2,
     within20: rows.filter((r) => Math.abs(r.estimateMs - r.actualMs) <= 0.2 * r.actualMs).length / Math.max(1, rows.length),
