@@ -29,7 +29,7 @@ import { openStore } from '../../store/index.ts';
 import { startForwardProxy } from '../../testkit/forward-proxy.ts';
 import { SCHEMA, startScholarlyWeb, type ScholarlyWeb } from '../../testkit/scholarly-web.ts';
 import { UserError } from '../../util/errors.ts';
-import { archiveSelect, coauthorQuery, erdosNumbersBySparql, knowledgeSelect } from './numbers.ts';
+import { archiveSelect, erdosNumbersBySparql, knowledgeSelect } from './numbers.ts';
 
 export { coauthorQuery, erdosNumbersBySparql } from './numbers.ts';
 
@@ -347,9 +347,9 @@ async function growAndRecrawl(
   await monitor(dir, newUrls, Date.now());
 
   progress('numbering researchers now and as the archive was at the end of the first crawl');
-  const { now, then } = await withArchive(dir, async (archive) => ({
+  const { now, atFirst } = await withArchive(dir, async (archive) => ({
     now: (await erdosNumbersBySparql(archiveSelect(archive), erdos)).numbers,
-    then: (await erdosNumbersBySparql(archiveSelect(archive, firstCrawlAt), erdos)).numbers,
+    atFirst: (await erdosNumbersBySparql(archiveSelect(archive, firstCrawlAt), erdos)).numbers,
   }));
   const changed: ChangedNumber[] = [];
   for (const who of new Set([...before.keys(), ...now.keys()])) {
@@ -357,7 +357,7 @@ async function growAndRecrawl(
     changed.push({ researcher: who, name: site.web.nameOf(researcherIndex(who)), before: before.get(who) ?? null, after: now.get(who) ?? null, truth: truth1.get(who) ?? null });
   }
   changed.sort((a, b) => (b.before ?? Infinity) - (b.after ?? 0) - ((a.before ?? Infinity) - (a.after ?? 0)) || a.researcher.localeCompare(b.researcher));
-  const sameAsBefore = then.size === before.size && [...before].every(([who, n]) => then.get(who) === n);
+  const sameAsBefore = atFirst.size === before.size && [...before].every(([who, n]) => atFirst.get(who) === n);
   const shown = changed.find((c) => c.before !== null) ?? changed[0];
   return {
     papersAdded: added.length,
@@ -368,7 +368,7 @@ async function growAndRecrawl(
     changed,
     truthChanged,
     after: score(now, truth1),
-    atFirstCrawl: score(then, truth0),
+    atFirstCrawl: score(atFirst, truth0),
     atFirstCrawlSameAsBefore: sameAsBefore,
     queryAt: kept && shown
       ? `datamonitor query --data ${dir} --at ${new Date(firstCrawlAt).toISOString()} 'PREFIX schema: <${SCHEMA}> SELECT ?paper WHERE { ?paper schema:author <${shown.researcher}> }'`
