@@ -28,7 +28,7 @@ const lines = [
   `_Run ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus().length} cores shared with other engineers' builds and tests (1-minute load average at the start and end of each size in the table): absolute times are inflated and noisy; compare the two methods within a row._`,
   '',
   ...(svg ? [`![correct numbers against documents fetched, ${runs.at(-1)!.r.web.papers} papers](${svg.replace(/^bench\//, '')})`, ''] : []),
-  `Command: \`node bin/run-ts.mjs bench/erdos.bench.ts --sizes ${sizes.join(',')}${svg ? ` --svg ${svg}` : ''}\` (each size is \`datamonitor lab erdos --papers N\`: 2 research fields, 8 hosts, seed 1, 4 requests in flight per host, no delay; the server and proxy on 127.0.0.1).`,
+  `Command: \`node bin/run-ts.mjs bench/erdos.bench.ts --sizes ${sizes.join(',')}${option('--out') ? ` --out ${option('--out')}` : ''}${svg ? ` --svg ${svg}` : ''}\` (each size is \`datamonitor lab erdos --papers N\`: 2 research fields, 8 hosts, seed 1, 4 requests in flight per host, no delay; the server and proxy on 127.0.0.1).`,
   '',
   'Documents are HTTP responses archived (303s included). Time = crawl + bringing the version index up to date + the SPARQL',
   'queries that number every researcher (one per Erdős level, through runQuery). Correct / wrong / missing: against the generator\'s ground truth',
