@@ -46,6 +46,7 @@ export { buildServer, startServer, type ServerOptions } from './server/index.ts'
 export { runRecrawlLab, runRecrawlLabOnFiles, formatRecrawlLab, recrawlLabSvg, readHistories, type RecrawlLabOptions, type RecrawlLabResult, type HistorySet } from './lab/recrawl/index.ts';
 export { runCacheLab, formatCacheTable, readTrace, type CacheLabOptions, type CacheLabResult } from './lab/cache/index.ts';
 export { runCrawlTimeLab, formatCrawlTimeReport, crawlTimePlot, type CrawlTimeLabOptions, type CrawlTimeLabResult } from './lab/crawltime/index.ts';
+export { runErdosLab, formatErdosLab, erdosLabPlot, FOLLOW_QUERY as ERDOS_FOLLOW_QUERY, type ErdosLabOptions, type ErdosLabResult } from './lab/erdos/index.ts';
 export { runOrderingLab, formatOrderingLab, orderingLabChart, MODEL_NAMES, type OrderingLabOptions, type OrderingLabResult } from './lab/ordering/run.ts';
 export { loadSiteGraph, type SiteLoadOptions } from './lab/ordering/site-loader.ts';
 export { loadArchiveGraph } from './lab/ordering/archive-graph.ts';

@@ -9,6 +9,8 @@ import { rng } from './linked-data-web.ts';
  * cited often already; a third of citations name the paper's `/id/` IRI, which answers 303 See Other to
  * the page. Paul Erdős is researcher 0, on the first papers. `erdosNumbers()` is the ground truth: the
  * shortest co-authorship distance of every researcher to him (researchers with no path have none).
+ * `grow(k)` adds k papers between two crawls, each joining a researcher far from Erdős with one close to him, so that some numbers shrink: what a re-crawl must notice. The
+ * authors' pages then list the new papers; the server answers from the grown Web at once.
  * Served for many virtual hosts by one server on 127.0.0.1 (reach it through a forward proxy).
  */
 export interface ScholarlyWebOptions {
@@ -17,6 +19,12 @@ export interface ScholarlyWebOptions {
   hosts?: number;
   /** Seed of the pseudo-random structure (default 1). */
   seed?: number;
+  /**
+   * Research fields (default 1): papers take turns among them, co-authors come from the paper's field
+   * (Erdős works in the first), citations cross fields. A crawl that follows citations reaches the
+   * other fields; co-authorship alone never leaves Erdős's.
+   */
+  fields?: number;
 }
 
 export const SCHEMA = 'http://schema.org/';
@@ -35,7 +43,9 @@ export function scholarlyWeb(o: ScholarlyWebOptions) {
   const hosts = o.hosts ?? 8;
   const r = rng((o.seed ?? 1) * 2654435761);
   const papers: Paper[] = [];
+  const fields = o.fields ?? 1;
   const paperCount: number[] = [1]; // researcher 0 is Erdős
+  const fieldOf: number[] = [0];
   const cited: number[] = [];
   const pick = (weights: number[]): number => {
     const total = weights.reduce((a, b) => a + b, 0);
@@ -45,10 +55,11 @@ export function scholarlyWeb(o: ScholarlyWebOptions) {
   };
   for (let i = 0; i < o.papers; i++) {
     const k = 1 + Math.floor(r() * r() * 4);
+    const field = i < 3 ? 0 : i % fields;
     const authors = new Set<number>(i < 3 ? [0] : []);
     while (authors.size < k) {
-      if (r() < 0.3) authors.add(paperCount.push(0) - 1); // a newcomer
-      else authors.add(pick(paperCount.map((c) => c + 1)));
+      if (r() < 0.3 || !fieldOf.includes(field)) authors.add((fieldOf.push(field), paperCount.push(0) - 1)); // a newcomer
+      else authors.add(pick(paperCount.map((c, a) => (fieldOf[a] === field ? c + 1 : 0))));
     }
     for (const a of authors) paperCount[a]++;
     const cites = new Set<number>();
@@ -57,7 +68,6 @@ export function scholarlyWeb(o: ScholarlyWebOptions) {
     cited.push(0);
     for (const c of cites) cited[c]++;
   }
-  const researchers = paperCount.length;
   const host = (i: number) => `pubs${i % hosts}.scholar.test`;
   const paperUrl = (i: number) => `http://${host(i)}/paper/${i}`;
   const paperId = (i: number) => `http://${host(i)}/id/${i}`;
@@ -69,7 +79,7 @@ export function scholarlyWeb(o: ScholarlyWebOptions) {
 
   /** The ground truth: each researcher's Erdős number (absent: no co-authorship path to him). */
   const erdosNumbers = (): Map<number, number> => {
-    const coauthors = Array.from({ length: researchers }, () => new Set<number>());
+    const coauthors = Array.from({ length: paperCount.length }, () => new Set<number>());
     for (const p of papers) for (const a of p.authors) for (const b of p.authors) if (a !== b) coauthors[a].add(b);
     const out = new Map([[0, 0]]);
     for (let frontier = [0]; frontier.length;) {
@@ -78,6 +88,36 @@ export function scholarlyWeb(o: ScholarlyWebOptions) {
       frontier = next;
     }
     return out;
+  };
+
+  /**
+   * Adds `count` papers (the same seed, the same papers): each has a researcher at distance ≥ 3 from
+   * Erdős and one at distance ≤ 1 (Erdős himself for a researcher at 2, the only way to shorten that),
+   * sometimes a newcomer, and cites one or two papers. Returns the new papers' numbers.
+   */
+  const grow = (count: number): number[] => {
+    const added: number[] = [];
+    for (let j = 0; j < count; j++) {
+      const numbers = erdosNumbers();
+      const all = Array.from({ length: paperCount.length }, (_, a) => a);
+      const far3 = all.filter((a) => (numbers.get(a) ?? 0) >= 3);
+      const far = far3.length ? far3 : all.filter((a) => (numbers.get(a) ?? 0) >= 2);
+      if (far.length === 0) break; // everyone is Erdős or his co-author: nothing to shorten
+      const a = far[Math.floor(r() * far.length)]!;
+      const close = all.filter((b) => (numbers.get(a) === 2 ? b === 0 : (numbers.get(b) ?? Infinity) <= 1));
+      const b = close[Math.floor(r() * close.length)]!;
+      const authors = [a, b];
+      if (r() < 0.5) authors.push((fieldOf.push(fieldOf[a]!), paperCount.push(0) - 1));
+      for (const x of authors) paperCount[x]++;
+      const i = papers.length;
+      const cites = new Set<number>();
+      for (let c = 1 + Math.floor(r() * 2); c > 0; c--) cites.add(Math.floor(r() * i));
+      papers.push({ authors, cites: [...cites] });
+      cited.push(0);
+      for (const c of cites) cited[c]++;
+      added.push(i);
+    }
+    return added;
   };
 
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
@@ -117,7 +157,15 @@ export function scholarlyWeb(o: ScholarlyWebOptions) {
     // Their papers by link only: who wrote a paper is said by the paper's own page (RDFa, JSON-LD or microdata).
     papersOf(a).map((i) => `<${person(a)}> schema:subjectOf <${paperUrl(i)}> .\n`).join('');
 
-  return { papers, researchers, paperUrl, paperId, person, personDoc, nameOf, erdosNumbers, paperHtml, personTurtle, host, hosts };
+  return {
+    papers,
+    /** Researchers so far (grows with `grow`); researcher 0 is Erdős. */
+    get researchers(): number {
+      return paperCount.length;
+    },
+    fieldOf: (a: number) => fieldOf[a]!,
+    paperUrl, paperId, person, personDoc, nameOf, erdosNumbers, grow, paperHtml, personTurtle, host, hosts,
+  };
 }
 
 export interface ScholarlyWeb extends TestServer {

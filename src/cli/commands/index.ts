@@ -119,6 +119,12 @@ export const commandModules: CommandModule[] = [
     ],
   },
   {
+    load: () => import('./lab-erdos.ts'),
+    commands: [
+      { path: 'lab erdos', term: '[options]', summary: "seed 003's Erdős-number benchmark: a generated scholarly Web on 127.0.0.1 crawled query-driven and breadth-first, every researcher's number by SPARQL against the ground truth, then a re-crawl after new papers and `query --at` the first crawl" },
+    ],
+  },
+  {
     load: () => import('./lab-report.ts'),
     commands: [
       { path: 'lab report', term: '[options]', summary: "rerun the seeds' experiments (re-crawl, ordering, caching, crawl time) and write one HTML page: each claim, the lab's figures, a verdict" },
