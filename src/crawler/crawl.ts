@@ -124,7 +124,7 @@ export function crawl(options: CrawlOptions): Crawl {
   return new Crawl(options);
 }
 
-function validate(o: CrawlOptions): void {
+async function validate(o: CrawlOptions): Promise<void> {
   const positive = (v: number | undefined, option: string) => {
     if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new OptionError(option, `must be a number ≥ 0, got ${v}`);
   };
@@ -141,13 +141,13 @@ function validate(o: CrawlOptions): void {
   if (o.trustedOnly && !o.trust) throw new OptionError('trustedOnly', 'needs the keys to trust: give a trust list (--trust keys.txt)');
   if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
   if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
-  validateDrivingQueries(o);
+  await validateDrivingQueries(o);
   if (o.answer !== undefined && o.order && o.order !== 'bfs') throw new OptionError('answer', `orders the frontier by what each link can add to the answer: it cannot be combined with order ${o.order}`);
   if (o.followArchive && o.follow === undefined && o.until === undefined) throw new OptionError('followArchive', 'needs a follow or until query to run over the archive');
 }
 
 async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
-  validate(o);
+  await validate(o);
   const t0 = Date.now();
   fs.mkdirSync(o.dataDir, { recursive: true });
   const store: CrawlStore = o.store ?? (await openStore(o.dataDir));
@@ -202,7 +202,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     backoffBaseMs: o.backoffBaseMs ?? DEFAULTS.backoffBaseMs, maxBackoffMs: DEFAULTS.maxBackoffMs, maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
   };
   // Query-driven crawling (src/crawler/follow/): one store of what the crawl learns, for its queries.
-  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? new QueryDriver(o, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
+  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? await QueryDriver.create(o, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
   const queues: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
     : !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,

@@ -154,7 +154,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     expect(answer.vars).toEqual(['label']);
     expect(answer.rows).toHaveLength(related.length);
     for (const r of answer.rows) expect(r.documents).toContain(web.document(0));
-  }, 60_000);
+  }, 180_000);
 
   it('on the command line, a broken query names its flag and exits 64 before fetching', async () => {
     const before = web.requests.length;

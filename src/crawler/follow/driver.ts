@@ -64,26 +64,35 @@ function prepare(option: 'follow' | 'until' | 'answer', text: string, form: 'sel
 }
 
 /** Validates the driving queries (OptionError naming the option); undefined when there are none. */
-export function validateDrivingQueries(o: DrivingQueries & { seeds?: string[] }): void {
+export async function validateDrivingQueries(o: DrivingQueries & { seeds?: string[] }): Promise<void> {
   if (o.follow !== undefined) prepare('follow', o.follow, 'select');
   if (o.until !== undefined) prepare('until', o.until, 'ask');
   if (o.answer !== undefined) {
     const shape = prepare('answer', o.answer, 'select');
     if (o.follow !== undefined) throw new OptionError('answer', 'chooses the links itself: give it or --follow, not both');
-    if (traversalSeeds(shape).seeds.length === 0 && !o.seeds?.length) throw new OptionError('answer', 'names no http(s) resource to start from: put one in the query, or give seed URLs');
+    if ((await traversalPlan(shape)).seeds.length === 0 && !o.seeds?.length) throw new OptionError('answer', 'names no http(s) resource to start from: put one in the query, or give seed URLs');
   }
   if (o.followBatch !== undefined && !createSchedule(o.followBatch)) throw new OptionError('followBatch', `must be auto, every, or a number of documents ≥ 1, got ${JSON.stringify(o.followBatch)}`);
 }
 
-function traversalSeeds(shape: QueryShape): { patterns: TriplePattern[]; seeds: string[] } {
+/** What --answer needs of its query's AST: its triple patterns, the IRIs it starts from, and the query with every variable projected. */
+export interface TraversalPlan {
+  patterns: TriplePattern[];
+  seeds: string[];
+  wide: string | undefined;
+}
+
+async function traversalPlan(shape: QueryShape): Promise<TraversalPlan> {
   let patterns: TriplePattern[];
+  let wide: string | undefined;
   try {
-    patterns = triplePatterns(shape.text);
+    patterns = await triplePatterns(shape.text);
+    wide = await allVariablesQuery(shape.text);
   } catch (e) {
     throw new OptionError('answer', `is not a query that can run: ${(e as Error).message.split('\n')[0]}`);
   }
   const seeds = queryIris(patterns).filter((iri) => normalizeUrl(iri));
-  return { patterns, seeds };
+  return { patterns, seeds, wide };
 }
 
 /**
@@ -101,6 +110,8 @@ export class QueryDriver {
   private readonly until?: QueryShape;
   private readonly answerQuery?: QueryShape;
   private readonly patterns: TriplePattern[] = [];
+  /** The answer query with every variable projected (allVariablesQuery), to find each row's documents. */
+  private readonly wide?: string;
   private readonly traversal?: Traversal;
   /** Links the traversal credited while learning the current document, offered once it is learnt. */
   private credited = new Set<string>();
@@ -114,7 +125,14 @@ export class QueryDriver {
   answered = false;
   readonly stats: QueryDrivenSummary;
 
-  constructor(o: DrivingQueries, initial?: ox.Store) {
+  /** A driver for any of the queries; --answer's is parsed first (the parser loads on first use). */
+  static async create(o: DrivingQueries, initial?: ox.Store): Promise<QueryDriver> {
+    const plan = o.answer === undefined ? undefined : await traversalPlan(prepare('answer', o.answer, 'select'));
+    return new QueryDriver(o, initial, plan);
+  }
+
+  /** `plan`: --answer's (QueryDriver.create makes it); a driver of --follow/--until only needs none. */
+  constructor(o: DrivingQueries, initial?: ox.Store, plan?: TraversalPlan) {
     this.knowledge = new Knowledge(initial);
     // The archive's knowledge is unqueried too: the first chance to run goes to it (a crawl whose seeds
     // are all known already learns nothing new, and only the archive can give it somewhere to go).
@@ -123,10 +141,11 @@ export class QueryDriver {
     if (o.until !== undefined) this.until = prepare('until', o.until, 'ask');
     this.seeds = [];
     if (o.answer !== undefined) {
+      if (!plan) throw new Error('QueryDriver: an answer query needs its plan (use QueryDriver.create)');
       this.answerQuery = prepare('answer', o.answer, 'select');
-      const t = traversalSeeds(this.answerQuery);
-      this.patterns = t.patterns;
-      this.seeds = t.seeds;
+      this.patterns = plan.patterns;
+      this.seeds = plan.seeds;
+      this.wide = plan.wide;
       const policy = (this.policy = new TraversalPolicy());
       this.traversal = new Traversal(this.patterns, (iri, score) => {
         const url = policy.credit(iri, score);
@@ -210,8 +229,7 @@ export class QueryDriver {
     const solutions = this.knowledge.select(shape);
     const vars = [...new Set(solutions.flatMap((s) => [...s.keys()]))];
     // Each row's documents: those of every full solution (all variables bound) that agrees with the row.
-    const wide = allVariablesQuery(shape.text);
-    const full = wide ? this.knowledge.select(analyseQuery(wide)) : solutions;
+    const full = this.wide ? this.knowledge.select(analyseQuery(this.wide)) : solutions;
     const rowKey = (s: Map<string, ox.Term>) => vars.map((v) => { const t = s.get(v); return t ? `${t.termType}:${t.value}` : ''; }).join('\t');
     const docsOf = new Map<string, Set<string>>();
     for (const s of full) {
