@@ -35,7 +35,7 @@ import { StoreStage } from './stages/store.ts';
 import { LearnStage } from './stages/learn.ts';
 import { trustVetter } from '../trust/vet.ts';
 import type { Verdict } from '../trust/proof.ts';
-import { QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
+import { ArchiveRecall, QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
 import { VersionIndex } from '../query/version-index.ts';
 import { materialise, NOW } from '../query/sparql.ts';
 
@@ -203,6 +203,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   };
   // Query-driven crawling (src/crawler/follow/): one store of what the crawl learns, for its queries.
   const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? await QueryDriver.create(o, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
+  // A second --answer is answered from the archive, re-fetching only what the re-crawl policy says is stale.
+  driver?.useArchive(new ArchiveRecall(store, o.dataDir));
   const queues: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
     : !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,
@@ -229,6 +231,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const scope = new ScopeStage(queues, seen, {
     filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined, onFiltered: (_url, reason) => fates.count(reason),
+    onKnown: driver?.readsArchive ? (url, depth) => driver.known(url, depth) : undefined,
   });
 
   if (o.round) {
@@ -394,6 +397,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       while (done.length) yield done.shift() as CapturedDocument;
       // The driving queries run in batches (follow/schedule.ts), and always before the crawl would end
       // for want of URLs: only they can give a query-driven crawl more to fetch.
+      if (driver?.recalling && !stopReason) {
+        await driver.recallArchived(scope);
+        await scope.flush(store);
+        continue;
+      }
       if (driver && !stopReason && driver.due(queues.size === 0)) {
         driver.evaluate(scope);
         await scope.flush(store);

@@ -7,6 +7,7 @@ import { OptionError, UserError } from '../../util/errors.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { Knowledge, jsonTerm } from './knowledge.ts';
 import { createSchedule, type EvaluationSchedule } from './schedule.ts';
+import type { ArchiveRecall } from './archived.ts';
 import { allVariablesQuery, queryIris, Traversal, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
 
 /** The queries that drive a crawl (CrawlOptions.follow / until / answer). */
@@ -34,13 +35,19 @@ export interface QueryDrivenSummary {
   /** --until: whether the question was answered, and after how many documents learnt. */
   answered?: boolean;
   answeredAfter?: number;
+  /**
+   * --answer over an archive that held documents already: those learnt from their archived versions
+   * (fresh by the re-crawl policy), and those fetched again because the policy said they were stale.
+   */
+  archive?: { documents: number; stale: number };
   /** --answer: the solutions, each with the documents whose triples it used. */
   answer?: { vars: string[]; rows: Array<{ binding: Record<string, SparqlJsonTerm>; documents: string[] }> };
 }
 
 /** Where the driver sends the URLs it chose: the crawl's scope stage (depth and filters). */
 export interface Offer {
-  offer(url: string, depth: number, vocabulary: boolean): unknown;
+  /** `force`: queued although the crawl knows it (a stale document fetched again). */
+  offer(url: string, depth: number, vocabulary: boolean, force?: boolean): unknown;
 }
 
 /** Checks a driving query before anything is fetched: its form, and that the engine accepts it. */
@@ -120,6 +127,11 @@ export class QueryDriver {
   private readonly mentioned = new Map<string, number>();
   private readonly bound = new Set<string>();
   private pending = 0;
+  /** --answer over an archive: documents met again, answered from it unless stale (follow/archived.ts). */
+  private recall?: ArchiveRecall;
+  private recalls: Array<{ url: string; depth: number }> = [];
+  /** URLs learnt or looked up in the archive this crawl: each is looked up once. */
+  private readonly handled = new Set<string>();
   /** The deepest document learnt since the last run: the depth of a binding no document mentions. */
   private pendingDepth = 0;
   answered = false;
@@ -166,6 +178,7 @@ export class QueryDriver {
    * the query's patterns, scored first so the frontier ranks them as it queues them.
    */
   learn(url: string, quads: readonly Quad[], depth: number, scope: Offer): void {
+    this.handled.add(url);
     this.knowledge.add(url, quads);
     this.pending++;
     this.pendingDepth = Math.max(this.pendingDepth, depth);
@@ -184,6 +197,61 @@ export class QueryDriver {
       for (const link of this.credited) scope.offer(link, depth + 1, false);
       this.credited = new Set();
     }
+  }
+
+  /**
+   * Lets --answer read the archive: a document the traversal meets that the crawl knows already (the
+   * seen test would skip it) is learnt from its latest archived version, or fetched again when the
+   * re-crawl policy says it is stale (follow/archived.ts).
+   */
+  useArchive(recall: ArchiveRecall): void {
+    if (this.answerQuery) this.recall = recall;
+  }
+
+  /** Whether a document the crawl met again may be answered from the archive (the crawl's scope calls `known`). */
+  get readsArchive(): boolean {
+    return this.recall !== undefined;
+  }
+
+  /** A URL the scope found known already: looked up in the archive on the crawl loop's next turn. */
+  known(url: string, depth: number): void {
+    if (this.recall && !this.handled.has(url)) this.recalls.push({ url, depth });
+  }
+
+  /** Whether archive look-ups wait (the crawl loop runs `recallArchived` before it could end). */
+  get recalling(): boolean {
+    return this.recalls.length > 0;
+  }
+
+  /** Answers the documents met again from the archive; stale ones are offered to be fetched again. */
+  async recallArchived(scope: Offer): Promise<void> {
+    const recall = this.recall;
+    if (!recall) return;
+    const archive = (this.stats.archive ??= { documents: 0, stale: 0 });
+    for (let next = this.recalls.shift(); next; next = this.recalls.shift()) {
+      const { url, depth } = next;
+      if (this.handled.has(url)) continue;
+      this.handled.add(url);
+      const r = await recall.recall(url);
+      if (r.kind === 'stale') {
+        archive.stale++;
+        scope.offer(url, depth, false, true);
+      } else if (r.kind === 'version') {
+        if (this.handled.has(r.url) && r.url !== url) continue;
+        archive.documents++;
+        this.learn(r.url, r.quads, depth, scope);
+      } else if (r.kind === 'redirect') {
+        // The target is met like a link at the same depth: fetched if new, else looked up in turn.
+        scope.offer(r.target, depth, false);
+      }
+    }
+  }
+
+  /** A document fetched again that came back unchanged (not parsed again): learnt from its archived version. */
+  async learnUnchanged(url: string, depth: number, scope: Offer): Promise<void> {
+    if (!this.recall || this.knowledge.has(url)) return;
+    const r = await this.recall.recall(url, { ignoreStaleness: true });
+    if (r.kind === 'version') this.learn(r.url, r.quads, depth, scope);
   }
 
   /** Whether the follow/until queries should run now (`starving`: nothing queued nor in flight to wait for). */

@@ -19,6 +19,11 @@ export class Knowledge {
   /** `store`: start from this store (the archive's snapshot, `--follow-archive`); owned from now on. */
   constructor(readonly store: ox.Store = new ox.Store()) {}
 
+  /** Whether a document was learnt this crawl. */
+  has(documentUrl: string): boolean {
+    return this.graphs.has(documentUrl);
+  }
+
   get quads(): number {
     return this.store.size;
   }
