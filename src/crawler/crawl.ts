@@ -229,6 +229,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, ...(vet ? { trust: trustCounts } : {}), queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
+  if (driver) driver.onCut = (n) => fates.count('follow-cap', n);
   const scope = new ScopeStage(queues, seen, {
     filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined, onFiltered: (_url, reason) => fates.count(reason),
     onKnown: driver?.readsArchive ? (url, depth) => driver.known(url, depth) : undefined,

@@ -20,6 +20,36 @@ export interface DrivingQueries {
   answer?: string;
   /** When the queries run: 'auto' (growth), 'every', or a batch size. */
   followBatch?: string | number;
+  /** Bindings (--follow) or candidate links (--answer) followed from one document at most (FOLLOW_LIMITS). */
+  followMaxPerDocument?: number;
+  /** Bindings or candidate links followed in one crawl at most. */
+  followMaxBindings?: number;
+  /** Time the follow/until queries may take in one crawl, in all (ms); once spent they run no more. */
+  followMaxQueryTimeMs?: number;
+}
+
+/**
+ * The caps that keep a hostile or careless Web from flooding a query-driven crawl (`--max-docs`
+ * bounds the fetching; these bound what is queued and the time spent querying). What a cap drops is
+ * counted under the reason `follow-cap` and in the summary's `query.cut`.
+ */
+export const FOLLOW_LIMITS = {
+  /** A page that lists a dataset's items can name hundreds; a thousand of one document is a flood. */
+  perDocument: 1_000,
+  perCrawl: 100_000,
+  queryMs: 10 * 60_000,
+} as const;
+
+/** What the caps cut, and what the query bound that cannot be followed. */
+export interface FollowCut {
+  /** Bindings or links not followed: over the per-document cap, or over the per-crawl cap. */
+  perDocument: number;
+  perCrawl: number;
+  /** Distinct literals and blank nodes the follow query bound in its last run (only IRIs can be fetched). */
+  literals: number;
+  blankNodes: number;
+  /** The follow/until queries' time budget was spent: they ran no more. */
+  queryBudget: boolean;
 }
 
 /** What the driving queries cost and found, for the summary. */
@@ -32,6 +62,8 @@ export interface QueryDrivenSummary {
   learnt: { documents: number; quads: number };
   /** Distinct IRIs the follow query bound (each offered to the scope once, where depth and filters apply). */
   bindings?: number;
+  /** What the caps cut (FOLLOW_LIMITS), and the follow query's bindings that are not IRIs. */
+  cut: FollowCut;
   /** --until: whether the question was answered, and after how many documents learnt. */
   answered?: boolean;
   answeredAfter?: number;
@@ -79,6 +111,10 @@ export async function validateDrivingQueries(o: DrivingQueries & { seeds?: strin
     if (o.follow !== undefined) throw new OptionError('answer', 'chooses the links itself: give it or --follow, not both');
     if ((await traversalPlan(shape)).seeds.length === 0 && !o.seeds?.length) throw new OptionError('answer', 'names no http(s) resource to start from: put one in the query, or give seed URLs');
   }
+  for (const k of ['followMaxPerDocument', 'followMaxBindings', 'followMaxQueryTimeMs'] as const) {
+    const v = o[k];
+    if (v !== undefined && !(Number.isFinite(v) && v >= (k === 'followMaxQueryTimeMs' ? 0 : 1))) throw new OptionError(k, `must be a number ≥ ${k === 'followMaxQueryTimeMs' ? 0 : 1}, got ${v}`);
+  }
   if (o.followBatch !== undefined && !createSchedule(o.followBatch)) throw new OptionError('followBatch', `must be auto, every, or a number of documents ≥ 1, got ${JSON.stringify(o.followBatch)}`);
 }
 
@@ -125,6 +161,14 @@ export class QueryDriver {
   private readonly schedule: EvaluationSchedule;
   /** Each IRI's smallest depth among the documents that mention it: a bound IRI's depth is one more. */
   private readonly mentioned = new Map<string, number>();
+  /** The document (its number in learning order) that first mentioned each IRI: the one a binding is charged to. */
+  private readonly mentionedBy = new Map<string, number>();
+  /** Bindings or links followed per document (by number), for the per-document cap. */
+  private readonly followedFrom = new Map<number, number>();
+  private followed = 0;
+  private readonly limits: { perDocument: number; perCrawl: number; queryMs: number };
+  /** Called with the number of bindings or links a cap dropped (the crawl counts them as `follow-cap`). */
+  onCut: (n: number) => void = () => undefined;
   private readonly bound = new Set<string>();
   private pending = 0;
   /** --answer over an archive: documents met again, answered from it unless stale (follow/archived.ts). */
@@ -165,7 +209,9 @@ export class QueryDriver {
       });
     }
     this.schedule = createSchedule(o.followBatch) as EvaluationSchedule;
-    this.stats = { evaluations: 0, evaluationMs: 0, schedule: this.schedule.name, learnt: { documents: 0, quads: 0 }, ...(this.follow ? { bindings: 0 } : {}), ...(this.until ? { answered: false } : {}) };
+    this.limits = { perDocument: o.followMaxPerDocument ?? FOLLOW_LIMITS.perDocument, perCrawl: o.followMaxBindings ?? FOLLOW_LIMITS.perCrawl, queryMs: o.followMaxQueryTimeMs ?? FOLLOW_LIMITS.queryMs };
+    const cut: FollowCut = { perDocument: 0, perCrawl: 0, literals: 0, blankNodes: 0, queryBudget: false };
+    this.stats = { evaluations: 0, evaluationMs: 0, schedule: this.schedule.name, learnt: { documents: 0, quads: 0 }, cut, ...(this.follow ? { bindings: 0 } : {}), ...(this.until ? { answered: false } : {}) };
   }
 
   /** Whether the crawl's links are chosen by a query rather than taken from every document. */
@@ -180,6 +226,7 @@ export class QueryDriver {
   learn(url: string, quads: readonly Quad[], depth: number, scope: Offer): void {
     this.handled.add(url);
     this.knowledge.add(url, quads);
+    const docNumber = this.knowledge.documents;
     this.pending++;
     this.pendingDepth = Math.max(this.pendingDepth, depth);
     if (this.follow) {
@@ -187,14 +234,18 @@ export class QueryDriver {
         for (const t of [q.subject, q.object]) {
           if (t.termType !== 'NamedNode') continue;
           const d = this.mentioned.get(t.value);
+          if (d === undefined) this.mentionedBy.set(t.value, docNumber);
           if (d === undefined || depth < d) this.mentioned.set(t.value, depth);
         }
       }
     }
-    if (this.traversal) {
+    if (this.traversal && this.policy) {
       this.traversal.learn(quads);
+      // The best links first when a cap cuts (a link the policy has not scored is a seed's redirect: first).
+      const policy = this.policy;
+      const links = [...this.credited].sort((a, b) => policy.priority(b) - policy.priority(a));
       // (A link raised by this document but found in an earlier one keeps its earlier depth: the seen test holds it.)
-      for (const link of this.credited) scope.offer(link, depth + 1, false);
+      for (const link of links) if (this.mayFollow(docNumber)) scope.offer(link, depth + 1, false);
       this.credited = new Set();
     }
   }
@@ -254,9 +305,40 @@ export class QueryDriver {
     if (r.kind === 'version') this.learn(r.url, r.quads, depth, scope);
   }
 
+  /**
+   * Whether one more binding or link of document `doc` (0: none, the query minted it) may be followed;
+   * counts it as followed, or as cut by the cap that says no.
+   */
+  private mayFollow(doc: number): boolean {
+    const cut = this.stats.cut;
+    if (this.followed >= this.limits.perCrawl) {
+      cut.perCrawl++;
+      this.onCut(1);
+      return false;
+    }
+    if (doc > 0) {
+      const n = this.followedFrom.get(doc) ?? 0;
+      if (n >= this.limits.perDocument) {
+        cut.perDocument++;
+        this.onCut(1);
+        return false;
+      }
+      this.followedFrom.set(doc, n + 1);
+    }
+    this.followed++;
+    return true;
+  }
+
   /** Whether the follow/until queries should run now (`starving`: nothing queued nor in flight to wait for). */
   due(starving: boolean): boolean {
     if (!this.follow && !this.until) return false;
+    if (this.stats.evaluationMs >= this.limits.queryMs) {
+      // Spent: a query that grows slow with what was learnt does not hold the crawl; what it chose is still fetched.
+      this.stats.cut.queryBudget = true;
+      return false;
+    }
+    // Past the per-crawl cap nothing more can be followed: only an --until question is still worth asking.
+    if (!this.until && this.followed >= this.limits.perCrawl) return false;
     return this.schedule.due(this.pending, this.knowledge.documents, starving);
   }
 
@@ -265,12 +347,16 @@ export class QueryDriver {
     const t0 = performance.now();
     let offered = 0;
     if (this.follow) {
-      for (const iri of this.knowledge.boundIris(this.follow)) {
+      const others = { literals: 0, blankNodes: 0 };
+      for (const iri of this.knowledge.boundIris(this.follow, others)) {
         if (this.bound.has(iri)) continue;
+        // A dropped binding stays bound: the next run does not count it again.
         this.bound.add(iri);
+        if (!this.mayFollow(this.mentionedBy.get(iri) ?? 0)) continue;
         scope.offer(iri, (this.mentioned.get(iri) ?? this.pendingDepth) + 1, false);
         offered++;
       }
+      Object.assign(this.stats.cut, others);
       this.stats.bindings = this.bound.size;
     }
     if (this.until && !this.answered && this.knowledge.ask(this.until)) {
@@ -287,7 +373,7 @@ export class QueryDriver {
 
   /** The summary's part; with --answer, runs the query over everything learnt and finds each solution's documents. */
   finish(): QueryDrivenSummary {
-    if (this.pending > 0 && (this.follow || this.until)) this.evaluate({ offer: () => undefined });
+    if (this.pending > 0 && (this.follow || this.until) && this.stats.evaluationMs < this.limits.queryMs) this.evaluate({ offer: () => undefined });
     this.stats.learnt = { documents: this.knowledge.documents, quads: this.knowledge.quads };
     if (this.answerQuery) this.stats.answer = this.answer(this.answerQuery);
     return this.stats;

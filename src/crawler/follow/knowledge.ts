@@ -55,17 +55,24 @@ export class Knowledge {
    * The IRIs a SELECT binds, any variable. Read from the engine's TSV results: building a JS object per
    * solution costs ~10× more (measured on 20,000 solutions: 70 ms against 780 ms).
    */
-  boundIris(shape: QueryShape): Set<string> {
+  boundIris(shape: QueryShape, others?: { literals: number; blankNodes: number }): Set<string> {
     const tsv = evaluateShape(this.store, shape, 'text/tab-separated-values') as string;
     const out = new Set<string>();
+    // Counted only: a literal or blank node cannot be fetched.
+    const literals = new Set<string>();
+    const blanks = new Set<string>();
     let first = true;
     for (const line of tsv.split('\n')) {
       if (first) {
         first = false;
         continue;
       }
-      for (const cell of line.split('\t')) if (cell.startsWith('<') && cell.endsWith('>')) out.add(unescapeIri(cell.slice(1, -1)));
+      for (const cell of line.split('\t')) {
+        if (cell.startsWith('<') && cell.endsWith('>')) out.add(unescapeIri(cell.slice(1, -1)));
+        else if (others && cell !== '') (cell.startsWith('_:') ? blanks : literals).add(cell);
+      }
     }
+    if (others) Object.assign(others, { literals: literals.size, blankNodes: blanks.size });
     return out;
   }
 
