@@ -139,7 +139,8 @@ async function validate(o: CrawlOptions): Promise<void> {
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
   if (o.trustedOnly && !o.trust) throw new OptionError('trustedOnly', 'needs the keys to trust: give a trust list (--trust keys.txt)');
-  if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
+  if (o.order === 'query' && o.follow === undefined) throw new OptionError('order', "'query' ranks the IRIs a --follow query binds by the solutions they appear in: it needs a follow query");
+  if (o.order && o.order !== 'query' && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}, query (with a follow query)`);
   if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
   await validateDrivingQueries(o);
   if (o.answer !== undefined && o.order && o.order !== 'bfs') throw new OptionError('answer', `orders the frontier by what each link can add to the answer: it cannot be combined with order ${o.order}`);
@@ -202,7 +203,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     backoffBaseMs: o.backoffBaseMs ?? DEFAULTS.backoffBaseMs, maxBackoffMs: DEFAULTS.maxBackoffMs, maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
   };
   // Query-driven crawling (src/crawler/follow/): one store of what the crawl learns, for its queries.
-  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? await QueryDriver.create(o, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
+  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? await QueryDriver.create({ ...o, followOrder: o.order === 'query' }, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
   // A second --answer is answered from the archive, re-fetching only what the re-crawl policy says is stale.
   driver?.useArchive(new ArchiveRecall(store, o.dataDir));
   const queues: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)

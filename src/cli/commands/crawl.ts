@@ -59,7 +59,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--no-vocabularies', 'do not fetch the vocabularies the data uses')
     .option('--sitemaps', "also crawl the URLs the seeds' sitemaps list (robots.txt Sitemap: lines, else /sitemap.xml)")
     .option('--sitemap <url>', 'read this sitemap (or sitemap index) and crawl the URLs it lists (repeatable)', collect)
-    .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random', 'bfs')
+    .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random; query (with --follow: the IRIs bound in the most solutions first)', 'bfs')
     .option('--query <words>', 'the driving query of --order similarity')
     .option('--trust <file>', "check each document's Data Integrity proofs (eddsa-rdfc-2022) against these keys (one did:key a line); the verdict goes into the crawl log")
     .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')

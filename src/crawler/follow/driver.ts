@@ -20,6 +20,8 @@ export interface DrivingQueries {
   answer?: string;
   /** When the queries run: 'auto' (growth), 'every', or a batch size. */
   followBatch?: string | number;
+  /** --follow with `--order query`: the frontier fetches first the IRIs bound in the most solutions. */
+  followOrder?: boolean;
   /** Bindings (--follow) or candidate links (--answer) followed from one document at most (FOLLOW_LIMITS). */
   followMaxPerDocument?: number;
   /** Bindings or candidate links followed in one crawl at most. */
@@ -145,7 +147,7 @@ async function traversalPlan(shape: QueryShape): Promise<TraversalPlan> {
  */
 export class QueryDriver {
   readonly knowledge: Knowledge;
-  /** The frontier ordering of --answer (its candidate links' scores). */
+  /** The frontier ordering of --answer (its candidate links' scores), or of --follow with `--order query` (solutions per IRI). */
   readonly policy: TraversalPolicy | undefined;
   /** URLs --answer starts from: the query's http(s) IRIs. */
   readonly seeds: string[];
@@ -208,6 +210,7 @@ export class QueryDriver {
         if (url) this.credited.add(url);
       });
     }
+    if (this.follow && o.followOrder) this.policy = new TraversalPolicy();
     this.schedule = createSchedule(o.followBatch) as EvaluationSchedule;
     this.limits = { perDocument: o.followMaxPerDocument ?? FOLLOW_LIMITS.perDocument, perCrawl: o.followMaxBindings ?? FOLLOW_LIMITS.perCrawl, queryMs: o.followMaxQueryTimeMs ?? FOLLOW_LIMITS.queryMs };
     const cut: FollowCut = { perDocument: 0, perCrawl: 0, literals: 0, blankNodes: 0, queryBudget: false };
@@ -348,7 +351,11 @@ export class QueryDriver {
     let offered = 0;
     if (this.follow) {
       const others = { literals: 0, blankNodes: 0 };
-      for (const iri of this.knowledge.boundIris(this.follow, others)) {
+      const solutions = this.policy ? new Map<string, number>() : undefined;
+      const bound = this.knowledge.boundIris(this.follow, others, solutions);
+      // Scored before they are offered, so the frontier ranks each as it queues it (and re-ranks queued ones).
+      for (const [iri, n] of solutions ?? []) this.policy?.set(iri, n);
+      for (const iri of bound) {
         if (this.bound.has(iri)) continue;
         // A dropped binding stays bound: the next run does not count it again.
         this.bound.add(iri);

@@ -55,7 +55,7 @@ export class Knowledge {
    * The IRIs a SELECT binds, any variable. Read from the engine's TSV results: building a JS object per
    * solution costs ~10× more (measured on 20,000 solutions: 70 ms against 780 ms).
    */
-  boundIris(shape: QueryShape, others?: { literals: number; blankNodes: number }): Set<string> {
+  boundIris(shape: QueryShape, others?: { literals: number; blankNodes: number }, solutions?: Map<string, number>): Set<string> {
     const tsv = evaluateShape(this.store, shape, 'text/tab-separated-values') as string;
     const out = new Set<string>();
     // Counted only: a literal or blank node cannot be fetched.
@@ -68,7 +68,11 @@ export class Knowledge {
         continue;
       }
       for (const cell of line.split('\t')) {
-        if (cell.startsWith('<') && cell.endsWith('>')) out.add(unescapeIri(cell.slice(1, -1)));
+        if (cell.startsWith('<') && cell.endsWith('>')) {
+          const iri = unescapeIri(cell.slice(1, -1));
+          out.add(iri);
+          if (solutions) solutions.set(iri, (solutions.get(iri) ?? 0) + 1);
+        }
         else if (others && cell !== '') (cell.startsWith('_:') ? blanks : literals).add(cell);
       }
     }

@@ -259,6 +259,14 @@ export class TraversalPolicy implements OrderingPolicy {
     return url;
   }
 
+  /** Sets a URL's score (`--order query` of --follow: the solutions the IRI appeared in). */
+  set(iri: string, score: number): void {
+    const url = normalizeUrl(iri);
+    if (!url || this.scores.get(url) === score) return;
+    this.scores.set(url, score);
+    this.changed.add(url);
+  }
+
   priority(url: string): number {
     return this.scores.get(url) ?? Number.MAX_SAFE_INTEGER;
   }
