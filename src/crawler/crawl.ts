@@ -35,7 +35,7 @@ import { StoreStage } from './stages/store.ts';
 import { LearnStage } from './stages/learn.ts';
 import { trustVetter } from '../trust/vet.ts';
 import type { Verdict } from '../trust/proof.ts';
-import { QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
+import { ArchiveRecall, QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
 import { VersionIndex } from '../query/version-index.ts';
 import { materialise, NOW } from '../query/sparql.ts';
 
@@ -124,7 +124,7 @@ export function crawl(options: CrawlOptions): Crawl {
   return new Crawl(options);
 }
 
-function validate(o: CrawlOptions): void {
+async function validate(o: CrawlOptions): Promise<void> {
   const positive = (v: number | undefined, option: string) => {
     if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new OptionError(option, `must be a number ≥ 0, got ${v}`);
   };
@@ -139,15 +139,16 @@ function validate(o: CrawlOptions): void {
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
   if (o.trustedOnly && !o.trust) throw new OptionError('trustedOnly', 'needs the keys to trust: give a trust list (--trust keys.txt)');
-  if (o.order && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}`);
+  if (o.order === 'query' && o.follow === undefined) throw new OptionError('order', "'query' ranks the IRIs a --follow query binds by the solutions they appear in: it needs a follow query");
+  if (o.order && o.order !== 'query' && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}, query (with a follow query)`);
   if (o.order === 'similarity' && !o.query) throw new UserError('the similarity ordering needs a driving query: give its words (query option; --query on the command line)');
-  validateDrivingQueries(o);
+  await validateDrivingQueries(o);
   if (o.answer !== undefined && o.order && o.order !== 'bfs') throw new OptionError('answer', `orders the frontier by what each link can add to the answer: it cannot be combined with order ${o.order}`);
   if (o.followArchive && o.follow === undefined && o.until === undefined) throw new OptionError('followArchive', 'needs a follow or until query to run over the archive');
 }
 
 async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void, progress: (p: CrawlProgress) => void): AsyncGenerator<CapturedDocument> {
-  validate(o);
+  await validate(o);
   const t0 = Date.now();
   fs.mkdirSync(o.dataDir, { recursive: true });
   const store: CrawlStore = o.store ?? (await openStore(o.dataDir));
@@ -202,7 +203,9 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     backoffBaseMs: o.backoffBaseMs ?? DEFAULTS.backoffBaseMs, maxBackoffMs: DEFAULTS.maxBackoffMs, maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
   };
   // Query-driven crawling (src/crawler/follow/): one store of what the crawl learns, for its queries.
-  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? new QueryDriver(o, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
+  const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? await QueryDriver.create({ ...o, followOrder: o.order === 'query' }, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
+  // A second --answer is answered from the archive, re-fetching only what the re-crawl policy says is stale.
+  driver?.useArchive(new ArchiveRecall(store, o.dataDir));
   const queues: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
     : !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,
@@ -227,8 +230,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, ...(vet ? { trust: trustCounts } : {}), queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
   };
 
+  if (driver) driver.onCut = (n) => fates.count('follow-cap', n);
   const scope = new ScopeStage(queues, seen, {
     filters, queueHost: o.queueHost, trace: trace ? (url) => trace.write(url + '\n') : undefined, onFiltered: (_url, reason) => fates.count(reason),
+    onKnown: driver?.readsArchive ? (url, depth) => driver.known(url, depth) : undefined,
   });
 
   if (o.round) {
@@ -394,6 +399,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       while (done.length) yield done.shift() as CapturedDocument;
       // The driving queries run in batches (follow/schedule.ts), and always before the crawl would end
       // for want of URLs: only they can give a query-driven crawl more to fetch.
+      if (driver?.recalling && !stopReason) {
+        await driver.recallArchived(scope);
+        await scope.flush(store);
+        continue;
+      }
       if (driver && !stopReason && driver.due(queues.size === 0)) {
         driver.evaluate(scope);
         await scope.flush(store);

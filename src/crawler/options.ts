@@ -102,6 +102,12 @@ export interface CrawlOptions {
   answer?: string;
   /** When the follow/until queries run: 'auto' (as the knowledge grows by a tenth; default), 'every' document, or every N documents. */
   followBatch?: string | number;
+  /** Bindings (--follow) or candidate links (--answer) followed from one document at most (default 1,000; FOLLOW_LIMITS in src/crawler/follow/). */
+  followMaxPerDocument?: number;
+  /** Bindings or candidate links followed in one crawl at most (default 100,000). */
+  followMaxBindings?: number;
+  /** Time the follow/until queries may take in one crawl, in all, ms (default 10 min); once spent they run no more. */
+  followMaxQueryTimeMs?: number;
 
   /** Cache policy of the seen-URL set: clock (default), lru, random, static. */
   seenCache?: 'clock' | 'lru' | 'random' | 'static';

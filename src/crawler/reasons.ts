@@ -22,6 +22,7 @@ export const REASONS = {
   'refused-address': 'resolves to a private, loopback or link-local address (--allow-private)',
   'url-too-long': 'longer than the URL length limit',
   nofollow: 'only linked with rel="nofollow" or from a page whose META robots says nofollow',
+  'follow-cap': 'bound by a --follow/--answer query past its cap of bindings per document or per crawl (counted, not followed)',
   // The origin could not be used
   'robots-unavailable': 'robots.txt could not be had after its retries',
   'failing-origin': 'its origin failed too many times in a row',
@@ -59,7 +60,7 @@ export function isReason(s: string): s is Reason {
 
 /** Reasons that are a policy decision, not a failure: no back-off, and a later crawl with another policy reconsiders them. */
 export const POLICY_REASONS: ReadonlySet<Reason> = new Set<Reason>([
-  'robots-disallowed', 'filtered-depth', 'filtered-include', 'filtered-exclude', 'filtered-domain', 'refused-address', 'url-too-long', 'nofollow',
+  'robots-disallowed', 'filtered-depth', 'filtered-include', 'filtered-exclude', 'filtered-domain', 'refused-address', 'url-too-long', 'nofollow', 'follow-cap',
 ]);
 
 /** Fates decided before any request was sent: `stats` does not count them as fetches. */

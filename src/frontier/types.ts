@@ -20,6 +20,8 @@ export interface FrontierEntry {
   requisite?: 1 | 2;
   /** Redirects that led here from a URL found otherwise (0 or absent: none), to bound redirect chains. */
   hops?: number;
+  /** Fetched although the store says it was fetched: a re-crawl's seed, a stale document --answer meets again. */
+  refetch?: boolean;
 }
 
 /**

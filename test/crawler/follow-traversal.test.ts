@@ -11,14 +11,14 @@ const parse = (ttl: string) => new Parser({ baseIRI: EX }).parse(`@prefix : <${E
 const Q = analyseQuery(`PREFIX : <${EX}> SELECT ?name WHERE { :alice foaf:knows ?f . ?f foaf:knows ?g . ?g foaf:name ?name }`);
 
 describe('link-traversal ranking', () => {
-  it("starts from the query's subjects and objects, not its predicates or classes", () => {
-    const patterns = triplePatterns(analyseQuery(`PREFIX : <${EX}> SELECT * WHERE { :alice foaf:knows ?f . ?f a foaf:Person ; foaf:based_near :paris }`).text);
+  it("starts from the query's subjects and objects, not its predicates or classes", async () => {
+    const patterns = await triplePatterns(analyseQuery(`PREFIX : <${EX}> SELECT * WHERE { :alice foaf:knows ?f . ?f a foaf:Person ; foaf:based_near :paris }`).text);
     expect(queryIris(patterns).sort()).toEqual([`${EX}alice`, `${EX}paris`]);
   });
 
-  it("ranks links of matches joined to the query's resources first, and raises a waiting link once a later match joins it", () => {
+  it("ranks links of matches joined to the query's resources first, and raises a waiting link once a later match joins it", async () => {
     const scores = new Map<string, number>();
-    const t = new Traversal(triplePatterns(Q.text), (iri, s) => scores.set(iri, (scores.get(iri) ?? 0) + s));
+    const t = new Traversal(await triplePatterns(Q.text), (iri, s) => scores.set(iri, (scores.get(iri) ?? 0) + s));
     // Carol's document first: her foaf:knows matches the second pattern, but nothing joins her to Alice yet.
     t.learn(parse(':carol foaf:knows :dave ; foaf:name "Carol" .'));
     const before = scores.get(`${EX}dave`)!;

@@ -68,7 +68,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     // Every document but the seed's was fetched because the query bound it.
     expect(summary.query?.bindings).toBeGreaterThanOrEqual(expected.size - 1);
     expect(summary.query?.learnt.documents).toBe(expected.size);
-  }, 60_000);
+  }, 180_000);
 
   it('--follow runs its query in batches that grow with what was learnt, not once per document', async () => {
     const q = `${PREFIXES} SELECT ?next WHERE { ?r v:related ?next }`;
@@ -80,7 +80,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     // ...for one query run per document, or a few.
     expect(every.query!.evaluations).toBe(DOCS);
     expect(auto.query!.evaluations).toBeLessThan(DOCS / 2);
-  }, 60_000);
+  }, 180_000);
 
   it('--follow keeps --depth: bindings learnt from the seed are depth 1, theirs depth 2', async () => {
     const o = options({ follow: `${PREFIXES} SELECT ?next WHERE { ?r rdfs:seeAlso ?next }`, depth: 1 });
@@ -88,7 +88,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     const expected = new Set([0, ...objects(gen, 0, 'rdfs:seeAlso').map(docNumber)]);
     expect(fetchedDocs(o.dataDir)).toEqual(expected);
     expect(summary.reasons['filtered-depth']).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 
   it('--follow-archive: a second crawl\'s query also sees what the archive learnt before', async () => {
     const dataDir = tempDir();
@@ -102,7 +102,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     const related = objects(gen, 0, 'v:related').map(docNumber);
     expect(withArchive.query?.bindings).toBe(related.length);
     for (const j of related) expect(fetchedDocs(dataDir)).toContain(j);
-  }, 60_000);
+  }, 180_000);
 
   it('--until stops the crawl once its question is answered, and says so', async () => {
     const target = objects(gen, objects(gen, 0, 'v:related').map(docNumber)[3], 'v:related').map(docNumber)[5];
@@ -114,14 +114,14 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     expect(fetchedDocs(o.dataDir)).toContain(target);
     // A whole crawl would have fetched every document; this one stopped early.
     expect(fetchedDocs(o.dataDir).size).toBeLessThan(DOCS);
-  }, 60_000);
+  }, 180_000);
 
   it('--until that is never true lets the crawl end normally, saying it was not answered', async () => {
     const o = options({ until: `${PREFIXES} ASK { ?r v:identifier ${DOCS + 5} }`, depth: 1 });
     const summary = await crawl(o).run();
     expect(summary.stoppedBy).toBeUndefined();
     expect(summary.query?.answered).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('--answer fetches what the query\'s patterns lead to and gives each answer with its documents', async () => {
     const related = objects(gen, 0, 'v:related').map(docNumber);
@@ -137,7 +137,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     // Exactly the seed's document and the related ones: no seeAlso, homepage or vocabulary.
     expect(fetchedDocs(o.dataDir)).toEqual(new Set([0, ...related]));
     expect(crawlLog(o.dataDir).filter((e) => /\/page\/|terms\.ttl|\/ns$/.test(e.url))).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('on the command line, --answer prints the answer and its documents, and --json carries both', async () => {
     const related = objects(gen, 0, 'v:related').map(docNumber);
@@ -154,7 +154,7 @@ describe('query-driven crawling on a generated Web of Linked Data', () => {
     expect(answer.vars).toEqual(['label']);
     expect(answer.rows).toHaveLength(related.length);
     for (const r of answer.rows) expect(r.documents).toContain(web.document(0));
-  }, 60_000);
+  }, 180_000);
 
   it('on the command line, a broken query names its flag and exits 64 before fetching', async () => {
     const before = web.requests.length;

@@ -59,7 +59,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--no-vocabularies', 'do not fetch the vocabularies the data uses')
     .option('--sitemaps', "also crawl the URLs the seeds' sitemaps list (robots.txt Sitemap: lines, else /sitemap.xml)")
     .option('--sitemap <url>', 'read this sitemap (or sitemap index) and crawl the URLs it lists (repeatable)', collect)
-    .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random', 'bfs')
+    .option('--order <metric>', 'frontier ordering: bfs, backlink, pagerank, location, similarity, random; query (with --follow: the IRIs bound in the most solutions first)', 'bfs')
     .option('--query <words>', 'the driving query of --order similarity')
     .option('--trust <file>', "check each document's Data Integrity proofs (eddsa-rdfc-2022) against these keys (one did:key a line); the verdict goes into the crawl log")
     .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')
@@ -153,6 +153,9 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     until: flags.until,
     answer: flags.answer,
     followBatch: flags.followBatch,
+    followMaxPerDocument: opt(flags.followMaxPerDocument, (s) => parseCount(s, '--follow-max-per-document')),
+    followMaxBindings: opt(flags.followMaxBindings, (s) => parseCount(s, '--follow-max-bindings')),
+    followMaxQueryTimeMs: opt(flags.followMaxQueryTime, (s) => parseDuration(s, '--follow-max-query-time')),
     minFreeBytes: opt(flags.minFreeSpace, (s) => parseBytes(s, '--min-free-space')),
     trust: flags.trust ? readTrustList(flags.trust) : undefined,
     trustedOnly: flags.trustedOnly,
@@ -189,6 +192,11 @@ function queryLine(q: QueryDrivenSummary): string {
   const parts = [`learnt ${plural(q.learnt.documents, 'document')} (${q.learnt.quads} quads)`];
   if (q.evaluations) parts.push(`queries run ${q.evaluations} times (${q.schedule}) in ${formatDuration(q.evaluationMs)}`);
   if (q.bindings !== undefined) parts.push(`${plural(q.bindings, 'IRI')} bound to follow`);
+  if (q.archive) parts.push(`${plural(q.archive.documents, 'document')} answered from the archive, ${q.archive.stale} stale fetched again`);
+  const cut = q.cut;
+  if (cut && cut.perDocument + cut.perCrawl > 0) parts.push(`cut ${plural(cut.perDocument + cut.perCrawl, 'binding')} (${cut.perDocument} over the per-document cap, ${cut.perCrawl} over the per-crawl cap)`);
+  if (cut && cut.literals + cut.blankNodes > 0) parts.push(`bound ${plural(cut.literals, 'literal')} and ${plural(cut.blankNodes, 'blank node')}, which cannot be followed`);
+  if (cut?.queryBudget) parts.push('query time budget spent: the queries stopped running');
   if (q.answered !== undefined) parts.push(q.answered ? `--until answered after ${q.answeredAfter} documents` : '--until not answered');
   return `  query-driven: ${parts.join('; ')}`;
 }
@@ -261,6 +269,9 @@ export function register(program: Command): void {
       .option('--follow <select>', "query-driven: follow only the IRIs this SPARQL SELECT binds over what the crawl has learnt, e.g. 'SELECT ?next WHERE { ?paper <http://purl.org/ontology/bibo/cites> ?next }'")
       .option('--follow-archive', 'the --follow/--until queries also see the whole archive, not only this crawl\'s documents')
       .option('--follow-batch <n>', 'when the --follow/--until queries run: auto (as what was learnt grows by a tenth, and whenever nothing is queued), every, or every N documents', 'auto')
+      .option('--follow-max-per-document <n>', 'follow at most N IRIs a --follow/--answer query binds from one document (the rest counted as follow-cap)', '1000')
+      .option('--follow-max-bindings <n>', 'follow at most N IRIs a --follow/--answer query binds in the whole crawl', '100000')
+      .option('--follow-max-query-time <duration>', 'time the --follow/--until queries may take in all; once spent they run no more and the crawl ends with what they chose', '10m')
       .option('--until <ask>', 'stop the crawl once this SPARQL ASK over what it has learnt is true')
       .option('--answer <select>', "link-traversal querying: start from the query's IRIs, follow the IRIs of triples matching its patterns (most promising first), print the answer and the documents it came from")
       .option('--live-index', 'keep the version index (versions.sqlite) current while crawling, on a thread of its own, so that the first query waits for nothing'),

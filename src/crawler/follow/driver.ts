@@ -7,6 +7,7 @@ import { OptionError, UserError } from '../../util/errors.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { Knowledge, jsonTerm } from './knowledge.ts';
 import { createSchedule, type EvaluationSchedule } from './schedule.ts';
+import type { ArchiveRecall } from './archived.ts';
 import { allVariablesQuery, queryIris, Traversal, TraversalPolicy, triplePatterns, type TriplePattern } from './traversal.ts';
 
 /** The queries that drive a crawl (CrawlOptions.follow / until / answer). */
@@ -19,6 +20,38 @@ export interface DrivingQueries {
   answer?: string;
   /** When the queries run: 'auto' (growth), 'every', or a batch size. */
   followBatch?: string | number;
+  /** --follow with `--order query`: the frontier fetches first the IRIs bound in the most solutions. */
+  followOrder?: boolean;
+  /** Bindings (--follow) or candidate links (--answer) followed from one document at most (FOLLOW_LIMITS). */
+  followMaxPerDocument?: number;
+  /** Bindings or candidate links followed in one crawl at most. */
+  followMaxBindings?: number;
+  /** Time the follow/until queries may take in one crawl, in all (ms); once spent they run no more. */
+  followMaxQueryTimeMs?: number;
+}
+
+/**
+ * The caps that keep a hostile or careless Web from flooding a query-driven crawl (`--max-docs`
+ * bounds the fetching; these bound what is queued and the time spent querying). What a cap drops is
+ * counted under the reason `follow-cap` and in the summary's `query.cut`.
+ */
+export const FOLLOW_LIMITS = {
+  /** A page that lists a dataset's items can name hundreds; a thousand of one document is a flood. */
+  perDocument: 1_000,
+  perCrawl: 100_000,
+  queryMs: 10 * 60_000,
+} as const;
+
+/** What the caps cut, and what the query bound that cannot be followed. */
+export interface FollowCut {
+  /** Bindings or links not followed: over the per-document cap, or over the per-crawl cap. */
+  perDocument: number;
+  perCrawl: number;
+  /** Distinct literals and blank nodes the follow query bound in its last run (only IRIs can be fetched). */
+  literals: number;
+  blankNodes: number;
+  /** The follow/until queries' time budget was spent: they ran no more. */
+  queryBudget: boolean;
 }
 
 /** What the driving queries cost and found, for the summary. */
@@ -31,16 +64,24 @@ export interface QueryDrivenSummary {
   learnt: { documents: number; quads: number };
   /** Distinct IRIs the follow query bound (each offered to the scope once, where depth and filters apply). */
   bindings?: number;
+  /** What the caps cut (FOLLOW_LIMITS), and the follow query's bindings that are not IRIs. */
+  cut: FollowCut;
   /** --until: whether the question was answered, and after how many documents learnt. */
   answered?: boolean;
   answeredAfter?: number;
+  /**
+   * --answer over an archive that held documents already: those learnt from their archived versions
+   * (fresh by the re-crawl policy), and those fetched again because the policy said they were stale.
+   */
+  archive?: { documents: number; stale: number };
   /** --answer: the solutions, each with the documents whose triples it used. */
   answer?: { vars: string[]; rows: Array<{ binding: Record<string, SparqlJsonTerm>; documents: string[] }> };
 }
 
 /** Where the driver sends the URLs it chose: the crawl's scope stage (depth and filters). */
 export interface Offer {
-  offer(url: string, depth: number, vocabulary: boolean): unknown;
+  /** `force`: queued although the crawl knows it (a stale document fetched again). */
+  offer(url: string, depth: number, vocabulary: boolean, force?: boolean): unknown;
 }
 
 /** Checks a driving query before anything is fetched: its form, and that the engine accepts it. */
@@ -64,26 +105,39 @@ function prepare(option: 'follow' | 'until' | 'answer', text: string, form: 'sel
 }
 
 /** Validates the driving queries (OptionError naming the option); undefined when there are none. */
-export function validateDrivingQueries(o: DrivingQueries & { seeds?: string[] }): void {
+export async function validateDrivingQueries(o: DrivingQueries & { seeds?: string[] }): Promise<void> {
   if (o.follow !== undefined) prepare('follow', o.follow, 'select');
   if (o.until !== undefined) prepare('until', o.until, 'ask');
   if (o.answer !== undefined) {
     const shape = prepare('answer', o.answer, 'select');
     if (o.follow !== undefined) throw new OptionError('answer', 'chooses the links itself: give it or --follow, not both');
-    if (traversalSeeds(shape).seeds.length === 0 && !o.seeds?.length) throw new OptionError('answer', 'names no http(s) resource to start from: put one in the query, or give seed URLs');
+    if ((await traversalPlan(shape)).seeds.length === 0 && !o.seeds?.length) throw new OptionError('answer', 'names no http(s) resource to start from: put one in the query, or give seed URLs');
+  }
+  for (const k of ['followMaxPerDocument', 'followMaxBindings', 'followMaxQueryTimeMs'] as const) {
+    const v = o[k];
+    if (v !== undefined && !(Number.isFinite(v) && v >= (k === 'followMaxQueryTimeMs' ? 0 : 1))) throw new OptionError(k, `must be a number ≥ ${k === 'followMaxQueryTimeMs' ? 0 : 1}, got ${v}`);
   }
   if (o.followBatch !== undefined && !createSchedule(o.followBatch)) throw new OptionError('followBatch', `must be auto, every, or a number of documents ≥ 1, got ${JSON.stringify(o.followBatch)}`);
 }
 
-function traversalSeeds(shape: QueryShape): { patterns: TriplePattern[]; seeds: string[] } {
+/** What --answer needs of its query's AST: its triple patterns, the IRIs it starts from, and the query with every variable projected. */
+export interface TraversalPlan {
+  patterns: TriplePattern[];
+  seeds: string[];
+  wide: string | undefined;
+}
+
+async function traversalPlan(shape: QueryShape): Promise<TraversalPlan> {
   let patterns: TriplePattern[];
+  let wide: string | undefined;
   try {
-    patterns = triplePatterns(shape.text);
+    patterns = await triplePatterns(shape.text);
+    wide = await allVariablesQuery(shape.text);
   } catch (e) {
     throw new OptionError('answer', `is not a query that can run: ${(e as Error).message.split('\n')[0]}`);
   }
   const seeds = queryIris(patterns).filter((iri) => normalizeUrl(iri));
-  return { patterns, seeds };
+  return { patterns, seeds, wide };
 }
 
 /**
@@ -93,7 +147,7 @@ function traversalSeeds(shape: QueryShape): { patterns: TriplePattern[]; seeds: 
  */
 export class QueryDriver {
   readonly knowledge: Knowledge;
-  /** The frontier ordering of --answer (its candidate links' scores). */
+  /** The frontier ordering of --answer (its candidate links' scores), or of --follow with `--order query` (solutions per IRI). */
   readonly policy: TraversalPolicy | undefined;
   /** URLs --answer starts from: the query's http(s) IRIs. */
   readonly seeds: string[];
@@ -101,20 +155,42 @@ export class QueryDriver {
   private readonly until?: QueryShape;
   private readonly answerQuery?: QueryShape;
   private readonly patterns: TriplePattern[] = [];
+  /** The answer query with every variable projected (allVariablesQuery), to find each row's documents. */
+  private readonly wide?: string;
   private readonly traversal?: Traversal;
   /** Links the traversal credited while learning the current document, offered once it is learnt. */
   private credited = new Set<string>();
   private readonly schedule: EvaluationSchedule;
   /** Each IRI's smallest depth among the documents that mention it: a bound IRI's depth is one more. */
   private readonly mentioned = new Map<string, number>();
+  /** The document (its number in learning order) that first mentioned each IRI: the one a binding is charged to. */
+  private readonly mentionedBy = new Map<string, number>();
+  /** Bindings or links followed per document (by number), for the per-document cap. */
+  private readonly followedFrom = new Map<number, number>();
+  private followed = 0;
+  private readonly limits: { perDocument: number; perCrawl: number; queryMs: number };
+  /** Called with the number of bindings or links a cap dropped (the crawl counts them as `follow-cap`). */
+  onCut: (n: number) => void = () => undefined;
   private readonly bound = new Set<string>();
   private pending = 0;
+  /** --answer over an archive: documents met again, answered from it unless stale (follow/archived.ts). */
+  private recall?: ArchiveRecall;
+  private recalls: Array<{ url: string; depth: number }> = [];
+  /** URLs learnt or looked up in the archive this crawl: each is looked up once. */
+  private readonly handled = new Set<string>();
   /** The deepest document learnt since the last run: the depth of a binding no document mentions. */
   private pendingDepth = 0;
   answered = false;
   readonly stats: QueryDrivenSummary;
 
-  constructor(o: DrivingQueries, initial?: ox.Store) {
+  /** A driver for any of the queries; --answer's is parsed first (the parser loads on first use). */
+  static async create(o: DrivingQueries, initial?: ox.Store): Promise<QueryDriver> {
+    const plan = o.answer === undefined ? undefined : await traversalPlan(prepare('answer', o.answer, 'select'));
+    return new QueryDriver(o, initial, plan);
+  }
+
+  /** `plan`: --answer's (QueryDriver.create makes it); a driver of --follow/--until only needs none. */
+  constructor(o: DrivingQueries, initial?: ox.Store, plan?: TraversalPlan) {
     this.knowledge = new Knowledge(initial);
     // The archive's knowledge is unqueried too: the first chance to run goes to it (a crawl whose seeds
     // are all known already learns nothing new, and only the archive can give it somewhere to go).
@@ -123,18 +199,22 @@ export class QueryDriver {
     if (o.until !== undefined) this.until = prepare('until', o.until, 'ask');
     this.seeds = [];
     if (o.answer !== undefined) {
+      if (!plan) throw new Error('QueryDriver: an answer query needs its plan (use QueryDriver.create)');
       this.answerQuery = prepare('answer', o.answer, 'select');
-      const t = traversalSeeds(this.answerQuery);
-      this.patterns = t.patterns;
-      this.seeds = t.seeds;
+      this.patterns = plan.patterns;
+      this.seeds = plan.seeds;
+      this.wide = plan.wide;
       const policy = (this.policy = new TraversalPolicy());
       this.traversal = new Traversal(this.patterns, (iri, score) => {
         const url = policy.credit(iri, score);
         if (url) this.credited.add(url);
       });
     }
+    if (this.follow && o.followOrder) this.policy = new TraversalPolicy();
     this.schedule = createSchedule(o.followBatch) as EvaluationSchedule;
-    this.stats = { evaluations: 0, evaluationMs: 0, schedule: this.schedule.name, learnt: { documents: 0, quads: 0 }, ...(this.follow ? { bindings: 0 } : {}), ...(this.until ? { answered: false } : {}) };
+    this.limits = { perDocument: o.followMaxPerDocument ?? FOLLOW_LIMITS.perDocument, perCrawl: o.followMaxBindings ?? FOLLOW_LIMITS.perCrawl, queryMs: o.followMaxQueryTimeMs ?? FOLLOW_LIMITS.queryMs };
+    const cut: FollowCut = { perDocument: 0, perCrawl: 0, literals: 0, blankNodes: 0, queryBudget: false };
+    this.stats = { evaluations: 0, evaluationMs: 0, schedule: this.schedule.name, learnt: { documents: 0, quads: 0 }, cut, ...(this.follow ? { bindings: 0 } : {}), ...(this.until ? { answered: false } : {}) };
   }
 
   /** Whether the crawl's links are chosen by a query rather than taken from every document. */
@@ -147,7 +227,9 @@ export class QueryDriver {
    * the query's patterns, scored first so the frontier ranks them as it queues them.
    */
   learn(url: string, quads: readonly Quad[], depth: number, scope: Offer): void {
+    this.handled.add(url);
     this.knowledge.add(url, quads);
+    const docNumber = this.knowledge.documents;
     this.pending++;
     this.pendingDepth = Math.max(this.pendingDepth, depth);
     if (this.follow) {
@@ -155,21 +237,111 @@ export class QueryDriver {
         for (const t of [q.subject, q.object]) {
           if (t.termType !== 'NamedNode') continue;
           const d = this.mentioned.get(t.value);
+          if (d === undefined) this.mentionedBy.set(t.value, docNumber);
           if (d === undefined || depth < d) this.mentioned.set(t.value, depth);
         }
       }
     }
-    if (this.traversal) {
+    if (this.traversal && this.policy) {
       this.traversal.learn(quads);
+      // The best links first when a cap cuts (a link the policy has not scored is a seed's redirect: first).
+      const policy = this.policy;
+      const links = [...this.credited].sort((a, b) => policy.priority(b) - policy.priority(a));
       // (A link raised by this document but found in an earlier one keeps its earlier depth: the seen test holds it.)
-      for (const link of this.credited) scope.offer(link, depth + 1, false);
+      for (const link of links) if (this.mayFollow(docNumber)) scope.offer(link, depth + 1, false);
       this.credited = new Set();
     }
+  }
+
+  /**
+   * Lets --answer read the archive: a document the traversal meets that the crawl knows already (the
+   * seen test would skip it) is learnt from its latest archived version, or fetched again when the
+   * re-crawl policy says it is stale (follow/archived.ts).
+   */
+  useArchive(recall: ArchiveRecall): void {
+    if (this.answerQuery) this.recall = recall;
+  }
+
+  /** Whether a document the crawl met again may be answered from the archive (the crawl's scope calls `known`). */
+  get readsArchive(): boolean {
+    return this.recall !== undefined;
+  }
+
+  /** A URL the scope found known already: looked up in the archive on the crawl loop's next turn. */
+  known(url: string, depth: number): void {
+    if (this.recall && !this.handled.has(url)) this.recalls.push({ url, depth });
+  }
+
+  /** Whether archive look-ups wait (the crawl loop runs `recallArchived` before it could end). */
+  get recalling(): boolean {
+    return this.recalls.length > 0;
+  }
+
+  /** Answers the documents met again from the archive; stale ones are offered to be fetched again. */
+  async recallArchived(scope: Offer): Promise<void> {
+    const recall = this.recall;
+    if (!recall) return;
+    const archive = (this.stats.archive ??= { documents: 0, stale: 0 });
+    for (let next = this.recalls.shift(); next; next = this.recalls.shift()) {
+      const { url, depth } = next;
+      if (this.handled.has(url)) continue;
+      this.handled.add(url);
+      const r = await recall.recall(url);
+      if (r.kind === 'stale') {
+        archive.stale++;
+        scope.offer(url, depth, false, true);
+      } else if (r.kind === 'version') {
+        if (this.handled.has(r.url) && r.url !== url) continue;
+        archive.documents++;
+        this.learn(r.url, r.quads, depth, scope);
+      } else if (r.kind === 'redirect') {
+        // The target is met like a link at the same depth: fetched if new, else looked up in turn.
+        scope.offer(r.target, depth, false);
+      }
+    }
+  }
+
+  /** A document fetched again that came back unchanged (not parsed again): learnt from its archived version. */
+  async learnUnchanged(url: string, depth: number, scope: Offer): Promise<void> {
+    if (!this.recall || this.knowledge.has(url)) return;
+    const r = await this.recall.recall(url, { ignoreStaleness: true });
+    if (r.kind === 'version') this.learn(r.url, r.quads, depth, scope);
+  }
+
+  /**
+   * Whether one more binding or link of document `doc` (0: none, the query minted it) may be followed;
+   * counts it as followed, or as cut by the cap that says no.
+   */
+  private mayFollow(doc: number): boolean {
+    const cut = this.stats.cut;
+    if (this.followed >= this.limits.perCrawl) {
+      cut.perCrawl++;
+      this.onCut(1);
+      return false;
+    }
+    if (doc > 0) {
+      const n = this.followedFrom.get(doc) ?? 0;
+      if (n >= this.limits.perDocument) {
+        cut.perDocument++;
+        this.onCut(1);
+        return false;
+      }
+      this.followedFrom.set(doc, n + 1);
+    }
+    this.followed++;
+    return true;
   }
 
   /** Whether the follow/until queries should run now (`starving`: nothing queued nor in flight to wait for). */
   due(starving: boolean): boolean {
     if (!this.follow && !this.until) return false;
+    if (this.stats.evaluationMs >= this.limits.queryMs) {
+      // Spent: a query that grows slow with what was learnt does not hold the crawl; what it chose is still fetched.
+      this.stats.cut.queryBudget = true;
+      return false;
+    }
+    // Past the per-crawl cap nothing more can be followed: only an --until question is still worth asking.
+    if (!this.until && this.followed >= this.limits.perCrawl) return false;
     return this.schedule.due(this.pending, this.knowledge.documents, starving);
   }
 
@@ -178,12 +350,20 @@ export class QueryDriver {
     const t0 = performance.now();
     let offered = 0;
     if (this.follow) {
-      for (const iri of this.knowledge.boundIris(this.follow)) {
+      const others = { literals: 0, blankNodes: 0 };
+      const solutions = this.policy ? new Map<string, number>() : undefined;
+      const bound = this.knowledge.boundIris(this.follow, others, solutions);
+      // Scored before they are offered, so the frontier ranks each as it queues it (and re-ranks queued ones).
+      for (const [iri, n] of solutions ?? []) this.policy?.set(iri, n);
+      for (const iri of bound) {
         if (this.bound.has(iri)) continue;
+        // A dropped binding stays bound: the next run does not count it again.
         this.bound.add(iri);
+        if (!this.mayFollow(this.mentionedBy.get(iri) ?? 0)) continue;
         scope.offer(iri, (this.mentioned.get(iri) ?? this.pendingDepth) + 1, false);
         offered++;
       }
+      Object.assign(this.stats.cut, others);
       this.stats.bindings = this.bound.size;
     }
     if (this.until && !this.answered && this.knowledge.ask(this.until)) {
@@ -200,7 +380,7 @@ export class QueryDriver {
 
   /** The summary's part; with --answer, runs the query over everything learnt and finds each solution's documents. */
   finish(): QueryDrivenSummary {
-    if (this.pending > 0 && (this.follow || this.until)) this.evaluate({ offer: () => undefined });
+    if (this.pending > 0 && (this.follow || this.until) && this.stats.evaluationMs < this.limits.queryMs) this.evaluate({ offer: () => undefined });
     this.stats.learnt = { documents: this.knowledge.documents, quads: this.knowledge.quads };
     if (this.answerQuery) this.stats.answer = this.answer(this.answerQuery);
     return this.stats;
@@ -210,8 +390,7 @@ export class QueryDriver {
     const solutions = this.knowledge.select(shape);
     const vars = [...new Set(solutions.flatMap((s) => [...s.keys()]))];
     // Each row's documents: those of every full solution (all variables bound) that agrees with the row.
-    const wide = allVariablesQuery(shape.text);
-    const full = wide ? this.knowledge.select(analyseQuery(wide)) : solutions;
+    const full = this.wide ? this.knowledge.select(analyseQuery(this.wide)) : solutions;
     const rowKey = (s: Map<string, ox.Term>) => vars.map((v) => { const t = s.get(v); return t ? `${t.termType}:${t.value}` : ''; }).join('\t');
     const docsOf = new Map<string, Set<string>>();
     for (const s of full) {

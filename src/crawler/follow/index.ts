@@ -3,3 +3,4 @@ export { QueryDriver, validateDrivingQueries, type DrivingQueries, type QueryDri
 export { Knowledge, jsonTerm } from './knowledge.ts';
 export { createSchedule, GROWTH_FRACTION, type EvaluationSchedule } from './schedule.ts';
 export { candidateLinks, patternMatches, queryIris, Traversal, TraversalPolicy, triplePatterns, type PatternMatch, type TriplePattern } from './traversal.ts';
+export { ArchiveRecall, refetchDueAt, type Recalled } from './archived.ts';

@@ -19,6 +19,11 @@ export class Knowledge {
   /** `store`: start from this store (the archive's snapshot, `--follow-archive`); owned from now on. */
   constructor(readonly store: ox.Store = new ox.Store()) {}
 
+  /** Whether a document was learnt this crawl. */
+  has(documentUrl: string): boolean {
+    return this.graphs.has(documentUrl);
+  }
+
   get quads(): number {
     return this.store.size;
   }
@@ -50,17 +55,28 @@ export class Knowledge {
    * The IRIs a SELECT binds, any variable. Read from the engine's TSV results: building a JS object per
    * solution costs ~10× more (measured on 20,000 solutions: 70 ms against 780 ms).
    */
-  boundIris(shape: QueryShape): Set<string> {
+  boundIris(shape: QueryShape, others?: { literals: number; blankNodes: number }, solutions?: Map<string, number>): Set<string> {
     const tsv = evaluateShape(this.store, shape, 'text/tab-separated-values') as string;
     const out = new Set<string>();
+    // Counted only: a literal or blank node cannot be fetched.
+    const literals = new Set<string>();
+    const blanks = new Set<string>();
     let first = true;
     for (const line of tsv.split('\n')) {
       if (first) {
         first = false;
         continue;
       }
-      for (const cell of line.split('\t')) if (cell.startsWith('<') && cell.endsWith('>')) out.add(unescapeIri(cell.slice(1, -1)));
+      for (const cell of line.split('\t')) {
+        if (cell.startsWith('<') && cell.endsWith('>')) {
+          const iri = unescapeIri(cell.slice(1, -1));
+          out.add(iri);
+          if (solutions) solutions.set(iri, (solutions.get(iri) ?? 0) + 1);
+        }
+        else if (others && cell !== '') (cell.startsWith('_:') ? blanks : literals).add(cell);
+      }
     }
+    if (others) Object.assign(others, { literals: literals.size, blankNodes: blanks.size });
     return out;
   }
 

@@ -1,8 +1,7 @@
 import type { Quad, Term } from '@rdfjs/types';
-import sparqljs from 'sparqljs';
-import type { Pattern, PropertyPath, Triple } from 'sparqljs';
 import type { OrderingPolicy } from '../../frontier/order/policy.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
+import { IriResolver, parseSparql, sparqlGenerator, type SparqlNode } from '../../query/sparql-ast.ts';
 
 /**
  * Link-traversal querying (Hartig's "traversal-based query execution", as Comunica's link-traversal
@@ -21,54 +20,68 @@ export interface TriplePattern {
   o: Slot;
 }
 
-function slot(t: Triple['subject'] | Triple['object']): Slot {
-  if (t.termType === 'NamedNode') return { iri: t.value };
-  if (t.termType === 'Variable') return { variable: t.value };
-  if (t.termType === 'Literal') return { literal: t.value };
-  return { any: true };
-}
+/** The patterns whose triples a traversal follows: those that must or may match (not FILTER EXISTS, not VALUES). */
+const GROUPS = new Set(['group', 'optional', 'union', 'minus', 'graph', 'service']);
 
-function pathIris(p: PropertyPath | Triple['predicate'], out: string[]): string[] {
-  if ('termType' in p) {
-    if (p.termType === 'NamedNode') out.push(p.value);
-    return out;
+/** Collects a query's triple patterns from traqula's AST (src/query/sparql-ast.ts), its prologue applied. */
+class PatternCollector {
+  readonly out: TriplePattern[] = [];
+  constructor(private readonly iris: IriResolver) {}
+
+  query(q: SparqlNode): void {
+    for (const def of q.context ?? []) this.iris.define(def);
+    this.pattern(q.where);
   }
-  for (const item of p.items) pathIris(item as PropertyPath, out);
-  return out;
-}
 
-function collect(patterns: readonly Pattern[] | undefined, out: TriplePattern[]): void {
-  for (const pat of patterns ?? []) {
-    switch (pat.type) {
-      case 'bgp':
-        for (const t of pat.triples) {
-          const p = t.predicate;
-          const pred: TriplePattern['p'] = 'termType' in p && p.termType === 'Variable' ? { variable: p.value }
-            : 'termType' in p ? { iris: [p.value], path: false }
-            : { iris: pathIris(p, []), path: true };
-          // A path's subject and object meet the path's ends, not each step: only its predicates are kept.
-          const isPath = 'path' in pred && pred.path;
-          out.push({ s: isPath ? { any: true } : slot(t.subject), p: pred, o: isPath ? { any: true } : slot(t.object) });
-        }
-        break;
-      case 'query':
-        collect(pat.where, out);
-        break;
-      case 'group': case 'optional': case 'union': case 'minus': case 'graph': case 'service':
-        collect((pat as { patterns: Pattern[] }).patterns, out);
-        break;
-      default:
-        break;
+  private pattern(node: SparqlNode): void {
+    if (node?.type === 'query') return this.query(node); // a subquery: its patterns count like ours
+    if (node?.type !== 'pattern') return;
+    if (node.subType === 'bgp') for (const t of node.triples) this.triple(t);
+    else if (GROUPS.has(node.subType)) for (const p of node.patterns ?? []) this.pattern(p);
+  }
+
+  private triple(t: SparqlNode): void {
+    const p = t.predicate;
+    const pred: TriplePattern['p'] = p.type === 'term' && p.subType === 'variable' ? { variable: p.value }
+      : p.type === 'term' ? { iris: this.constants(p, []), path: false }
+      : { iris: this.constants(p, []), path: true };
+    // A path's subject and object meet the path's ends, not each step: only its predicates are kept.
+    const isPath = 'path' in pred && pred.path;
+    this.out.push({ s: isPath ? { any: true } : this.slot(t.subject), p: pred, o: isPath ? { any: true } : this.slot(t.object) });
+    // `[ :p ?x ]` and `( … )` hold triples of their own.
+    for (const end of [t.subject, t.object]) if (end?.type === 'tripleCollection') for (const inner of end.triples) this.triple(inner);
+  }
+
+  private slot(t: SparqlNode): Slot {
+    if (t?.type !== 'term') return { any: true };
+    if (t.subType === 'namedNode') {
+      const iri = this.iris.iri(t);
+      return iri === undefined ? { any: true } : { iri };
     }
+    if (t.subType === 'variable') return { variable: t.value };
+    if (t.subType === 'literal') return { literal: t.value };
+    return { any: true };
+  }
+
+  /** The IRIs of a predicate or path (every step's, a negated set's members too). */
+  private constants(p: SparqlNode, out: string[]): string[] {
+    if (p?.type === 'term') {
+      const iri = this.iris.iri(p);
+      if (iri !== undefined) out.push(iri);
+      return out;
+    }
+    for (const item of p?.items ?? []) this.constants(item, out);
+    return out;
   }
 }
 
 /** The triple patterns of a query (the text as analyseQuery prepared it, common prefixes declared). */
-export function triplePatterns(text: string): TriplePattern[] {
-  const parsed = new sparqljs.Parser().parse(text);
-  const out: TriplePattern[] = [];
-  if (parsed.type === 'query') collect(parsed.where, out);
-  return out;
+export async function triplePatterns(text: string): Promise<TriplePattern[]> {
+  const ast = await parseSparql(text);
+  if (ast.type !== 'query') return [];
+  const c = new PatternCollector(new IriResolver(ast.context ?? []));
+  c.query(ast);
+  return c.out;
 }
 
 /**
@@ -76,12 +89,15 @@ export function triplePatterns(text: string): TriplePattern[] {
  * bindings that the answer's rows are made of, so each row's documents can be found through them.
  * Undefined for a query that is not a plain SELECT (aggregates: a row stands for many solutions).
  */
-export function allVariablesQuery(text: string): string | undefined {
-  const parsed = new sparqljs.Parser().parse(text);
-  if (parsed.type !== 'query' || parsed.queryType !== 'SELECT' || parsed.group || parsed.having) return undefined;
-  if (parsed.variables.some((v) => !('termType' in v) || v.termType !== 'Variable' && v.termType !== 'Wildcard')) return undefined;
-  const wide = { ...parsed, variables: [new sparqljs.Wildcard()], distinct: false, reduced: false, order: undefined, limit: undefined, offset: undefined };
-  return new sparqljs.Generator().stringify(wide as typeof parsed);
+export async function allVariablesQuery(text: string): Promise<string | undefined> {
+  const ast = await parseSparql(text);
+  const mods = ast.solutionModifiers ?? {};
+  if (ast.type !== 'query' || ast.subType !== 'select' || mods.group || mods.having) return undefined;
+  if (ast.variables.some((v: SparqlNode) => v.type !== 'wildcard' && !(v.type === 'term' && v.subType === 'variable'))) return undefined;
+  // The generator writes the whole tree afresh (not from the source text) when the root's location says so.
+  const auto = { sourceLocationType: 'autoGenerate' };
+  const wide = { ...ast, variables: [{ type: 'wildcard', loc: auto }], distinct: false, reduced: false, solutionModifiers: {}, loc: auto };
+  return (await sparqlGenerator()).generate(wide);
 }
 
 /**
@@ -241,6 +257,14 @@ export class TraversalPolicy implements OrderingPolicy {
     this.scores.set(url, (this.scores.get(url) ?? 0) + score);
     this.changed.add(url);
     return url;
+  }
+
+  /** Sets a URL's score (`--order query` of --follow: the solutions the IRI appeared in). */
+  set(iri: string, score: number): void {
+    const url = normalizeUrl(iri);
+    if (!url || this.scores.get(url) === score) return;
+    this.scores.set(url, score);
+    this.changed.add(url);
   }
 
   priority(url: string): number {

@@ -29,7 +29,7 @@ export class FetchStage implements Stage {
     const { entry } = job;
     job.prev = await this.d.store.getDocument(entry.url);
     // Fetched meanwhile (the target of a redirect, another worker): one-off crawls do not fetch it again.
-    if (job.prev?.state === 'fetched' && !this.d.refetch) return 'done';
+    if (job.prev?.state === 'fetched' && !this.d.refetch && !entry.refetch) return 'done';
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal));

@@ -14,6 +14,8 @@ export interface ScopeOptions {
   trace?: (url: string) => void;
   /** A URL a filter keeps out, the first time it is met (each filtered URL is counted once, up to a bound). */
   onFiltered?: (url: string, reason: Reason) => void;
+  /** A URL offered (not forced) that the seen test knows already: --answer may answer it from the archive. */
+  onKnown?: (url: string, depth: number) => void;
 }
 
 /** Filtered URLs remembered to count each once; past this many, every further rejection counts (memory stays bounded). */
@@ -54,7 +56,9 @@ export class ScopeStage {
 
   /** `force`: queued even when seen (a re-crawl fetches its seeds again); `hops`: redirects that led to it. */
   offer(raw: string, depth: number, vocabulary: boolean, force = false, hops = 0): Admission {
-    return this.admit(raw, depth, force, this.o.filters, vocabulary, hops ? { vocabulary, hops } : { vocabulary });
+    const admission = this.admit(raw, depth, force, this.o.filters, vocabulary, hops ? { vocabulary, hops } : { vocabulary });
+    if (admission === 'known') this.o.onKnown?.(normalizeUrl(raw) as string, depth);
+    return admission;
   }
 
   /**
@@ -83,7 +87,8 @@ export class ScopeStage {
     }
     if (!this.seen.addIfNewSync(url) && !force) return 'known';
     this.pending.push({ url, host, depth });
-    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++, ...extra });
+    // A forced entry is fetched again although the store says it was fetched (FetchStage).
+    if (!this.o.queueHost || this.o.queueHost(host) || force) this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++, ...extra, ...(force ? { refetch: true } : {}) });
     return 'queued';
   }
 

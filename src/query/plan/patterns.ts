@@ -1,5 +1,5 @@
-import type { Parser } from '@traqula/parser-sparql-1-1';
 import { ntTerm } from '../terms.ts';
+import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
 import N3 from 'n3';
 
 const { literal, namedNode } = N3.DataFactory;
@@ -24,19 +24,7 @@ export type QueryReads = { patterns: RowPattern[] } | { whole: string };
 
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 
-// biome-ignore lint/suspicious/noExplicitAny: the parser's AST is walked generically, by its `type`/`subType` tags.
-type Node = any;
-
-let parser: Promise<Parser> | undefined;
-
-/**
- * The parser, loaded and built on first use: that costs ~1 s of CPU (module loading, then the grammar's
- * analysis), which only a process that plans a query on a big archive should pay, once.
- */
-function sparqlParser(): Promise<Parser> {
-  parser ??= import('@traqula/parser-sparql-1-1').then((m) => new m.Parser());
-  return parser;
-}
+type Node = SparqlNode;
 
 /**
  * The patterns of a query text (with its PREFIX declarations: sparql-text.ts adds the common ones).
@@ -66,20 +54,14 @@ class NeedsWhole extends Error {}
 
 class Walker {
   readonly patterns: RowPattern[] = [];
-  private readonly prefixes = new Map<string, string>();
-  private base: string | undefined;
+  private readonly iris: IriResolver;
 
   constructor(context: Node[]) {
-    for (const def of context) this.define(def);
-  }
-
-  private define(def: Node): void {
-    if (def?.subType === 'prefix') this.prefixes.set(def.key, this.iri(def.value) ?? '');
-    else if (def?.subType === 'base') this.base = this.iri(def.value);
+    this.iris = new IriResolver(context);
   }
 
   query(q: Node): void {
-    for (const def of q.context ?? []) this.define(def);
+    for (const def of q.context ?? []) this.iris.define(def);
     // DESCRIBE's description (all triples about a resource, and past its blank nodes) is not a pattern.
     if (q.subType === 'describe') throw new NeedsWhole('DESCRIBE');
     // The projection may hold EXISTS; the CONSTRUCT template and the dataset clauses match nothing.
@@ -181,26 +163,8 @@ class Walker {
     return undefined;
   }
 
-  /** The absolute IRI of an IRI term (prefixed or relative resolved); undefined if it cannot be told here. */
   private iri(term: Node): string | undefined {
-    if (term?.subType !== 'namedNode') return undefined;
-    if (term.prefix !== undefined) {
-      const ns = this.prefixes.get(term.prefix);
-      return ns ? absolute(ns + term.value) : undefined;
-    }
-    return absolute(term.value) ?? (this.base ? resolveAgainst(term.value, this.base) : undefined);
-  }
-}
-
-function absolute(iri: string): string | undefined {
-  return /^[a-z][a-z0-9+.-]*:/i.test(iri) ? iri : undefined;
-}
-
-function resolveAgainst(iri: string, base: string): string | undefined {
-  try {
-    return new URL(iri, base).href === iri ? iri : undefined;
-  } catch {
-    return undefined;
+    return this.iris.iri(term);
   }
 }
 
