@@ -20,6 +20,12 @@ export interface FrontierEntry {
   requisite?: 1 | 2;
   /** Redirects that led here from a URL found otherwise (0 or absent: none), to bound redirect chains. */
   hops?: number;
+  /**
+   * Another representation of a document the crawl fetched (`crawl --variants`, src/crawler/variants/):
+   * the set of representations it belongs to, the Accept header to send, and whether it is the
+   * document's own URL asked for another media type (negotiated) or an advertised alternate URL.
+   */
+  variant?: { set: number; accept: string; negotiated: boolean };
 }
 
 /**
