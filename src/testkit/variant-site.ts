@@ -16,11 +16,13 @@ import { realVocabulary } from './real-vocabulary.ts';
  * - `linked`: Turtle only at `/doc/i`, the others advertised by `Link: <…>; rel="alternate"; type="…"`;
  * - `drops`: negotiates, but its JSON-LD lacks one triple of the graph (a disagreement to find);
  * - `ignores`: says `Vary: Accept` but sends the same Turtle bytes whatever is asked;
- * - `lies`: negotiates, but labels its RDF/XML `text/turtle`.
+ * - `lies`: negotiates, but labels its RDF/XML `text/turtle`;
+ * - `page`: HTML+RDFa at `/doc/i`, its Turtle and JSON-LD named by `<link rel="alternate" type="…">`;
+ * - `plain`: the same without RDFa (a page for people), its data only in the alternates.
  *
  * Every request is recorded with its time (politeness is measured where the server sees it).
  */
-export type VariantKind = 'honest' | 'linked' | 'drops' | 'ignores' | 'lies';
+export type VariantKind = 'honest' | 'linked' | 'drops' | 'ignores' | 'lies' | 'page' | 'plain';
 
 export interface VariantSiteOptions {
   documents: number;
@@ -103,14 +105,14 @@ function rdfXml(quads: readonly Quad[]): string {
 }
 
 /** HTML+RDFa 1.1: a `div about` per subject, a `span property` per triple; a title and links for people. */
-function htmlRdfa(quads: readonly Quad[], title: string, links: string[]): string {
+function htmlRdfa(quads: readonly Quad[], title: string, links: string[], alternates: string[] = []): string {
   const subjects = new Map<string, Quad[]>();
   for (const q of quads) {
     const key = q.subject.termType === 'BlankNode' ? `_:${q.subject.value}` : q.subject.value;
     if (!subjects.has(key)) subjects.set(key, []);
     subjects.get(key)!.push(q);
   }
-  const out = ['<!DOCTYPE html>', '<html><head><meta charset="utf-8"><title>' + esc(title) + '</title></head><body>', `<h1>${esc(title)}</h1>`];
+  const out = ['<!DOCTYPE html>', '<html><head><meta charset="utf-8"><title>' + esc(title) + '</title>' + alternates.join('') + '</head><body>', `<h1>${esc(title)}</h1>`];
   for (const [s, qs] of subjects) {
     out.push(`<div about="${esc(s)}">`);
     for (const q of qs) {
@@ -146,7 +148,11 @@ export async function startVariantSite(o: VariantSiteOptions): Promise<VariantSi
     const dropped = new Writer({ format: 'N-Triples' }).quadsToString([quads[lost]!]).trim();
     const links = [...new Set(quads.filter((q) => q.object.termType === 'NamedNode' && q.object.value.startsWith(`${origin}/doc/`)).map((q) => q.object.value.replace(/#.*/, '')))];
     const jsonQuads = kind(i) === 'drops' ? quads.filter((_, k) => k !== lost) : quads;
-    c = { quads, dropped, bodies: { ttl: turtle, jsonld: jsonLd(jsonQuads), rdf: rdfXml(quads), html: htmlRdfa(quads, `Document ${i}`, links) } };
+    const alternates = (['ttl', 'jsonld'] as Ext[]).map((e) => `<link rel="alternate" type="${FORMATS[e]}" href="/doc/${i}.${e}">`);
+    const html = kind(i) === 'page' ? htmlRdfa(quads, `Document ${i}`, links, alternates)
+      : kind(i) === 'plain' ? htmlRdfa([], `Document ${i}`, links, alternates)
+      : htmlRdfa(quads, `Document ${i}`, links);
+    c = { quads, dropped, bodies: { ttl: turtle, jsonld: jsonLd(jsonQuads), rdf: rdfXml(quads), html } };
     cache.set(i, c);
     return c;
   };
@@ -184,6 +190,10 @@ export async function startVariantSite(o: VariantSiteOptions): Promise<VariantSi
       const alternates = (['jsonld', 'rdf', 'html'] as Ext[]).map((e) => `</doc/${i}.${e}>; rel="alternate"; type="${FORMATS[e]}"`);
       res.writeHead(200, { 'content-type': 'text/turtle; charset=utf-8', link: alternates.join(', ') });
       return res.end(r.bodies.ttl);
+    }
+    if (k === 'page' || k === 'plain') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(r.bodies.html);
     }
     if (k === 'ignores') {
       res.writeHead(200, { 'content-type': 'text/turtle; charset=utf-8', vary: 'Accept' });

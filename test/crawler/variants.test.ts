@@ -4,7 +4,9 @@ import { scanWarc } from '../../src/archive/warc-scan.ts';
 import { exportArchive } from '../../src/archive/export.ts';
 import { openStore } from '../../src/store/index.ts';
 import { DEFAULT_ACCEPT } from '../../src/fetch/accept.ts';
-import { FRUITLESS_LIMIT } from '../../src/crawler/variants/discover.ts';
+import { advertisedAlternates, contentLocation, FRUITLESS_LIMIT, variesOnAccept } from '../../src/crawler/variants/discover.ts';
+import { comparedGraph, difference } from '../../src/crawler/variants/compare.ts';
+import { extract } from '../../src/extract/registry.ts';
 import { startVariantSite, type VariantKind, type VariantSite } from '../../src/testkit/variant-site.ts';
 import { crawlLog, tempDir, warcFiles } from '../helpers.ts';
 
@@ -22,7 +24,7 @@ function records(dataDir: string) {
   return out;
 }
 
-const KINDS: VariantKind[] = ['honest', 'drops', 'ignores', 'lies', 'linked', 'honest'];
+const KINDS: VariantKind[] = ['honest', 'drops', 'ignores', 'lies', 'linked', 'honest', 'page', 'plain'];
 
 describe('crawl --variants: every representation a server offers', () => {
   let site: VariantSite | undefined;
@@ -86,6 +88,21 @@ describe('crawl --variants: every representation a server offers', () => {
     }
     // No Vary: Accept there: the document's own URL is asked once.
     expect(site.requests.filter((r) => r.path === '/doc/4')).toHaveLength(1);
+
+    // An HTML+RDFa page naming its Turtle and JSON-LD with <link rel="alternate">: both fetched once, both agree with its RDFa.
+    for (const i of [6, 7]) {
+      for (const [ext, type] of [['ttl', 'text/turtle'], ['jsonld', 'application/ld+json']]) {
+        const hits = site.requests.filter((r) => r.path === `/doc/${i}.${ext}`);
+        expect(hits.map((r) => r.headers.accept)).toEqual([`${type}, */*;q=0.1`]);
+      }
+      expect(site.requests.filter((r) => r.path === `/doc/${i}`)).toHaveLength(1);
+    }
+    const rowsOf = (i: number) => log.filter((e) => e.reason === 'variant' && e.url.startsWith(`${site.documentUrl(i)}.`));
+    expect(rowsOf(6).map((e) => e.diagnostics)).toEqual([null, null]);
+    // A page for people with no RDF of its own: the first alternate is what the others are compared with.
+    expect(rowsOf(7)).toHaveLength(2);
+    expect(rowsOf(7).filter((e) => /the document carries no RDF/.test(e.diagnostics ?? ''))).toHaveLength(1);
+    expect(new Set(rowsOf(7).map((e) => e.graph_hash)).size).toBe(1);
     expect(summary.variants!.documents).toBe(KINDS.length);
   }, 120_000);
 
@@ -125,8 +142,12 @@ describe('crawl --variants: every representation a server offers', () => {
     }
     const log = crawlLog(dataDir);
     expect(log.some((e) => e.reason === 'variant' || e.reason === 'variant-mismatch')).toBe(false);
-    // A Turtle document's Link: rel="alternate" headers are not followed, as before.
-    expect(site.requests.filter((r) => /^\/doc\/\d+\./.test(r.path))).toHaveLength(0);
+    // A Turtle document's Link: rel="alternate" headers are not followed, as before; an HTML page's <link
+    // rel="alternate"> to RDF is followed as a link, once, with the default Accept.
+    expect(site.requests.filter((r) => r.path.startsWith('/doc/4.'))).toHaveLength(0);
+    const alternates = site.requests.filter((r) => /^\/doc\/\d+\./.test(r.path));
+    expect(alternates.map((r) => r.path).sort()).toEqual(['/doc/6.jsonld', '/doc/6.ttl', '/doc/7.jsonld', '/doc/7.ttl']);
+    expect(alternates.every((r) => r.headers.accept === DEFAULT_ACCEPT)).toBe(true);
   }, 120_000);
 
   it('counts the requests for representations against --max-docs', async () => {
@@ -137,4 +158,59 @@ describe('crawl --variants: every representation a server offers', () => {
     expect(pages.length).toBeLessThanOrEqual(4);
     expect(summary.variants!.requests).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe('variants: discovery and comparison', () => {
+  const doc = 'http://data.example/doc/1';
+
+  it('finds the alternates a response and its HTML advertise, once each, only in types an extractor reads', async () => {
+    const html = `<!DOCTYPE html><html><head><title>One</title>
+      <link rel="alternate" type="text/turtle" href="/doc/1.ttl">
+      <link rel="alternate" type="application/ld+json" href="1.jsonld">
+      <link rel="alternate" type="application/atom+xml" href="/feed">
+      <link rel="alternate" hreflang="fr" href="/fr/doc/1">
+      <link rel="stylesheet" type="text/css" href="/s.css"></head><body><p>One</p></body></html>`;
+    const headers: [string, string][] = [
+      ['Link', '</doc/1.ttl>; rel="alternate"; type="text/turtle", <http://mirror.example/doc/1.rdf>; rel="alternate"; type="application/rdf+xml"'],
+      ['Link', '</doc/1>; rel="alternate"; type="text/html", </doc/1.nt>; rel="describedby"; type="application/n-triples"'],
+      ['Vary', 'Accept-Encoding'],
+      ['Vary', 'accept'],
+      ['Content-Location', '1.html'],
+    ];
+    const { quads } = await extract({ url: doc, mediaType: 'text/html', body: Buffer.from(html), headers: { link: headers.filter(([n]) => n === 'Link').map(([, v]) => v).join(', ') } }, { maxQuads: 10_000 });
+    expect(advertisedAlternates(doc, headers, quads)).toEqual([
+      { url: 'http://data.example/doc/1.ttl', type: 'text/turtle' },
+      { url: 'http://mirror.example/doc/1.rdf', type: 'application/rdf+xml' },
+      { url: 'http://data.example/doc/1.jsonld', type: 'application/ld+json' },
+    ]);
+    expect(variesOnAccept(headers)).toBe(true);
+    expect(variesOnAccept([['Vary', 'Accept-Encoding, Accept-Language']])).toBe(false);
+    expect(variesOnAccept([['Vary', '*']])).toBe(true);
+    expect(contentLocation(headers, doc)).toBe('http://data.example/doc/1.html');
+    expect(contentLocation([['Content-Location', 'mailto:x@example.org']], doc)).toBeUndefined();
+  });
+
+  it('compares the author\'s data only, reads an alternate\'s own IRIs as the document\'s, and counts what differs', async () => {
+    const turtle = `@prefix s: <http://schema.org/> .\n<#me> a s:Person ; s:name "Ada"@en ; s:knows [ s:name "Bob" ] ; s:url <> .\n`;
+    const jsonld = JSON.stringify({ '@id': '#me', '@type': 'http://schema.org/Person', 'http://schema.org/name': { '@value': 'Ada', '@language': 'en' }, 'http://schema.org/knows': { 'http://schema.org/name': 'Bob' }, 'http://schema.org/url': { '@id': '' } });
+    const html = `<!DOCTYPE html><html><head><title>Ada</title><link rel="alternate" type="text/turtle" href="${doc}.ttl"></head><body>
+      <div about="#me" typeof="http://schema.org/Person"><span property="http://schema.org/name" lang="en">Ada</span>
+      <div property="http://schema.org/knows" typeof=""><span property="http://schema.org/name">Bob</span></div>
+      <span property="http://schema.org/url" resource=""></span></div><a href="/other">other</a></body></html>`;
+    const graph = async (body: string, type: string, url: string) => {
+      const r = await extract({ url, mediaType: type, body: Buffer.from(body), headers: {} }, { maxQuads: 10_000 });
+      return comparedGraph(r.quads, type, r.pageQuadsFrom, url, doc);
+    };
+    const t = await graph(turtle, 'text/turtle', doc);
+    const j = await graph(jsonld, 'application/ld+json', `${doc}.jsonld`);
+    const h = await graph(html, 'text/html', doc);
+    expect(t.triples).toBe(5);
+    expect(j.hash).toBe(t.hash); // #me and <> resolved against /doc/1.jsonld are /doc/1's
+    expect(h.hash).toBe(t.hash); // the page's title, link and anchor triples are not the data
+    const fewer = await graph(turtle.replace(' ; s:name "Ada"@en', ''), 'text/turtle', doc);
+    expect(difference(t, fewer)).toMatchObject({ missing: 1, extra: 0 });
+    expect(difference(t, fewer).examples[0]).toMatch(/^- <http:\/\/data\.example\/doc\/1#me> <http:\/\/schema\.org\/name> "Ada"@en \.$/);
+    const empty = await graph('<!DOCTYPE html><title>x</title><p>no data</p>', 'text/html', doc);
+    expect(empty.carriesRdf).toBe(false);
+  });
 });

@@ -208,7 +208,7 @@ export class Variants {
     await this.d.store.logFetch({
       url: job.entry.url, finalUrl: r.finalUrl, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
       bytes: r.rawBody.length, mediaType: r.mediaType, checksum: digest, graphHash: graph.hash, change: 'unchanged',
-      reason: verdict.reason, triples: graph.triples, diagnostics: verdict.lines, cycleId: this.d.cycleId,
+      reason: verdict.reason, triples: graph.triples, diagnostics: verdict.lines.length ? verdict.lines : undefined, cycleId: this.d.cycleId,
     }, {});
   }
 
