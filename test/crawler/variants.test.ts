@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { scanWarc } from '../../src/archive/warc-scan.ts';
 import { exportArchive } from '../../src/archive/export.ts';
+import { verifyArchive } from '../../src/archive/verify.ts';
 import { openStore } from '../../src/store/index.ts';
 import { DEFAULT_ACCEPT } from '../../src/fetch/accept.ts';
 import { advertisedAlternates, contentLocation, FRUITLESS_LIMIT, variesOnAccept } from '../../src/crawler/variants/discover.ts';
@@ -112,6 +113,10 @@ describe('crawl --variants: every representation a server offers', () => {
     let out = '';
     try {
       await exportArchive(store, dataDir, 'nquads', (s) => (out += s), { provenance: true });
+      // The representations' records read back intact beside the documents'.
+      const report = await verifyArchive(dataDir, store);
+      expect(report.problemCount).toBe(0);
+      expect(report.records).toBeGreaterThan(KINDS.length);
     } finally {
       await store.close();
     }
@@ -128,8 +133,10 @@ describe('crawl --variants: every representation a server offers', () => {
     const times = site.requests.filter((r) => r.path !== '/robots.txt').map((r) => r.time);
     expect(times.length).toBeGreaterThan(KINDS.length * 2);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // Measured where the server sees them: jitter on a loaded machine is allowed for, never a request early by more.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(220);
+    // Measured where the server sees them, so the jitter of a loaded machine (requests sent late, the next on
+    // time) is allowed for; a request let through out of turn would arrive a few milliseconds after the last.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
+    expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeGreaterThanOrEqual(245);
   }, 180_000);
 
   it('without --variants nothing changes: one request per document, the preferred representation only', async () => {
