@@ -3,6 +3,7 @@ import { crawl } from '../../src/crawler/crawl.ts';
 import { scanWarc } from '../../src/archive/warc-scan.ts';
 import { exportArchive } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
+import { mementosOf } from '../../src/server/mementos.ts';
 import { openStore } from '../../src/store/index.ts';
 import { DEFAULT_ACCEPT } from '../../src/fetch/accept.ts';
 import { advertisedAlternates, contentLocation, FRUITLESS_LIMIT, variesOnAccept } from '../../src/crawler/variants/discover.ts';
@@ -117,6 +118,8 @@ describe('crawl --variants: every representation a server offers', () => {
       const report = await verifyArchive(dataDir, store);
       expect(report.problemCount).toBe(0);
       expect(report.records).toBeGreaterThan(KINDS.length);
+      // Memento gives the document as the crawl took it: one memento, the Turtle, not its other representations.
+      expect((await mementosOf(store, site.documentUrl(0))).map((m) => m.entry.mediaType)).toEqual(['text/turtle']);
     } finally {
       await store.close();
     }
