@@ -53,6 +53,29 @@ export function redirectQuads(e: CrawlLogEntry): Quad[] {
 }
 
 /**
+ * PROV-O of a representation whose graph disagreed with its document's (`crawl --variants`): `<doc>
+ * dm:variantMismatch <fetch>`, and that fetch as an activity (when, status, media type, digests, graph hash,
+ * the Content-Location it answered with). The document is the one its crawl-log line names (`variant of <U>`).
+ */
+export function variantMismatchQuads(e: CrawlLogEntry): Quad[] {
+  const g = namedNode(PROVENANCE_GRAPH);
+  const named = e.diagnostics?.map((d) => /variant of <([^>\s]+)>/.exec(d)?.[1]).find((u) => u !== undefined);
+  const act = namedNode(`${DM}fetch/${e.id ?? e.time}`);
+  // The activity only: the representation did not generate the document's version.
+  const out = provenanceQuads(e).filter((q) => q.subject.equals(act));
+  out.push(quad(namedNode(named ?? e.url), namedNode(`${DM}variantMismatch`), act, g));
+  const location = headerValue(e.headers, 'content-location');
+  let target: string | undefined;
+  try {
+    target = location === undefined ? undefined : new URL(location.trim(), e.finalUrl ?? e.url).href;
+  } catch {
+    target = undefined;
+  }
+  if (target) out.push(quad(act, namedNode(`${DM}contentLocation`), namedNode(target), g));
+  return out;
+}
+
+/**
  * A version's quads, read from its WARC conversion record: default-graph quads placed in the document's
  * own graph, quads of a named graph (TriG, N-Quads) kept in it. `from`: the data directory, or a
  * RecordReader over it for many versions in a row.
@@ -203,6 +226,10 @@ export async function exportArchive(store: CrawlLog, dataDir: string, format: Ex
   if (opts.provenance) {
     for await (const e of latestEntries(store, 'redirect', opts.at)) {
       emit(redirectQuads(e));
+      await out.flush();
+    }
+    for await (const e of latestEntries(store, 'variant-mismatch', opts.at)) {
+      emit(variantMismatchQuads(e));
       await out.flush();
     }
   }

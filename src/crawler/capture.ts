@@ -52,6 +52,8 @@ export interface CapturedDocument {
   reason?: Reason;
   /** What the page loads to be shown (images, style sheets, scripts...): fetched with `--page-requisites`. */
   requisites?: string[];
+  /** HTML: where the page's own HTML-as-triples (docs/vocabulary.md) start in `quads`; the author's data comes before. */
+  pageQuadsFrom?: number;
   /** The vetting of its graph (`crawl --trust`): the line the crawl log got, and whether its graph was dropped. */
   vetting?: Vetting;
 }
@@ -96,7 +98,8 @@ export interface CaptureContext {
   vet?: (url: string, quads: Quad[]) => Promise<Vetting>;
 }
 
-function headerMap(r: FetchResponse): Record<string, string> {
+/** Response headers as the extractors take them: lower-cased names, repeated ones joined. */
+export function headerMap(r: FetchResponse): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of r.headers) {
     const key = k.toLowerCase();
@@ -115,7 +118,8 @@ export const INLINE_BELOW_BYTES = 256 * 1024;
 /** One pool per budget for the process; idle threads do not keep it alive. */
 const pools = new Map<string, AnalysePool>();
 
-function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promise<PoolResult> {
+/** A document's analysis: inline when it is small, else on a pool thread with the crawl's budget. */
+export function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promise<PoolResult> {
   const o = { maxQuads: ctx.maxQuads, loadDocument: ctx.loadDocument, requisites: ctx.requisites };
   if (input.body.length < INLINE_BELOW_BYTES) return analyse(input, o).then((analysis) => ({ analysis }));
   const budget = { ...DEFAULT_BUDGET, ...ctx.analysisBudget };
@@ -184,6 +188,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       doc.title = a.title;
       Object.defineProperty(doc, 'text', { enumerable: true, get: () => a.text }); // folded only if read
       doc.quads = a.quads;
+      if (a.pageQuadsFrom !== undefined) doc.pageQuadsFrom = a.pageQuadsFrom;
       doc.links = a.links;
       if (a.requisites) doc.requisites = a.requisites;
       if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads);
@@ -191,6 +196,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
         // Not kept: no graph to archive, compare or follow; the last kept version stays the one to compare with.
         doc.change = prev?.checksum ? 'changed' : 'new';
         doc.quads = [];
+        doc.pageQuadsFrom = undefined;
         doc.links = [];
       } else {
         const canon = a.canonical;

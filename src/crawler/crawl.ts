@@ -37,6 +37,7 @@ import { trustVetter } from '../trust/vet.ts';
 import type { Verdict } from '../trust/proof.ts';
 import { ArchiveRecall, QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
 import { VersionIndex } from '../query/version-index.ts';
+import { Variants, zeroVariants, type VariantsSummary } from './variants/stage.ts';
 import { materialise, NOW } from '../query/sparql.ts';
 
 export type { CrawlOptions, CrawlStore } from './options.ts';
@@ -75,6 +76,8 @@ export interface CrawlSummary {
   dataDir: string;
   /** A query-driven crawl (--follow, --until, --answer): what its queries cost and found. */
   query?: QueryDrivenSummary;
+  /** With `variants`: the other representations of the documents, fetched, archived and compared. */
+  variants?: VariantsSummary;
 }
 
 export interface CrawlProgress {
@@ -228,6 +231,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
     skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, ...(vet ? { trust: trustCounts } : {}), queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
+    ...(o.variants ? { variants: zeroVariants() } : {}),
   };
 
   if (driver) driver.onCut = (n) => fates.count('follow-cap', n);
@@ -262,6 +266,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       scope.requeue(d.url, d.host, d.depth);
     }
   }
+  // Every representation a server offers (src/crawler/variants/): requests that go through the same chain.
+  const variants = o.variants ? new Variants({ scope, frontier: queues, warc, store: fates.store, ctx, counts: s as { bytes: number; variants: VariantsSummary }, refetch: Boolean(o.refetch), cycleId: o.cycleId }) : undefined;
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of [...o.seeds, ...(driver?.seeds ?? [])]) scope.offer(seed, 0, false, o.refetch);
@@ -295,7 +301,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (storageFailed) return 'storage-error';
     if (o.signal?.aborted || o.drain?.aborted) return 'signal';
     if (diskLow()) return 'disk-space';
-    if (o.maxDocs !== undefined && s.documents + running.size >= o.maxDocs) return 'max-docs';
+    if (o.maxDocs !== undefined && s.documents + (variants?.negotiatedRequests ?? 0) + running.size >= o.maxDocs) return 'max-docs';
     if (o.maxBytes !== undefined && s.bytes >= o.maxBytes) return 'max-bytes';
     if (o.maxTriples !== undefined && s.triples >= o.maxTriples) return 'max-triples';
     if (o.maxTimeMs !== undefined && Date.now() - t0 >= o.maxTimeMs) return 'max-time';
@@ -316,7 +322,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // The chain every URL goes through, in order (src/crawler/stages/): the scope stage admitted it to
   // the frontier, whose politeness handed it out now.
   const stages: Stage[] = [
-    new PolitenessStage({ frontier: queues, fates, maxFailures: DEFAULTS.maxHostFailures, counts: s }),
+    ...(variants ? [variants.head] : []),
+    new PolitenessStage({ frontier: queues, fates, maxFailures: DEFAULTS.maxHostFailures, counts: s, onDropped: variants && ((e) => variants.settled(e)) }),
     ...(robots ? [new RobotsStage({
       robots, fates, frontier: queues, counts: s,
       onCrawlDelay: (entry, ms) => {
@@ -327,6 +334,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, frontier: queues, counts: s, signal: o.signal }),
     new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
+    ...(variants ? [variants.stage] : []),
     ...(driver ? [new LearnStage(driver, scope)] : []),
     // A query-driven crawl follows what its query chooses, not every link (page requisites still are fetched).
     new LinksStage({ scope, frontier: queues, sitemaps, noFollow: Boolean(o.noFollow || driver?.choosesLinks), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
@@ -391,6 +399,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       for (const [e, verdict] of rejected.splice(0)) {
         try {
           await robotsFate(fates, s, e, verdict);
+          variants?.settled(e);
         } catch (err) {
           if (!isStorageFailure(err)) throw err;
           stopForStorage(err);

@@ -50,6 +50,13 @@ export interface CrawlOptions {
   trust?: TrustList;
   /** Keep and follow only documents verified by a key of `trust` (`--trusted-only`). */
   trustedOnly?: boolean;
+  /**
+   * Every representation a server offers of each RDF document (`--variants`, src/crawler/variants/): the
+   * alternates it advertises (Link: rel="alternate", HTML <link rel="alternate">) and, after `Vary: Accept`,
+   * its URL asked for each media type an extractor reads; each fetched politely once, archived, parsed
+   * and its graph compared with the document's (a disagreement is a `variant-mismatch` row).
+   */
+  variants?: boolean;
 
   // Traffic limits
   maxDocs?: number;

@@ -8,6 +8,8 @@ export const REASONS = {
   fetched: 'archived: a new or changed version',
   unchanged: 'archived: same graph as the last version (or same bytes, or a 304)',
   redirected: 'a redirect: the hop is archived and its target offered to the frontier',
+  variant: 'archived: another representation of a fetched document (--variants), its graph the same as the document\'s',
+  'variant-mismatch': 'another representation of a fetched document (--variants) whose graph differs from the document\'s (a finding: the diagnostics say how)',
   requisite: 'archived: a page requisite (image, style sheet, script, icon, media) of an archived page (--page-requisites), not parsed, not followed',
   'http-error': 'the server answered 4xx (archived as it was)',
   'server-error': 'the server answered 5xx after every retry (retried on resume)',

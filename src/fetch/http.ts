@@ -12,6 +12,7 @@ import { parseContentType } from '../util/content-type.ts';
 import { headerValue } from '../util/headers.ts';
 import type {
   ConditionalHeaders,
+  RequestOverrides,
   FetchError,
   FetchErrorCode,
   FetchOptions,
@@ -334,7 +335,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
   };
   if (proxied) diagnostics.subscribe('undici:proxy:connected', onTunnel);
 
-  const fixedHeaders = ['user-agent', opts.userAgent, 'accept', accept, 'accept-encoding', 'gzip, deflate, br'];
+  const fixedHeaders = (acceptValue: string) => ['user-agent', opts.userAgent, 'accept', acceptValue, 'accept-encoding', 'gzip, deflate, br'];
 
   /**
    * Through a proxy the proxy resolves names, so the check happens here on our own resolution.
@@ -380,7 +381,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     since: number;
   }
 
-  async function run(requestUrl: string, conditional: ConditionalHeaders | undefined, deadline: Deadline, hop: Hop, probe: TransportProbe): Promise<FetchOutcome> {
+  async function run(requestUrl: string, conditional: ConditionalHeaders | undefined, deadline: Deadline, hop: Hop, probe: TransportProbe, overrides?: RequestOverrides): Promise<FetchOutcome> {
     const startedAt = new Date();
     const t0 = performance.now();
     let current = parseTarget(requestUrl, 'the URL');
@@ -393,7 +394,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     for (;;) {
       if (proxied && !opts.allowPrivate && !(await checkProxiedTarget(current))) addressUnchecked = true;
       if (deadline.over) throw new FetchFailure('aborted', 'the deadline passed before the request was sent');
-      const headerList = ['host', current.host, ...fixedHeaders];
+      const headerList = ['host', current.host, ...fixedHeaders(overrides?.accept ?? accept)];
       if (conditional?.etag) headerList.push('if-none-match', conditional.etag);
       if (conditional?.lastModified) headerList.push('if-modified-since', conditional.lastModified);
 
@@ -478,7 +479,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
   }
 
   return {
-    async fetch(url, conditional, callerSignal) {
+    async fetch(url, conditional, callerSignal, overrides) {
       if (callerSignal?.aborted) return { error: { code: 'aborted', message: 'aborted before the request was sent' } };
       const deadline = new Deadline(limits);
       const hop: Hop = { key: '', https: false, since: 0 };
@@ -492,7 +493,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       const phaseOf: PhaseOf = () => (hop.https && probe.transportUpSince(hop.since) !== undefined ? 'tls' : 'connect');
       const unwatch = callerSignal ? signals.watch(callerSignal, () => deadline.stop(new FetchFailure('aborted', 'aborted by the caller'))) : undefined;
       try {
-        return await Promise.race([run(url, conditional, deadline, hop, probe), deadline.expired]);
+        return await Promise.race([run(url, conditional, deadline, hop, probe, overrides), deadline.expired]);
       } catch (err) {
         return { error: classifyNetworkError(err, opts, phaseOf) };
       } finally {

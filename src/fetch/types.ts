@@ -88,8 +88,14 @@ export interface ConditionalHeaders {
   lastModified?: string;
 }
 
+/** What one request asks for beyond the fetcher's defaults. */
+export interface RequestOverrides {
+  /** This request's Accept header instead of the fetcher's (`crawl --variants` asks for each representation). */
+  accept?: string;
+}
+
 export interface Fetcher {
-  fetch(url: string, conditional?: ConditionalHeaders, signal?: AbortSignal): Promise<FetchOutcome>;
+  fetch(url: string, conditional?: ConditionalHeaders, signal?: AbortSignal, overrides?: RequestOverrides): Promise<FetchOutcome>;
   close(): Promise<void>;
 }
 

@@ -22,6 +22,12 @@ export interface FrontierEntry {
   hops?: number;
   /** Fetched although the store says it was fetched: a re-crawl's seed, a stale document --answer meets again. */
   refetch?: boolean;
+  /**
+   * Another representation of a document the crawl fetched (`crawl --variants`, src/crawler/variants/):
+   * the set of representations it belongs to, the Accept header to send, and whether it is the
+   * document's own URL asked for another media type (negotiated) or an advertised alternate URL.
+   */
+  variant?: { set: number; accept: string; negotiated: boolean };
 }
 
 /**

@@ -65,7 +65,9 @@ export function archivedUrlKey(url: string): string | undefined {
 
 /** Every memento of `url`, oldest first; an empty list when the archive never captured it. */
 export async function mementosOf(store: CrawlLog, url: string): Promise<Memento[]> {
-  const entries = await store.versions(url);
+  // The other representations `crawl --variants` archived under the URL are in its CDX, not its mementos:
+  // a TimeGate gives the document as the crawl took it, not whichever serialisation was fetched nearest in time.
+  const entries = (await store.versions(url)).filter((e) => e.reason !== 'variant' && e.reason !== 'variant-mismatch');
   const seconds = new Map<string, number>();
   for (const e of entries) seconds.set(timestampOf(e.time), (seconds.get(timestampOf(e.time)) ?? 0) + 1);
   return entries.map((entry) => {

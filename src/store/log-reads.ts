@@ -151,7 +151,7 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
     params.push(...q.reasons);
   } else {
     // Rows from before the reason column have none: a failure among them still shows as one.
-    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite') OR diagnostics IS NOT NULL)`);
+    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite', 'variant') OR diagnostics IS NOT NULL)`);
   }
   if (q.url !== undefined) {
     where.push('(url = ? OR final_url = ?)');
@@ -298,9 +298,11 @@ export async function searchUrls(db: LogReader, q: UrlSearch): Promise<ArchivedU
  * Which entry of each URL `latestEntries` reads, as the log's order decides it (the later id wins):
  * `version`, the newest with RDF (a conversion record), unless a 404/410 came after it (the document is
  * gone); `redirect`, the newest archived capture when it is a redirect (3xx, not 304); `response`, the
- * newest archived full 2xx response (not a revisit).
+ * newest archived full 2xx response (not a revisit) that is not another representation (`crawl --variants`);
+ * `variant-mismatch`, the newest verdict on each URL's representation of a media type when it was a
+ * disagreement (a later agreeing `variant` row of the same URL and type settles it).
  */
-export type LatestKind = 'version' | 'redirect' | 'response';
+export type LatestKind = 'version' | 'redirect' | 'response' | 'variant-mismatch';
 
 export interface LatestQuery {
   kind: LatestKind;
@@ -311,13 +313,20 @@ export interface LatestQuery {
   limit: number;
 }
 
+/** A row that is not one of the other representations `crawl --variants` fetched (replay shows the document's own). */
+const NOT_VARIANT = (t: string) => `(${t}.reason IS NULL OR ${t}.reason NOT IN ('variant', 'variant-mismatch'))`;
+
 /** Per kind: which rows are candidates, and which later row of the same URL supersedes one. */
 const LATEST: Record<LatestKind, { keep: string; supersededBy: string }> = {
   version: { keep: 'c.rdf_offset IS NOT NULL', supersededBy: 'd.rdf_offset IS NOT NULL OR d.status IN (404, 410)' },
   redirect: { keep: 'c.warc_file IS NOT NULL AND c.status >= 300 AND c.status < 400 AND c.status <> 304', supersededBy: 'd.warc_file IS NOT NULL' },
   response: {
-    keep: "c.warc_file IS NOT NULL AND c.status >= 200 AND c.status < 300 AND c.change <> 'unchanged'",
-    supersededBy: "d.warc_file IS NOT NULL AND d.status >= 200 AND d.status < 300 AND d.change <> 'unchanged'",
+    keep: `c.warc_file IS NOT NULL AND c.status >= 200 AND c.status < 300 AND c.change <> 'unchanged' AND ${NOT_VARIANT('c')}`,
+    supersededBy: `d.warc_file IS NOT NULL AND d.status >= 200 AND d.status < 300 AND d.change <> 'unchanged' AND ${NOT_VARIANT('d')}`,
+  },
+  'variant-mismatch': {
+    keep: "c.reason = 'variant-mismatch'",
+    supersededBy: "d.reason IN ('variant', 'variant-mismatch') AND d.media_type = c.media_type",
   },
 };
 

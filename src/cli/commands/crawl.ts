@@ -14,6 +14,7 @@ import { EXIT } from '../../util/exit-codes.ts';
 import { collect } from '../config.ts';
 import { renderTable } from '../../query/sparql.ts';
 import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
+import type { VariantsSummary } from '../../crawler/variants/stage.ts';
 import { LiveIndex } from '../../query/live-index.ts';
 import { VERSIONS_FILE } from '../../query/version-store.ts';
 
@@ -63,6 +64,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--query <words>', 'the driving query of --order similarity')
     .option('--trust <file>', "check each document's Data Integrity proofs (eddsa-rdfc-2022) against these keys (one did:key a line); the verdict goes into the crawl log")
     .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')
+    .option('--variants', 'also fetch every other representation each RDF document offers (Link/HTML rel="alternate", Vary: Accept), archive each once and compare its graph with the document\'s (a disagreement is logged as variant-mismatch)')
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
@@ -159,6 +161,7 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     minFreeBytes: opt(flags.minFreeSpace, (s) => parseBytes(s, '--min-free-space')),
     trust: flags.trust ? readTrustList(flags.trust) : undefined,
     trustedOnly: flags.trustedOnly,
+    variants: flags.variants,
   };
 }
 
@@ -180,11 +183,18 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
     ...(s.trust ? [`  trust: ${Object.entries(s.trust).map(([v, n]) => `${v} ${n}`).join(', ') || 'no documents parsed'}`] : []),
     ...(s.query ? [queryLine(s.query)] : []),
+    ...(s.variants ? [variantsLine(s.variants)] : []),
     s.stoppedBy ? `  stopped by ${s.stoppedBy}${s.stopMessage ? `: ${s.stopMessage}` : ''}` : '  frontier exhausted',
     `  archive: ${s.dataDir}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
   if (s.query?.answer) process.stdout.write(answerText(s.query.answer));
+}
+
+/** What --variants fetched and found, in one line. */
+function variantsLine(v: VariantsSummary): string {
+  const found = v.mismatch ? `${plural(v.mismatch, 'disagreement')} (datamonitor log --reason variant-mismatch)` : 'no disagreement';
+  return `  variants: ${plural(v.documents, 'document')} offered more; ${plural(v.requests, 'request')}, ${v.archived} archived, ${v.duplicates} duplicate or none; ${v.agree} agree, ${found}${v.notCompared ? `, ${v.notCompared} not compared` : ''}`;
 }
 
 /** What the driving queries of a query-driven crawl cost and found, in one line. */

@@ -19,6 +19,8 @@ export interface Analysis {
   text?: string;
   /** Page requisites (src/extract/html/requisites.ts): images, style sheets, scripts the page loads. */
   requisites?: string[];
+  /** Where the page's own HTML-as-triples (docs/vocabulary.md) start in `quads`: before it, the author's data. */
+  pageQuadsFrom?: number;
   /** Absent when noindex kept the triples out. */
   canonical: { nquads: string; hash: string; method: CanonicalMethod };
 }
@@ -40,6 +42,7 @@ export async function analyse(input: ExtractInput, o: AnalyseOptions): Promise<A
   const canon = await canonicalize(quads);
   const out: Analysis = { quads, links, diagnostics: result.diagnostics, robots: result.robots, title: result.title, canonical: canon };
   if (result.requisites?.length) out.requisites = result.requisites;
+  if (result.pageQuadsFrom !== undefined && quads.length > 0) out.pageQuadsFrom = result.pageQuadsFrom;
   if (o.wantText) out.text = result.text;
   else Object.defineProperty(out, 'text', { enumerable: true, get: () => result.text }); // folded only if read
   return out;

@@ -37,7 +37,7 @@ serveThread<Extract<ToThread, { type: 'analyse' }> | Extract<ToThread, { type: '
     );
     port.postMessage({
       type: 'done', id: m.id,
-      result: { quads: encodeQuads(a.quads), links: a.links, diagnostics: a.diagnostics, robots: a.robots, title: a.title, text: a.text, canonical: a.canonical, requisites: a.requisites },
+      result: { quads: encodeQuads(a.quads), links: a.links, diagnostics: a.diagnostics, robots: a.robots, title: a.title, text: a.text, canonical: a.canonical, requisites: a.requisites, pageQuadsFrom: a.pageQuadsFrom },
     } satisfies FromThread);
   } catch (e) {
     port.postMessage({ type: 'failed', id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromThread);

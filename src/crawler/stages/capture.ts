@@ -17,7 +17,8 @@ export class CaptureStage implements Stage {
   constructor(private readonly d: CaptureStageDeps) {}
 
   shouldProcess(job: Job): boolean {
-    return job.outcome !== undefined && !job.redirected;
+    // A document's own URL asked for another media type (--variants) is archived by the variant stage, beside the document.
+    return job.outcome !== undefined && !job.redirected && !job.entry.variant?.negotiated;
   }
 
   async process(job: Job): Promise<Next> {

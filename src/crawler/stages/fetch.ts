@@ -27,12 +27,13 @@ export class FetchStage implements Stage {
 
   async process(job: Job): Promise<Next> {
     const { entry } = job;
+    if (entry.variant?.negotiated) return this.negotiate(job);
     job.prev = await this.d.store.getDocument(entry.url);
     // Fetched meanwhile (the target of a redirect, another worker): one-off crawls do not fetch it again.
     if (job.prev?.state === 'fetched' && !this.d.refetch && !entry.refetch) return 'done';
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
-    const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal));
+    const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal, entry.variant ? { accept: entry.variant.accept } : undefined));
     if (outcome.error?.code === 'blocked-address') {
       // A policy (no --allow-private), not the server's failure: nothing was sent, so the origin
       // neither waits its delay nor backs off, and a crawl with --allow-private takes the URL up again.
@@ -52,11 +53,29 @@ export class FetchStage implements Stage {
       }
       job.notBefore = until;
       job.waitReason = `Retry-After on ${outcome.response?.status ?? 'an answer'}`;
-      if (this.d.retryLater(entry)) return 'done';
+      if (this.d.retryLater(entry)) return (job.requeued = true), 'done';
     }
     if ((outcome.response?.status ?? 0) >= 500 && this.d.retryLater(entry)) {
       job.ok = false;
+      job.requeued = true;
       return 'done';
+    }
+    return 'continue';
+  }
+
+  /**
+   * A document's own URL asked again for another media type (`crawl --variants`): not conditional, never
+   * retried, and nothing recorded against the document's row (the variant stage records the answer). A
+   * Retry-After still holds the origin, as for any request.
+   */
+  private async negotiate(job: Job): Promise<Next> {
+    const { entry } = job;
+    job.startedAt = Date.now();
+    const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, undefined, this.d.signal, { accept: entry.variant!.accept }));
+    if (outcome.error?.code === 'blocked-address') job.startedAt = undefined;
+    if (outcome.retryAfter && this.d.frontier.acceptsWait(outcome.retryAfter.getTime(), Date.now())) {
+      job.notBefore = outcome.retryAfter.getTime();
+      job.waitReason = `Retry-After on ${outcome.response?.status ?? 'an answer'}`;
     }
     return 'continue';
   }

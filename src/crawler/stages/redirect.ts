@@ -38,6 +38,8 @@ export class RedirectStage implements Stage {
   constructor(private readonly d: RedirectStageDeps) {}
 
   shouldProcess(job: Job): boolean {
+    // Another representation asked of a document's own URL is no page: its redirect is the variant stage's to note.
+    if (job.entry.variant?.negotiated) return false;
     const r = job.outcome?.response;
     return r !== undefined && REDIRECTS.has(r.status) && headerValue(r.headers, 'location') !== undefined;
   }

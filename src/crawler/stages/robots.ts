@@ -16,6 +16,8 @@ type Counts = RobotsStageDeps['counts'];
 
 /** A URL given up without a fetch by its origin's robots.txt: disallowed, or unavailable after its tries. */
 export async function robotsFate(fates: Fates, counts: Counts, entry: FrontierEntry, verdict: RobotsVerdict): Promise<void> {
+  // A document's own URL asked for another representation (--variants): the document's row is not this request's to change.
+  if (entry.variant?.negotiated) return;
   if ('unavailable' in verdict) {
     counts.errors++;
     await fates.record(entry.url, 'robots-unavailable', `robots-unavailable: ${verdict.reason}`, 'failed');
@@ -49,6 +51,7 @@ export class RobotsStage implements Stage {
       job.notBefore = verdict.deferUntil.getTime();
       job.waitReason = verdict.reason;
       this.d.frontier.push(entry);
+      job.requeued = true;
       return 'done';
     }
     if ('allowed' in verdict && verdict.crawlDelayMs) this.d.onCrawlDelay(entry, verdict.crawlDelayMs);
@@ -60,6 +63,7 @@ export class RobotsStage implements Stage {
       // (An answer that is not cached, e.g. a refused address, lets the page fetch report its reason.)
       job.startedAt = asked;
       this.d.frontier.push(entry);
+      job.requeued = true;
       return 'done';
     }
     return 'continue';

@@ -69,6 +69,17 @@ export class ScopeStage {
     return this.admit(raw, depth, force, this.requisiteFilters, true, hops ? { requisite: level, hops } : { requisite: level });
   }
 
+  /**
+   * A representation a document advertises at another URL (`crawl --variants`): at the document's depth (it
+   * is the same document, not a hop further), through the filters and the seen test (fetched once per
+   * crawl), first of its origin's queue (`key`). A URL another worker's host owns is left to the links.
+   */
+  offerVariant(raw: string, depth: number, variant: NonNullable<FrontierEntry['variant']>, key: number, force = false): Admission {
+    const url = normalizeUrl(raw);
+    if (url && this.o.queueHost && !this.o.queueHost(hostOf(url))) return 'known';
+    return this.admit(raw, depth, force, this.o.filters, true, { variant, key });
+  }
+
   private admit(raw: string, depth: number, force: boolean, filters: FilterOptions, ignoreDepth: boolean, extra: Partial<FrontierEntry>): Admission {
     const url = normalizeUrl(raw);
     if (!url) return 'invalid';

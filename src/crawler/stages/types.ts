@@ -21,6 +21,8 @@ export interface Job {
   /** Why the origin must wait until `notBefore` (a Retry-After, a deferred robots.txt): for the progress line. */
   waitReason?: string;
   startedAt?: number;
+  /** The entry went back to the frontier (a retry, a robots.txt deferral): its fate is still to come. */
+  requeued?: boolean;
 }
 
 /** `done`: the URL's fate is settled (recorded, re-queued or skipped): later stages do not see it. */

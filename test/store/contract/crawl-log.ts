@@ -118,6 +118,21 @@ export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & Sto
       expect(await ids({ kind: 'version', limit: 0 })).toEqual([]);
     });
 
+    it('latestEntries keeps the representations of crawl --variants apart: never a response, each standing disagreement per URL and type', async () => {
+      const { s } = fx;
+      const w = (o: number) => ({ warcFile: 'f.warc.gz', warcOffset: o, warcLength: 10 });
+      const doc = await s.appendLog(logEntry({ url: 'http://a.example/', time: T0, mediaType: 'text/turtle', reason: 'fetched', ...w(0), rdfOffset: 10, rdfLength: 5 }));
+      const json = await s.appendLog(logEntry({ url: 'http://a.example/', time: T0 + 1, mediaType: 'application/ld+json', reason: 'variant-mismatch', change: 'unchanged', ...w(20) }));
+      const xml = await s.appendLog(logEntry({ url: 'http://a.example/', time: T0 + 2, mediaType: 'application/rdf+xml', reason: 'variant-mismatch', change: 'unchanged', ...w(30) }));
+      // A later crawl finds the JSON-LD agreeing again: that disagreement no longer stands.
+      await s.appendLog(logEntry({ url: 'http://a.example/', time: T0 + 3, mediaType: 'application/ld+json', reason: 'variant', change: 'unchanged', ...w(40) }));
+      const ids = async (q: Parameters<CrawlLog['latestEntries']>[0]) => (await s.latestEntries(q)).map((e) => e.id);
+      expect(await ids({ kind: 'response', limit: 10 })).toEqual([doc]);
+      expect(await ids({ kind: 'version', limit: 10 })).toEqual([doc]);
+      expect(await ids({ kind: 'variant-mismatch', limit: 10 })).toEqual([xml]);
+      expect(await ids({ kind: 'variant-mismatch', at: T0 + 2, limit: 10 })).toEqual([json, xml]);
+    });
+
     it('after flush, another instance on the same database reads every entry', async () => {
       const { s } = fx;
       const id = await s.appendLog(logEntry({ url: 'http://a.example/' }));
