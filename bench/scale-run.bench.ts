@@ -114,7 +114,7 @@ function timed(cmd: string[], env: Record<string, string> = {}): Promise<Measure
     });
     p.on('close', (code) => {
       const m = /dm-time ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
-      resolve({ seconds: (performance.now() - t0) / 1000, cpuSeconds: m ? Number(m[1]) + Number(m[2]) : NaN, rssMb: m ? Number(m[3]) / 1024 : NaN, code, stdout, stderr: stderr.replace(/.*dm-time.*\n?/, '') });
+      resolve({ seconds: (performance.now() - t0) / 1000, cpuSeconds: m ? Number(m[1]) + Number(m[2]) : NaN, rssMb: m ? Number(m[3]) / 1024 : NaN, code, stdout, stderr: stderr.replace(/.*dm-time.*\n?/, '').replace(/Command exited with non-zero status \d+\n?/, '') });
     });
   });
 }
