@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
 import { openStore } from '../src/store/index.ts';
-import { cdxPage } from '../src/server/cdx-query.ts';
+import { cdxPageStream } from '../src/server/cdx-query.ts';
 import { formatBytes } from '../src/util/units.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,8 +37,9 @@ if (arg('--probe')) {
   let lines = 0;
   let resumeKey: string | undefined;
   do {
-    const page = await cdxPage(store, { url: 'lod.test', matchType: 'domain', limit: 10_000, resumeKey });
-    lines += page.lines.length;
+    // As the route reads it: a page of the default 10,000 lines, streamed a chunk at a time.
+    const page = await cdxPageStream(store, { url: 'lod.test', matchType: 'domain', limit: 10_000, resumeKey });
+    for await (const chunk of page.chunks) lines += chunk.length;
     resumeKey = page.resumeKey;
   } while (resumeKey);
   const counts = await store.logCounts();

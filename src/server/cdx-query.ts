@@ -3,7 +3,7 @@
  * (exact, prefix, host), or, for `domain`, one such host query per SURT host found in the log; the limit is
  * applied in SQL, and a resume key (the last capture's URL, time and log id) continues where a page ended.
  */
-import type { CaptureCursor, CaptureQuery, CrawlLogEntry, ReadModel } from '../store/types.ts';
+import type { CaptureCursor, CaptureQuery, ReadModel } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import { cdxLine, hostKey, matcher, queryTarget, sortCdxLines, surt, timestampBounds, type CdxLine, type CdxQuery } from './cdx.ts';
 import { timestampOf } from './mementos.ts';
@@ -103,14 +103,25 @@ async function hostRanges(store: ReadModel, q: CdxQuery): Promise<HostRanges[]> 
 const MIN_BATCH = 256;
 
 /**
- * One page of `/cdx`: at most `limit` captures in CDXJ order (SURT key, then timestamp) that pass `keep`
- * (the request's filters) and, when more may follow, the key to resume from. Captures are read in store order
- * and filtered before they are counted, so a page holds `limit` kept lines whenever that many exist and the
- * resume key is that of the last kept capture. A page that holds every match is the same as `cdxLines` over the
- * whole log, apart from URLs whose letter case differs from the query's in an exact or prefix match (ranges
- * compare URLs as written; SURT keys are lower-cased) and URLs of `www2.`-style hosts other than the one asked for.
+ * The most captures read from the store at once, and the most lines a streamed page holds at once: a page
+ * of 100,000 lines used to hold its 100,000 log entries (with their headers) and then the whole response
+ * text, so a server's memory grew with the page asked for (bench/SCALE.md: 2.05x RSS from 10 k to 100 k
+ * documents for the CDX and dashboard reads; test/server/cdx-bounded.test.ts runs them with a capped heap).
  */
-export async function cdxPage(store: ReadModel, q: CdxPageQuery, keep: (l: CdxLine) => boolean = () => true): Promise<CdxPage> {
+export const CDX_CHUNK = 1000;
+
+/** A kept line and where its capture is in store order (what a resume key names). */
+interface Kept {
+  line: CdxLine;
+  cursor: CaptureCursor;
+}
+
+/**
+ * The captures that match and pass `keep`, from the query's start (its resume key) on, in store order, a
+ * batch of at most CDX_CHUNK at a time; `wanted()` says how many more the caller still takes (a small page
+ * reads a small batch). Only the lines and their cursors are held, never the log entries.
+ */
+async function* keptCaptures(store: ReadModel, q: CdxPageQuery, keep: (l: CdxLine) => boolean, wanted: () => number): AsyncGenerator<Kept[]> {
   const { lo, hi } = timestampBounds(q);
   const base: Omit<CaptureQuery, 'limit'> = {
     fromTime: lo ? boundaryMs(lo, 'from') : undefined,
@@ -119,29 +130,102 @@ export async function cdxPage(store: ReadModel, q: CdxPageQuery, keep: (l: CdxLi
   const cursor = q.resumeKey ? decodeResumeKey(q.resumeKey) : undefined;
   const cursorHost = cursor && hostKey(surt(cursor.url)) + ')';
   const match = matcher(q);
-  const kept: Array<{ line: CdxLine; entry: CrawlLogEntry }> = [];
-  // One more than asked for tells whether another page follows.
-  const wanted = q.limit + 1;
   for (const r of await hostRanges(store, q)) {
-    if (kept.length >= wanted) break;
     if (cursorHost && r.hostKey + ')' < cursorHost) continue;
     let after = cursorHost && r.hostKey + ')' === cursorHost ? cursor : undefined;
     for (;;) {
-      const batch = Math.max(wanted - kept.length, MIN_BATCH);
+      const batch = Math.min(CDX_CHUNK, Math.max(wanted(), MIN_BATCH));
       const rows = await store.captures({ ...base, urls: r.urls, prefixes: r.prefixes, after, limit: batch });
+      const out: Kept[] = [];
       for (const { entry, lastGoodChecksum } of rows) {
         const line = cdxLine(entry, entry.status === 304 || (entry.checksum !== undefined && lastGoodChecksum === entry.checksum));
-        if (match(line.urlkey) && keep(line)) kept.push({ line, entry });
-        if (kept.length >= wanted) break;
+        if (match(line.urlkey) && keep(line)) out.push({ line, cursor: { url: entry.url, time: entry.time, id: entry.id! } });
       }
       const last = rows.at(-1)?.entry;
-      if (kept.length >= wanted || rows.length < batch || !last) break;
+      if (out.length) yield out;
+      if (rows.length < batch || !last) break;
       after = { url: last.url, time: last.time, id: last.id! };
     }
   }
+}
+
+/**
+ * One page of `/cdx`: at most `limit` captures in CDXJ order (SURT key, then timestamp) that pass `keep`
+ * (the request's filters) and, when more may follow, the key to resume from. Captures are read in store order
+ * and filtered before they are counted, so a page holds `limit` kept lines whenever that many exist and the
+ * resume key is that of the last kept capture. A page that holds every match is the same as `cdxLines` over the
+ * whole log, apart from URLs whose letter case differs from the query's in an exact or prefix match (ranges
+ * compare URLs as written; SURT keys are lower-cased) and URLs of `www2.`-style hosts other than the one asked for.
+ * It holds the page's lines: for pages of any size, `cdxPageStream`.
+ */
+export async function cdxPage(store: ReadModel, q: CdxPageQuery, keep: (l: CdxLine) => boolean = () => true): Promise<CdxPage> {
+  const kept: Kept[] = [];
+  // One more than asked for tells whether another page follows.
+  const wanted = q.limit + 1;
+  for await (const batch of keptCaptures(store, q, keep, () => wanted - kept.length)) {
+    kept.push(...batch.slice(0, wanted - kept.length));
+    if (kept.length >= wanted) break;
+  }
   const page = kept.slice(0, q.limit);
-  const last = page.at(-1)?.entry;
-  return { lines: sortCdxLines(page.map((k) => k.line)), resumeKey: kept.length > q.limit && last ? encodeResumeKey({ url: last.url, time: last.time, id: last.id! }) : undefined };
+  const last = page.at(-1)?.cursor;
+  return { lines: sortCdxLines(page.map((k) => k.line)), resumeKey: kept.length > q.limit && last ? encodeResumeKey(last) : undefined };
+}
+
+export interface CdxPageStream {
+  /** As `cdxPage`'s, known before the first line (it goes out as a header). */
+  resumeKey?: string;
+  /** The page's lines, a chunk of at most CDX_CHUNK at a time, each in CDXJ order. */
+  chunks: AsyncIterable<CdxLine[]>;
+}
+
+/**
+ * The page `cdxPage` gives, in bounded memory whatever `limit` is: a page that fits in one chunk is read once
+ * and held; a longer one is read twice, first only to find where it ends (and so its resume key, which the
+ * response's header carries before the body), then chunk by chunk to the same end. The chunks are each in CDXJ
+ * order and follow one another in store order, which is CDXJ order except within a host whose URLs mix http and
+ * https, `www.` and none, or letter case: there the order holds within each chunk of CDX_CHUNK lines, as it held
+ * within each page before (a page was never sorted against the next one either).
+ */
+export async function cdxPageStream(store: ReadModel, q: CdxPageQuery, keep: (l: CdxLine) => boolean = () => true): Promise<CdxPageStream> {
+  if (q.limit <= CDX_CHUNK) {
+    const page = await cdxPage(store, q, keep);
+    return { resumeKey: page.resumeKey, chunks: (async function* () { if (page.lines.length) yield page.lines; })() };
+  }
+  // Pass 1: count to limit + 1, keeping only the cursor of the page's last line.
+  let n = 0;
+  let end: CaptureCursor | undefined;
+  let more = false;
+  for await (const batch of keptCaptures(store, q, keep, () => q.limit + 1 - n)) {
+    for (const k of batch) {
+      if (n === q.limit) {
+        more = true;
+        break;
+      }
+      n++;
+      end = k.cursor;
+    }
+    if (more) break;
+  }
+  const stop = end;
+  // Pass 2: the same walk to the same end (rows a crawl appends meanwhile may come in before it; never more than limit).
+  async function* chunks(): AsyncGenerator<CdxLine[]> {
+    let sent = 0;
+    for await (const batch of keptCaptures(store, q, keep, () => Math.min(CDX_CHUNK, q.limit - sent))) {
+      const out: CdxLine[] = [];
+      let done = false;
+      for (const k of batch) {
+        out.push(k.line);
+        sent++;
+        if (sent >= q.limit || (stop && k.cursor.id === stop.id && k.cursor.url === stop.url)) {
+          done = true;
+          break;
+        }
+      }
+      if (out.length) yield sortCdxLines(out);
+      if (done) return;
+    }
+  }
+  return { resumeKey: more && stop ? encodeResumeKey(stop) : undefined, chunks: chunks() };
 }
 
 /**

@@ -5,12 +5,13 @@
  * closest, limit (negative: the last N), output cdxj|json|link|text) and the Wayback CDX server's paging
  * (limit, showResumeKey, resumeKey).
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { CrawlLogEntry } from '../store/types.ts';
 import { formatLinkFormat } from '../util/link-format.ts';
 import type { ServerContext } from './context.ts';
 import { httpDate, parseTimestamp, timestampOf } from './mementos.ts';
-import { cdxAll, cdxPage } from './cdx-query.ts';
+import { cdxAll, cdxPageStream } from './cdx-query.ts';
 import { UserError } from '../util/errors.ts';
 
 /**
@@ -268,28 +269,36 @@ export function registerCdxRoute(app: FastifyInstance, ctx: ServerContext): void
     const filters = repeated(q.filter).filter((f) => f !== '').map(parseFilter);
     const keep = (l: CdxLine) => filters.every((f) => f(l));
     const query = { url: p.url, matchType, from: p.from, to: p.to };
-    let lines: CdxLine[];
-    let resumeKey: string | undefined;
+    const mediaType = output === 'json' ? 'application/x-ndjson' : output === 'link' ? 'application/link-format' : output === 'text' ? 'text/plain' : 'text/x-cdxj';
+    const base = ctx.publicUrl();
+    const linkText = (lines: CdxLine[]) => formatLinkFormat(lines.map((l) => ({ uri: `${base}/memento/${l.timestamp}/${l.url}`, params: { rel: 'memento', datetime: httpDate(parseTimestamp(l.timestamp)!) } }))).slice(0, -1);
     if (sort || limit < 0) {
       // These orders need every match first; they give no resume key (the answer is one page).
       if (p.resumeKey) return bad(`resumeKey cannot be combined with ${sort ? `sort=${sort}` : 'a negative limit'}: page in index order, or narrow the query`);
-      lines = await cdxAll(ctx.store, query, keep, MAX_LIMIT);
+      let lines = await cdxAll(ctx.store, query, keep, MAX_LIMIT);
       if (limit < 0) lines = lines.slice(Math.max(0, lines.length + limit));
       lines = sortLines(lines, sort as 'reverse' | 'closest' | undefined, closest);
       if (limit >= 0) lines = lines.slice(0, limit);
-    } else {
-      // A page at a time, limited in SQL: the rest of a longer answer is one resumeKey away.
-      ({ lines, resumeKey } = await cdxPage(ctx.store, { ...query, limit: Math.min(limit, MAX_LIMIT), resumeKey: p.resumeKey || undefined }, keep));
+      const body = output === 'link' ? (lines.length ? `${linkText(lines)}\n` : '') : formatLines(lines, output, fl);
+      return reply.type(mediaType).send(body);
     }
+    // A page at a time, limited in SQL, and sent as it is read, a chunk of lines at a time: the server holds a
+    // chunk, not the page (src/server/cdx-query.ts). The rest of a longer answer is one resumeKey away.
+    const { resumeKey, chunks } = await cdxPageStream(ctx.store, { ...query, limit: Math.min(limit, MAX_LIMIT), resumeKey: p.resumeKey || undefined }, keep);
     if (resumeKey) reply.header('x-resume-key', resumeKey);
     const showKey = resumeKey && p.showResumeKey === 'true';
-    // The resume key after an empty line, as the Wayback CDX server prints it with showResumeKey=true.
-    if (output === 'json') return reply.type('application/x-ndjson').send(formatLines(lines, 'json', fl) + (showKey ? `\n${JSON.stringify({ resumeKey })}\n` : ''));
-    if (output === 'link') {
-      const base = ctx.publicUrl();
-      const links = lines.map((l) => ({ uri: `${base}/memento/${l.timestamp}/${l.url}`, params: { rel: 'memento', datetime: httpDate(parseTimestamp(l.timestamp)!) } }));
-      return reply.type('application/link-format').send(links.length ? formatLinkFormat(links) : '');
+    async function* body(): AsyncGenerator<string> {
+      let first = true;
+      for await (const lines of chunks) {
+        // Link format separates links with ",\n": between chunks too.
+        yield output === 'link' ? `${first ? '' : ',\n'}${linkText(lines)}` : formatLines(lines, output, fl);
+        first = false;
+      }
+      if (output === 'link' && !first) yield '\n';
+      // The resume key after an empty line, as the Wayback CDX server prints it with showResumeKey=true.
+      if (showKey && output === 'json') yield `\n${JSON.stringify({ resumeKey })}\n`;
+      else if (showKey && output !== 'link') yield `\n${resumeKey}\n`;
     }
-    return reply.type(output === 'text' ? 'text/plain' : 'text/x-cdxj').send(formatLines(lines, output, fl) + (showKey ? `\n${resumeKey}\n` : ''));
+    return reply.type(mediaType).send(Readable.from(body()));
   });
 }

@@ -4,7 +4,7 @@ export { VersionIndex } from '../query/version-index.ts';
 export {
   surt, cdxLines, cdxjText, parseFilter, parseFieldList, sortLines, formatLines, CDX_FIELDS, type CdxLine, type CdxQuery, type CdxField, type CdxOutput, type MatchType,
 } from './cdx.ts';
-export { cdxPage, cdxAll, type CdxPage, type CdxPageQuery } from './cdx-query.ts';
+export { cdxPage, cdxPageStream, cdxAll, type CdxPage, type CdxPageQuery, type CdxPageStream } from './cdx-query.ts';
 export {
   mementosOf, closestMemento, timestampOf, parseTimestamp, httpDate, mementoUris, mementoLinks, timegateLinks, timemapLinks,
   timemapJson, linkHeader, originalResponse, versionNQuads, parseAcceptDatetime, type Memento, type MementoUris,

@@ -1,0 +1,289 @@
+/**
+ * The scale run of issue #16 item 7: a generated Web of N Linked Data documents (src/testkit/linked-data-web.ts:
+ * ~35 triples, a blank node, ten links across hosts, 303s from resource IRIs; `--hosts` virtual hosts behind a
+ * forward proxy on 127.0.0.1) crawled into SQLite by `datamonitor crawl --delay 0` as a user runs it, then:
+ *   - the index catch-up from the WARC conversion records (what the first `query` waits for): versions/s;
+ *   - a selective query (one resource's labels) at three instants of the crawl (a quarter, half, all of its
+ *     versions captured): `datamonitor query` as a user runs it, and the same queries in one warm process (the
+ *     server's query processes), a new subject each time: median and p95;
+ *   - an unselective COUNT of every triple at the end of the crawl;
+ *   - stats, `export --format warc`, and the CDX + dashboard reads (bench/scale.bench.ts --probe);
+ *   - disk: WARC files, crawl log, version index, in bytes per triple-version.
+ * Every command runs in its own process under GNU time (wall, CPU, peak RSS of that command).
+ *
+ *   node bin/run-ts.mjs bench/scale-run.bench.ts [--documents 100000] [--quick] [--hosts 100] [--keep]
+ *     --quick      2,000 documents, fewer query runs
+ *     --keep       leave the archive (its path is printed) instead of deleting it
+ * Prints markdown; the figures also go to bench/out/scale-run-<N>.json (docs/scale.md extrapolates from them).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { args, flag, option, QUICK } from './args.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = path.resolve(path.dirname(SELF), '..');
+const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
+const CLI = path.join(ROOT, 'bin/datamonitor.mjs');
+const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 2_000 : 100_000));
+const HOSTS = Number(option('--hosts') ?? 100);
+const CLI_RUNS = QUICK ? 2 : 4;
+const WARM_RUNS = QUICK ? 11 : 41;
+const PREFIX = 'PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> ';
+const COUNT_ALL = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }';
+
+// ---------------------------------------------------------------- children
+
+/** The site and its proxy, until stdin closes. */
+async function serveWeb(): Promise<void> {
+  const { startLinkedDataWeb } = await import('../src/testkit/linked-data-web.ts');
+  const { startForwardProxy } = await import('../src/testkit/forward-proxy.ts');
+  const web = await startLinkedDataWeb({ documents: DOCUMENTS, hosts: HOSTS });
+  const proxy = await startForwardProxy((host) => (host.endsWith('.lod.test') ? web.port : undefined));
+  // Both keep a record of every request (tests want it); a long crawl does not.
+  setInterval(() => (web.hits.clear(), proxy.hits.clear(), (proxy.seen.length = 0)), 1_000).unref();
+  process.stdout.write(JSON.stringify({ seed: web.seed, proxy: proxy.url }) + '\n');
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+}
+
+/** The index catch-up as the first `query` runs it (bulk when the archive is new). */
+async function catchUpChild(dataDir: string): Promise<void> {
+  const { openStore } = await import('../src/store/index.ts');
+  const { openVersionStore, catchUpVersions } = await import('../src/query/index.ts');
+  const store = await openStore(dataDir, undefined, { readonly: true });
+  await store.init();
+  const archive = openVersionStore(dataDir);
+  const c = await catchUpVersions(archive, store, dataDir, {
+    onProgress: (p) => process.stderr.write(`\rindex: ${p.phase} ${p.done}/${p.total}   `),
+  });
+  process.stderr.write('\n');
+  const stats = archive.stats();
+  await archive.close();
+  await store.close();
+  process.stdout.write(JSON.stringify({ versions: c.versions, rows: c.rows, failed: c.failed, bulk: c.bulk, quadRows: stats.rows }) + '\n');
+}
+
+/** Selective queries in one warm process: `--subjects` is a JSON list of [instant, IRI]. */
+async function warmChild(dataDir: string, plan: string): Promise<void> {
+  const { openVersionStore, runQuery } = await import('../src/query/index.ts');
+  const work = JSON.parse(fs.readFileSync(plan, 'utf8')) as Array<{ at: number; iri: string }>;
+  const archive = openVersionStore(dataDir, { readonly: true });
+  await runQuery(archive, `${PREFIX}SELECT ?l WHERE { <${work[0]!.iri}> rdfs:label ?l }`, { at: work[0]!.at }); // modules and parser loaded
+  const out: Array<{ at: number; ms: number; rows: number; plan?: string }> = [];
+  for (const w of work) {
+    const t = performance.now();
+    const r = await runQuery(archive, `${PREFIX}SELECT ?l WHERE { <${w.iri}> rdfs:label ?l }`, { at: w.at });
+    const ms = performance.now() - t;
+    const rows = (JSON.parse(String(r.body)) as { results: { bindings: unknown[] } }).results.bindings.length;
+    out.push({ at: w.at, ms, rows, plan: r.plan });
+  }
+  const t = performance.now();
+  // In process, without the CLI's query-process limits: what the COUNT costs when it is let run.
+  const count = await runQuery(archive, COUNT_ALL, { at: work.at(-1)!.at });
+  const countMs = performance.now() - t;
+  await archive.close();
+  process.stdout.write(JSON.stringify({ runs: out, countMs, count: String(count.body).slice(0, 300), countPlan: count.plan }) + '\n');
+}
+
+// ---------------------------------------------------------------- parent
+
+interface Measured {
+  seconds: number;
+  cpuSeconds: number;
+  rssMb: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command under GNU time: wall, CPU (user + sys of it and the children it reaped), peak RSS of the largest. */
+function timed(cmd: string[], env: Record<string, string> = {}): Promise<Measured> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const p = spawn('/usr/bin/time', ['-f', 'dm-time %U %S %M', ...cmd], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.length > 200_000) stderr = stderr.slice(-100_000);
+    });
+    p.on('close', (code) => {
+      const m = /dm-time ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+      resolve({ seconds: (performance.now() - t0) / 1000, cpuSeconds: m ? Number(m[1]) + Number(m[2]) : NaN, rssMb: m ? Number(m[3]) / 1024 : NaN, code, stdout, stderr: stderr.replace(/.*dm-time.*\n?/, '').replace(/Command exited with non-zero status \d+\n?/, '') });
+    });
+  });
+}
+
+const cli = (argv: string[], env?: Record<string, string>) => timed([process.execPath, CLI, ...argv], env);
+const child = (argv: string[]) => timed([process.execPath, RUN_TS, SELF, ...argv]);
+
+function must(name: string, m: Measured): Measured {
+  const tail = m.stderr.trim().split('\n').slice(-3).join(' | ');
+  process.stderr.write(`scale-run: ${name}: ${m.seconds.toFixed(1)} s, ${m.cpuSeconds.toFixed(1)} CPU-s, ${m.rssMb.toFixed(0)} MB${m.code === 0 ? '' : ` FAILED (exit ${m.code}): ${tail}`}\n`);
+  return m;
+}
+
+function dirBytes(dir: string, pick: (f: string) => boolean = () => true): number {
+  let n = 0;
+  for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    const p = path.join(dir, f);
+    const s = fs.statSync(p);
+    if (s.isFile() && pick(f)) n += s.size;
+  }
+  return n;
+}
+
+const stat = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)] ?? NaN, p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)] ?? NaN };
+};
+
+async function main(): Promise<void> {
+  if (!(Number.isInteger(DOCUMENTS) && DOCUMENTS >= 100)) throw new Error(`--documents must be an integer ≥ 100, got ${option('--documents')}`);
+  if (spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status !== 0) throw new Error('this bench needs GNU time (/usr/bin/time): apt-get install time');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dm-scale-run-${DOCUMENTS}-`));
+  const server = spawn(process.execPath, [RUN_TS, SELF, '--child', 'web', '--documents', String(DOCUMENTS), '--hosts', String(HOSTS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const result: Record<string, unknown> = { documents: DOCUMENTS, hosts: HOSTS, cores: os.cpus().length, node: process.version, started: new Date().toISOString() };
+  const rows: string[] = [];
+  const row = (name: string, m: Measured, extra = '') => rows.push(`| ${name} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.rssMb.toFixed(0)} | ${m.code === 0 ? '' : `exit ${m.code} `}${extra} |`);
+  const loads: number[] = [];
+  const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 10_000);
+  try {
+    const { seed, proxy } = await new Promise<{ seed: string; proxy: string }>((resolve, reject) => {
+      let buf = '';
+      server.stdout!.on('data', (d: Buffer) => {
+        buf += d.toString();
+        if (buf.includes('\n')) resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))));
+      });
+      server.once('exit', (code) => reject(new Error(`the site exited (${code}) before it was ready`)));
+    });
+
+    // 1. The crawl, as a user runs it.
+    process.stderr.write(`scale-run: crawling ${DOCUMENTS} documents on ${HOSTS} hosts into ${dir} ...\n`);
+    const crawl = must('crawl', await cli(['crawl', seed, '--data', dir, '--proxy', proxy, '--allow-private', '--delay', '0', '--per-host', '4', '--concurrency', '64',
+      '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json']));
+    if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
+    server.stdin!.end();
+    const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
+    const { default: Database } = await import('better-sqlite3');
+    const meta = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
+    const versions = meta.prepare<[], { time: number; url: string; triples: number }>('SELECT time, url, triples FROM crawl_log WHERE rdf_offset IS NOT NULL ORDER BY time, id').all();
+    const logRows = (meta.prepare('SELECT count(*) AS n FROM crawl_log').get() as { n: number }).n;
+    meta.close();
+    const tripleVersions = versions.reduce((n, v) => n + v.triples, 0);
+    const pagesPerS = summary.documents / crawl.seconds;
+    row('`crawl --delay 0` (site and proxy in another process)', crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
+    Object.assign(result, { crawl: { ...crawl, stdout: undefined, stderr: undefined, pages: summary.documents, versions: versions.length, triples: summary.triples, logRows, tripleVersions } });
+
+    // 2. The index catch-up the first query would wait for.
+    const idx = must('index catch-up', await child(['--child', 'catch-up', '--dir', dir]));
+    if (idx.code !== 0) throw new Error(`the catch-up failed: ${idx.stderr.slice(-2000)}`);
+    const c = JSON.parse(idx.stdout.trim().split('\n').at(-1)!) as { versions: number; quadRows: number; bulk: boolean; failed: number };
+    const vps = c.versions / idx.seconds;
+    row(`index catch-up (${c.bulk ? 'bulk' : 'row by row'}, src/query/catch-up.ts)`, idx, `${c.versions.toLocaleString('en')} versions${c.failed ? ` (${c.failed} failed)` : ''}, ${c.quadRows.toLocaleString('en')} quad rows: **${vps.toFixed(0)} versions/s, ${(vps / pagesPerS).toFixed(2)}× the crawl's pages/s**; ${(c.versions / idx.cpuSeconds).toFixed(0)} versions per CPU-s`);
+    Object.assign(result, { index: { ...idx, stdout: undefined, stderr: undefined, ...c } });
+
+    // 3. Selective queries at three instants: a quarter, half and all of the versions captured.
+    const instants = [0.25, 0.5, 1].map((f) => versions[Math.max(0, Math.ceil(versions.length * f) - 1)]!.time);
+    const docIndex = (url: string) => Number(/\/doc\/(\d+)$/.exec(url)?.[1] ?? NaN);
+    const hostOf = (url: string) => new URL(url).host;
+    const subjectsAt = (t: number, k: number, salt: number) => {
+      const before = versions.filter((v) => v.time <= t && Number.isFinite(docIndex(v.url)));
+      return Array.from({ length: k }, (_, j) => {
+        const v = before[(j * 7919 + salt * 104_729) % before.length]!;
+        return `http://${hostOf(v.url)}/id/${docIndex(v.url)}`;
+      });
+    };
+    const queryRows: string[] = [];
+    const cliByInstant: Array<{ at: string; ms: ReturnType<typeof stat>; cpu: ReturnType<typeof stat>; rssMb: number; answered: number }> = [];
+    for (const [n, at] of instants.entries()) {
+      const iso = new Date(at).toISOString();
+      const runs: Measured[] = [];
+      for (const iri of subjectsAt(at, CLI_RUNS, n)) {
+        runs.push(must(`query at ${iso}`, await cli(['query', '--data', dir, '--at', iso, '--json', `${PREFIX}SELECT ?label WHERE { <${iri}> rdfs:label ?label }`])));
+      }
+      const answered = runs.filter((r) => r.code === 0 && r.stdout.includes('Resource')).length;
+      const w = stat(runs.map((r) => r.seconds * 1000));
+      const cpu = stat(runs.map((r) => r.cpuSeconds * 1000));
+      const rss = Math.max(...runs.map((r) => r.rssMb));
+      cliByInstant.push({ at: iso, ms: w, cpu, rssMb: rss, answered });
+      queryRows.push(`| \`datamonitor query --at ${iso}\` (${['a quarter', 'half', 'all'][n]} of the versions captured) | ${runs.length} | ${w.median.toFixed(0)} ms | ${w.p95.toFixed(0)} ms | ${cpu.median.toFixed(0)} ms | ${rss.toFixed(0)} MB | ${answered}/${runs.length} answered |`);
+    }
+    const plan = path.join(dir, 'warm-plan.json');
+    const work = instants.flatMap((at, n) => subjectsAt(at, WARM_RUNS, n + 3).map((iri) => ({ at, iri })));
+    fs.writeFileSync(plan, JSON.stringify(work));
+    const warm = must('warm queries + COUNT', await child(['--child', 'warm', '--dir', dir, '--plan', plan]));
+    let warmJson: { runs: Array<{ at: number; ms: number; rows: number; plan?: string }>; countMs: number; count: string } | undefined;
+    if (warm.code === 0) warmJson = JSON.parse(warm.stdout.trim().split('\n').at(-1)!);
+    for (const [n, at] of instants.entries()) {
+      const rs = warmJson?.runs.filter((r) => r.at === at) ?? [];
+      const s = stat(rs.map((r) => r.ms));
+      queryRows.push(`| warm process (runQuery on the open index), ${['a quarter', 'half', 'all'][n]} | ${rs.length} | ${s.median.toFixed(1)} ms | ${s.p95.toFixed(1)} ms | | ${n === 0 ? `${warm.rssMb.toFixed(0)} MB (whole child, with the COUNT)` : ''} | plan: ${[...new Set(rs.map((r) => r.plan))].join(', ')}; ${rs.filter((r) => r.rows > 0).length}/${rs.length} answered |`);
+    }
+    Object.assign(result, { queries: { cli: cliByInstant, warm: warmJson?.runs, warmRssMb: warm.rssMb } });
+
+    // 4. The unselective COUNT: the CLI with its default limits, and the warm process with generous ones.
+    const count = must('COUNT', await cli(['query', '--data', dir, '--at', new Date(instants[2]!).toISOString(), '--json', COUNT_ALL]));
+    const counted = /"n"\s*:\s*\{[^}]*"value"\s*:\s*"(\d+)"/.exec(count.stdout)?.[1];
+    queryRows.push(`| \`datamonitor query '${COUNT_ALL}'\` (default limits) | 1 | ${(count.seconds * 1000).toFixed(0)} ms | | ${(count.cpuSeconds * 1000).toFixed(0)} ms | ${count.rssMb.toFixed(0)} MB | ${count.code === 0 ? `${counted ?? '?'} triples` : `exit ${count.code}: ${count.stderr.trim().split('\n').at(-1)?.slice(0, 200)}`} |`);
+    if (warmJson) queryRows.push(`| the same COUNT in the warm process (no limits) | 1 | ${warmJson.countMs.toFixed(0)} ms | | | (above) | ${/"value":"(\d+)"/.exec(warmJson.count)?.[1] ?? warmJson.count.slice(0, 80)} |`);
+    Object.assign(result, { count: { seconds: count.seconds, cpuSeconds: count.cpuSeconds, rssMb: count.rssMb, code: count.code, counted, warmMs: warmJson?.countMs } });
+
+    // 5. Whole-archive reads.
+    const reads: Array<[string, Measured]> = [];
+    reads.push(['`stats --json`', must('stats', await cli(['stats', '--data', dir, '--json']))]);
+    reads.push(['CDX domain query paged to its end + dashboard overview reads (bench/scale.bench.ts --probe)', must('probe', await timed([process.execPath, RUN_TS, path.join(ROOT, 'bench/scale.bench.ts'), '--probe', dir]))]);
+    const warcOut = path.join(os.tmpdir(), `dm-scale-run-export-${process.pid}.warc.gz`);
+    reads.push(['`export --format warc`', must('export warc', await cli(['export', '--data', dir, '--format', 'warc', '-o', warcOut]))]);
+    fs.rmSync(warcOut, { force: true });
+    for (const [name, m] of reads) row(name, m);
+    Object.assign(result, { reads: Object.fromEntries(reads.map(([n, m]) => [n, { seconds: m.seconds, cpuSeconds: m.cpuSeconds, rssMb: m.rssMb, code: m.code }])) });
+
+    // 6. Disk.
+    const warcBytes = dirBytes(dir, (f) => /\.warc(\.gz)?$/.test(f));
+    const metaBytes = dirBytes(dir, (f) => /^meta\.sqlite/.test(path.basename(f)));
+    const indexBytes = dirBytes(dir, (f) => /^versions\.sqlite/.test(path.basename(f)));
+    const total = dirBytes(dir, (f) => !f.endsWith('warm-plan.json'));
+    const per = (b: number) => (b / tripleVersions).toFixed(1);
+    Object.assign(result, { disk: { warcBytes, metaBytes, indexBytes, total, tripleVersions }, loadAverage: loads });
+
+    const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+    const l = stat(loads);
+    const report = [
+      `## Scale run: ${DOCUMENTS.toLocaleString('en')} documents on ${HOSTS} hosts`,
+      '',
+      `Command: \`node bin/run-ts.mjs bench/scale-run.bench.ts --documents ${DOCUMENTS} --hosts ${HOSTS}\`, ${result.started}. ${os.cpus().length} cores shared with other engineers' work (load average median ${l.median?.toFixed(1)}, p95 ${l.p95?.toFixed(1)} during the run): wall times are each process's share of the cores; CPU seconds and RSS are the steadier figures.`,
+      '',
+      `Archive: ${summary.documents.toLocaleString('en')} pages crawled, ${logRows.toLocaleString('en')} log rows, ${versions.length.toLocaleString('en')} versions, ${tripleVersions.toLocaleString('en')} triple-versions.`,
+      '',
+      '| command (own process) | wall s | CPU s | peak RSS MB | figures |',
+      '| --- | ---: | ---: | ---: | --- |',
+      ...rows,
+      '',
+      '| query | runs | wall median | wall p95 | CPU median | peak RSS | answers |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+      ...queryRows,
+      '',
+      `Disk: ${mb(total)} in all, **${per(total)} bytes per triple-version**: WARC files ${mb(warcBytes)} (${per(warcBytes)} B), crawl log (meta.sqlite) ${mb(metaBytes)} (${per(metaBytes)} B), version index (versions.sqlite) ${mb(indexBytes)} (${per(indexBytes)} B).`,
+    ].join('\n');
+    fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+    fs.writeFileSync(path.join(ROOT, `bench/out/scale-run-${DOCUMENTS}.json`), JSON.stringify(result, null, 1));
+    process.stdout.write(report + '\n');
+  } finally {
+    clearInterval(loadTimer);
+    server.stdin?.end();
+    if (flag('--keep')) process.stderr.write(`scale-run: archive kept in ${dir}\n`);
+    else fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const kind = option('--child');
+if (kind === 'web') await serveWeb();
+else if (kind === 'catch-up') await catchUpChild(option('--dir')!);
+else if (kind === 'warm') await warmChild(option('--dir')!, option('--plan')!);
+else if (args.length >= 0) await main();
