@@ -59,6 +59,8 @@ const BULK_LOADER = 'bulk_loader_pid';
 const QUAD_COLUMNS = 'tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o, tn.nt AS ng';
 const QUAD_JOINS = `JOIN vs_terms tg ON tg.id = q.g JOIN vs_terms ts ON ts.id = q.s JOIN vs_terms tp ON tp.id = q.p
   JOIN vs_terms t_o ON t_o.id = q.o LEFT JOIN vs_terms tn ON tn.id = q.ng`;
+/** A quad's identity across its intervals (document, terms, named graph), as the SQLite store's key. */
+const ROW_KEY = `q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || coalesce(q.ng, 0)`;
 /** Rows read per round trip by the streaming reads (snapshot, rows by id). */
 const PAGE = 20_000;
 /** The term cache is emptied between transactions past this size (as the SQLite store's). */
@@ -531,7 +533,7 @@ export class PgVersionArchive implements VersionBackend {
     const ids = this.graphIds(opts.graphs);
     if (ids && ids.length === 0) return { from: t1, to: t2, added: [], removed: [] };
     const inGraphs = ids ? ` AND (q.g IN (${ids.join(',')}) OR q.ng IN (${ids.join(',')}))` : '';
-    const key = `q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || coalesce(q.ng, 0)`;
+    const key = ROW_KEY;
     const [addedRows, removedRows] = this.db.run<RawRow & { k: string }>([
       { sql: `SELECT ${key} AS k, ${QUAD_COLUMNS} FROM vs_quads q ${QUAD_JOINS} WHERE q.from_t > $1 AND q.from_t <= $2 AND q.to_t > $2${inGraphs} ORDER BY q.id`, params: [t1, t2] },
       { sql: `SELECT ${key} AS k, ${QUAD_COLUMNS} FROM vs_quads q ${QUAD_JOINS} WHERE q.to_t > $1 AND q.to_t <= $2 AND q.from_t <= $1${inGraphs} ORDER BY q.id`, params: [t1, t2] },
@@ -558,8 +560,8 @@ export class PgVersionArchive implements VersionBackend {
       where.push(column === 'g' ? `(q.g = $${args.length} OR q.ng = $${args.length})` : `q.${column} = $${args.length}`);
     }
     const rows = this.db.query<RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
-      `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || coalesce(q.ng, 0) AS k, q.g AS gid, q.from_t, q.to_t, ${QUAD_COLUMNS}
-       FROM vs_quads q ${QUAD_JOINS} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY k COLLATE "C", q.from_t`, args);
+      `SELECT ${ROW_KEY} AS k, q.g AS gid, q.from_t, q.to_t, ${QUAD_COLUMNS}
+       FROM vs_quads q ${QUAD_JOINS} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY (${ROW_KEY}) COLLATE "C", q.from_t`, args);
     const sameVariable = repeatedVariables(pattern);
     const byKey = new Map<string, PatternVersions & { gid: number }>();
     for (const r of rows) {
