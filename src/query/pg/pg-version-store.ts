@@ -442,8 +442,11 @@ export class PgVersionArchive implements VersionBackend {
    * whichever machine it runs on); undefined when none, or when it died (its indexes are then restored).
    */
   liveBulkLoader(): number | undefined {
-    const [row] = this.db.query<{ pid: number; live: boolean }>(
-      `SELECT m.value AS pid, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = m.value) AS live FROM vs_meta m WHERE m.key = $1`, [BULK_LOADER]);
+    const [row] = this.db.query<{ pid: number; live: boolean; mine: boolean }>(
+      `SELECT m.value AS pid, m.value = pg_backend_pid() AS mine, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = m.value) AS live
+       FROM vs_meta m WHERE m.key = $1`, [BULK_LOADER]);
+    // This store's own session: the catch-up knows its loader by the process id.
+    if (row?.mine) return process.pid;
     return row?.live ? row.pid : undefined;
   }
 
