@@ -38,6 +38,11 @@ export interface VersionBackend extends VersionedGraphStore {
   setIndexedLogId(id: number): void;
   hasVersions(): boolean;
   clear(): void;
+  /**
+   * Inside writeTransaction: the documents the next versions are of, to read their state at once (one
+   * round trip for a batch, with PostgreSQL); optional, a hint.
+   */
+  prefetch?(graphs: string[]): void;
   /** Commits writes made outside writeTransaction (putVersion's batch), so that other readers see them. */
   flush(): void;
   /** Bulk loading: the read indexes down for the load, built once at its end (see catch-up.ts). */

@@ -127,6 +127,7 @@ function applyBatch(archive: VersionBackend, reader: RecordReader, rows: CrawlLo
     indexed = 0;
   }
   let reached = indexed;
+  archive.prefetch?.(rows.filter((e) => (e.rdfOffset !== undefined && e.warcFile) || e.status === 404 || e.status === 410).map((e) => e.finalUrl ?? e.url));
   for (const e of rows) {
     if (e.id! > reached) {
       // Ids skipped on the way may belong to rows not committed yet: remember them.

@@ -68,7 +68,8 @@ const MAX_CACHED_TERMS = 200_000;
 
 interface OpenRow { id: number; from: number }
 interface GraphState { last: { time: number; kind: VersionKind } | undefined; open: Map<number, OpenRow> }
-interface PendingQuad { id: number; g: number; s: number; p: number; o: number; h: number; from: number; to: number; ng: number | null }
+/** A row to insert, its terms as N-Triples: ids are looked up or handed out once per flush, for every row at once. */
+interface PendingQuad { id: number; g: string; s: string; p: string; o: string; h: number; from: number; to: number; ng: string | null }
 
 /**
  * The versioned store in PostgreSQL (issue #16 item 3): the same timestamp-based rows as the SQLite store
@@ -92,11 +93,11 @@ export class PgVersionArchive implements VersionBackend {
   // The open transaction's state (undefined outside one).
   private tx: {
     nextRow: number; nextTerm: number; wrote: boolean;
-    graphs: Map<number, GraphState>;
-    terms: Array<[id: number, h: number, nt: string]>;
+    /** By the document's N-Triples IRI. */
+    graphs: Map<string, GraphState>;
     inserts: Map<number, PendingQuad>;
-    closes: Map<number, { g: number; to: number }>;
-    versions: Map<string, [g: number, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
+    closes: Map<number, { g: string; to: number }>;
+    versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
   } | undefined;
   private generationSeen: number | undefined;
 
@@ -169,8 +170,7 @@ export class PgVersionArchive implements VersionBackend {
     checkGraph(graph);
     const t = checkTime(time, `deleteGraph(${graph})`);
     return this.inTransaction(() => {
-      const g = this.lookupTerm(iriTerm(graph));
-      const last = g === undefined ? undefined : this.graphState(g).last;
+      const last = this.graphState(iriTerm(graph)).last;
       if (!last || last.kind === 'deleted') return false;
       this.applyVersion(graph, t, undefined);
       return true;
@@ -179,8 +179,7 @@ export class PgVersionArchive implements VersionBackend {
 
   /**
    * A write outside the caller's transaction gets one of its own. Inside one, a version that throws (a
-   * WARC record that cannot be read, a time going back) does so before it changes anything: terms it put
-   * in the cache are written anyway, unused, and harm nothing.
+   * WARC record that cannot be read, a time going back) does so before it changes anything.
    */
   private inTransaction<T>(fn: () => T): T {
     return this.tx ? fn() : this.writeTransaction(fn);
@@ -202,7 +201,7 @@ export class PgVersionArchive implements VersionBackend {
     this.generationSeen = generation;
     this.tx = {
       nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false,
-      graphs: new Map(), terms: [], inserts: new Map(), closes: new Map(), versions: new Map(),
+      graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(),
     };
     try {
       const out = fn();
@@ -238,20 +237,24 @@ export class PgVersionArchive implements VersionBackend {
   private flushPending(): void {
     const tx = this.tx!;
     const statements: SyncStatement[] = [];
-    if (tx.terms.length > 0) {
+    const newTerms = this.resolveTerms([
+      ...[...tx.inserts.values()].flatMap((r) => (r.ng ? [r.g, r.s, r.p, r.o, r.ng] : [r.g, r.s, r.p, r.o])),
+      ...[...tx.closes.values()].map((c) => c.g), ...[...tx.versions.values()].map((v) => v[0]),
+    ]);
+    const id = (nt: string) => this.termIds.get(nt)!;
+    if (newTerms.length > 0) {
       statements.push({
         sql: 'INSERT INTO vs_terms (id, h, nt) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])',
-        params: [tx.terms.map((t) => t[0]), tx.terms.map((t) => t[1]), tx.terms.map((t) => t[2])],
+        params: [newTerms.map((t) => t[0]), newTerms.map((t) => t[1]), newTerms.map((t) => t[2])],
       });
-      tx.terms = [];
     }
     if (tx.inserts.size > 0) {
       const rows = [...tx.inserts.values()];
       statements.push({
         sql: `INSERT INTO vs_quads (id, g, s, p, o, h, from_t, to_t, ng)
               SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])`,
-        params: [rows.map((r) => r.id), rows.map((r) => r.g), rows.map((r) => r.s), rows.map((r) => r.p), rows.map((r) => r.o),
-          rows.map((r) => r.h), rows.map((r) => r.from), rows.map((r) => r.to), rows.map((r) => r.ng)],
+        params: [rows.map((r) => r.id), rows.map((r) => id(r.g)), rows.map((r) => id(r.s)), rows.map((r) => id(r.p)), rows.map((r) => id(r.o)),
+          rows.map((r) => r.h), rows.map((r) => r.from), rows.map((r) => r.to), rows.map((r) => (r.ng ? id(r.ng) : null))],
       });
       tx.inserts.clear();
     }
@@ -261,7 +264,7 @@ export class PgVersionArchive implements VersionBackend {
       statements.push({
         sql: `UPDATE vs_quads q SET to_t = u.t FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(g, id, t)
               WHERE q.g = u.g AND q.id = u.id`,
-        params: [closes.map((c) => c.g), ids, closes.map((c) => c.to)],
+        params: [closes.map((c) => id(c.g)), ids, closes.map((c) => c.to)],
       });
       tx.closes.clear();
     }
@@ -271,7 +274,7 @@ export class PgVersionArchive implements VersionBackend {
         sql: `INSERT INTO vs_versions (graph, time, kind, added, removed, triples)
               SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::int[])
               ON CONFLICT (graph, time) DO UPDATE SET kind = excluded.kind, added = excluded.added, removed = excluded.removed, triples = excluded.triples`,
-        params: [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])),
+        params: [rows.map((r) => id(r[0])), ...[1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i]))],
       });
       tx.versions.clear();
     }
@@ -281,36 +284,45 @@ export class PgVersionArchive implements VersionBackend {
     }
   }
 
-  /** The last version and open rows of a document: from this transaction's view, else from the database. */
-  private graphState(g: number): GraphState {
-    const tx = this.tx!;
-    let state = tx.graphs.get(g);
-    if (state) return state;
-    const [last] = this.db.query<{ time: number; kind: VersionKind }>(
-      'SELECT time, kind FROM vs_versions WHERE graph = $1 ORDER BY time DESC LIMIT 1', [g]);
-    const open = new Map<number, OpenRow>();
-    // Rows are open only after a put: a new document (most of a first catch-up) has none to read.
-    if (last?.kind === 'put') {
-      for (const r of this.db.query<{ id: number; h: number; from_t: number }>(`SELECT id, h, from_t FROM vs_quads WHERE g = $1 AND to_t = ${OPEN}`, [g])) {
-        open.set(r.h, { id: r.id, from: r.from_t });
-      }
-    }
-    tx.graphs.set(g, (state = { last, open }));
-    return state;
+  /** The last version and open rows of a document (its N-Triples IRI): from this transaction's view, else from the database. */
+  private graphState(graph: string): GraphState {
+    if (!this.tx!.graphs.has(graph)) this.prefetch([graph.slice(1, -1)]);
+    return this.tx!.graphs.get(graph)!;
+  }
+
+  /**
+   * Reads the last version and open rows of these documents into the transaction's view, all in one round
+   * trip: the catch-up calls it with a batch's documents, so that its versions then cost none each.
+   */
+  prefetch(graphs: string[]): void {
+    const tx = this.tx;
+    if (!tx) return;
+    const wanted = [...new Set(graphs.map(iriTerm))].filter((nt) => !tx.graphs.has(nt));
+    if (wanted.length === 0) return;
+    const hashes = wanted.map(termHash);
+    const [lasts, open] = this.db.run<{ nt: string; time: number; kind: VersionKind; id: number; h: number; from_t: number }>([
+      { sql: `SELECT t.nt, l.time, l.kind FROM vs_terms t CROSS JOIN LATERAL
+                (SELECT time, kind FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
+              WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[])`, params: [hashes, wanted] },
+      // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
+      { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_terms t JOIN vs_quads q ON q.g = t.id
+              WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[]) AND q.to_t = ${OPEN}`, params: [hashes, wanted] },
+    ]);
+    for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
+    for (const r of lasts!) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind };
+    for (const r of open!) tx.graphs.get(r.nt)!.open.set(r.h, { id: r.id, from: r.from_t });
   }
 
   /** The same steps as VersionArchive.applyVersion, against the transaction's view. */
   private applyVersion(graph: string, time: number, triples: NtQuad[] | undefined): { added: number; removed: number } {
     const tx = this.tx!;
-    this.resolveTerms(graph, triples ?? []);
-    const g = this.termIds.get(iriTerm(graph))!;
+    const g = iriTerm(graph);
     const state = this.graphState(g);
     const last = state.last;
     if (last && time < last.time) {
       throw new Error(`putVersion(${graph}): time ${new Date(time).toISOString()} is before the graph's last version ${new Date(last.time).toISOString()}`);
     }
     if (!triples && (!last || last.kind === 'deleted')) return { added: 0, removed: 0 };
-    const id = (nt: string) => this.termIds.get(nt)!;
     let added = 0;
     let removed = 0;
     const kept = new Set<number>();
@@ -322,7 +334,7 @@ export class PgVersionArchive implements VersionBackend {
       seen.add(h);
       if (state.open.has(h)) { kept.add(h); continue; }
       const rowId = tx.nextRow++;
-      tx.inserts.set(rowId, { id: rowId, g, s: id(s), p: id(p), o: id(o), h, from: time, to: OPEN, ng: ng ? id(ng) : null });
+      tx.inserts.set(rowId, { id: rowId, g, s, p, o, h, from: time, to: OPEN, ng: ng || null });
       born.push([h, { id: rowId, from: time }]);
       added++;
     }
@@ -335,7 +347,7 @@ export class PgVersionArchive implements VersionBackend {
         // Born at this same instant, never visible: gone without a trace, as in the SQLite store.
         if (tx.inserts.delete(row.id)) continue;
         this.flushPending();
-        this.db.query('DELETE FROM vs_quads WHERE g = $1 AND id = $2', [g, row.id]);
+        this.db.query('DELETE FROM vs_quads WHERE g = $1 AND id = $2', [this.termIds.get(g), row.id]);
         if (row.id === tx.nextRow - 1) deletedMax = true;
         continue;
       }
@@ -353,9 +365,10 @@ export class PgVersionArchive implements VersionBackend {
     if (last?.time === time) {
       // Against the version before this instant, not against the replaced one.
       this.flushPending();
+      const gid = this.termIds.get(g);
       const [[a], [r]] = this.db.run<{ n: number }>([
-        { sql: `SELECT count(*)::int AS n FROM vs_quads WHERE g = $1 AND to_t = ${OPEN} AND from_t = $2`, params: [g, time] },
-        { sql: 'SELECT count(*)::int AS n FROM vs_quads WHERE g = $1 AND to_t = $2', params: [g, time] },
+        { sql: `SELECT count(*)::int AS n FROM vs_quads WHERE g = $1 AND to_t = ${OPEN} AND from_t = $2`, params: [gid, time] },
+        { sql: 'SELECT count(*)::int AS n FROM vs_quads WHERE g = $1 AND to_t = $2', params: [gid, time] },
       ]);
       added = a!.n;
       removed = r!.n;
@@ -366,27 +379,26 @@ export class PgVersionArchive implements VersionBackend {
     return { added, removed };
   }
 
-  /** Every term of a version in the cache, those the database lacks given new ids: one round trip. */
-  private resolveTerms(graph: string, triples: NtQuad[]): void {
+  /**
+   * Every term in the cache: those not there looked up (one round trip for all), those the database
+   * lacks given new ids; returns the new ones, to be inserted.
+   */
+  private resolveTerms(terms: Iterable<string>): Array<[id: number, h: number, nt: string]> {
     const tx = this.tx!;
     const missing = new Set<string>();
-    const want = (nt: string) => { if (nt && !this.termIds.has(nt)) missing.add(nt); };
-    want(iriTerm(graph));
-    for (const [s, p, o, ng] of triples) { want(s); want(p); want(o); want(ng); }
-    if (missing.size === 0) return;
-    const byHash = new Map<number, string[]>();
-    for (const nt of missing) {
-      const h = termHash(nt);
-      byHash.set(h, [...(byHash.get(h) ?? []), nt]);
-    }
-    for (const r of this.db.query<{ id: number; nt: string }>('SELECT id, nt FROM vs_terms WHERE h = ANY($1::bigint[])', [[...byHash.keys()]])) {
+    for (const nt of terms) if (!this.termIds.has(nt)) missing.add(nt);
+    if (missing.size === 0) return [];
+    const hashes = [...new Set([...missing].map(termHash))];
+    for (const r of this.db.query<{ id: number; nt: string }>('SELECT id, nt FROM vs_terms WHERE h = ANY($1::bigint[])', [hashes])) {
       if (missing.delete(r.nt)) this.termIds.set(r.nt, r.id);
     }
+    const made: Array<[number, number, string]> = [];
     for (const nt of missing) {
       const termId = tx.nextTerm++;
-      tx.terms.push([termId, termHash(nt), nt]);
+      made.push([termId, termHash(nt), nt]);
       this.termIds.set(nt, termId);
     }
+    return made;
   }
 
   indexedLogId(): number | undefined {
@@ -403,7 +415,7 @@ export class PgVersionArchive implements VersionBackend {
 
   clear(): void {
     const tx = this.tx;
-    if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), terms: [], inserts: new Map(), closes: new Map(), versions: new Map(), wrote: true });
+    if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), wrote: true });
     this.db.run([
       { sql: 'TRUNCATE vs_quads, vs_versions, vs_terms, vs_log_gaps' },
       { sql: 'DELETE FROM vs_meta WHERE key <> $1', params: [BULK_LOADER] },
