@@ -441,10 +441,15 @@ export class PgVersionArchive implements VersionBackend {
     return dropped;
   }
 
-  /** Inside writeTransaction: builds the read indexes missing (each once over the whole table). */
+  /**
+   * Inside writeTransaction: builds the read indexes missing (each once over the whole table), then
+   * gathers the planner's statistics: right after a bulk load autovacuum has not run yet, and without them
+   * PostgreSQL joined the term dictionary by scanning it whole (a selective query took seconds).
+   */
   restoreIndexes(): void {
     this.db.run([
       ...READ_INDEXES.map(([name, def]) => ({ sql: `CREATE INDEX IF NOT EXISTS ${name} ON vs_quads ${def}` })),
+      { sql: 'ANALYZE vs_quads, vs_terms, vs_versions' },
       { sql: 'DELETE FROM vs_meta WHERE key = $1', params: [BULK_LOADER] },
     ]);
   }
