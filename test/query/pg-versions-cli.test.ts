@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { queryCommand } from '../../src/cli/commands/query.ts';
 import { buildServer } from '../../src/server/index.ts';
-import { PgVersionArchive, VERSIONS_FILE } from '../../src/query/index.ts';
+import { LiveIndex, PgVersionArchive, VERSIONS_FILE } from '../../src/query/index.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import { buildScaleArchive } from '../../src/testkit/scale-archive.ts';
@@ -54,9 +54,16 @@ describe.skipIf(!pgBase)('query and serve with --db postgres:// keep the version
     fs.rmSync(sqliteDir, { recursive: true, force: true });
   });
 
+  it('a live index (crawl --live-index with --db postgres://) builds the shared index in the database', async () => {
+    const live = LiveIndex.start(dataDir, { db: url, intervalMs: 200 });
+    const summary = await live.stop();
+    expect(summary).toMatchObject({ rows: logRows, versions: DOCS + DOCS / 10, deletions: Math.ceil(DOCS / 100), failed: 0, lastLogId: logRows });
+    expect(fs.existsSync(path.join(dataDir, VERSIONS_FILE))).toBe(false);
+  }, 300_000);
+
   const query = `SELECT ?l WHERE { <${web.resource(7)}> <http://www.w3.org/2000/01/rdf-schema#label> ?l } ORDER BY ?l`;
 
-  it('query builds the index in the database, answers as the SQLite index does, and the next reader reuses it', async () => {
+  it('query reads the index in the database (catching up nothing twice), answers as the SQLite index does', async () => {
     const answer = await queryCommand(query, { data: dataDir, db: url, json: true });
     expect(JSON.parse(answer).results.bindings.map((b: { l: { value: string } }) => b.l.value)).toEqual(['Resource 7', 'Ressource 7']);
     expect(fs.existsSync(path.join(dataDir, VERSIONS_FILE))).toBe(false);
