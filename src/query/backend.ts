@@ -1,3 +1,4 @@
+import type { Quad } from '@rdfjs/types';
 import type { LogGap } from './log-gaps.ts';
 import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, TriplePattern, VersionedGraphStore, VersionInfo } from './types.ts';
 
@@ -32,7 +33,7 @@ export interface VersionBackend extends VersionedGraphStore {
   // ---- the indexer (catch-up.ts) ----
   /** Runs `fn` holding the store's write lock; commits if it returns, rolls back if it throws. */
   writeTransaction<T>(fn: () => T): T;
-  putVersionNow(graph: string, time: number, quads: Iterable<import('@rdfjs/types').Quad>): { added: number; removed: number };
+  putVersionNow(graph: string, time: number, quads: Iterable<Quad>): { added: number; removed: number };
   deleteGraphNow(graph: string, time: number): boolean;
   indexedLogId(): number | undefined;
   setIndexedLogId(id: number): void;
