@@ -24,9 +24,9 @@ export type { CrawlLogEntry, DocumentRow, HostRow, CycleRow, ChangeState, Docume
 
 // ---- The versioned archive and its queries -------------------------------------------------
 export {
-  VersionIndex, VersionArchive, openVersionStore, catchUpVersions, VERSIONS_FILE,
+  VersionIndex, VersionArchive, PgVersionArchive, openVersionStore, openVersionBackend, catchUpVersions, VERSIONS_FILE,
   runQuery, queryVersions, queryChanges, answersOverTime, parseTriplePattern, renderTable, NOW,
-  type CatchUpProgress, type CatchUpResult,
+  type CatchUpProgress, type CatchUpResult, type VersionBackend,
 } from './query/index.ts';
 export type {
   QueryOptions, QueryResult, ResultFormat, QueryForm, SparqlJsonResults, SparqlJsonTerm, AnswerVersions, AnswerChange,

@@ -38,6 +38,7 @@ import type { Verdict } from '../trust/proof.ts';
 import { ArchiveRecall, QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
 import { VersionIndex } from '../query/version-index.ts';
 import { Variants, zeroVariants, type VariantsSummary } from './variants/stage.ts';
+import { PostgresStore } from '../store/postgres.ts';
 import { materialise, NOW } from '../query/sparql.ts';
 
 export type { CrawlOptions, CrawlStore } from './options.ts';
@@ -491,7 +492,8 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
  * caught up with the crawl log first (src/query/catch-up.ts), as `query` does.
  */
 async function archiveKnowledge(dataDir: string, store: CrawlStore) {
-  const index = VersionIndex.open(dataDir, store);
+  // A crawl into PostgreSQL reads the index kept in that database (pg/pg-version-store.ts).
+  const index = VersionIndex.open(dataDir, store, store instanceof PostgresStore ? store.url : undefined);
   try {
     await index.catchUp();
     return materialise(index.archive, NOW).store;

@@ -1,7 +1,7 @@
 import { versionQuads } from '../archive/export.ts';
 import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
-import type { VersionArchive } from './version-store.ts';
+import type { VersionBackend } from './backend.ts';
 
 /**
  * The versioned store is an index derived from the archive, built after the crawl as Heritrix and pywb
@@ -72,7 +72,7 @@ export const GAP_TTL_MS = 3_600_000;
  * and re-reads the last indexed id and the open holes inside it, so a row is applied once whoever gets
  * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
  */
-export async function catchUpVersions(archive: VersionArchive, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
+export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
   const now = opts.now ?? Date.now();
   const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId: 0, diagnostics: [] };
   const reader = new RecordReader(dataDir);
@@ -115,7 +115,7 @@ export async function catchUpVersions(archive: VersionArchive, store: CrawlLog, 
 }
 
 /** One batch of log rows, in the caller's write transaction; returns the last log id indexed. */
-function applyBatch(archive: VersionArchive, reader: RecordReader, rows: CrawlLogEntry[], now: number, result: CatchUpResult): number {
+function applyBatch(archive: VersionBackend, reader: RecordReader, rows: CrawlLogEntry[], now: number, result: CatchUpResult): number {
   let indexed = archive.indexedLogId();
   if (indexed === undefined) {
     // Versions but no indexed id: written live by a crawler before the store became an index.
@@ -127,6 +127,7 @@ function applyBatch(archive: VersionArchive, reader: RecordReader, rows: CrawlLo
     indexed = 0;
   }
   let reached = indexed;
+  archive.prefetch?.(rows.filter((e) => (e.rdfOffset !== undefined && e.warcFile) || e.status === 404 || e.status === 410).map((e) => e.finalUrl ?? e.url));
   for (const e of rows) {
     if (e.id! > reached) {
       // Ids skipped on the way may belong to rows not committed yet: remember them.
@@ -148,7 +149,7 @@ function applyBatch(archive: VersionArchive, reader: RecordReader, rows: CrawlLo
  * Re-reads the holes the index went past (one `id > from - 1 ORDER BY id LIMIT size` seek each), applies
  * the rows that have committed since, then forgets holes older than `expireBefore` that are still empty.
  */
-async function fillLogGaps(archive: VersionArchive, store: CrawlLog, reader: RecordReader, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
+async function fillLogGaps(archive: VersionBackend, store: CrawlLog, reader: RecordReader, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
   const gaps = archive.logGaps.list();
   if (gaps.length === 0) return;
   for (const gap of gaps) {
@@ -174,7 +175,7 @@ async function fillLogGaps(archive: VersionArchive, store: CrawlLog, reader: Rec
 }
 
 /** One log row into the store; a row that cannot be applied costs its version, not the index. */
-function applyLogRow(archive: VersionArchive, reader: RecordReader, e: CrawlLogEntry, result: CatchUpResult): void {
+function applyLogRow(archive: VersionBackend, reader: RecordReader, e: CrawlLogEntry, result: CatchUpResult): void {
   const graph = e.finalUrl ?? e.url;
   try {
     if (e.rdfOffset !== undefined && e.warcFile) {

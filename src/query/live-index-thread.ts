@@ -9,7 +9,8 @@ import { serveThread } from '../util/ts-thread.ts';
 import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { catchUpVersions } from './catch-up.ts';
-import { openVersionStore, type VersionArchive } from './version-store.ts';
+import { openVersionBackend } from './version-index.ts';
+import type { VersionBackend } from './backend.ts';
 import type { FromLiveIndex, LiveIndexSummary } from './live-index.ts';
 
 const { dataDir, db, intervalMs } = workerData as { dataDir: string; db?: string; intervalMs: number };
@@ -17,7 +18,7 @@ const summary: LiveIndexSummary = { catchUps: 0, rows: 0, versions: 0, deletions
 let stopping = false;
 let wake: (() => void) | undefined;
 let store: MetadataStore | undefined;
-let archive: VersionArchive | undefined;
+let archive: VersionBackend | undefined;
 
 async function catchUp(): Promise<void> {
   // The crawl makes its store when it starts: until then there is nothing to follow.
@@ -25,7 +26,7 @@ async function catchUp(): Promise<void> {
     if (!db && !fs.existsSync(path.join(dataDir, 'meta.sqlite'))) return;
     store = await openStore(dataDir, db, { readonly: true });
     await store.init();
-    archive = openVersionStore(dataDir);
+    archive = openVersionBackend(dataDir, db);
   }
   const r = await catchUpVersions(archive!, store, dataDir);
   if (r.rows === 0) return;

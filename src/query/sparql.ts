@@ -1,7 +1,7 @@
 import * as ox from 'oxigraph';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
-import type { VersionArchive } from './version-store.ts';
+import type { VersionBackend } from './backend.ts';
 import { iriTerm } from './terms.ts';
 import { DM } from '../archive/export.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
@@ -46,7 +46,7 @@ export interface Snapshot {
  * Blank nodes keep the archive's labels. Rows are streamed from the archive into the store a group at a
  * time (src/query/plan/load.ts): what must fit in memory is the engine's store, not a text of it.
  */
-export function materialise(archive: VersionArchive, at: number, graphs?: string[]): Snapshot {
+export function materialise(archive: VersionBackend, at: number, graphs?: string[]): Snapshot {
   const loader = new StoreLoader(graphIndexLine);
   for (const [rowid, row] of archive.snapshotRows(at, { graphs })) loader.add(rowid, row);
   const store = loader.finish();
@@ -57,7 +57,7 @@ export function materialise(archive: VersionArchive, at: number, graphs?: string
  * The part of Mat(at) a query reads: the rows valid at `at` that match one of its triple patterns (and,
  * when a pattern may match them, every `dm:inDocument` statement), in the snapshot's order.
  */
-export function materialisePatterns(archive: VersionArchive, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
+export function materialisePatterns(archive: VersionBackend, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
   // Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once.
   const ids = new Set<number>();
   for (const pattern of plan.patterns) for (const rowid of archive.matchAt(at, pattern, { graphs })) ids.add(rowid);
@@ -80,14 +80,14 @@ export function graphIndexLine(q: QuadRow): string | undefined {
  * The last query's pattern rows are kept beside it (a client repeating a query), never in its place:
  * a selective query does not throw away a snapshot that cost seconds.
  */
-const lastSnapshot = new WeakMap<VersionArchive, { key: string; snapshot: Snapshot }>();
-const lastPatterns = new WeakMap<VersionArchive, { key: string; snapshot: Snapshot }>();
+const lastSnapshot = new WeakMap<VersionBackend, { key: string; snapshot: Snapshot }>();
+const lastPatterns = new WeakMap<VersionBackend, { key: string; snapshot: Snapshot }>();
 
-function snapshotKey(archive: VersionArchive, at: number, graphs: string[] | undefined): string {
+function snapshotKey(archive: VersionBackend, at: number, graphs: string[] | undefined): string {
   return JSON.stringify([archive.generation, at, graphs ?? null]);
 }
 
-function cachedSnapshot(archive: VersionArchive, at: number, graphs: string[] | undefined): Snapshot {
+function cachedSnapshot(archive: VersionBackend, at: number, graphs: string[] | undefined): Snapshot {
   const key = snapshotKey(archive, at, graphs);
   const hit = lastSnapshot.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
@@ -100,7 +100,7 @@ function cachedSnapshot(archive: VersionArchive, at: number, graphs: string[] | 
   return snapshot;
 }
 
-function cachedPatterns(archive: VersionArchive, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
+function cachedPatterns(archive: VersionBackend, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
   const key = JSON.stringify([snapshotKey(archive, at, graphs), plan.patterns, plan.indexLines]);
   const hit = lastPatterns.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
@@ -129,7 +129,7 @@ export function freeStore(store: ox.Store): void {
  * Blank nodes keep the archive's labels and the body is the same bytes for the same query and archive.
  * Updates and malformed queries throw UserError.
  */
-export async function runQuery(archive: VersionArchive, sparql: string, opts: QueryOptions = {}): Promise<QueryResult> {
+export async function runQuery(archive: VersionBackend, sparql: string, opts: QueryOptions = {}): Promise<QueryResult> {
   const shape = analyseQuery(sparql);
   const format = opts.format ?? defaultFormat(shape.form);
   if (!formatsFor(shape.form).includes(format)) {

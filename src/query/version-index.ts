@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CrawlLog } from '../store/types.ts';
-import { openVersionStore, VERSIONS_FILE, type VersionArchive } from './version-store.ts';
+import { openVersionStore, VERSIONS_FILE } from './version-store.ts';
+import { PgVersionArchive } from './pg/pg-version-store.ts';
+import type { VersionBackend } from './backend.ts';
+import { redactUrl } from '../store/redact.ts';
 import { catchUpVersions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
 import { writableDir } from '../util/disk.ts';
 
@@ -10,7 +13,9 @@ import { writableDir } from '../util/disk.ts';
  * The versioned store of a data directory as the readers (`query`, `diff`, `serve`) use it: the
  * persistent index `<data>/versions.sqlite`, caught up with the crawl log before answering. When the
  * data directory cannot be written, a temporary index built from the WARC records takes its place (and
- * is removed on close): answers never depend on being allowed to write.
+ * is removed on close): answers never depend on being allowed to write. With a PostgreSQL crawl store
+ * (`--db postgres://…`) the index lives in that database instead (pg/pg-version-store.ts): one index
+ * shared by every reader and worker, caught up by whichever reader comes first.
  */
 export class VersionIndex {
   private syncing: Promise<CatchUpResult> | undefined;
@@ -20,13 +25,15 @@ export class VersionIndex {
   private constructor(
     private readonly dataDir: string,
     private readonly store: CrawlLog,
-    private archiveInUse: VersionArchive,
+    private archiveInUse: VersionBackend,
     /** The directory of a temporary index (removed on close); undefined for `<data>/versions.sqlite`. */
     private temporaryDir: string | undefined,
   ) {}
 
-  static open(dataDir: string, store: CrawlLog): VersionIndex {
+  /** `db`: the crawl store's URL; a postgres:// one puts the index in that database too. */
+  static open(dataDir: string, store: CrawlLog, db?: string): VersionIndex {
     const dir = path.resolve(dataDir);
+    if (db && isPostgresUrl(db)) return new VersionIndex(dir, store, new PgVersionArchive(db), undefined);
     if (writable(dir)) {
       try {
         return new VersionIndex(dir, store, openVersionStore(dir), undefined);
@@ -38,7 +45,7 @@ export class VersionIndex {
     return new VersionIndex(dir, store, openVersionStore(tmp), tmp);
   }
 
-  get archive(): VersionArchive {
+  get archive(): VersionBackend {
     return this.archiveInUse;
   }
 
@@ -48,6 +55,7 @@ export class VersionIndex {
 
   /** Where the versions come from, for the dashboard and `serve`'s start-up line. */
   get source(): string {
+    if (this.archiveInUse.kind === 'postgres') return `the versioned store in PostgreSQL at ${redactUrl(this.archiveInUse.file)}`;
     return this.temporaryDir
       ? `a temporary index built from the WARC conversion records (${this.dataDir} is not writable)`
       : this.archiveInUse.file;
@@ -63,7 +71,7 @@ export class VersionIndex {
   }
 
   /** The store, brought up to date with the crawl log first. */
-  async current(): Promise<VersionArchive> {
+  async current(): Promise<VersionBackend> {
     await this.catchUp();
     return this.archiveInUse;
   }
@@ -74,7 +82,7 @@ export class VersionIndex {
       result = await catchUpVersions(this.archiveInUse, this.store, this.dataDir, { onProgress });
     } catch (e) {
       // Opened, but the first write is refused (a read-only file, a directory where the WAL cannot be made).
-      if (this.temporaryDir || !cannotWrite(e)) throw e;
+      if (this.temporaryDir || this.archiveInUse.kind === 'postgres' || !cannotWrite(e)) throw e;
       await this.archiveInUse.close();
       this.temporaryDir = temporaryIndexDir();
       this.archiveInUse = openVersionStore(this.temporaryDir);
@@ -111,4 +119,13 @@ function writable(dir: string): boolean {
 function cannotWrite(e: unknown): boolean {
   const code = String((e as { code?: unknown }).code ?? '');
   return /^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(code) || ['EACCES', 'EPERM', 'EROFS'].includes(code);
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** The versioned store of a data directory (`<data>/versions.sqlite`), or of a postgres:// crawl store's database. */
+export function openVersionBackend(dataDir: string, db?: string): VersionBackend {
+  return db && isPostgresUrl(db) ? new PgVersionArchive(db) : openVersionStore(dataDir);
 }

@@ -5,13 +5,14 @@ import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
+import type { RowConstants, VersionBackend } from './backend.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
-  VersionedGraphStore, VersionInfo, VersionKind,
+  VersionInfo, VersionKind,
 } from './types.ts';
 
 /** `to_t` of a triple that still holds: a number, so that one index serves "valid at T" for every T. */
-const OPEN = Number.MAX_SAFE_INTEGER;
+export const OPEN = Number.MAX_SAFE_INTEGER;
 export const VERSIONS_FILE = 'versions.sqlite';
 
 const SCHEMA = `
@@ -61,17 +62,16 @@ const QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JO
 const OLD_QUAD_COLUMNS = `tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o, NULL AS ng`;
 const OLD_QUAD_JOINS = `JOIN terms tg ON tg.id = q.g JOIN terms ts ON ts.id = q.s JOIN terms tp ON tp.id = q.p JOIN terms t_o ON t_o.id = q.o`;
 
-interface RawRow { g: string; s: string; p: string; o: string; ng: string | null }
+export interface RawRow { g: string; s: string; p: string; o: string; ng: string | null }
 
-/** The constants of a triple pattern as N-Triples terms (undefined: any term); `graph` a document or named graph. */
-export interface RowConstants { s?: string; p?: string; o?: string; graph?: string }
+export type { RowConstants };
 
-function checkTime(time: number, what: string): number {
+export function checkTime(time: number, what: string): number {
   if (!Number.isFinite(time)) throw new Error(`${what}: time must be epoch milliseconds, got ${time}`);
   return Math.floor(time);
 }
 
-function toQuadRow(r: RawRow): QuadRow {
+export function toQuadRow(r: RawRow): QuadRow {
   const row: QuadRow = { graph: r.g.slice(1, -1), s: r.s, p: r.p, o: r.o };
   if (r.ng) row.namedGraph = r.ng;
   return row;
@@ -90,8 +90,9 @@ export function ntripleLine(q: QuadRow): string {
  * graph is one row per validity interval [from_t, to_t) over a term dictionary, so a new version costs
  * only its delta, any instant is one range scan, and a version query reads a triple's intervals directly.
  */
-export class VersionArchive implements VersionedGraphStore {
+export class VersionArchive implements VersionBackend {
   readonly file: string;
+  readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly termIds = new Map<string, number>();
   private generationCounter = 0;
@@ -686,7 +687,7 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= make());
 }
 
-function checkGraph(graph: string): void {
+export function checkGraph(graph: string): void {
   if (typeof graph !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(graph)) throw new Error(`graph must be an absolute IRI, got ${JSON.stringify(graph)}`);
 }
 
@@ -695,7 +696,7 @@ function checkGraph(graph: string): void {
  * (about n²/2^54: 10^-8 for 16,000 triples) would hide one added triple; that is the price of not reading
  * the dictionary for every unchanged triple.
  */
-function tripleHash(s: string, p: string, o: string, ng: string): number {
+export function tripleHash(s: string, p: string, o: string, ng: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   // A default-graph triple hashes as before named graphs; the same triple in two named graphs is two rows.
@@ -714,12 +715,12 @@ function tripleHash(s: string, p: string, o: string, ng: string): number {
 }
 
 /** 48 bits of sha1: a dictionary key small enough for a JS number, collisions resolved by comparing text. */
-function termHash(nt: string): number {
+export function termHash(nt: string): number {
   return createHash('sha1').update(nt).digest().readUIntBE(0, 6);
 }
 
 /** A pattern like `?x <p> ?x` needs equal terms where the variable repeats; SQL matched only constants. */
-function repeatedVariables(pattern: TriplePattern): ((r: RawRow) => boolean) | undefined {
+export function repeatedVariables(pattern: TriplePattern): ((r: RawRow) => boolean) | undefined {
   const positions = new Map<string, Array<'s' | 'p' | 'o' | 'g'>>();
   for (const [column, position] of [['s', pattern.s], ['p', pattern.p], ['o', pattern.o], ['g', pattern.graph]] as const) {
     if (position && 'variable' in position) positions.set(position.variable, [...(positions.get(position.variable) ?? []), column]);

@@ -57,7 +57,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const readonly = !o.token || (!o.db && !writableDir(dataDir));
   const store = o.store ?? (await openStore(dataDir, o.db, { readonly }));
   if (!o.store) await store.init();
-  const index = VersionIndex.open(dataDir, store);
+  const index = VersionIndex.open(dataDir, store, o.db);
   // Until the server listens (and in `inject` tests without --public-url) links are written for localhost.
   let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
   const engine = o.engine ?? new QueryEngine(o.query);

@@ -6,7 +6,7 @@ import { parseTime, plural } from '../../util/units.ts';
 import { text as readText } from 'node:stream/consumers';
 import {
   openVersionStore, renderTable, ALL_FORMATS, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
-  type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionArchive,
+  type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionBackend,
 } from '../../query/index.ts';
 import { archiveExists, withStore } from '../../store/index.ts';
 import type { CrawlLog } from '../../store/types.ts';
@@ -41,7 +41,7 @@ export function register(program: Command): void {
     .description('SPARQL over the archive as it was at any time (each document in its named graph; default graph = their union), version queries and changes')
     .argument('[query]', "a SPARQL query; with --versions also a triple pattern like '<http://x/s> ?p ?o'")
     .option('--data <dir>', 'data directory', 'data')
-    .option('--db <url>', 'postgres:// URL of the metadata store (default: <data>/meta.sqlite)')
+    .option('--db <url>', 'postgres:// URL of the metadata store (default: <data>/meta.sqlite); the versioned index then lives in that database too, shared by every reader')
     .option('-f, --file <file>', 'read the query from this file')
     .option('--at <time>', 'evaluate over the archive as it was then (ISO 8601); default now')
     .option('--graph <url...>', 'only these documents form the dataset')
@@ -77,7 +77,7 @@ export async function queryCommand(query: string | undefined, flags: QueryFlags,
   }
 }
 
-async function answer(archive: VersionArchive, engine: QueryEngine, query: string | undefined, flags: QueryFlags, note: (text: string) => void): Promise<string> {
+async function answer(archive: VersionBackend, engine: QueryEngine, query: string | undefined, flags: QueryFlags, note: (text: string) => void): Promise<string> {
   if (flags.list) return listDocuments(archive, flags);
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
@@ -121,7 +121,7 @@ const PROGRESS_AFTER_MS = 500;
  * derived from the WARC records; src/query/catch-up.ts). A versions.sqlite with no crawl log beside it
  * (built through the API) is read as it is.
  */
-export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
+export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
@@ -132,11 +132,11 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
       await standalone.close();
     }
   }
-  return withStore(dir, db, (store) => caughtUp(dir, store, fn), { readonly: true });
+  return withStore(dir, db, (store) => caughtUp(dir, store, db, fn), { readonly: true });
 }
 
-async function caughtUp<T>(dir: string, store: CrawlLog, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
-  const index = VersionIndex.open(dir, store);
+async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
+  const index = VersionIndex.open(dir, store, db);
   try {
     const progress = new ProgressLine();
     const started = Date.now();
@@ -179,7 +179,7 @@ function looksLikeSparql(text: string): boolean {
   return /\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b/i.test(text) && /[{]/.test(text);
 }
 
-function listDocuments(archive: VersionArchive, flags: QueryFlags): string {
+function listDocuments(archive: VersionBackend, flags: QueryFlags): string {
   const graphs = archive.graphs();
   if (flags.json) return JSON.stringify(graphs.map((g) => ({ ...g, firstTime: iso(g.firstTime), lastTime: iso(g.lastTime), versions: archive.versions(g.graph).map((v) => ({ ...v, time: iso(v.time) })) })), null, 1) + '\n';
   return graphs.map((g) => `${g.graph}  ${plural(g.versions, 'version')} ${iso(g.firstTime)} … ${iso(g.lastTime)}  ${g.deleted ? 'deleted' : plural(g.triples, 'triple')}`).join('\n') + `\n${plural(graphs.length, 'document')}\n`;

@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .command('serve')
     .description('serve the archive: SPARQL at /sparql, Memento (/timegate, /timemap, /memento), pages to browse at /replay, CDXJ at /cdx, the dashboard at /')
     .option('--data <dir>', 'data directory', 'data')
-    .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data)')
+    .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data); the versioned index then lives in that database too')
     .option('--port <n>', 'port (0 picks a free one)', '8080')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--token <token>', 'bearer token that allows writes (POST /api/urls, /api/cycle); default $DATAMONITOR_TOKEN; none: writes refused')

@@ -1,11 +1,11 @@
 /** Messages between the engine (server or CLI process) and a query process (worker.ts), over Node's IPC channel. */
 import type { EvolutionOptions, QueryForm, QueryOptions, ResultFormat } from '../types.ts';
 
-/** Which archive to query: the versions.sqlite file (the query process opens it read-only itself). */
+/** Which archive to query: the versions.sqlite file or the postgres:// URL of the store (the query process opens it read-only itself). */
 export interface ArchiveLocation {
   file: string;
   /**
-   * The archive's write generation as the caller saw it (VersionArchive.generation): part of the key
+   * The archive's write generation as the caller saw it (VersionBackend.generation): part of the key
    * under which a query that ran over a limit is refused again, so a changed archive gets a new try.
    */
   generation?: string;

@@ -9,6 +9,8 @@ import { runQuery } from '../sparql.ts';
 import { analyseQuery } from '../sparql-text.ts';
 import { queryChanges, queryVersions } from '../evolution.ts';
 import { VersionArchive } from '../version-store.ts';
+import { PgVersionArchive } from '../pg/pg-version-store.ts';
+import type { VersionBackend } from '../backend.ts';
 import { UserError } from '../../util/errors.ts';
 import type { FromUnit, ToUnit } from './wire.ts';
 
@@ -17,20 +19,20 @@ const CHUNK = 256 * 1024;
 /** Archives kept open: a server has one; more only in tests. */
 const MAX_OPEN = 2;
 
-const archives = new Map<string, VersionArchive>();
+const archives = new Map<string, VersionBackend>();
 let sending: { id: number; body: Buffer; offset: number } | undefined;
 
 function send(m: FromUnit): void {
   process.send!(m);
 }
 
-function archiveAt(file: string): VersionArchive {
+function archiveAt(file: string): VersionBackend {
   let archive = archives.get(file);
   if (archive) {
     archives.delete(file); // re-inserted last: the map's order is the order of use
   } else {
     // Read-only: this process only reads; the caller keeps the index caught up.
-    archive = new VersionArchive(file, { readonly: true });
+    archive = /^postgres(ql)?:\/\//.test(file) ? new PgVersionArchive(file, { readonly: true }) : new VersionArchive(file, { readonly: true });
     for (const [old, a] of archives) {
       if (archives.size < MAX_OPEN) break;
       archives.delete(old);

@@ -1,4 +1,4 @@
-import type { VersionArchive } from '../version-store.ts';
+import type { VersionBackend } from '../backend.ts';
 import { queryReads, type RowPattern } from './patterns.ts';
 
 /**
@@ -27,7 +27,7 @@ export const SMALL_ARCHIVE_ROWS = 10_000;
 export const UNSELECTIVE_SHARE = 0.25;
 
 export interface PlanInput {
-  archive: VersionArchive;
+  archive: VersionBackend;
   /** The query text as the engine runs it (common prefixes declared). */
   text: string;
   /** The snapshot of this instant and dataset is already loaded: it costs nothing. */

@@ -1,0 +1,721 @@
+import type { Quad } from '@rdfjs/types';
+import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
+import { parsePostgresUrl, redactUrl } from '../../store/postgres.ts';
+import { UserError } from '../../util/errors.ts';
+import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
+import type { LogGap } from '../log-gaps.ts';
+import type { LogGapStore, RowConstants, VersionBackend } from '../backend.ts';
+import {
+  OPEN, checkGraph, checkTime, repeatedVariables, termHash, toQuadRow, tripleHash, type RawRow,
+} from '../version-store.ts';
+import type {
+  ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind,
+} from '../types.ts';
+
+/**
+ * Partitions of the quads table, by a hash of the document (`g`): every read and write of one document's
+ * rows stays in one partition, and the same column is what Citus distributes the table by (docs/query.md).
+ */
+export const QUAD_PARTITIONS = 16;
+
+/** Secondary indexes of vs_quads (built on every partition); the bulk catch-up drops and rebuilds them. */
+const READ_INDEXES: Array<[name: string, definition: string]> = [
+  ['vs_quads_by_id', '(id)'],
+  ['vs_quads_by_from', '(from_t)'],
+  ['vs_quads_by_to', '(to_t)'],
+  ['vs_quads_by_sp', '(s, p)'],
+  ['vs_quads_by_p', '(p)'],
+  ['vs_quads_by_op', '(o, p)'],
+  ['vs_quads_by_ng', '(ng) WHERE ng IS NOT NULL'],
+];
+
+function ddl(partitions: number): string[] {
+  return [
+    'CREATE TABLE IF NOT EXISTS vs_terms (id bigint PRIMARY KEY, h bigint NOT NULL, nt text NOT NULL)',
+    'CREATE INDEX IF NOT EXISTS vs_terms_by_hash ON vs_terms (h)',
+    `CREATE TABLE IF NOT EXISTS vs_versions (graph bigint NOT NULL, time bigint NOT NULL, kind text NOT NULL,
+       added integer NOT NULL, removed integer NOT NULL, triples integer NOT NULL, PRIMARY KEY (graph, time))`,
+    'CREATE INDEX IF NOT EXISTS vs_versions_by_time ON vs_versions (time)',
+    // (g, id) is the key: a unique constraint of a partitioned (or Citus-distributed) table must hold its partition column.
+    `CREATE TABLE IF NOT EXISTS vs_quads (id bigint NOT NULL, g bigint NOT NULL, s bigint NOT NULL, p bigint NOT NULL,
+       o bigint NOT NULL, h bigint NOT NULL, from_t bigint NOT NULL, to_t bigint NOT NULL, ng bigint,
+       PRIMARY KEY (g, id)) PARTITION BY HASH (g)`,
+    ...Array.from({ length: partitions }, (_v, i) =>
+      `CREATE TABLE IF NOT EXISTS vs_quads_${i} PARTITION OF vs_quads FOR VALUES WITH (MODULUS ${partitions}, REMAINDER ${i})`),
+    // The writer reads a document's open rows through this one; it stays during a bulk load.
+    'CREATE INDEX IF NOT EXISTS vs_quads_by_graph ON vs_quads (g, to_t)',
+    'CREATE TABLE IF NOT EXISTS vs_meta (key text PRIMARY KEY, value bigint NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS vs_log_gaps (from_id bigint PRIMARY KEY, to_id bigint NOT NULL, seen_at bigint NOT NULL)',
+  ];
+}
+
+const INDEXED_LOG_ID = 'indexed_log_id';
+const NEXT_ROW = 'next_row';
+const NEXT_TERM = 'next_term';
+const GENERATION = 'generation';
+/** The backend pid (pg_backend_pid) of a session bulk-loading with the read indexes down. */
+const BULK_LOADER = 'bulk_loader_pid';
+
+const QUAD_COLUMNS = 'tg.nt AS g, ts.nt AS s, tp.nt AS p, t_o.nt AS o, tn.nt AS ng';
+const QUAD_JOINS = `JOIN vs_terms tg ON tg.id = q.g JOIN vs_terms ts ON ts.id = q.s JOIN vs_terms tp ON tp.id = q.p
+  JOIN vs_terms t_o ON t_o.id = q.o LEFT JOIN vs_terms tn ON tn.id = q.ng`;
+/** A quad's identity across its intervals (document, terms, named graph), as the SQLite store's key. */
+const ROW_KEY = `q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || coalesce(q.ng, 0)`;
+/** Rows read per round trip by the streaming reads (snapshot, rows by id). */
+const PAGE = 20_000;
+/** The term cache is emptied between transactions past this size (as the SQLite store's). */
+const MAX_CACHED_TERMS = 200_000;
+
+interface OpenRow { id: number; from: number }
+interface GraphState { last: { time: number; kind: VersionKind } | undefined; open: Map<number, OpenRow> }
+/** A row to insert, its terms as N-Triples: ids are looked up or handed out once per flush, for every row at once. */
+interface PendingQuad { id: number; g: string; s: string; p: string; o: string; h: number; from: number; to: number; ng: string | null }
+
+/**
+ * The versioned store in PostgreSQL (issue #16 item 3): the same timestamp-based rows as the SQLite store
+ * (version-store.ts), with the same row ids, so that both load a query's rows in the same order and print
+ * the same bytes; shared by every reader of one crawl database instead of rebuilt by each.
+ *
+ * Writes happen inside `writeTransaction` (a transaction holding an advisory lock: one indexer at a time,
+ * as SQLite's BEGIN IMMEDIATE): what a version adds, closes and counts is computed here against an
+ * in-memory view of the documents touched in the transaction, and written at its end with one multi-row
+ * INSERT (`unnest` of arrays) per table, so a batch of 500 log rows costs a few round trips, not a few
+ * per quad. Term and row ids are handed out here from counters in vs_meta, read under the lock.
+ */
+export class PgVersionArchive implements VersionBackend {
+  readonly file: string;
+  readonly kind = 'postgres' as const;
+  readonly logGaps: LogGapStore;
+  private readonly db: SyncPg;
+  private readonly termIds = new Map<string, number>();
+  private readonly readonly: boolean;
+
+  // The open transaction's state (undefined outside one).
+  private tx: {
+    nextRow: number; nextTerm: number; wrote: boolean;
+    /** By the document's N-Triples IRI. */
+    graphs: Map<string, GraphState>;
+    inserts: Map<number, PendingQuad>;
+    closes: Map<number, { g: string; to: number }>;
+    versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
+  } | undefined;
+  private generationSeen: number | undefined;
+
+  constructor(url: string, opts: { readonly?: boolean; partitions?: number } = {}) {
+    const { connectionString, schema } = parsePostgresUrl(url);
+    this.file = url;
+    this.readonly = opts.readonly ?? false;
+    this.db = new SyncPg(connectionString, { schema, readonly: this.readonly });
+    try {
+      if (this.readonly) this.checkSchema();
+      else this.init(schema, opts.partitions ?? QUAD_PARTITIONS);
+    } catch (e) {
+      void this.db.close();
+      throw connectError(e, url);
+    }
+    this.logGaps = new PgLogGaps(this.db);
+  }
+
+  private init(schema: string | undefined, partitions: number): void {
+    const statements: SyncStatement[] = [
+      { sql: 'BEGIN' },
+      // Two processes creating the tables at once: the second waits, then finds them there.
+      { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
+    ];
+    if (schema) statements.push({ sql: `CREATE SCHEMA IF NOT EXISTS "${schema}"` });
+    const exists = this.db.query<{ t: string | null }>("SELECT to_regclass('vs_meta')::text AS t")[0]!.t !== null;
+    if (!exists) statements.push(...ddl(partitions).map((sql) => ({ sql })));
+    statements.push({ sql: 'COMMIT' });
+    try {
+      this.db.run(statements);
+    } catch (e) {
+      this.db.query('ROLLBACK');
+      throw e;
+    }
+    // Put back the read indexes a bulk loader that died left down (its session is gone).
+    if (this.liveBulkLoader() === undefined && this.missingIndexes().length > 0) this.writeTransaction(() => this.restoreIndexes());
+  }
+
+  private checkSchema(): void {
+    if (this.db.query<{ t: string | null }>("SELECT to_regclass('vs_meta')::text AS t")[0]!.t === null) {
+      throw new UserError(`no versioned archive in ${redactUrl(this.file)}: run datamonitor query --db ${redactUrl(this.file)} once to build it`);
+    }
+  }
+
+  get generation(): string {
+    return String(this.meta(GENERATION) ?? 0);
+  }
+
+  private meta(key: string): number | undefined {
+    return this.db.query<{ value: number }>('SELECT value FROM vs_meta WHERE key = $1', [key])[0]?.value;
+  }
+
+  // ---- writes -------------------------------------------------------------------------------------
+
+  async putVersion(graph: string, time: number, quads: Iterable<Quad>): Promise<{ added: number; removed: number }> {
+    return this.writeTransaction(() => this.putVersionNow(graph, time, quads));
+  }
+
+  async deleteGraph(graph: string, time: number): Promise<void> {
+    this.writeTransaction(() => this.deleteGraphNow(graph, time));
+  }
+
+  putVersionNow(graph: string, time: number, quads: Iterable<Quad>): { added: number; removed: number } {
+    checkGraph(graph);
+    const t = checkTime(time, `putVersion(${graph})`);
+    return this.inTransaction(() => this.applyVersion(graph, t, skolemise(graph, quads)));
+  }
+
+  deleteGraphNow(graph: string, time: number): boolean {
+    checkGraph(graph);
+    const t = checkTime(time, `deleteGraph(${graph})`);
+    return this.inTransaction(() => {
+      const last = this.graphState(iriTerm(graph)).last;
+      if (!last || last.kind === 'deleted') return false;
+      this.applyVersion(graph, t, undefined);
+      return true;
+    });
+  }
+
+  /**
+   * A write outside the caller's transaction gets one of its own. Inside one, a version that throws (a
+   * WARC record that cannot be read, a time going back) does so before it changes anything.
+   */
+  private inTransaction<T>(fn: () => T): T {
+    return this.tx ? fn() : this.writeTransaction(fn);
+  }
+
+  writeTransaction<T>(fn: () => T): T {
+    if (this.tx) return fn();
+    if (this.readonly) throw new Error('the versioned store was opened read-only');
+    const [, , meta] = this.db.run<{ key: string; value: number }>([
+      { sql: 'BEGIN' },
+      // One writer at a time per schema, whoever and wherever it is: a second catch-up waits here.
+      { sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.vs_write'))" },
+      { sql: 'SELECT key, value FROM vs_meta WHERE key = ANY($1)', params: [[NEXT_ROW, NEXT_TERM, GENERATION]] },
+    ]);
+    const value = (k: string) => meta!.find((r) => r.key === k)?.value;
+    const generation = value(GENERATION) ?? 0;
+    // Another process wrote since: term ids it removed (a rebuild) must not come from our cache.
+    if ((this.generationSeen !== undefined && generation !== this.generationSeen) || this.termIds.size >= MAX_CACHED_TERMS) this.termIds.clear();
+    this.generationSeen = generation;
+    this.tx = {
+      nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false,
+      graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(),
+    };
+    try {
+      const out = fn();
+      this.flushPending();
+      const tx = this.tx;
+      const commit: SyncStatement[] = [];
+      if (tx.wrote) {
+        this.generationSeen = generation + 1;
+        commit.push({
+          sql: `INSERT INTO vs_meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          params: [[NEXT_ROW, NEXT_TERM, GENERATION], [tx.nextRow, tx.nextTerm, generation + 1]],
+        });
+      }
+      commit.push({ sql: 'COMMIT' });
+      this.db.run(commit);
+      return out;
+    } catch (e) {
+      // Ids of terms this transaction made are not in the database: not in the cache either.
+      this.termIds.clear();
+      try {
+        this.db.query('ROLLBACK');
+      } catch {
+        // the connection is gone: the server rolled back
+      }
+      throw e;
+    } finally {
+      this.tx = undefined;
+    }
+  }
+
+  /** Writes what the transaction holds in memory (multi-row INSERTs and UPDATEs); it stays open. */
+  private flushPending(): void {
+    const tx = this.tx!;
+    const statements: SyncStatement[] = [];
+    const newTerms = this.resolveTerms([
+      ...[...tx.inserts.values()].flatMap((r) => (r.ng ? [r.g, r.s, r.p, r.o, r.ng] : [r.g, r.s, r.p, r.o])),
+      ...[...tx.closes.values()].map((c) => c.g), ...[...tx.versions.values()].map((v) => v[0]),
+    ]);
+    const id = (nt: string) => this.termIds.get(nt)!;
+    if (newTerms.length > 0) {
+      statements.push({
+        sql: 'INSERT INTO vs_terms (id, h, nt) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])',
+        params: [newTerms.map((t) => t[0]), newTerms.map((t) => t[1]), newTerms.map((t) => t[2])],
+      });
+    }
+    if (tx.inserts.size > 0) {
+      const rows = [...tx.inserts.values()];
+      statements.push({
+        sql: `INSERT INTO vs_quads (id, g, s, p, o, h, from_t, to_t, ng)
+              SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])`,
+        params: [rows.map((r) => r.id), rows.map((r) => id(r.g)), rows.map((r) => id(r.s)), rows.map((r) => id(r.p)), rows.map((r) => id(r.o)),
+          rows.map((r) => r.h), rows.map((r) => r.from), rows.map((r) => r.to), rows.map((r) => (r.ng ? id(r.ng) : null))],
+      });
+      tx.inserts.clear();
+    }
+    if (tx.closes.size > 0) {
+      const ids = [...tx.closes.keys()];
+      const closes = [...tx.closes.values()];
+      statements.push({
+        sql: `UPDATE vs_quads q SET to_t = u.t FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(g, id, t)
+              WHERE q.g = u.g AND q.id = u.id`,
+        params: [closes.map((c) => id(c.g)), ids, closes.map((c) => c.to)],
+      });
+      tx.closes.clear();
+    }
+    if (tx.versions.size > 0) {
+      const rows = [...tx.versions.values()];
+      statements.push({
+        sql: `INSERT INTO vs_versions (graph, time, kind, added, removed, triples)
+              SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::int[])
+              ON CONFLICT (graph, time) DO UPDATE SET kind = excluded.kind, added = excluded.added, removed = excluded.removed, triples = excluded.triples`,
+        params: [rows.map((r) => id(r[0])), ...[1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i]))],
+      });
+      tx.versions.clear();
+    }
+    if (statements.length > 0) {
+      tx.wrote = true;
+      this.db.run(statements);
+    }
+  }
+
+  /** The last version and open rows of a document (its N-Triples IRI): from this transaction's view, else from the database. */
+  private graphState(graph: string): GraphState {
+    if (!this.tx!.graphs.has(graph)) this.prefetch([graph.slice(1, -1)]);
+    return this.tx!.graphs.get(graph)!;
+  }
+
+  /**
+   * Reads the last version and open rows of these documents into the transaction's view, all in one round
+   * trip: the catch-up calls it with a batch's documents, so that its versions then cost none each.
+   */
+  prefetch(graphs: string[]): void {
+    const tx = this.tx;
+    if (!tx) return;
+    const wanted = [...new Set(graphs.map(iriTerm))].filter((nt) => !tx.graphs.has(nt));
+    if (wanted.length === 0) return;
+    const hashes = wanted.map(termHash);
+    const [lasts, open] = this.db.run<{ nt: string; time: number; kind: VersionKind; id: number; h: number; from_t: number }>([
+      { sql: `SELECT t.nt, l.time, l.kind FROM vs_terms t CROSS JOIN LATERAL
+                (SELECT time, kind FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
+              WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[])`, params: [hashes, wanted] },
+      // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
+      { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_terms t JOIN vs_quads q ON q.g = t.id
+              WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[]) AND q.to_t = ${OPEN}`, params: [hashes, wanted] },
+    ]);
+    for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
+    for (const r of lasts!) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind };
+    for (const r of open!) tx.graphs.get(r.nt)!.open.set(r.h, { id: r.id, from: r.from_t });
+  }
+
+  /** The same steps as VersionArchive.applyVersion, against the transaction's view. */
+  private applyVersion(graph: string, time: number, triples: NtQuad[] | undefined): { added: number; removed: number } {
+    const tx = this.tx!;
+    const g = iriTerm(graph);
+    const state = this.graphState(g);
+    const last = state.last;
+    if (last && time < last.time) {
+      throw new Error(`putVersion(${graph}): time ${new Date(time).toISOString()} is before the graph's last version ${new Date(last.time).toISOString()}`);
+    }
+    if (!triples && (!last || last.kind === 'deleted')) return { added: 0, removed: 0 };
+    let added = 0;
+    let removed = 0;
+    const kept = new Set<number>();
+    const seen = new Set<number>();
+    const born: Array<[number, OpenRow]> = [];
+    for (const [s, p, o, ng] of triples ?? []) {
+      const h = tripleHash(s, p, o, ng);
+      if (seen.has(h)) continue;
+      seen.add(h);
+      if (state.open.has(h)) { kept.add(h); continue; }
+      const rowId = tx.nextRow++;
+      tx.inserts.set(rowId, { id: rowId, g, s, p, o, h, from: time, to: OPEN, ng: ng || null });
+      born.push([h, { id: rowId, from: time }]);
+      added++;
+    }
+    let deletedMax = false;
+    for (const [h, row] of state.open) {
+      if (kept.has(h)) continue;
+      state.open.delete(h);
+      removed++;
+      if (row.from === time) {
+        // Born at this same instant, never visible: gone without a trace, as in the SQLite store.
+        if (tx.inserts.delete(row.id)) continue;
+        this.flushPending();
+        this.db.query('DELETE FROM vs_quads WHERE g = $1 AND id = $2', [this.termIds.get(g), row.id]);
+        if (row.id === tx.nextRow - 1) deletedMax = true;
+        continue;
+      }
+      const pending = tx.inserts.get(row.id);
+      if (pending) pending.to = time;
+      else tx.closes.set(row.id, { g, to: time });
+    }
+    for (const [h, row] of born) state.open.set(h, row);
+    if (deletedMax) {
+      // SQLite gives a new row max(rowid) + 1: row ids stay the same in both stores, and so the load order.
+      this.flushPending();
+      tx.nextRow = this.db.query<{ m: number }>('SELECT coalesce(max(id), 0) AS m FROM vs_quads')[0]!.m + 1;
+    }
+    const kind: VersionKind = triples ? 'put' : 'deleted';
+    if (last?.time === time) {
+      // Against the version before this instant, not against the replaced one.
+      this.flushPending();
+      const gid = this.termIds.get(g);
+      const [[a], [r]] = this.db.run<{ n: number }>([
+        { sql: `SELECT count(*)::int AS n FROM vs_quads WHERE g = $1 AND to_t = ${OPEN} AND from_t = $2`, params: [gid, time] },
+        { sql: 'SELECT count(*)::int AS n FROM vs_quads WHERE g = $1 AND to_t = $2', params: [gid, time] },
+      ]);
+      added = a!.n;
+      removed = r!.n;
+    }
+    tx.versions.set(`${g} ${time}`, [g, time, kind, added, removed, seen.size]);
+    state.last = { time, kind };
+    tx.wrote = true;
+    return { added, removed };
+  }
+
+  /**
+   * Every term in the cache: those not there looked up (one round trip for all), those the database
+   * lacks given new ids; returns the new ones, to be inserted.
+   */
+  private resolveTerms(terms: Iterable<string>): Array<[id: number, h: number, nt: string]> {
+    const tx = this.tx!;
+    const missing = new Set<string>();
+    for (const nt of terms) if (!this.termIds.has(nt)) missing.add(nt);
+    if (missing.size === 0) return [];
+    const hashes = [...new Set([...missing].map(termHash))];
+    for (const r of this.db.query<{ id: number; nt: string }>('SELECT id, nt FROM vs_terms WHERE h = ANY($1::bigint[])', [hashes])) {
+      if (missing.delete(r.nt)) this.termIds.set(r.nt, r.id);
+    }
+    const made: Array<[number, number, string]> = [];
+    for (const nt of missing) {
+      const termId = tx.nextTerm++;
+      made.push([termId, termHash(nt), nt]);
+      this.termIds.set(nt, termId);
+    }
+    return made;
+  }
+
+  indexedLogId(): number | undefined {
+    return this.meta(INDEXED_LOG_ID);
+  }
+
+  setIndexedLogId(id: number): void {
+    this.db.query('INSERT INTO vs_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [INDEXED_LOG_ID, id]);
+  }
+
+  hasVersions(): boolean {
+    return this.db.query('SELECT 1 FROM vs_versions LIMIT 1').length > 0;
+  }
+
+  clear(): void {
+    const tx = this.tx;
+    if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), wrote: true });
+    this.db.run([
+      { sql: 'TRUNCATE vs_quads, vs_versions, vs_terms, vs_log_gaps' },
+      { sql: 'DELETE FROM vs_meta WHERE key <> $1', params: [BULK_LOADER] },
+    ]);
+    this.termIds.clear();
+  }
+
+  flush(): void {
+    // Every write commits with its transaction: nothing waits here.
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  // ---- bulk loading ----------------------------------------------------------------------------------
+
+  /** Inside writeTransaction: drops the read indexes (every partition's), records this session as the loader. */
+  dropReadIndexes(): string[] {
+    const dropped = this.presentIndexes();
+    if (dropped.length > 0) this.db.query(`DROP INDEX IF EXISTS ${dropped.join(', ')}`);
+    this.db.query(`INSERT INTO vs_meta (key, value) VALUES ($1, pg_backend_pid()) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [BULK_LOADER]);
+    return dropped;
+  }
+
+  /**
+   * Inside writeTransaction: builds the read indexes missing (each once over the whole table), then
+   * gathers the planner's statistics: right after a bulk load autovacuum has not run yet, and without them
+   * PostgreSQL joined the term dictionary by scanning it whole (a selective query took seconds).
+   */
+  restoreIndexes(): void {
+    this.db.run([
+      ...READ_INDEXES.map(([name, def]) => ({ sql: `CREATE INDEX IF NOT EXISTS ${name} ON vs_quads ${def}` })),
+      { sql: 'ANALYZE vs_quads, vs_terms, vs_versions' },
+      { sql: 'DELETE FROM vs_meta WHERE key = $1', params: [BULK_LOADER] },
+    ]);
+  }
+
+  /**
+   * The session that took the read indexes down and is still connected (pg_stat_activity says so,
+   * whichever machine it runs on); undefined when none, or when it died (its indexes are then restored).
+   */
+  liveBulkLoader(): number | undefined {
+    const [row] = this.db.query<{ pid: number; live: boolean; mine: boolean }>(
+      `SELECT m.value AS pid, m.value = pg_backend_pid() AS mine, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = m.value) AS live
+       FROM vs_meta m WHERE m.key = $1`, [BULK_LOADER]);
+    // This store's own session: the catch-up knows its loader by the process id.
+    if (row?.mine) return process.pid;
+    return row?.live ? row.pid : undefined;
+  }
+
+  missingIndexes(): string[] {
+    const have = new Set(this.presentIndexes());
+    return READ_INDEXES.map(([name]) => name).filter((n) => !have.has(n));
+  }
+
+  private presentIndexes(): string[] {
+    const names = READ_INDEXES.map(([name]) => name);
+    return this.db.query<{ n: string }>('SELECT indexname AS n FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)', [names]).map((r) => r.n);
+  }
+
+  // ---- reads ------------------------------------------------------------------------------------------
+
+  private lookupTerm(nt: string): number | undefined {
+    const cached = this.termIds.get(nt);
+    if (cached !== undefined) return cached;
+    const row = this.db.query<{ id: number; nt: string }>('SELECT id, nt FROM vs_terms WHERE h = $1', [termHash(nt)]).find((r) => r.nt === nt);
+    if (row) this.termIds.set(nt, row.id);
+    return row?.id;
+  }
+
+  private graphIds(graphs: string[] | undefined): number[] | undefined {
+    if (!graphs) return undefined;
+    return graphs.map((g) => this.lookupTerm(iriTerm(g))).filter((id): id is number => id !== undefined);
+  }
+
+  /** The SQL condition of a graph selection (documents or named graphs); false when none is in the store. */
+  private inGraphs(graphs: string[] | undefined): string | false {
+    const ids = this.graphIds(graphs);
+    if (!ids) return '';
+    if (ids.length === 0) return false;
+    const list = ids.join(',');
+    return ` AND (q.g IN (${list}) OR q.ng IN (${list}))`;
+  }
+
+  graphs(): GraphSummary[] {
+    return this.db.query<{ graph: string; firsttime: number; lasttime: number; versions: number; lastkind: VersionKind; triples: number }>(`
+      SELECT t.nt AS graph, v.firsttime, v.lasttime, v.versions, l.kind AS lastkind, l.triples
+      FROM (SELECT graph, min(time) AS firsttime, max(time) AS lasttime, count(*)::int AS versions FROM vs_versions GROUP BY graph) v
+      JOIN vs_versions l ON l.graph = v.graph AND l.time = v.lasttime
+      JOIN vs_terms t ON t.id = v.graph ORDER BY t.nt COLLATE "C"`).map((r) => ({
+      graph: r.graph.slice(1, -1), firstTime: r.firsttime, lastTime: r.lasttime, versions: r.versions,
+      deleted: r.lastkind === 'deleted', triples: r.triples,
+    }));
+  }
+
+  versions(graph: string): VersionInfo[] {
+    const g = this.lookupTerm(iriTerm(graph));
+    if (g === undefined) return [];
+    return this.db.query<VersionInfo>('SELECT time, kind, added, removed, triples FROM vs_versions WHERE graph = $1 ORDER BY time', [g]);
+  }
+
+  changePoints(opts: { graphs?: string[]; from?: number; to?: number } = {}): number[] {
+    const ids = this.graphIds(opts.graphs);
+    if (ids && ids.length === 0) return [];
+    const where = [`time >= ${Math.floor(opts.from ?? -OPEN)}`, `time <= ${Math.floor(opts.to ?? OPEN)}`];
+    if (ids) where.push(`(graph IN (${ids.join(',')}) OR graph IN (SELECT DISTINCT q.g FROM vs_quads q WHERE q.ng IN (${ids.join(',')})))`);
+    return this.db.query<{ time: number }>(`SELECT DISTINCT time FROM vs_versions WHERE ${where.join(' AND ')} ORDER BY time`).map((r) => r.time);
+  }
+
+  *snapshot(at: number, opts: { graphs?: string[] } = {}): Generator<QuadRow> {
+    for (const [, row] of this.snapshotRows(at, opts)) yield row;
+  }
+
+  /** Streamed a page at a time, by row id (keyset paging: each page one index range). */
+  *snapshotRows(at: number, opts: { graphs?: string[] } = {}): Generator<[rowid: number, row: QuadRow]> {
+    const t = checkTime(at, 'snapshot');
+    const inGraphs = this.inGraphs(opts.graphs);
+    if (inGraphs === false) return;
+    let after = 0;
+    for (;;) {
+      const rows = this.db.query<RawRow & { rid: number }>(
+        `SELECT q.id AS rid, ${QUAD_COLUMNS} FROM vs_quads q ${QUAD_JOINS}
+         WHERE q.id > $1 AND q.to_t > $2 AND q.from_t <= $2${inGraphs} ORDER BY q.id LIMIT ${PAGE}`, [after, t]);
+      for (const r of rows) yield [r.rid, toQuadRow(r)];
+      if (rows.length < PAGE) return;
+      after = rows.at(-1)!.rid;
+    }
+  }
+
+  delta(from: number, to: number, opts: { graphs?: string[] } = {}): Delta {
+    const t1 = checkTime(from, 'delta');
+    const t2 = checkTime(to, 'delta');
+    if (t2 < t1) throw new Error('delta: `to` is before `from`');
+    const ids = this.graphIds(opts.graphs);
+    if (ids && ids.length === 0) return { from: t1, to: t2, added: [], removed: [] };
+    const inGraphs = ids ? ` AND (q.g IN (${ids.join(',')}) OR q.ng IN (${ids.join(',')}))` : '';
+    const key = ROW_KEY;
+    const [addedRows, removedRows] = this.db.run<RawRow & { k: string }>([
+      { sql: `SELECT ${key} AS k, ${QUAD_COLUMNS} FROM vs_quads q ${QUAD_JOINS} WHERE q.from_t > $1 AND q.from_t <= $2 AND q.to_t > $2${inGraphs} ORDER BY q.id`, params: [t1, t2] },
+      { sql: `SELECT ${key} AS k, ${QUAD_COLUMNS} FROM vs_quads q ${QUAD_JOINS} WHERE q.to_t > $1 AND q.to_t <= $2 AND q.from_t <= $1${inGraphs} ORDER BY q.id`, params: [t1, t2] },
+    ]);
+    const addedKeys = new Set(addedRows!.map((r) => r.k));
+    const removedKeys = new Set(removedRows!.map((r) => r.k));
+    return {
+      from: t1,
+      to: t2,
+      added: addedRows!.filter((r) => !removedKeys.has(r.k)).map(toQuadRow),
+      removed: removedRows!.filter((r) => !addedKeys.has(r.k)).map(toQuadRow),
+    };
+  }
+
+  patternVersions(pattern: TriplePattern): PatternVersions[] {
+    const where: string[] = [];
+    const args: number[] = [];
+    for (const [column, position] of [['s', pattern.s], ['p', pattern.p], ['o', pattern.o], ['g', pattern.graph]] as const) {
+      if (!position || !('term' in position)) continue;
+      const nt = column === 'g' ? (position.term.startsWith('<') ? position.term : iriTerm(position.term)) : position.term;
+      const id = this.lookupTerm(nt);
+      if (id === undefined) return [];
+      args.push(id);
+      where.push(column === 'g' ? `(q.g = $${args.length} OR q.ng = $${args.length})` : `q.${column} = $${args.length}`);
+    }
+    const rows = this.db.query<RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
+      `SELECT ${ROW_KEY} AS k, q.g AS gid, q.from_t, q.to_t, ${QUAD_COLUMNS}
+       FROM vs_quads q ${QUAD_JOINS} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY (${ROW_KEY}) COLLATE "C", q.from_t`, args);
+    const sameVariable = repeatedVariables(pattern);
+    const byKey = new Map<string, PatternVersions & { gid: number }>();
+    for (const r of rows) {
+      if (sameVariable && !sameVariable(r)) continue;
+      let entry = byKey.get(r.k);
+      if (!entry) byKey.set(r.k, (entry = { quad: toQuadRow(r), intervals: [], versions: [], gid: r.gid }));
+      entry.intervals.push(r.to_t === OPEN ? { from: r.from_t } : { from: r.from_t, to: r.to_t });
+    }
+    const gids = [...new Set([...byKey.values()].map((e) => e.gid))];
+    const timesOf = new Map<number, number[]>();
+    if (gids.length > 0) {
+      for (const r of this.db.query<{ graph: number; time: number }>(`SELECT graph, time FROM vs_versions WHERE graph = ANY($1::bigint[]) AND kind = 'put' ORDER BY graph, time`, [gids])) {
+        timesOf.set(r.graph, [...(timesOf.get(r.graph) ?? []), r.time]);
+      }
+    }
+    const out: PatternVersions[] = [];
+    for (const { gid, ...entry } of byKey.values()) {
+      entry.versions = (timesOf.get(gid) ?? []).filter((t) => entry.intervals.some((i: Interval) => t >= i.from && (i.to === undefined || t < i.to)));
+      out.push(entry);
+    }
+    return out;
+  }
+
+  stats(): ArchiveStats {
+    const [r] = this.db.query<{ bytes: number; graphs: number; versions: number; terms: number; rows: number }>(`SELECT
+      (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'vs\\_%') AS bytes,
+      (SELECT count(DISTINCT graph)::int FROM vs_versions) AS graphs, (SELECT count(*)::int FROM vs_versions) AS versions,
+      (SELECT count(*)::int FROM vs_terms) AS terms, (SELECT count(*)::bigint FROM vs_quads) AS rows`);
+    return { file: redactUrl(this.file), ...r! };
+  }
+
+  // ---- reads for the query planner -------------------------------------------------------------------------
+
+  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): number[] {
+    const t = checkTime(at, 'matchAt');
+    const inGraphs = this.inGraphs(opts.graphs);
+    const where = this.patternWhere(pattern);
+    if (inGraphs === false || where === undefined) return [];
+    const n = where.args.length;
+    return this.db.query<{ id: number }>(
+      `SELECT q.id FROM vs_quads q WHERE ${[...where.sql, `q.to_t > $${n + 1}`, `q.from_t <= $${n + 1}`].join(' AND ')}${inGraphs}`,
+      [...where.args, t]).map((r) => r.id);
+  }
+
+  *rowsById(rowids: ArrayLike<number>): Generator<[rowid: number, row: QuadRow]> {
+    for (let i = 0; i < rowids.length; i += PAGE) {
+      const ids = Array.from({ length: Math.min(PAGE, rowids.length - i) }, (_v, k) => rowids[i + k]!);
+      const rows = this.db.query<RawRow & { rid: number }>(
+        `SELECT q.id AS rid, ${QUAD_COLUMNS} FROM vs_quads q ${QUAD_JOINS} WHERE q.id = ANY($1::bigint[]) ORDER BY q.id`, [ids]);
+      for (const r of rows) yield [r.rid, toQuadRow(r)];
+    }
+  }
+
+  countMatching(pattern: RowConstants, cap: number): number {
+    const where = this.patternWhere(pattern);
+    if (where === undefined) return 0;
+    const sql = where.sql.length ? `WHERE ${where.sql.join(' AND ')}` : '';
+    return this.db.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM vs_quads q ${sql} LIMIT $${where.args.length + 1}) x`,
+      [...where.args, Math.max(0, Math.floor(cap))])[0]!.n;
+  }
+
+  /** The highest row id handed out (rows are deleted only on a rebuild): no count of the table. */
+  rowsEstimate(): number {
+    return (this.meta(NEXT_ROW) ?? 1) - 1;
+  }
+
+  namedGraphsAt(at: number, opts: { graphs?: string[] } = {}): QuadRow[] {
+    const t = checkTime(at, 'namedGraphsAt');
+    const inGraphs = this.inGraphs(opts.graphs);
+    if (inGraphs === false) return [];
+    return this.db.query<{ g: string; ng: string }>(
+      `SELECT DISTINCT tg.nt AS g, tn.nt AS ng FROM vs_quads q JOIN vs_terms tg ON tg.id = q.g JOIN vs_terms tn ON tn.id = q.ng
+       WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1${inGraphs}`, [t])
+      .map((r) => ({ graph: r.g.slice(1, -1), s: '', p: '', o: '', namedGraph: r.ng }));
+  }
+
+  private patternWhere(pattern: RowConstants): { sql: string[]; args: number[] } | undefined {
+    const sql: string[] = [];
+    const args: number[] = [];
+    for (const column of ['s', 'p', 'o'] as const) {
+      const nt = pattern[column];
+      if (nt === undefined) continue;
+      const id = this.lookupTerm(nt);
+      if (id === undefined) return undefined;
+      args.push(id);
+      sql.push(`q.${column} = $${args.length}`);
+    }
+    if (pattern.graph !== undefined) {
+      const id = this.lookupTerm(pattern.graph);
+      if (id === undefined) return undefined;
+      args.push(id);
+      sql.push(`(q.g = $${args.length} OR q.ng = $${args.length})`);
+    }
+    return { sql, args };
+  }
+}
+
+/** The crawl-log holes of src/query/log-gaps.ts, in vs_log_gaps. */
+class PgLogGaps implements LogGapStore {
+  constructor(private readonly db: SyncPg) {}
+
+  list(): LogGap[] {
+    return this.db.query<LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM vs_log_gaps ORDER BY from_id');
+  }
+
+  add(from: number, to: number, seenAt: number): void {
+    if (to < from) return;
+    this.db.query('INSERT INTO vs_log_gaps (from_id, to_id, seen_at) VALUES ($1, $2, $3)', [from, to, seenAt]);
+  }
+
+  fill(id: number): boolean {
+    const [gap] = this.db.query<LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM vs_log_gaps WHERE from_id <= $1 ORDER BY from_id DESC LIMIT 1', [id]);
+    if (!gap || gap.to < id) return false;
+    this.db.query('DELETE FROM vs_log_gaps WHERE from_id = $1', [gap.from]);
+    this.add(gap.from, id - 1, gap.seenAt);
+    this.add(id + 1, gap.to, gap.seenAt);
+    return true;
+  }
+
+  expire(before: number): number {
+    return this.db.query<{ n: number }>('WITH d AS (DELETE FROM vs_log_gaps WHERE seen_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM d', [before])[0]!.n;
+  }
+
+  clear(): void {
+    this.db.query('DELETE FROM vs_log_gaps');
+  }
+}
+
+function connectError(e: unknown, url: string): Error {
+  if (e instanceof UserError) return e;
+  const err = e as { code?: string; message?: string };
+  if (['ECONNREFUSED', 'ENOTFOUND', '3D000', '28000', '28P01'].includes(err.code ?? '') || /connect/i.test(err.message ?? '')) {
+    return new UserError(`cannot use PostgreSQL at ${redactUrl(url)} for the versioned store: ${err.message}; check that the server runs and the URL names an existing database and user`);
+  }
+  return e as Error;
+}

@@ -1,0 +1,71 @@
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { TsThread } from './ts-thread.ts';
+import { siblingModule } from './sibling.ts';
+
+/** One statement for SyncPg: `params` as node-postgres takes them (arrays become PostgreSQL arrays). */
+export interface SyncStatement {
+  sql: string;
+  params?: unknown[];
+}
+
+/** A statement PostgreSQL refused: its message, SQLSTATE and the statement's first words. */
+export class SyncPgError extends Error {
+  constructor(message: string, readonly code: string | undefined) {
+    super(message);
+    this.name = 'SyncPgError';
+  }
+}
+
+/** What one call may wait for the server (a bulk index build included) before it is reported as hung. */
+const CALL_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * PostgreSQL as a synchronous call, for code written against better-sqlite3's synchronous API (the
+ * versioned store's seam: catch-up, planner and query readers all call it synchronously). One
+ * node-postgres client lives on a worker thread; a call posts its statements on a MessagePort and
+ * blocks on Atomics.wait until the thread has run them all and answered (the technique of synckit).
+ * Several statements per call cost one thread hop, so callers batch what they can. int8 columns come
+ * back as numbers: every id and time of the store is below 2^53.
+ */
+export class SyncPg {
+  private readonly thread: TsThread;
+  private readonly port: MessagePort;
+  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private closed = false;
+
+  constructor(connectionString: string, opts: { schema?: string; readonly?: boolean } = {}) {
+    const { port1, port2 } = new MessageChannel();
+    this.thread = new TsThread(siblingModule(import.meta.url, './sync-pg-thread.ts'), {
+      connectionString, schema: opts.schema, readonly: opts.readonly ?? false, signal: this.signal.buffer,
+    });
+    this.thread.worker.postMessage({ type: 'port', port: port2 }, [port2]);
+    // The thread must not keep a finished command alive; close() ends it properly.
+    this.thread.worker.unref();
+    this.port = port1;
+  }
+
+  /** Runs the statements in order on the one connection; returns each one's rows. Throws the first error. */
+  run<R = Record<string, unknown>>(statements: SyncStatement[]): R[][] {
+    if (this.closed) throw new Error('the PostgreSQL connection of the versioned store is closed');
+    Atomics.store(this.signal, 0, 0);
+    this.port.postMessage(statements);
+    if (Atomics.wait(this.signal, 0, 0, CALL_TIMEOUT_MS) === 'timed-out') {
+      throw new Error(`PostgreSQL did not answer within ${CALL_TIMEOUT_MS / 60_000} min: ${statements[0]?.sql.slice(0, 60)}`);
+    }
+    const reply = receiveMessageOnPort(this.port)?.message as { results?: R[][]; error?: string; code?: string } | undefined;
+    if (!reply) throw new Error('the PostgreSQL thread of the versioned store answered nothing');
+    if (reply.error !== undefined) throw new SyncPgError(reply.error, reply.code);
+    return reply.results!;
+  }
+
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): R[] {
+    return this.run<R>([{ sql, params }])[0]!;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.port.close();
+    await this.thread.close();
+  }
+}
