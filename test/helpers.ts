@@ -6,10 +6,16 @@ import Database from 'better-sqlite3';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 
+// One 'exit' listener removes them all: one per directory passed Node's limit of ten (MaxListenersExceededWarning).
+const tempDirs: string[] = [];
+
 /** A fresh temporary directory, removed when the process exits. */
 export function tempDir(prefix = 'dm-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  if (tempDirs.length === 0) process.on('exit', () => {
+    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  tempDirs.push(dir);
   return dir;
 }
 
