@@ -128,3 +128,34 @@ export async function runRegistered(register: (program: import('commander').Comm
   }
   return out;
 }
+
+/**
+ * Runs a whole command line through the CLI's `main` in this process, as `datamonitor ARGS` would run
+ * it after start-up: what it wrote on stdout and stderr, and its exit status. No child process: a
+ * process booting the sources through tsx costs about a CPU-second (tens of seconds on a loaded
+ * machine). What only a process shows (signals, the entry script, memory caps) stays with `cli`.
+ */
+export async function runMain(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { main } = await import('../src/cli/main.ts');
+  const captured = { out: '', err: '' };
+  const capture = (stream: NodeJS.WriteStream, key: 'out' | 'err') => {
+    const write = stream.write;
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      captured[key] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      if (done) queueMicrotask(done);
+      return true;
+    }) as typeof stream.write;
+    return () => void (stream.write = write);
+  };
+  const restore = [capture(process.stdout, 'out'), capture(process.stderr, 'err')];
+  const exitCode = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await main(['node', 'datamonitor', ...args]);
+    return { code: Number(process.exitCode ?? 0), ...captured };
+  } finally {
+    for (const r of restore) r();
+    process.exitCode = exitCode;
+  }
+}
