@@ -6,10 +6,16 @@ import Database from 'better-sqlite3';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 
+// One 'exit' listener removes them all: one per directory passed Node's limit of ten (MaxListenersExceededWarning).
+const tempDirs: string[] = [];
+
 /** A fresh temporary directory, removed when the process exits. */
 export function tempDir(prefix = 'dm-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  if (tempDirs.length === 0) process.on('exit', () => {
+    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  tempDirs.push(dir);
   return dir;
 }
 
@@ -121,4 +127,35 @@ export async function runRegistered(register: (program: import('commander').Comm
     process.stdout.write = write;
   }
   return out;
+}
+
+/**
+ * Runs a whole command line through the CLI's `main` in this process, as `datamonitor ARGS` would run
+ * it after start-up: what it wrote on stdout and stderr, and its exit status. No child process: a
+ * process booting the sources through tsx costs about a CPU-second (tens of seconds on a loaded
+ * machine). What only a process shows (signals, the entry script, memory caps) stays with `cli`.
+ */
+export async function runMain(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { main } = await import('../src/cli/main.ts');
+  const captured = { out: '', err: '' };
+  const capture = (stream: NodeJS.WriteStream, key: 'out' | 'err') => {
+    const write = stream.write;
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      captured[key] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      if (done) queueMicrotask(done);
+      return true;
+    }) as typeof stream.write;
+    return () => void (stream.write = write);
+  };
+  const restore = [capture(process.stdout, 'out'), capture(process.stderr, 'err')];
+  const exitCode = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await main(['node', 'datamonitor', ...args]);
+    return { code: Number(process.exitCode ?? 0), ...captured };
+  } finally {
+    for (const r of restore) r();
+    process.exitCode = exitCode;
+  }
 }

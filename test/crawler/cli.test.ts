@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts';
 import { crawl } from '../../src/crawler/crawl.ts';
-import { cli, crawlLog, tempDir } from '../helpers.ts';
+import { runMain as cli, crawlLog, tempDir } from '../helpers.ts'; // in this process: each command line as a process cost a CPU-second of start-up
 
 
 describe('datamonitor crawl on the command line', () => {

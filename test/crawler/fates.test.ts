@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlSummary } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
-import { cli, crawlLog, tempDir } from '../helpers.ts';
+import { runMain as cli, crawlLog, tempDir } from '../helpers.ts'; // in this process: each command line as a process cost a CPU-second of start-up
 
 
 // A site where each URL meets another fate: archived, unparsable, disallowed, missing, too deep.

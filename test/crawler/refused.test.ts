@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
-import { cli, crawlLog, documents, tempDir } from '../helpers.ts';
+import { runMain as cli, crawlLog, documents, tempDir } from '../helpers.ts'; // in this process: a command line as a process cost a CPU-second of start-up
 
 
 // 127.0.0.1 is what --allow-private is for: without it, each URL is refused before any request.

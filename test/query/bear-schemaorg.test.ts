@@ -19,7 +19,10 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const sharedData = path.resolve(repoRoot, '../shared/data');
 const tarball = path.join(sharedData, 'rdf/schemaorg-releases.tar.gz');
 const present = fs.existsSync(tarball);
+// CI-only (.ci/run sets DATAMONITOR_FULL=1): its set-up alone ran past 120 s at load 22-40 here.
+const full = process.env.DATAMONITOR_FULL === '1';
 if (!present) console.warn(`\n*** bear-schemaorg.test.ts SKIPPED: ${tarball} is absent (CI-only proof on real data) ***\n`);
+else if (!full) console.warn('\n*** bear-schemaorg.test.ts SKIPPED: a CI-only proof on real data (DATAMONITOR_FULL=1 runs it) ***\n');
 
 const DOC = 'https://schema.org/version/releases.nq';
 const SCHEMA = 'http://schema.org/';
@@ -37,7 +40,7 @@ const keysOfRows = (rows: Iterable<QuadRow>): Set<string> => {
 const fingerprint = (keys: Set<string>): string => createHash('sha1').update([...keys].sort().join('\n')).digest('hex');
 const minus = (a: Set<string>, b: Set<string>): Set<string> => new Set([...a].filter((k) => !b.has(k)));
 
-describe.skipIf(!present)('BEAR on schema.org: 52 releases as 52 versions of one document', () => {
+describe.skipIf(!present || !full)('BEAR on schema.org: 52 releases as 52 versions of one document', () => {
   let tmp: string;
   let releases: Release[];
   let archive: VersionArchive;

@@ -9,12 +9,15 @@ import { SMALL_ARCHIVE_ROWS } from '../../src/query/plan/planner.ts';
 /**
  * The planner's two ways to answer a query at T, loading the whole snapshot or only the rows of the
  * query's triple patterns, must print the same bytes for every query at every instant. The archive is
- * the realistic generated Web (linked-data-web.ts): 2,000 documents of about 35 triples with a blank
- * node each (over 65,536 rows, so the loader's row-id groups are more than one), a history (a
- * revision of every third document, a deletion of every seventh) queried at four instants, and a TriG
- * document with named graphs.
+ * the realistic generated Web (linked-data-web.ts): 400 documents of about 35 triples with a blank
+ * node each (over SMALL_ARCHIVE_ROWS, so the planner has a choice), a history (a revision of every
+ * third document, a deletion of every seventh) queried at four instants, and a TriG document with
+ * named graphs. That the loader keeps the order across its row-id groups (ids past 65,536) is
+ * plan-load.test.ts's; DATAMONITOR_FULL=1 (CI) also runs this one on 2,000 documents, over 65,536 rows
+ * (97 s of the suite's time at load 8; 400 documents check every query the same way).
  */
-const DOCS = 2000;
+const FULL = process.env.DATAMONITOR_FULL === '1';
+const DOCS = FULL ? 2000 : 400;
 const web = linkedDataWeb({ documents: DOCS, hosts: 10 });
 const T1 = T0 + 10 * DAY;
 const T2 = T0 + 20 * DAY;
@@ -113,8 +116,8 @@ describe('query planner: only the rows of the query’s patterns, or the whole s
   }, 300_000);
   afterAll(() => cleanup());
 
-  it('the archive is big enough that the planner has a choice and the loader more than one group', () => {
-    expect(archive.rowsEstimate()).toBeGreaterThan(65_536);
+  it('the archive is big enough that the planner has a choice (and, in the full run, the loader more than one group)', () => {
+    if (FULL) expect(archive.rowsEstimate()).toBeGreaterThan(65_536);
     expect(archive.rowsEstimate()).toBeGreaterThan(SMALL_ARCHIVE_ROWS);
   });
 
@@ -141,7 +144,7 @@ describe('query planner: only the rows of the query’s patterns, or the whole s
     const auto = await runQuery(archive, `${sparql} LIMIT 10`, { at: T1 + DOCS });
     expect(auto.plan).toBe('patterns');
     expect(auto.quads).toBeLessThan(10);
-    expect(whole.quads).toBeGreaterThan(60_000);
+    expect(whole.quads).toBeGreaterThan(DOCS * 30);
   });
 
   it('the planner keeps the whole snapshot for an unselective query, and for one already loaded', async () => {
@@ -155,7 +158,7 @@ describe('query planner: only the rows of the query’s patterns, or the whole s
   it.each(WHOLE_QUERIES)('a query that reads every node or graph (%s) is answered from the whole snapshot', async (_name, sparql) => {
     const r = await runQuery(archive, sparql, { at: T0 + DAY, plan: 'patterns' });
     expect(r.plan).toBe('snapshot');
-    expect(r.quads).toBeGreaterThan(60_000);
+    expect(r.quads).toBeGreaterThan(DOCS * 30);
   });
 
   it('a query the parser refuses gets the engine’s error without loading a snapshot', async () => {

@@ -7,7 +7,7 @@ import { signText } from '../../src/trust/document.ts';
 import { generateKeyFile, parseTrustList, signingKeyFromSecret } from '../../src/trust/multikey.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cli, crawlLog, tempDir } from '../helpers.ts';
+import { runMain as cli, crawlLog, tempDir } from '../helpers.ts'; // in this process: a command line as a process cost a CPU-second of start-up
 
 /**
  * Six Linked Data documents in a ring (doc i's rdfs:seeAlso names doc i+1), the seed also naming

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, tempDir } from '../helpers.ts';
+import { runMain as cli, tempDir } from '../helpers.ts'; // in this process: each command line as a process cost a CPU-second of start-up
 
 const TURTLE = `@prefix foaf: <http://xmlns.com/foaf/0.1/> .
 @prefix dct: <http://purl.org/dc/terms/> .

@@ -65,7 +65,7 @@ describe('two workers on one SQLite file', () => {
     }
     // Every host was leased by one of them, and all were given back.
     expect(results[0].hostsLeased + results[1].hostsLeased).toBeGreaterThanOrEqual(site.hosts.length);
-  }, 60_000);
+  }, 240_000); // two CLI processes booting through tsx: 13 s at load 6, over 60 s at load 30
 
   it('stops with exit status 74 and gives its hosts back when its disk is short of space', async () => {
     const file = path.join(tmp, 'short.sqlite');
@@ -86,7 +86,7 @@ describe('two workers on one SQLite file', () => {
     await store.init();
     expect(await store.activeLeases(Date.now())).toEqual([]);
     await store.close();
-  });
+  }, 180_000); // one CLI process: 3 s at load 6, 50 s at load 30
 });
 
 describe('a worker round on a large shared store', () => {
@@ -116,6 +116,9 @@ describe('a worker round on a large shared store', () => {
         crawl: {
           delayMs: 0, perHost: 2, robots: false, allowPrivate: true, vocabularies: false, domains: [SITE_DOMAIN], depth: 50, minFreeBytes: 0,
           resolve: Object.fromEntries(site.hosts.map((h) => [h, '127.0.0.1'])),
+          // The WARC writer inline: each round's crawl would start a writer thread, and a thread booting the
+          // sources through tsx took 4-6 s at load 29 (30 rounds: 134 s); the thread is not what this tests.
+          threads: false,
         },
         signal: AbortSignal.timeout(150_000), // a safety net only: the worker ends by going idle (30 s cut it short on a loaded machine)
       });
@@ -147,7 +150,7 @@ describe('a SQLite file seeded by a plain crawl', () => {
       await store.init();
       const s = await runWorker({
         store, id: 'w', dataDir: tmp, idleExitMs: 300, leaseMs: 2000,
-        crawl: { delayMs: 0, robots: false, allowPrivate: true, vocabularies: false, domains: [SITE_DOMAIN], depth: 50, minFreeBytes: 0, resolve },
+        crawl: { delayMs: 0, robots: false, allowPrivate: true, vocabularies: false, domains: [SITE_DOMAIN], depth: 50, minFreeBytes: 0, resolve, threads: false }, // (inline writer: as above)
         signal: AbortSignal.timeout(150_000), // a safety net only: the worker ends by going idle (30 s cut it short on a loaded machine)
       });
       const fetched = new Set((await store.log()).filter((e) => e.status === 200).map((e) => e.url));
