@@ -93,7 +93,7 @@ export interface CaptureContext {
   analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
   /** Vets each parsed graph before it is archived (`crawl --trust`), knowing the response's headers and start. */
-  vet?: (url: string, quads: Quad[], response: { headers: FetchResponse['headers']; time: number }) => Promise<Vetting>;
+  vet?: (url: string, quads: Quad[], response: { headers: FetchResponse['headers']; endedAt: number }) => Promise<Vetting>;
 }
 
 function headerMap(r: FetchResponse): Record<string, string> {
@@ -186,7 +186,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       doc.quads = a.quads;
       doc.links = a.links;
       if (a.requisites) doc.requisites = a.requisites;
-      if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads, { headers: r.headers, time });
+      if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads, { headers: r.headers, endedAt: time + r.durationMs });
       if (doc.vetting?.drop) {
         // Not kept: no graph to archive, compare or follow; the last kept version stays the one to compare with.
         doc.change = prev?.checksum ? 'changed' : 'new';

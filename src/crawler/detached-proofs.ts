@@ -12,7 +12,7 @@ import { archiveSideFetch, type Politeness } from './contexts.ts';
  * its own, linked by `Link: <P>; rel="https://w3id.org/security#proof"` or a `<doc> sec:proof <P>`
  * statement (src/trust/README.md). The proof document is fetched the way a JSON-LD context is
  * (src/crawler/contexts.ts): robots.txt obeyed, in its origin's politeness turn and, on the document's
- * own host, not before the crawl's delay after the document's request; the frontier then spaces its
+ * own host, not before the crawl's delay after the document's response; the frontier then spaces its
  * next request to that host from this one. Size-capped, archived (WARC record and a crawl-log row),
  * parsed by the crawler's extractors. One try: a proof that cannot be had is a recorded verdict
  * (`proof-unavailable`) with its reason, never a crawl failure; the next capture of the document asks again.
@@ -53,8 +53,12 @@ export class ProofDocumentLoader {
     this.limits = { ...PROOF_DOCUMENT_LIMITS, ...o.limits };
   }
 
-  /** The detached proof at `url` of the document fetched from `documentUrl` at `documentTime` (epoch ms). */
-  async load(raw: string, documentUrl: string, documentTime: number): Promise<DetachedProofDocument> {
+  /**
+   * The detached proof at `url` of the document fetched from `documentUrl`, whose response ended at
+   * `documentEndedAt` (epoch ms): on the document's host the proof waits the delay after that end (the
+   * frontier spaces request starts; a server sees a start later than we do, but never before our end).
+   */
+  async load(raw: string, documentUrl: string, documentEndedAt: number): Promise<DetachedProofDocument> {
     const url = normalizeUrl(raw);
     if (!url) return { error: 'not an http(s) URL' };
     const origin = originOf(url);
@@ -70,7 +74,7 @@ export class ProofDocumentLoader {
     let outcome: FetchOutcome;
     try {
       if (hostnameOf(url) === hostnameOf(documentUrl)) {
-        const wait = documentTime + Math.max(this.o.delayMs, crawlDelayMs) - Date.now();
+        const wait = documentEndedAt + Math.max(this.o.delayMs, crawlDelayMs) - Date.now();
         if (wait > 0) await sleep(wait);
       }
       this.o.onRequest?.(origin, Date.now());

@@ -345,6 +345,10 @@ export async function verifyGraph(quads: Quad[], trust?: TrustList, opts: Verify
   const split = splitProofs(quads);
   const urls = [...new Set([...split.detached, ...(opts.links ?? [])])];
   if (split.proofs.length === 0 && urls.length === 0) return { verdict: 'unsigned', signers: [], reason: 'the document carries no Data Integrity proof', proofs: [] };
+  // A detached proof document reached as a link (a `sec:proof` IRI is an IRI like any): proofs of other data, none of its own.
+  if (split.document.length === 0 && urls.length === 0) {
+    return { verdict: 'unsigned', signers: [], reason: `the document holds only ${split.proofs.length} Data Integrity proof${split.proofs.length > 1 ? 's' : ''} of other data (a detached proof document), no data of its own`, proofs: [] };
+  }
   const results: ProofResult[] = [];
   const candidates: Array<{ proof: FoundProof; source?: string }> = split.proofs.map((proof) => ({ proof }));
   for (const url of urls.slice(0, TRUST_LIMITS.maxDetached)) {

@@ -9,12 +9,12 @@ import { trustLine } from './record.ts';
 /** What the vetter knows of the response a graph came from. */
 export interface VettedResponse {
   headers?: Iterable<HeaderPair>;
-  /** When the document's request started (epoch ms): a detached proof on its host waits the delay after it. */
-  time: number;
+  /** When the document's response ended (epoch ms): a detached proof on its host waits the crawl's delay after it. */
+  endedAt: number;
 }
 
 /** Fetches a detached proof document for the document at `documentUrl` (src/crawler/detached-proofs.ts). */
-export type FetchProof = (url: string, documentUrl: string, documentTime: number) => Promise<DetachedProofDocument>;
+export type FetchProof = (url: string, documentUrl: string, documentEndedAt: number) => Promise<DetachedProofDocument>;
 
 /** The detached proofs a response's Link headers name (`rel="https://w3id.org/security#proof"`), absolute. */
 export function proofLinks(headers: Iterable<HeaderPair> | undefined, base: string): string[] {
@@ -45,7 +45,7 @@ export function trustVetter(trust: TrustList, trustedOnly: boolean, counts?: Par
     const report: TrustReport = await verifyGraph(quads, trust, {
       documentIri: url,
       links: proofLinks(response?.headers, url),
-      fetchProof: fetchProof ? (proof) => fetchProof(proof, url, response?.time ?? Date.now()) : undefined,
+      fetchProof: fetchProof ? (proof) => fetchProof(proof, url, response?.endedAt ?? Date.now()) : undefined,
     });
     if (counts) counts[report.verdict] = (counts[report.verdict] ?? 0) + 1;
     const drop = trustedOnly && report.verdict !== 'verified';
