@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { detachedProofText, signText } from '../../src/trust/document.ts';
 import { generateKeyFile, parseTrustList, signingKeyFromSecret } from '../../src/trust/multikey.ts';
 import { PROOF_REL } from '../../src/trust/proof.ts';
-import { crawlLog, tempDir } from '../helpers.ts';
+import { crawlLog, runRegistered, tempDir } from '../helpers.ts';
 
 /**
  * Documents whose proofs live in proof documents of their own, on one 127.0.0.1 host. Doc 0 (the seed,
@@ -115,4 +115,30 @@ describe('crawl --trust with detached proofs', () => {
     const kept = rows.filter((r) => /\/doc\/\d+$/.test(String(r.url)) && Number(r.triples) > 0).map((r) => Number(/(\d+)$/.exec(String(r.url))![1])).sort();
     expect(kept).toEqual([0, 1, 2]);
   }, 180_000);
+});
+
+describe('datamonitor sign --detached', () => {
+  it('writes a proof document that verifies the untouched document, and not a changed one', async () => {
+    const { register } = await import('../../src/cli/commands/sign.ts');
+    const { parseDocument, verifyText } = await import('../../src/trust/document.ts');
+    const fs = await import('node:fs');
+    const dir = tempDir();
+    const keyFile = `${dir}/me.key.json`;
+    const did = (await runRegistered(register, ['sign', '--generate-key', keyFile])).trim();
+    const base = 'http://127.0.0.1:8080/people/grace';
+    const text = '@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n<#me> a foaf:Person ; foaf:name "Grace Hopper" ; foaf:knows [ foaf:name "Ada" ] .\n';
+    fs.writeFileSync(`${dir}/grace.ttl`, text);
+    await runRegistered(register, ['sign', '--key', keyFile, '--base', base, '--detached', `${dir}/grace.proof.ttl`, `${dir}/grace.ttl`]);
+    expect(fs.readFileSync(`${dir}/grace.ttl`, 'utf8')).toBe(text);
+    const proofQuads = await parseDocument(fs.readFileSync(`${dir}/grace.proof.ttl`, 'utf8'), 'Turtle', `${base}.proof`, 'proof');
+    const fetchProof = async () => ({ quads: proofQuads });
+    const { verifyGraph } = await import('../../src/trust/proof.ts');
+    const ok = await verifyGraph(await parseDocument(text, 'Turtle', base, 'doc'), parseTrustList(did), { documentIri: base, links: [`${base}.proof`], fetchProof });
+    expect(ok).toMatchObject({ verdict: 'verified', signers: [did.slice('did:key:'.length)] });
+    const changed = await verifyGraph(await parseDocument(text.replace('Ada', 'Charles'), 'Turtle', base, 'doc'), parseTrustList(did), { documentIri: base, links: [`${base}.proof`], fetchProof });
+    expect(changed.verdict).toBe('tampered');
+    // Without a way to fetch it, a linked proof is unavailable, not a failure of the caller.
+    expect((await verifyText(text, 'Turtle', base)).verdict).toBe('unsigned');
+    expect((await verifyGraph(await parseDocument(text, 'Turtle', base, 'doc'), undefined, { links: [`${base}.proof`] })).verdict).toBe('proof-unavailable');
+  }, 120_000);
 });
