@@ -10,6 +10,7 @@ import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
 import { IMPORT_DIR, readImportIndex, type ImportedRecord } from './import-index.ts';
+import { trustFactOf, trustQuads } from '../trust/record.ts';
 
 const { quad, namedNode, literal } = DataFactory;
 
@@ -117,6 +118,9 @@ export function provenanceQuads(e: CrawlLogEntry): Quad[] {
   if (e.mediaType) out.push(quad(act, namedNode(`${DM}mediaType`), literal(e.mediaType), g));
   if (e.checksum) out.push(quad(act, namedNode(`${DM}payloadDigest`), literal(e.checksum), g));
   if (e.graphHash) out.push(quad(act, namedNode(`${DM}graphHash`), literal(e.graphHash), g));
+  // The trust verdict of a version `crawl --trust` vetted: the same facts the query index states.
+  const trust = e.rdfOffset !== undefined ? trustFactOf(e.diagnostics) : undefined;
+  if (trust) out.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
   return out;
 }
 

@@ -94,8 +94,8 @@ export interface CaptureContext {
   /** Time and memory a document's analysis may take on its thread (defaults: DEFAULT_BUDGET). */
   analysisBudget?: Partial<AnalysisBudget>;
   onVersion?: (graph: string, time: number, quads: Quad[], canonicalNQuads?: string) => Promise<void> | void;
-  /** Vets each parsed graph before it is archived (`crawl --trust`). */
-  vet?: (url: string, quads: Quad[]) => Promise<Vetting>;
+  /** Vets each parsed graph before it is archived (`crawl --trust`), knowing the response's headers and start. */
+  vet?: (url: string, quads: Quad[], response: { headers: FetchResponse['headers']; endedAt: number }) => Promise<Vetting>;
 }
 
 /** Response headers as the extractors take them: lower-cased names, repeated ones joined. */
@@ -191,7 +191,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       if (a.pageQuadsFrom !== undefined) doc.pageQuadsFrom = a.pageQuadsFrom;
       doc.links = a.links;
       if (a.requisites) doc.requisites = a.requisites;
-      if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads);
+      if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads, { headers: r.headers, endedAt: time + r.durationMs });
       if (doc.vetting?.drop) {
         // Not kept: no graph to archive, compare or follow; the last kept version stays the one to compare with.
         doc.change = prev?.checksum ? 'changed' : 'new';

@@ -214,17 +214,24 @@ export class ContextLoader {
 
   /** A context's exchange is part of the crawl's record: a WARC response record and a crawl-log row. */
   private async archive(url: string, r: FetchResponse, problem: string | undefined): Promise<void> {
-    if (!this.o.warc || !this.o.store) return;
-    const payloadDigest = sha1Digest(r.rawBody);
-    const archived = await this.o.warc.writeExchange({ response: r, payloadDigest });
-    // The patch is empty: a context is not a document of the crawl (no documents row, never queued).
-    await this.o.store.logFetch({
-      url, finalUrl: r.finalUrl, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
-      bytes: r.rawBody.length, mediaType: r.mediaType, checksum: payloadDigest, change: problem ? 'error' : 'new', error: problem,
-      triples: 0, truncated: r.truncated, diagnostics: [CONTEXT_DIAGNOSTIC],
-      warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: this.o.cycleId,
-    }, {});
+    if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, CONTEXT_DIAGNOSTIC);
   }
+}
+
+/**
+ * Archives a fetch made for a document rather than as one (a JSON-LD context, a detached proof): a WARC
+ * response record and a crawl-log row marked by `diagnostic`. The row's patch is empty: no documents
+ * row, never queued.
+ */
+export async function archiveSideFetch(to: { warc: ArchiveWriter; store: CrawlLog; cycleId?: number }, url: string, r: FetchResponse, problem: string | undefined, diagnostic: string): Promise<void> {
+  const payloadDigest = sha1Digest(r.rawBody);
+  const archived = await to.warc.writeExchange({ response: r, payloadDigest });
+  await to.store.logFetch({
+    url, finalUrl: r.finalUrl, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
+    bytes: r.rawBody.length, mediaType: r.mediaType, checksum: payloadDigest, change: problem ? 'error' : 'new', error: problem,
+    triples: 0, truncated: r.truncated, diagnostics: [diagnostic],
+    warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: to.cycleId,
+  }, {});
 }
 
 /**

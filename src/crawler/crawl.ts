@@ -18,7 +18,7 @@ import { freeBytes } from '../util/disk.ts';
 import { formatBytes, plural } from '../util/units.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
-import { ContextLoader } from './contexts.ts';
+import { ContextLoader, OriginSpacing } from './contexts.ts';
 import { DEFAULTS, type CrawlOptions, type CrawlStore } from './options.ts';
 import { filtersOf } from './banner.ts';
 import type { Reason } from './reasons.ts';
@@ -34,6 +34,7 @@ import { LinksStage } from './stages/links.ts';
 import { StoreStage } from './stages/store.ts';
 import { LearnStage } from './stages/learn.ts';
 import { trustVetter } from '../trust/vet.ts';
+import { ProofDocumentLoader } from './detached-proofs.ts';
 import type { Verdict } from '../trust/proof.ts';
 import { ArchiveRecall, QueryDriver, validateDrivingQueries, type QueryDrivenSummary } from './follow/index.ts';
 import { VersionIndex } from '../query/version-index.ts';
@@ -226,7 +227,12 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
   const loadDocument = new ContextLoader({ fetcher: sideFetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
   const trustCounts: Partial<Record<Verdict, number>> = {};
-  const vet = o.trust ? trustVetter(o.trust, Boolean(o.trustedOnly), trustCounts) : undefined;
+  // Detached proofs (src/crawler/detached-proofs.ts): fetched like contexts, spaced from the document's request.
+  const proofs = o.trust ? new ProofDocumentLoader({
+    fetcher: sideFetcher, robots, politeness: new OriginSpacing(timing.delayMs), delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId,
+    loadDocument, signal: o.signal, onRequest: (origin, time) => queues.noteRequest(origin, time),
+  }) : undefined;
+  const vet = o.trust ? trustVetter(o.trust, Boolean(o.trustedOnly), trustCounts, (url, doc, time) => proofs!.load(url, doc, time)) : undefined;
   const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites), vet };
 
   const s: CrawlSummary = {

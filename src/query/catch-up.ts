@@ -1,4 +1,5 @@
-import { versionQuads } from '../archive/export.ts';
+import { PROVENANCE_GRAPH, versionQuads } from '../archive/export.ts';
+import { trustFactOf, trustQuads } from '../trust/record.ts';
 import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { VersionBackend } from './backend.ts';
@@ -179,7 +180,11 @@ function applyLogRow(archive: VersionBackend, reader: RecordReader, e: CrawlLogE
   const graph = e.finalUrl ?? e.url;
   try {
     if (e.rdfOffset !== undefined && e.warcFile) {
-      archive.putVersionNow(graph, e.time, versionQuads(reader, e, 'b'));
+      const quads = versionQuads(reader, e, 'b');
+      // A version vetted by `crawl --trust` carries its verdict as facts in dm:provenance (src/trust/record.ts).
+      const trust = trustFactOf(e.diagnostics);
+      if (trust) quads.push(...trustQuads(graph, trust, PROVENANCE_GRAPH));
+      archive.putVersionNow(graph, e.time, quads);
       result.versions++;
     } else if (e.status === 404 || e.status === 410) {
       if (archive.deleteGraphNow(graph, e.time)) result.deletions++;

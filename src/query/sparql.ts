@@ -3,7 +3,7 @@ import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import type { VersionBackend } from './backend.ts';
 import { iriTerm } from './terms.ts';
-import { DM } from '../archive/export.ts';
+import { DM, PROVENANCE_GRAPH } from '../archive/export.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
 import { defaultFormat, formatsFor, mediaTypeOf, relabelQuads, relabelSolutions, writeGraph, writeSolutions } from './results/index.ts';
 
@@ -65,15 +65,17 @@ export function materialisePatterns(archive: VersionBackend, at: number, plan: E
   ids.clear();
   const loader = new StoreLoader(graphIndexLine);
   for (const [rowid, row] of archive.rowsById(sorted)) loader.add(rowid, row);
-  const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).map((r) => graphIndexLine(r)!) : [];
+  const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).flatMap((r) => graphIndexLine(r) ?? []) : [];
   const store = loader.finish(extra);
   return { store, quads: loader.quads, at };
 }
 
 /** For a quad of a named graph G of document D: the N-Quads line `G dm:inDocument D` in GRAPH_INDEX. */
 export function graphIndexLine(q: QuadRow): string | undefined {
-  return q.namedGraph ? `${q.namedGraph} <${IN_DOCUMENT}> ${iriTerm(q.graph)} <${GRAPH_INDEX}> .` : undefined;
+  // dm:provenance holds facts about the document (its trust verdict), not a graph the document named.
+  return q.namedGraph && q.namedGraph !== METADATA_GRAPH ? `${q.namedGraph} <${IN_DOCUMENT}> ${iriTerm(q.graph)} <${GRAPH_INDEX}> .` : undefined;
 }
+const METADATA_GRAPH = `<${PROVENANCE_GRAPH}>`;
 
 /**
  * One snapshot per archive kept between queries: a server asking about "now" reloads only after a write.

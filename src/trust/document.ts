@@ -31,8 +31,10 @@ export async function parseDocument(text: string, format: N3Format, baseIri: str
  */
 export async function signText(text: string, format: N3Format, key: SigningKey, documentIri: string, created?: string): Promise<string> {
   const quads = await parseDocument(text, format, documentIri, documentIri);
-  if (splitProofs(quads).proofs.length > 0) throw new UserError(`${documentIri} already carries a proof; sign the unsecured document (remove its sec:proof first)`);
-  const proof = await createProof(quads, key, { documentIri, created });
+  const split = splitProofs(quads);
+  if (split.proofs.length > 0) throw new UserError(`${documentIri} already carries a proof; sign the unsecured document (remove its sec:proof first)`);
+  // What a verifier checks: the graph without its sec:proof links (to a detached proof, say).
+  const proof = await createProof(split.document, key, { documentIri, created });
   const sep = text.length === 0 || text.endsWith('\n') ? '' : '\n';
   if (format === 'Turtle' || format === 'TriG') {
     const [link, ...body] = proof;
@@ -46,4 +48,18 @@ export async function signText(text: string, format: N3Format, key: SigningKey, 
 
 export async function verifyText(text: string, format: N3Format, documentIri: string, trust?: TrustList): Promise<TrustReport> {
   return verifyGraph(await parseDocument(text, format, documentIri, documentIri), trust);
+}
+
+/**
+ * A detached proof of the document: a Turtle document of its own holding `<doc> sec:proof [ … ]`,
+ * over the document's graph (without its sec:proof links). The document stays as it is; its server
+ * links the proof with `Link: <proof>; rel="https://w3id.org/security#proof"`, or the document states
+ * `<> sec:proof <proof>` (src/trust/README.md).
+ */
+export async function detachedProofText(text: string, format: N3Format, key: SigningKey, documentIri: string, created?: string): Promise<string> {
+  const split = splitProofs(await parseDocument(text, format, documentIri, documentIri));
+  if (split.proofs.length > 0) throw new UserError(`${documentIri} already carries an embedded proof; a detached proof signs the unsecured document`);
+  const [link, ...body] = await createProof(split.document, key, { documentIri, created });
+  const props = body.map((q) => `  ${termToNQuads(q.predicate)} ${termToNQuads(q.object)}`).join(' ;\n');
+  return `# Data Integrity proof (eddsa-rdfc-2022) of ${documentIri}\n${termToNQuads(link!.subject)} ${termToNQuads(link!.predicate)} [\n${props}\n] .\n`;
 }

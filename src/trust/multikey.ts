@@ -73,9 +73,45 @@ export function fromMultibase(s: string): Buffer | undefined {
 
 /** The raw 32-byte Ed25519 public key of a `z6Mk…` Multikey, or undefined when it is not one. */
 export function publicKeyFromMultibase(s: string): Buffer | undefined {
+  // An Ed25519 Multikey is 48 characters; base58 decoding is quadratic, so a long string is not one, unread.
+  if (s.length > 64) return undefined;
   const b = fromMultibase(s);
   if (b?.length !== 34 || !b.subarray(0, 2).equals(ED25519_PUB)) return undefined;
   return b.subarray(2);
+}
+
+/** Multicodec prefixes (varints) of the public keys did:key names besides Ed25519, to say which a proof gave. */
+const OTHER_KEY_TYPES: Array<[prefix: number[], name: string]> = [
+  [[0xe7, 0x01], 'secp256k1'],
+  [[0xec, 0x01], 'X25519 (a key-agreement key, not a signing key)'],
+  [[0xeb, 0x01], 'BLS12-381 G2'],
+  [[0x80, 0x24], 'P-256'],
+  [[0x81, 0x24], 'P-384'],
+  [[0x82, 0x24], 'P-521'],
+  [[0x85, 0x24], 'RSA'],
+];
+
+/**
+ * Why a verification method that is a did:key cannot verify an eddsa-rdfc-2022 proof, or undefined
+ * when it can (or is not a did:key: a trust list may map it). Says whether the multibase is broken or
+ * the key is of another curve.
+ */
+export function didKeyProblem(method: string): string | undefined {
+  if (!method.startsWith('did:key:')) return undefined;
+  if (method.length > 256) return `verification method is a did:key of ${method.length} characters: an Ed25519 did:key is 56 (not decoded)`;
+  const shown = method.length > 80 ? `${method.slice(0, 77)}…` : method;
+  const m = /^did:key:([^#]*)(?:#(.*))?$/.exec(method)!;
+  const id = m[1]!;
+  if (m[2] !== undefined && m[2] !== id) return `verification method ${shown}: its fragment is not its key (did:key:K#K)`;
+  if (!id.startsWith('z')) return `verification method ${shown}: the key is not multibase base58btc (it must start with z)`;
+  const bytes = base58btcDecode(id.slice(1));
+  if (!bytes) return `verification method ${shown}: the key is not valid base58btc (characters outside the alphabet, such as 0, O, I or l)`;
+  if (bytes.length >= 2 && bytes.subarray(0, 2).equals(ED25519_PUB)) {
+    return bytes.length === 34 ? undefined : `verification method ${shown}: an Ed25519 key of ${bytes.length - 2} bytes (an Ed25519 public key is 32)`;
+  }
+  const other = OTHER_KEY_TYPES.find(([prefix]) => prefix.every((b, i) => bytes[i] === b));
+  if (other) return `verification method ${shown} is a ${other[1]} key: eddsa-rdfc-2022 proofs need an Ed25519 key`;
+  return `verification method ${shown}: the key's multicodec prefix 0x${bytes.subarray(0, 2).toString('hex')} is not an Ed25519 public key (0xed01)`;
 }
 
 export function publicKeyMultibase(raw: Uint8Array): string {

@@ -1,23 +1,54 @@
 import type { Quad } from '@rdfjs/types';
 import type { Vetting } from '../crawler/capture.ts';
+import { parseLinkHeader } from '../util/link-format.ts';
+import type { HeaderPair } from '../util/headers.ts';
 import type { TrustList } from './multikey.ts';
-import { type TrustReport, type Verdict, verifyGraph } from './proof.ts';
+import { type DetachedProofDocument, PROOF_REL, type TrustReport, type Verdict, verifyGraph } from './proof.ts';
+import { trustLine } from './record.ts';
+
+/** What the vetter knows of the response a graph came from. */
+export interface VettedResponse {
+  headers?: Iterable<HeaderPair>;
+  /** When the document's response ended (epoch ms): a detached proof on its host waits the crawl's delay after it. */
+  endedAt: number;
+}
+
+/** Fetches a detached proof document for the document at `documentUrl` (src/crawler/detached-proofs.ts). */
+export type FetchProof = (url: string, documentUrl: string, documentEndedAt: number) => Promise<DetachedProofDocument>;
+
+/** The detached proofs a response's Link headers name (`rel="https://w3id.org/security#proof"`), absolute. */
+export function proofLinks(headers: Iterable<HeaderPair> | undefined, base: string): string[] {
+  const out: string[] = [];
+  for (const [name, value] of headers ?? []) {
+    if (name.toLowerCase() !== 'link') continue;
+    for (const link of parseLinkHeader(value)) {
+      if (!link.rels.includes(PROOF_REL)) continue;
+      try {
+        out.push(new URL(link.target, base).href);
+      } catch {
+        // a target that is no URL names no proof
+      }
+    }
+  }
+  return out;
+}
 
 /**
- * `crawl --trust`: each parsed graph's proofs are checked before it is archived, and the verdict is
- * a line of the document's crawl-log row (`info: trust verified by did:key:…`, `warning: trust
- * tampered: …`). With `trustedOnly` a graph that is not verified by a trusted key is dropped: not
- * archived as RDF, not followed.
+ * `crawl --trust`: each parsed graph's proofs (embedded, or in a detached proof document it links to)
+ * are checked before it is archived, and the verdict is a line of the document's crawl-log row
+ * (src/trust/record.ts: `info: trust verified by did:key:…: …`, `warning: trust tampered: …`), from
+ * which the archive's query index states it as facts of the version. With `trustedOnly` a graph that
+ * is not verified by a trusted key is dropped: not archived as RDF, not followed.
  */
-export function trustVetter(trust: TrustList, trustedOnly: boolean, counts?: Partial<Record<Verdict, number>>): (url: string, quads: Quad[]) => Promise<Vetting> {
-  return async (_url, quads) => {
-    const report: TrustReport = await verifyGraph(quads, trust);
+export function trustVetter(trust: TrustList, trustedOnly: boolean, counts?: Partial<Record<Verdict, number>>, fetchProof?: FetchProof): (url: string, quads: Quad[], response?: VettedResponse) => Promise<Vetting> {
+  return async (url, quads, response) => {
+    const report: TrustReport = await verifyGraph(quads, trust, {
+      documentIri: url,
+      links: proofLinks(response?.headers, url),
+      fetchProof: fetchProof ? (proof) => fetchProof(proof, url, response?.endedAt ?? Date.now()) : undefined,
+    });
     if (counts) counts[report.verdict] = (counts[report.verdict] ?? 0) + 1;
-    const ok = report.verdict === 'verified';
-    const drop = trustedOnly && !ok;
-    const line = ok
-      ? `info: trust verified by did:key:${report.signedBy}`
-      : `${report.verdict === 'unsigned' ? 'info' : 'warning'}: trust ${report.verdict}: ${report.reason}${drop ? ' (--trusted-only: graph not kept, links not followed)' : ''}`;
-    return { line, drop, detail: report };
+    const drop = trustedOnly && report.verdict !== 'verified';
+    return { line: trustLine(report, drop ? ' (--trusted-only: graph not kept, links not followed)' : ''), drop, detail: report };
   };
 }

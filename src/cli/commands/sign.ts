@@ -5,9 +5,9 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { EXIT } from '../../util/exit-codes.ts';
-import { formatOfFile, parseDocument, signText, verifyText } from '../../trust/document.ts';
+import { detachedProofText, formatOfFile, parseDocument, signText, verifyText } from '../../trust/document.ts';
 import { generateKeyFile, readSigningKey, readTrustList } from '../../trust/multikey.ts';
-import type { TrustReport } from '../../trust/proof.ts';
+import { PROOF_REL, type TrustReport } from '../../trust/proof.ts';
 import { quadToNQuads } from '../../archive/canonical.ts';
 
 interface SignFlags {
@@ -16,6 +16,7 @@ interface SignFlags {
   base?: string;
   out?: string;
   created?: string;
+  detached?: string;
 }
 
 interface VerifyFlags {
@@ -60,6 +61,7 @@ export function register(program: Command): void {
     .option('--base <iri>', 'the URL the document is published at (required when it uses relative IRIs)')
     .option('--out <file>', 'write the signed document here instead of stdout')
     .option('--created <datetime>', 'the proof\'s creation time (xsd:dateTime); default now')
+    .option('--detached <file>', 'write the proof as a document of its own (Turtle) and leave the document as it is; serve it with Link: <proof>; rel="https://w3id.org/security#proof"')
     .action(async (document: string | undefined, flags: SignFlags) => {
       if (flags.generateKey) {
         if (fs.existsSync(flags.generateKey)) throw new UserError(`${flags.generateKey} exists; datamonitor never overwrites a key (choose another file name)`);
@@ -76,7 +78,13 @@ export function register(program: Command): void {
       }
       const key = readSigningKey(flags.key);
       const text = readInput(document);
-      const signed = await signText(text, formatOfFile(document), key, await baseFor(document, text, flags.base), flags.created);
+      const base = await baseFor(document, text, flags.base);
+      if (flags.detached) {
+        fs.writeFileSync(flags.detached, await detachedProofText(text, formatOfFile(document), key, base, flags.created));
+        process.stderr.write(`wrote the proof of ${document} by ${key.verificationMethod} into ${flags.detached}; publish it and link it from the document's response: Link: <URL of ${path.basename(flags.detached)}>; rel="${PROOF_REL}" (or state <${base}> <${PROOF_REL}> <its URL> in the document before signing)\n`);
+        return;
+      }
+      const signed = await signText(text, formatOfFile(document), key, base, flags.created);
       if (flags.out) fs.writeFileSync(flags.out, signed);
       else process.stdout.write(signed);
       process.stderr.write(`signed ${document} by ${key.verificationMethod}${flags.out ? ` into ${flags.out}` : ''}\n`);
