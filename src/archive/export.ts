@@ -13,7 +13,9 @@ import { IMPORT_DIR, readImportIndex, type ImportedRecord } from './import-index
 
 const { quad, namedNode, literal } = DataFactory;
 
-export const DM = 'https://w3id.org/datamonitor/ns#';
+import { DM } from './namespace.ts';
+
+export { DM };
 const PROV = 'http://www.w3.org/ns/prov#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 export const PROVENANCE_GRAPH = `${DM}provenance`;

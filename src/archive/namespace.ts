@@ -1,0 +1,2 @@
+/** The project's own vocabulary (provenance, document index): a module of its own, so that what names it (the query prefixes) need not load the exporter and its RDF libraries. */
+export const DM = 'https://w3id.org/datamonitor/ns#';
