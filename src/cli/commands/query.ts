@@ -5,14 +5,13 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 import { text as readText } from 'node:stream/consumers';
 // Module by module, not from query/index.ts: this process only catches the index up and prints; the
-// query runs on a thread that loads Oxigraph and the SPARQL modules (bench/STARTUP.md).
-import { openVersionStore, ntripleLine, VERSIONS_FILE, type VersionArchive } from '../../query/version-store.ts';
-import { VersionIndex } from '../../query/version-index.ts';
+// query runs on a thread that loads Oxigraph and the SPARQL modules (bench/STARTUP.md). What opens the
+// archive (SQLite) is imported once the thread is on its way: its start is a query's critical path.
+import type { VersionArchive } from '../../query/version-store.ts';
 import { renderTable } from '../../query/results/table.ts';
 import { ALL_FORMATS } from '../../query/results/formats.ts';
 import type { AnswerVersions, Interval, PatternVersions, ResultFormat, SparqlJsonResults } from '../../query/types.ts';
 import type { CatchUpProgress } from '../../query/catch-up.ts';
-import { archiveExists, withStore } from '../../store/index.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
@@ -122,6 +121,7 @@ async function answer(archive: VersionArchive, engine: QueryEngine, query: strin
     if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
     const ver = archive.patternVersions(pattern).flatMap((v) => inWindow(v, window.from, window.to));
     if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
+    const { ntripleLine } = await import('../../query/version-store.ts');
     return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}${v.quad.namedGraph ? ` (graph ${v.quad.namedGraph})` : ''}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
       + `\n${plural(ver.length, 'triple')}\n`;
   }
@@ -148,6 +148,7 @@ const PROGRESS_AFTER_MS = 500;
  */
 export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
+  const [{ archiveExists, withStore }, { openVersionStore, VERSIONS_FILE }] = await Promise.all([import('../../store/index.ts'), import('../../query/version-store.ts')]);
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });
@@ -161,6 +162,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
 }
 
 async function caughtUp<T>(dir: string, store: CrawlLog, fn: (archive: VersionArchive) => Promise<T> | T): Promise<T> {
+  const { VersionIndex } = await import('../../query/version-index.ts');
   const index = VersionIndex.open(dir, store);
   try {
     const progress = new ProgressLine();
