@@ -8,14 +8,13 @@
  * The commands run in turns (one of each, then again), so a busy spell of the shared machine
  * slows all of them alike; medians of the turns.
  *
- * Run: node bin/run-ts.mjs bench/startup.bench.ts [--runs 20] [--quick] [--no-build]
+ * Run: node bin/run-ts.mjs bench/startup.bench.ts [--runs 20] [--quick] [--no-build] [--archive DIR]
+ * (`--archive`: query that data directory instead of crawling a one-document archive first).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { crawl } from '../src/crawler/crawl.ts';
-import { startServer } from '../src/testkit/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const arg = (name: string, dflt: number) => {
@@ -29,12 +28,16 @@ if (!process.argv.includes('--no-build')) {
   if (built.status !== 0) throw new Error('npm run build failed');
 }
 
-// A one-document archive for the query row.
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-startup-bench-'));
-const origin = await startServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/turtle' }).end('<http://example.org/a> <http://example.org/p> "x" .\n'));
-const c = crawl({ seeds: [`${origin.url}/a.ttl`], dataDir, depth: 0, allowPrivate: true, robots: false, delayMs: 0, vocabularies: false });
-for await (const _ of c) void _;
-await origin.close();
+// A one-document archive for the query row (crawled here unless --archive names one).
+const given = process.argv.indexOf('--archive');
+const dataDir = given >= 0 ? path.resolve(process.argv[given + 1]) : fs.mkdtempSync(path.join(os.tmpdir(), 'dm-startup-bench-'));
+if (given < 0) {
+  const [{ crawl }, { startServer }] = await Promise.all([import('../src/crawler/crawl.ts'), import('../src/testkit/server.ts')]);
+  const origin = await startServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/turtle' }).end('<http://example.org/a> <http://example.org/p> "x" .\n'));
+  const c = crawl({ seeds: [`${origin.url}/a.ttl`], dataDir, depth: 0, allowPrivate: true, robots: false, delayMs: 0, vocabularies: false });
+  for await (const _ of c) void _;
+  await origin.close();
+}
 
 interface Row { label: string; command: string; args: string[]; env?: Record<string, string> }
 const node = process.execPath;
@@ -61,7 +64,7 @@ for (let turn = 0; turn < RUNS; turn++) {
     times[i].push(ms);
   });
 }
-fs.rmSync(dataDir, { recursive: true, force: true });
+if (given < 0) fs.rmSync(dataDir, { recursive: true, force: true });
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
