@@ -14,10 +14,13 @@ import { trustFactOf, trustQuads } from '../trust/record.ts';
 
 const { quad, namedNode, literal } = DataFactory;
 
-export const DM = 'https://w3id.org/datamonitor/ns#';
+import { DM } from './namespace.ts';
+
+export { DM };
 const PROV = 'http://www.w3.org/ns/prov#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
-export const PROVENANCE_GRAPH = `${DM}provenance`;
+export { PROVENANCE_GRAPH } from './namespace.ts';
+import { PROVENANCE_GRAPH } from './namespace.ts';
 
 /** Log entries read from the store at a time: export holds a page of the log, never all of it. */
 const PAGE = 1000;

@@ -5,7 +5,7 @@ import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
-import { LOG_LEVELS, configureLogging, type LogLevel } from '../util/log.ts';
+import { LOG_LEVELS, type LogLevel } from '../util/log-levels.ts';
 import { applyConfig, findConfigFile, readConfigFile } from './config.ts';
 
 /**
@@ -30,11 +30,12 @@ export async function buildProgram(args: string[] | 'all' = 'all'): Promise<Comm
       return term === undefined ? Help.prototype.subcommandTerm.call(this, cmd) : `${cmd.name()}${term ? ` ${term}` : ''}`;
     },
   });
-  program.hook('preAction', (_program, action) => {
+  program.hook('preAction', async (_program, action) => {
     if (placeholders.has(action)) return;
     setProgressMode(program.opts().progress as ProgressMode | undefined);
     const { logLevel, logFile } = program.opts() as { logLevel?: LogLevel; logFile?: string };
-    if (logLevel || logFile) configureLogging({ level: logLevel, file: logFile });
+    // pino and pino-pretty (~100 ms of CPU to load) only when asked for, or when the command logs anyway.
+    if (logLevel || logFile) (await import('../util/log.ts')).configureLogging({ level: logLevel, file: logFile });
     const file = findConfigFile(program.opts().config as string | undefined);
     if (file) applyConfig(program, action, readConfigFile(file));
   });

@@ -1,4 +1,4 @@
-import { DM } from '../archive/export.ts';
+import { DM } from '../archive/namespace.ts';
 
 /**
  * Prefixes a query (or a CLI triple pattern) may use without declaring them: the vocabularies Linked Data

@@ -3,15 +3,15 @@ import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import type { VersionBackend } from './backend.ts';
 import { iriTerm } from './terms.ts';
-import { DM, PROVENANCE_GRAPH } from '../archive/export.ts';
+import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
 import { defaultFormat, formatsFor, mediaTypeOf, relabelQuads, relabelSolutions, writeGraph, writeSolutions } from './results/index.ts';
 
 /** The graph of `G dm:inDocument D` statements: which archived document a named graph came from. */
 export const GRAPH_INDEX = `${DM}graphs`;
 export const IN_DOCUMENT = `${DM}inDocument`;
-import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults, SparqlJsonTerm } from './types.ts';
-import { plural } from '../util/units.ts';
+import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults } from './types.ts';
+export { renderTable, termText } from './results/table.ts';
 import { StoreLoader } from './plan/load.ts';
 import { planQuery, UNPARSED, type Plan, type PlanChoice } from './plan/planner.ts';
 
@@ -217,32 +217,3 @@ function queryError(e: unknown, shape: QueryShape): UserError {
   return new UserError(`SPARQL query failed: ${shifted}`);
 }
 
-/** A term of a JSON result as text for a terminal table or CSV: IRIs in <>, literals quoted with tags. */
-export function termText(term: SparqlJsonTerm | undefined): string {
-  if (!term) return '';
-  if (term.type === 'triple' && typeof term.value === 'object') {
-    return `<< ${termText(term.value.subject)} ${termText(term.value.predicate)} ${termText(term.value.object)} >>`;
-  }
-  const value = String(term.value);
-  if (term.type === 'uri') return `<${value}>`;
-  if (term.type === 'bnode') return `_:${value}`;
-  const quoted = JSON.stringify(value);
-  if (term['xml:lang']) return `${quoted}@${term['xml:lang']}`;
-  if (term.datatype && term.datatype !== 'http://www.w3.org/2001/XMLSchema#string') return `${quoted}^^<${term.datatype}>`;
-  return quoted;
-}
-
-/** A SELECT/ASK result (JSON format) as an aligned text table for a terminal. */
-export function renderTable(results: SparqlJsonResults, maxWidth = 80): string {
-  if (typeof results.boolean === 'boolean') return `${results.boolean}\n`;
-  const vars = results.head.vars ?? [];
-  const bindings = results.results?.bindings ?? [];
-  const clip = (s: string): string => (s.length > maxWidth ? s.slice(0, maxWidth - 1) + '…' : s);
-  const rows = bindings.map((b) => vars.map((v) => clip(termText(b[v]))));
-  const header = vars.map((v) => `?${v}`);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join(' │ ').trimEnd();
-  const rule = widths.map((w) => '─'.repeat(w)).join('─┼─');
-  const count = `${plural(bindings.length, 'result')}`;
-  return [line(header), rule, ...rows.map(line), count].join('\n') + '\n';
-}

@@ -11,11 +11,11 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { build as pretty } from 'pino-pretty';
 import { UserError } from './errors.ts';
+import { LOG_LEVELS, type LogLevel } from './log-levels.ts';
 
 export type { Logger };
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from './log-levels.ts';
 
 let current: Logger = pino({ level: 'silent' });
 

@@ -1,4 +1,4 @@
-import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
+import { Worker, parentPort, type WorkerOptions } from 'node:worker_threads';
 
 const TS_WORKER = new URL('./ts-worker.mjs', import.meta.url);
 
@@ -12,9 +12,9 @@ export class TsThread {
   readonly worker: Worker;
   private closed?: Promise<void>;
 
-  constructor(entry: URL, workerData: Record<string, unknown>, options: { resourceLimits?: ResourceLimits } = {}) {
+  constructor(entry: URL, workerData: Record<string, unknown>, options: Pick<WorkerOptions, 'resourceLimits' | 'stdout' | 'stderr'> = {}) {
     const typescript = /\.[cm]?ts$/.test(entry.pathname);
-    this.worker = new Worker(typescript ? TS_WORKER : entry, { workerData: { ...workerData, entry: entry.href }, resourceLimits: options.resourceLimits });
+    this.worker = new Worker(typescript ? TS_WORKER : entry, { ...options, workerData: { ...workerData, entry: entry.href } });
   }
 
   close(): Promise<void> {

@@ -4,11 +4,14 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 import { text as readText } from 'node:stream/consumers';
-import {
-  openVersionStore, renderTable, ALL_FORMATS, parseTriplePattern, ntripleLine, VERSIONS_FILE, VersionIndex,
-  type AnswerVersions, type CatchUpProgress, type Interval, type PatternVersions, type ResultFormat, type SparqlJsonResults, type VersionBackend,
-} from '../../query/index.ts';
-import { archiveExists, withStore } from '../../store/index.ts';
+// Module by module, not from query/index.ts: this process only catches the index up and prints; the
+// query runs on a thread that loads Oxigraph and the SPARQL modules (bench/STARTUP.md). What opens the
+// archive (SQLite) is imported once the thread is on its way: its start is a query's critical path.
+import type { VersionBackend } from '../../query/backend.ts';
+import { renderTable } from '../../query/results/table.ts';
+import { ALL_FORMATS } from '../../query/results/formats.ts';
+import type { AnswerVersions, Interval, PatternVersions, ResultFormat, SparqlJsonResults } from '../../query/types.ts';
+import type { CatchUpProgress } from '../../query/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
@@ -58,45 +61,67 @@ export function register(program: Command): void {
     .option('--max-memory <size>', `memory limit of the query's process, WebAssembly included (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`)
     .option('--max-result <size>', `largest result written (default ${formatBytes(DEFAULT_LIMITS.resultBytes)})`)
     .action(async (query: string | undefined, flags: QueryFlags) => {
-      process.stdout.write(await queryCommand(query, flags));
+      // Ctrl-C or SIGTERM ends the query's thread and the command at once (the main thread is free
+      // while the query runs); a second signal gets node's default (the process ends there).
+      const cancel = new AbortController();
+      const onSignal = (signal: NodeJS.Signals) => cancel.abort(new UserError(`the query was cancelled (${signal})`, EXIT.interrupted));
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        process.stdout.write(await queryCommand(query, flags, undefined, cancel.signal));
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     });
 }
 
 /** The whole command as a function of its arguments: returns what goes to standard output; notes for the reader go to `note`. */
-export async function queryCommand(query: string | undefined, flags: QueryFlags, note: (text: string) => void = (t) => void process.stderr.write(t)): Promise<string> {
+export async function queryCommand(
+  query: string | undefined,
+  flags: QueryFlags,
+  note: (text: string) => void = (t) => void process.stderr.write(t),
+  signal?: AbortSignal,
+): Promise<string> {
   const limits = parseLimits({ time: flags.timeout, memory: flags.maxMemory, result: flags.maxResult }, { time: '--timeout', memory: '--max-memory', result: '--max-result' });
-  // A SPARQL query runs in a process of its own under the limits (as in the server): a runaway query
-  // or an engine panic ends that process with a clear message, not this one with a stack trace.
-  const engine = new QueryEngine({ ...limits, workers: 1, queue: 0, refuseAgainMs: 0 });
+  // A SPARQL query runs under the limits on a worker thread (host.ts): a runaway query or an engine
+  // panic ends that thread with a clear message, not this process with a stack trace, and this
+  // process stays free to enforce the limits. A thread, not a process of its own as in the server:
+  // this process asks one query and exits, and a second node start was most of what a query cost.
+  const engine = new QueryEngine({ ...limits, workers: 1, queue: 0, refuseAgainMs: 0, isolation: 'thread' });
   // Loads while the index catches up; --list and a --versions triple pattern read the store directly.
   if (!flags.list && !(flags.versions && query && !looksLikeSparql(query))) engine.warm();
   try {
-    return await withVersions(flags.data, flags.db, (archive) => answer(archive, engine, query, flags, note));
+    return await withVersions(flags.data, flags.db, (archive) => answer(archive, engine, query, flags, note, signal));
+  } catch (e) {
+    throw signal?.aborted && signal.reason instanceof UserError ? signal.reason : e;
   } finally {
     await engine.close();
   }
 }
 
-async function answer(archive: VersionBackend, engine: QueryEngine, query: string | undefined, flags: QueryFlags, note: (text: string) => void): Promise<string> {
+async function answer(archive: VersionBackend, engine: QueryEngine, query: string | undefined, flags: QueryFlags, note: (text: string) => void, signal?: AbortSignal): Promise<string> {
   if (flags.list) return listDocuments(archive, flags);
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
   if (flags.changes) {
-    const changes = await engine.changes(locationOf(archive), text, window);
+    const changes = await engine.changes(locationOf(archive), text, window, signal);
     if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
     return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${plural(c.answers, 'answer')})`).join('\n') + `\n${plural(changes.length, 'change')}\n`;
   }
   if (flags.versions) {
     if (looksLikeSparql(text)) {
-      const ver = await engine.versions(locationOf(archive), text, window);
+      const ver = await engine.versions(locationOf(archive), text, window, signal);
       if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
       return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${plural(ver.length, 'answer')}\n`;
     }
+    const { parseTriplePattern } = await import('../../query/pattern.ts'); // N3's parser: only for this question
     const pattern = parseTriplePattern(text);
     if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
     const ver = archive.patternVersions(pattern).flatMap((v) => inWindow(v, window.from, window.to));
     if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
+    const { ntripleLine } = await import('../../query/version-store.ts');
     return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}${v.quad.namedGraph ? ` (graph ${v.quad.namedGraph})` : ''}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
       + `\n${plural(ver.length, 'triple')}\n`;
   }
@@ -107,7 +132,7 @@ async function answer(archive: VersionBackend, engine: QueryEngine, query: strin
     const first = archive.graphs().reduce((m, g) => Math.min(m, g.firstTime), Infinity);
     if (!(at >= first)) note(`note: --at ${iso(at)} is before the archive's first version${Number.isFinite(first) ? ` (${iso(first)})` : ' (it has none yet)'}: the archive was empty then\n`);
   }
-  const result = await engine.run(locationOf(archive), text, { at, graphs: flags.graph, format: format ?? undefined });
+  const result = await engine.run(locationOf(archive), text, { at, graphs: flags.graph, format: format ?? undefined }, signal);
   const body = await readText(result.body);
   if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(body);
   return renderTable(JSON.parse(body) as SparqlJsonResults);
@@ -123,6 +148,7 @@ const PROGRESS_AFTER_MS = 500;
  */
 export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
+  const [{ archiveExists, withStore }, { openVersionStore, VERSIONS_FILE }] = await Promise.all([import('../../store/index.ts'), import('../../query/version-store.ts')]);
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });
@@ -136,6 +162,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
 }
 
 async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
+  const { VersionIndex } = await import('../../query/version-index.ts');
   const index = VersionIndex.open(dir, store, db);
   try {
     const progress = new ProgressLine();

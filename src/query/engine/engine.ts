@@ -17,8 +17,8 @@ export function locationOf(archive: VersionBackend): ArchiveLocation {
 }
 
 /**
- * SPARQL queries in a small pool of throw-away processes (unit.ts), so that no query can harm the
- * process that asks: each runs under the time, memory and result limits; `workers` run at once and
+ * SPARQL queries in a small pool of throw-away processes (unit.ts; or one worker thread: host.ts), so
+ * that no query can harm the process that asks: each runs under the time, memory and result limits; `workers` run at once and
  * `queue` wait, a query beyond those is refused (busy, with a Retry-After). Identical queries asked
  * while one runs wait for it instead of taking more processes; one that ran over a limit is refused
  * at once for `refuseAgainMs`. So ten copies of a runaway query cost one process for one time limit,
@@ -34,10 +34,14 @@ export class QueryEngine {
 
   constructor(options: Partial<EngineOptions> = {}) {
     this.options = { ...DEFAULT_ENGINE, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-    for (const [name, value] of Object.entries(this.options)) {
+    const { isolation, ...numbers } = this.options;
+    for (const [name, value] of Object.entries(numbers)) {
       if (!(Number.isFinite(value) && value >= 0)) throw new RangeError(`query engine option ${name} must be a number ≥ 0, got ${value}`);
     }
     if (this.options.workers < 1) throw new RangeError('the query engine needs at least one worker');
+    if (isolation !== 'process' && isolation !== 'thread') throw new RangeError(`query engine isolation must be 'process' or 'thread', got ${isolation}`);
+    // A thread's memory is measured as what it adds to the process: two at once would each count the other's.
+    if (isolation === 'thread' && this.options.workers !== 1) throw new RangeError('query threads run one at a time (workers: 1); use process isolation for more');
   }
 
   /**
@@ -153,7 +157,7 @@ export class QueryEngine {
       // The next query gets a fresh process at once (kept warm); one that never started is not retried in a loop.
       if (!this.closed && dead.started && this.units.length < this.options.workers) this.units.push(this.spawn());
       this.dispatch();
-    });
+    }, this.options.isolation);
   }
 }
 

@@ -1,6 +1,7 @@
 import { UserError } from '../../util/errors.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { formatBytes, formatDuration, parseBytes, parseDuration } from '../../util/units.ts';
+import type { Isolation } from './host.ts';
 
 /** What one query may use. Every query runs under all three (docs/query.md#query-limits). */
 export interface QueryLimits {
@@ -22,6 +23,12 @@ export interface EngineOptions extends QueryLimits {
    * format and archive state): repeating a known-bad query must not take the engine from everyone else.
    */
   refuseAgainMs: number;
+  /**
+   * Where each query runs (host.ts): a process of its own (the server: nothing a query does reaches its
+   * other clients), or a worker thread of the asking process (the CLI: one query, then exit, and a
+   * second node start saved); `thread` takes one worker.
+   */
+  isolation: Isolation;
 }
 
 export const DEFAULT_LIMITS: QueryLimits = {
@@ -35,6 +42,7 @@ export const DEFAULT_ENGINE: EngineOptions = {
   workers: 2,
   queue: 16,
   refuseAgainMs: 60_000,
+  isolation: 'process',
 };
 
 /** Which bound a query met: each has its own HTTP status and advice. */

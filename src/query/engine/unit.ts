@@ -1,21 +1,10 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration } from '../../util/units.ts';
-import { siblingModule } from '../../util/sibling.ts';
+import { startHost, type Isolation, type UnitHost } from './host.ts';
 import { overMemory, overResult, overTime, QueryLimitError, type QueryLimits } from './limits.ts';
-import { residentBytes } from './memory.ts';
 import type { FromUnit, QueryTask, ResultHead, ToUnit } from './wire.ts';
 
-/**
- * The query process's entry: worker.ts through tsx's loader (bin/run-ts.mjs) when running from src/,
- * the compiled worker.js on plain node in the built package (dist/), which has no tsx.
- */
-const WORKER = siblingModule(import.meta.url, './worker.ts');
-const [ENTRY, ENTRY_ARGS] = /\.[cm]?ts$/.test(WORKER.pathname)
-  ? [fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url)), [fileURLToPath(WORKER)]]
-  : [fileURLToPath(WORKER), []];
 /** How often a running query's process is measured: a runaway product grows ~40 MB/s, so ~4 MB over at most. */
 const SAMPLE_MS = 100;
 /** Of the query process's stderr, the end is kept: a WebAssembly panic or V8's OOM report says what went wrong. */
@@ -39,13 +28,13 @@ export interface UnitJob {
 type State = 'starting' | 'idle' | 'running' | 'streaming' | 'recycling' | 'dead';
 
 /**
- * One query process and the one job it runs at a time. The process is thrown away whenever a query
+ * One query process (or thread: host.ts) and the one job it runs at a time. The process is thrown away whenever a query
  * cannot be stopped any other way (over time, over memory, the client gone mid-evaluation: Oxigraph's
  * evaluation is synchronous WebAssembly, it has no cancellation point) or may have left it broken
  * (a panic). `onFree` tells the pool the unit can take the next job; `onDead` that it is gone.
  */
 export class QueryUnit {
-  private readonly child: ChildProcess;
+  private readonly host: UnitHost;
   private state: State = 'starting';
   private job?: UnitJob & { id: number };
   private nextId = 0;
@@ -64,19 +53,14 @@ export class QueryUnit {
     private readonly limits: QueryLimits,
     private readonly onFree: (u: QueryUnit) => void,
     private readonly onDead: (u: QueryUnit) => void,
+    isolation: Isolation = 'process',
   ) {
     const heapMb = Math.max(64, Math.floor(limits.memoryBytes / 1024 ** 2));
-    this.child = fork(ENTRY, ENTRY_ARGS, {
-      serialization: 'advanced', // Uint8Array chunks as bytes, not JSON
-      // The JS heap gets the same bound; the whole process (WebAssembly included) is measured below.
-      execArgv: [`--max-old-space-size=${heapMb}`],
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    this.host = startHost(isolation, heapMb, {
+      message: (m) => this.onMessage(m),
+      stderr: (d) => (this.stderr = (this.stderr + d).slice(-STDERR_TAIL)),
+      exit: (error) => this.died(error),
     });
-    this.child.stderr!.setEncoding('utf8');
-    this.child.stderr!.on('data', (d: string) => (this.stderr = (this.stderr + d).slice(-STDERR_TAIL)));
-    this.child.on('message', (m: FromUnit) => this.onMessage(m));
-    this.child.on('error', () => this.died()); // fork failed, or a message could not be sent
-    this.child.on('exit', () => this.died());
     this.idle(); // unreferenced until a job comes
   }
 
@@ -89,8 +73,9 @@ export class QueryUnit {
     return this.state === 'running';
   }
 
+  /** The query process's id (undefined for a thread). */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.host.pid;
   }
 
   /** Can take a job now (or as soon as it has started). */
@@ -113,26 +98,27 @@ export class QueryUnit {
 
   run(job: UnitJob): void {
     this.job = { ...job, id: this.nextId++ };
-    this.child.ref();
-    (this.child.channel as unknown as { ref?: () => void } | undefined)?.ref?.();
+    this.host.ref();
     job.signal?.addEventListener('abort', this.abort, { once: true });
     if (this.state === 'idle') this.start();
   }
 
   /** Ends the process (whatever it is doing) and resolves once it is gone. */
   stop(): Promise<void> {
-    if (this.state === 'dead' || this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    if (this.state === 'dead' || this.host.ended) return Promise.resolve();
     this.stopping = true;
     return new Promise((resolve) => {
-      this.child.once('exit', () => resolve());
-      this.child.ref(); // an idle process is unreferenced: its exit must still be waited for
+      this.exited.push(resolve);
+      this.host.ref(); // an idle process is unreferenced: its exit must still be waited for
       this.kill();
     });
   }
 
   kill(): void {
-    if (this.state !== 'dead') this.child.kill('SIGKILL');
+    if (this.state !== 'dead') this.host.kill();
   }
+  /** stop()'s waiters for the exit. */
+  private readonly exited: Array<() => void> = [];
 
   private start(): void {
     const job = this.job!;
@@ -143,7 +129,7 @@ export class QueryUnit {
   }
 
   private async sample(id: number): Promise<void> {
-    const bytes = await residentBytes(this.child.pid!);
+    const bytes = await this.host.residentBytes();
     if (this.state === 'running' && this.job?.id === id && bytes !== undefined && bytes > this.limits.memoryBytes) this.fail(overMemory(this.limits, bytes), true);
   }
 
@@ -267,7 +253,7 @@ export class QueryUnit {
    */
   private async recycle(): Promise<void> {
     this.state = 'recycling';
-    const bytes = await residentBytes(this.child.pid!);
+    const bytes = await this.host.residentBytes();
     if (this.state !== 'recycling') return;
     if (bytes !== undefined && bytes > this.limits.memoryBytes / 2) return this.kill();
     this.state = 'idle';
@@ -277,13 +263,12 @@ export class QueryUnit {
   private idle(): void {
     if (this.stopping) return;
     // An idle process keeps neither the server's nor the CLI's process alive.
-    this.child.unref();
-    (this.child.stderr as unknown as { unref?: () => void }).unref?.();
-    (this.child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
+    this.host.unref();
     if (this.state === 'idle') this.onFree(this);
   }
 
-  private died(): void {
+  private died(error?: Error): void {
+    for (const resolve of this.exited.splice(0)) resolve();
     if (this.state === 'dead') return;
     const wasStreaming = this.state === 'streaming';
     this.state = 'dead';
@@ -293,7 +278,7 @@ export class QueryUnit {
     if (job) {
       job.signal?.removeEventListener('abort', this.abort);
       if (wasStreaming) this.body?.destroy(new Error('the query process ended while sending the result'));
-      else job.reject(this.crash('the query process ended'));
+      else job.reject(this.crash(error ? `the query thread failed: ${error.message}` : 'the query process ended'));
     }
     this.onDead(this);
   }
@@ -305,9 +290,7 @@ export class QueryUnit {
   }
 
   private send(m: ToUnit): void {
-    if (this.state === 'dead' || !this.child.connected) return;
-    this.child.send(m, (err) => {
-      if (err) this.kill();
-    });
+    if (this.state === 'dead') return;
+    this.host.send(m, () => this.kill());
   }
 }

@@ -1,10 +1,12 @@
 /**
  * A query process: runs one query at a time with runQuery (so whatever runQuery does, formatting
  * included, happens here and not in the server), and sends the body in chunks as the reader asks for
- * them. Started by unit.ts through bin/run-ts.mjs; it may be killed at any moment (over time, over
- * memory, client gone), which is the point: a WebAssembly panic or a runaway allocation ends this
- * process, never the server, and the next query gets a fresh one.
+ * them. Started by unit.ts (host.ts) as a child process, or as a worker thread of the asking process;
+ * it may be killed at any moment (over time, over memory, client gone), which is the point: a
+ * WebAssembly panic or a runaway allocation ends this process, never the server, and the next query
+ * gets a fresh one.
  */
+import { parentPort } from 'node:worker_threads';
 import { runQuery } from '../sparql.ts';
 import { analyseQuery } from '../sparql-text.ts';
 import { queryChanges, queryVersions } from '../evolution.ts';
@@ -22,8 +24,17 @@ const MAX_OPEN = 2;
 const archives = new Map<string, VersionBackend>();
 let sending: { id: number; body: Buffer; offset: number } | undefined;
 
+/** A worker thread talks over its port; a child process over its IPC channel. */
+const port = parentPort;
+
 function send(m: FromUnit): void {
-  process.send!(m);
+  if (!port) return void process.send!(m);
+  // A view is cloned with its whole buffer: a chunk of the body goes as bytes of its own (a copy: a
+  // Buffer's slice() is a view), moved, not copied again.
+  if (m.type === 'chunk') {
+    const data = new Uint8Array(m.data);
+    port.postMessage({ ...m, data }, [data.buffer]);
+  } else port.postMessage(m);
 }
 
 function archiveAt(file: string): VersionBackend {
@@ -80,11 +91,15 @@ function more(id: number): void {
   send({ type: 'chunk', id, data });
 }
 
-process.on('message', (m: ToUnit) => {
+function receive(m: ToUnit): void {
   if (m.type === 'run') void run(m);
   else if (m.type === 'more') more(m.id);
   else if (m.type === 'cancel' && sending?.id === m.id) sending = undefined;
-});
-// The engine's process is gone (ended, crashed): nothing is left to answer.
-process.on('disconnect', () => process.exit(0));
+}
+if (port) port.on('message', receive);
+else {
+  process.on('message', receive);
+  // The engine's process is gone (ended, crashed): nothing is left to answer.
+  process.on('disconnect', () => process.exit(0));
+}
 send({ type: 'ready' });

@@ -1,0 +1,4 @@
+/** The project's own vocabulary (provenance, document index): a module of its own, so that what names it (the query prefixes) need not load the exporter and its RDF libraries. */
+export const DM = 'https://w3id.org/datamonitor/ns#';
+/** The graph of the archive's facts about its documents and versions (provenance, trust verdicts). */
+export const PROVENANCE_GRAPH = `${DM}provenance`;

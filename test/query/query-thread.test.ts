@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { text } from 'node:stream/consumers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempArchive, turtle, T0 } from './helpers.ts';
+import { repoRoot } from '../helpers.ts';
+import { QueryEngine, QueryLimitError, locationOf } from '../../src/query/engine/index.ts';
+import { UserError } from '../../src/util/errors.ts';
+import { EXIT } from '../../src/util/exit-codes.ts';
+import type { VersionArchive } from '../../src/query/version-store.ts';
+
+/** Unconnected patterns over 300 triples: 27 million rows to count (seconds), and a product that grows without end. */
+const COUNT3 = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
+const PRODUCT4 = 'SELECT * WHERE {?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l}';
+const ALICE = 'SELECT ?name WHERE { <http://example.org/alice> <http://example.org/name> ?name }';
+const names = (body: string) => JSON.parse(body).results.bindings.map((b: { name: { value: string } }) => b.name.value);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const linux = fs.existsSync('/proc/self/status');
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected the query to fail');
+}
+
+/** Resident memory of a process, bytes (Linux). */
+function rss(pid: number): number {
+  try {
+    return Number(/^VmRSS:\s*(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** `datamonitor …` as a process of its own, with its pid while it runs. */
+function start(args: string[]) {
+  const p = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args]);
+  let out = '';
+  let err = '';
+  p.stdout.on('data', (d) => (out += d));
+  p.stderr.on('data', (d) => (err += d));
+  const ended = new Promise<{ code: number | null; signal: string | null; out: string; err: string }>((resolve) =>
+    p.on('exit', (code, signal) => resolve({ code, signal, out, err })),
+  );
+  return { p, ended };
+}
+
+let t: ReturnType<typeof tempArchive>;
+let archive: VersionArchive;
+
+beforeAll(async () => {
+  t = tempArchive();
+  archive = t.archive;
+  await archive.putVersion('http://example.org/doc.ttl', T0, turtle('ex:alice ex:name "Alice" .'));
+  await archive.putVersion('http://example.org/big.ttl', T0, turtle(Array.from({ length: 300 }, (_, i) => `ex:s${i} ex:p${i % 7} "value ${i}" .`).join('\n')));
+  archive.flush();
+});
+afterAll(() => t.cleanup());
+
+/** The engine as the CLI runs it: one query on a worker thread of the asking process, under the same limits as a query process. */
+describe('query engine, thread isolation', () => {
+  const engines: QueryEngine[] = [];
+  const engine = (o: ConstructorParameters<typeof QueryEngine>[0]) => {
+    const e = new QueryEngine({ ...o, isolation: 'thread' });
+    engines.push(e);
+    return e;
+  };
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+  });
+
+  it('answers as a query process does, streaming a body of many chunks', async () => {
+    const e = engine({ workers: 1 });
+    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+    const r = await e.run(locationOf(archive), 'SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 20000');
+    let chunks = 0;
+    let bytes = 0;
+    for await (const c of r.body) {
+      chunks++;
+      bytes += (c as Buffer).length;
+    }
+    expect(bytes).toBe(r.bytes);
+    expect(chunks).toBeGreaterThan(1);
+    expect(e.pids).toEqual([]); // no process of its own
+  });
+
+  it('stops a query at its time limit (inside the WebAssembly evaluation), and the next query gets a fresh thread', async () => {
+    const e = engine({ workers: 1, timeMs: 1500 });
+    const err = await failure(e.run(locationOf(archive), COUNT3));
+    expect((err as QueryLimitError).kind).toBe('time');
+    expect(err.message).toMatch(/time limit of 1\.5 s/);
+    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+  });
+
+  it.skipIf(!linux)('stops a query whose thread grows the process over the memory limit (WebAssembly memory included)', async () => {
+    const e = engine({ workers: 1, timeMs: 300_000, memoryBytes: 200 * 1024 ** 2 });
+    const err = await failure(e.run(locationOf(archive), PRODUCT4));
+    expect((err as QueryLimitError).kind).toBe('memory');
+    expect(err.message).toMatch(/memory limit of 200\.0 MiB/);
+    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+  }, 300_000);
+
+  it('refuses a result over the size limit, a wrong query with a plain UserError, and ends a cancelled one', async () => {
+    const e = engine({ workers: 1, resultBytes: 2000, timeMs: 300_000 });
+    expect(((await failure(e.run(locationOf(archive), 'SELECT * WHERE { ?s ?p ?o }'))) as QueryLimitError).kind).toBe('result');
+    const wrong = await failure(e.run(locationOf(archive), 'SELECT ?x WHERE { ?x'));
+    expect(wrong).toBeInstanceOf(UserError);
+    expect(wrong).not.toBeInstanceOf(QueryLimitError);
+    const abort = new AbortController();
+    const running = e.run(locationOf(archive), COUNT3, {}, abort.signal);
+    while (e.load.evaluating === 0) await sleep(20);
+    abort.abort();
+    expect((await failure(running)).name).toBe('AbortError');
+    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+  });
+
+  it('takes one query thread only: two would count each other in the process memory', () => {
+    expect(() => new QueryEngine({ isolation: 'thread', workers: 2 })).toThrow(/one at a time/);
+  });
+});
+
+/** `datamonitor query` as a user runs it: its query runs on a thread, this process stays free to enforce the limits and to listen. */
+describe('CLI: datamonitor query on a thread', () => {
+  it.skipIf(!linux)('ends a query over --max-memory with EX_UNAVAILABLE and says what to do', async () => {
+    const { ended } = start(['query', '--data', t.dir, '--timeout', '5m', '--max-memory', '200MiB', PRODUCT4]);
+    const r = await ended;
+    expect(r.code).toBe(EXIT.unavailable);
+    expect(r.err).toMatch(/^datamonitor: the query needed more than the memory limit of 200\.0 MiB .*and was stopped: .*query --max-memory/m);
+    expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.out).toBe('');
+  }, 300_000);
+
+  it.skipIf(!linux)('answers Ctrl-C during a runaway query at once: the thread ends, the status is 130', async () => {
+    // The query grows the process's memory while it is evaluated: past 300 MiB it surely is (the CLI
+    // with Oxigraph loaded is far below). Were the process blocked in the evaluation, the signal would
+    // go unanswered until a limit ended the query (EX_UNAVAILABLE), far later.
+    const { p, ended } = start(['query', '--data', t.dir, '--timeout', '10m', '--max-memory', '3GiB', PRODUCT4]);
+    try {
+      let exited = false;
+      void ended.then(() => (exited = true));
+      while (!exited && rss(p.pid!) < 300 * 1024 ** 2) await sleep(50);
+      expect(exited).toBe(false);
+      p.kill('SIGINT');
+      const r = await ended;
+      expect(r.code).toBe(EXIT.interrupted);
+      expect(r.err).toMatch(/^datamonitor: the query was cancelled \(SIGINT\)/m);
+      expect(r.out).toBe('');
+    } finally {
+      p.kill('SIGKILL');
+    }
+  }, 300_000);
+});
