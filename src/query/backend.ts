@@ -5,6 +5,32 @@ import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, Tripl
 /** The constants of a triple pattern as N-Triples terms (undefined: any term); `graph` a document or named graph. */
 export interface RowConstants { s?: string; p?: string; o?: string; graph?: string }
 
+/**
+ * The WHERE conditions on the quads table (alias `q`) for a pattern's constants, and their arguments,
+ * shared by both stores: `lookup` maps an N-Triples term to its id (undefined: not in the dictionary,
+ * so nothing matches and the result is undefined); `param(n)` is the dialect's n-th placeholder (`?` for
+ * SQLite, `$n` for PostgreSQL); `ngColumn` the named-graph column (an old SQLite file has none: `NULL`).
+ */
+export function patternConditions(pattern: RowConstants, lookup: (nt: string) => number | undefined, param: (n: number) => string, ngColumn = 'q.ng'): { sql: string[]; args: number[] } | undefined {
+  const sql: string[] = [];
+  const args: number[] = [];
+  for (const column of ['s', 'p', 'o'] as const) {
+    const nt = pattern[column];
+    if (nt === undefined) continue;
+    const id = lookup(nt);
+    if (id === undefined) return undefined;
+    args.push(id);
+    sql.push(`q.${column} = ${param(args.length)}`);
+  }
+  if (pattern.graph !== undefined) {
+    const id = lookup(pattern.graph);
+    if (id === undefined) return undefined;
+    args.push(id, id);
+    sql.push(`(q.g = ${param(args.length - 1)} OR ${ngColumn} = ${param(args.length)})`);
+  }
+  return { sql, args };
+}
+
 /** The holes in the crawl-log ids an index went past (src/query/log-gaps.ts), kept beside the index. */
 export interface LogGapStore {
   list(): LogGap[];

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
-import type { RowConstants, VersionBackend } from './backend.ts';
+import { patternConditions, type RowConstants, type VersionBackend } from './backend.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
   VersionInfo, VersionKind,
@@ -633,23 +633,7 @@ export class VersionArchive implements VersionBackend {
   }
 
   private patternWhere(pattern: RowConstants): { sql: string[]; args: number[] } | undefined {
-    const sql: string[] = [];
-    const args: number[] = [];
-    for (const column of ['s', 'p', 'o'] as const) {
-      const nt = pattern[column];
-      if (nt === undefined) continue;
-      const id = this.lookupTerm(nt);
-      if (id === undefined) return undefined;
-      sql.push(`q.${column} = ?`);
-      args.push(id);
-    }
-    if (pattern.graph !== undefined) {
-      const id = this.lookupTerm(pattern.graph);
-      if (id === undefined) return undefined;
-      sql.push(`(q.g = ? OR ${this.ngColumn} = ?)`);
-      args.push(id, id);
-    }
-    return { sql, args };
+    return patternConditions(pattern, (nt) => this.lookupTerm(nt), () => '?', this.ngColumn);
   }
 
   /** Folds the WAL into the database file (for measuring size, or before copying the file). */

@@ -4,7 +4,7 @@ import { parsePostgresUrl, redactUrl } from '../../store/postgres.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
-import type { LogGapStore, RowConstants, VersionBackend } from '../backend.ts';
+import { patternConditions, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, repeatedVariables, termHash, toQuadRow, tripleHash, type RawRow,
 } from '../version-store.ts';
@@ -660,23 +660,7 @@ export class PgVersionArchive implements VersionBackend {
   }
 
   private patternWhere(pattern: RowConstants): { sql: string[]; args: number[] } | undefined {
-    const sql: string[] = [];
-    const args: number[] = [];
-    for (const column of ['s', 'p', 'o'] as const) {
-      const nt = pattern[column];
-      if (nt === undefined) continue;
-      const id = this.lookupTerm(nt);
-      if (id === undefined) return undefined;
-      args.push(id);
-      sql.push(`q.${column} = $${args.length}`);
-    }
-    if (pattern.graph !== undefined) {
-      const id = this.lookupTerm(pattern.graph);
-      if (id === undefined) return undefined;
-      args.push(id);
-      sql.push(`(q.g = $${args.length} OR q.ng = $${args.length})`);
-    }
-    return { sql, args };
+    return patternConditions(pattern, (nt) => this.lookupTerm(nt), (n) => `$${n}`);
   }
 }
 
