@@ -8,10 +8,13 @@
  * The commands run in turns (one of each, then again), so a busy spell of the shared machine
  * slows all of them alike; medians of the turns.
  *
+ * Also how long an idle `datamonitor daemon` takes to end after SIGTERM (#14: within 3 s, status 0; the
+ * test in test/recrawl/cycle.test.ts checks that it stops, this row how fast).
+ *
  * Run: node bin/run-ts.mjs bench/startup.bench.ts [--runs 20] [--quick] [--no-build] [--archive DIR]
  * (`--archive`: query that data directory instead of crawling a one-document archive first).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,3 +84,26 @@ console.log('| --- | ---: | ---: | ---: |');
 rows.forEach((r, i) => console.log(`| ${r.label} | ${medians[i].toFixed(0)} | ${Math.min(...times[i]).toFixed(0)} | ${(medians[i] / floor).toFixed(2)} |`));
 console.log(`\n\`datamonitor --version\` takes ${(version / floor).toFixed(2)}× \`node -e 0\` (target ≤ 2×: ${version / floor <= 2 ? 'met' : 'NOT met'}) and ${(version / medians[1]).toFixed(2)}× a node that loads Oxigraph.`);
 console.log(`\n\`datamonitor query\` on a one-document archive takes ${(query / floor).toFixed(2)}× \`node -e 0\` (target ≤ 3×: ${query / floor <= 3 ? 'met' : 'NOT met'}) and ${(query / medians[1]).toFixed(2)}× a node that only loads Oxigraph.`);
+
+/** An idle daemon (its first cycle done, asleep towards the next hour) ended by SIGTERM: ms to exit, and its status. */
+async function daemonStop(): Promise<{ ms: number; code: number | null }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-startup-daemon-'));
+  const p = spawn(node, [bin, 'daemon', '--data', dir, '--every', '1h', '--allow-private'], { cwd: ROOT, env: { ...process.env, ...dist } });
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+  await Promise.race([exited, new Promise<void>((resolve) => p.stderr.on('data', (d) => {
+    err += d;
+    if (/cycle (\d+ done|skipped)/.test(err)) resolve();
+  }))]);
+  const t0 = process.hrtime.bigint();
+  p.kill('SIGTERM');
+  const code = await exited;
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { ms, code };
+}
+const stops: Array<{ ms: number; code: number | null }> = [];
+for (let i = 0; i < Math.min(RUNS, 5); i++) stops.push(await daemonStop());
+const stopMs = median(stops.map((x) => x.ms));
+console.log(`
+An idle \`datamonitor daemon\` (dist/) ends ${stopMs.toFixed(0)} ms after SIGTERM (median of ${stops.length}; max ${Math.max(...stops.map((x) => x.ms)).toFixed(0)} ms; statuses ${[...new Set(stops.map((x) => x.code))].join(', ')}; target ≤ 3 s with status 0: ${stops.every((x) => x.ms <= 3000 && x.code === 0) ? 'met' : 'NOT met'}).`);
