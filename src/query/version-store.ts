@@ -508,14 +508,7 @@ export class VersionArchive implements VersionBackend {
     const rows = this.db.prepare<number[], RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
       `SELECT q.g || ' ' || q.s || ' ' || q.p || ' ' || q.o || ' ' || ${this.ngKey} AS k, q.g AS gid, q.from_t, q.to_t, ${this.cols}
        FROM quads q ${this.joins} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY k, q.from_t`).all(...args);
-    const sameVariable = repeatedVariables(pattern);
-    const byKey = new Map<string, PatternVersions & { gid: number }>();
-    for (const r of rows) {
-      if (sameVariable && !sameVariable(r)) continue;
-      let entry = byKey.get(r.k);
-      if (!entry) byKey.set(r.k, (entry = { quad: toQuadRow(r), intervals: [], versions: [], gid: r.gid }));
-      entry.intervals.push(r.to_t === OPEN ? { from: r.from_t } : { from: r.from_t, to: r.to_t });
-    }
+    const byKey = intervalsByQuad(rows, pattern);
     const versionTimes = this.db.prepare<[number], { time: number }>(`SELECT time FROM versions WHERE graph = ? AND kind = 'put' ORDER BY time`);
     const timesOf = new Map<number, number[]>();
     const out: PatternVersions[] = [];
@@ -701,6 +694,22 @@ export function tripleHash(s: string, p: string, o: string, ng: string): number 
 /** 48 bits of sha1: a dictionary key small enough for a JS number, collisions resolved by comparing text. */
 export function termHash(nt: string): number {
   return createHash('sha1').update(nt).digest().readUIntBE(0, 6);
+}
+
+/**
+ * A pattern's matching rows (ordered by quad, then time) grouped by quad with their validity intervals,
+ * rows failing a repeated variable dropped: the part of patternVersions both stores share.
+ */
+export function intervalsByQuad(rows: Iterable<RawRow & { k: string; from_t: number; to_t: number; gid: number }>, pattern: TriplePattern): Map<string, PatternVersions & { gid: number }> {
+  const sameVariable = repeatedVariables(pattern);
+  const byKey = new Map<string, PatternVersions & { gid: number }>();
+  for (const r of rows) {
+    if (sameVariable && !sameVariable(r)) continue;
+    let entry = byKey.get(r.k);
+    if (!entry) byKey.set(r.k, (entry = { quad: toQuadRow(r), intervals: [], versions: [], gid: r.gid }));
+    entry.intervals.push(r.to_t === OPEN ? { from: r.from_t } : { from: r.from_t, to: r.to_t });
+  }
+  return byKey;
 }
 
 /** A pattern like `?x <p> ?x` needs equal terms where the variable repeats; SQL matched only constants. */

@@ -6,7 +6,7 @@ import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
 import { patternConditions, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
-  OPEN, checkGraph, checkTime, repeatedVariables, termHash, toQuadRow, tripleHash, type RawRow,
+  OPEN, checkGraph, checkTime, intervalsByQuad, termHash, toQuadRow, tripleHash, type RawRow,
 } from '../version-store.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind,
@@ -582,14 +582,7 @@ export class PgVersionArchive implements VersionBackend {
     const rows = this.db.query<RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
       `SELECT ${ROW_KEY} AS k, q.g AS gid, q.from_t, q.to_t, ${QUAD_COLUMNS}
        FROM vs_quads q ${QUAD_JOINS} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY (${ROW_KEY}) COLLATE "C", q.from_t`, args);
-    const sameVariable = repeatedVariables(pattern);
-    const byKey = new Map<string, PatternVersions & { gid: number }>();
-    for (const r of rows) {
-      if (sameVariable && !sameVariable(r)) continue;
-      let entry = byKey.get(r.k);
-      if (!entry) byKey.set(r.k, (entry = { quad: toQuadRow(r), intervals: [], versions: [], gid: r.gid }));
-      entry.intervals.push(r.to_t === OPEN ? { from: r.from_t } : { from: r.from_t, to: r.to_t });
-    }
+    const byKey = intervalsByQuad(rows, pattern);
     const gids = [...new Set([...byKey.values()].map((e) => e.gid))];
     const timesOf = new Map<number, number[]>();
     if (gids.length > 0) {
