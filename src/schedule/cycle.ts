@@ -21,7 +21,9 @@ export const DEFAULT_STRATEGY = 'poisson';
 
 export interface CycleOptions {
   dataDir: string;
+  /** The store to use, open; else the one `db` names (a postgres:// URL), else SQLite in `dataDir`. */
   store?: MetadataStore;
+  db?: string;
   /** The scheduler's clock (epoch ms); tests drive it to replay years in seconds. */
   now?: () => number;
   cycleMs?: number;
@@ -86,7 +88,7 @@ async function applySitemap(store: DocumentStore, sitemap: Sitemap, now: number)
 }
 
 function withCycleStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
-  return o.store ? fn(o.store) : withStore(o.dataDir, undefined, fn);
+  return o.store ? fn(o.store) : withStore(o.dataDir, o.db, fn);
 }
 
 /**

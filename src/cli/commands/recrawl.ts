@@ -23,6 +23,8 @@ function cycleFlags(cmd: Command): Command {
 function cycleOptions(flags: Record<string, any>) {
   return {
     dataDir: path.resolve(flags.data),
+    // The store `add` and `crawl` wrote: without it a cycle read an empty SQLite file beside the WARCs and found nothing due.
+    db: flags.db as string | undefined,
     cycleMs: parseDuration(flags.cycle, '--cycle'),
     budget: flags.budget === undefined ? undefined : parseCount(flags.budget, '--budget'),
     crawl: fetchOptionsFrom(flags),
