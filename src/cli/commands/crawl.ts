@@ -26,7 +26,7 @@ export const UNAVAILABLE_EXIT_CODE = EXIT.unavailable;
 /** Exit status after Ctrl-C (128 + SIGINT), as shells report it: the crawl was cut short, and resumes. */
 export const INTERRUPTED_EXIT_CODE = EXIT.interrupted;
 
-/** How to fetch: politeness, safety and identity. Shared by every command that fetches (`crawl`, `demo`, `worker`, `run`, `daemon`). */
+/** How to fetch: politeness, safety, identity and what else to archive of each page (requisites, variants). Shared by every command that fetches (`crawl`, `demo`, `worker`, `run`, `daemon`). */
 export function addFetchFlags(cmd: Command): Command {
   return cmd
     .option('--delay <duration>', 'least time between two requests to one host', '1s')
@@ -40,7 +40,8 @@ export function addFetchFlags(cmd: Command): Command {
     .option('--allow-private', 'allow private, loopback and link-local addresses')
     .option('--proxy <url>', 'send requests through this HTTP proxy (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--resolve <host:ip>', 'resolve a host name to an address, like curl (repeatable)', collect)
-    .option('--page-requisites', "also archive what each page loads to be shown (images, style sheets, scripts, icons, media), on any host, for replay");
+    .option('--page-requisites', "also archive what each page loads to be shown (images, style sheets, scripts, icons, media), on any host, for replay")
+    .option('--variants', 'also fetch every other representation each RDF document offers (Link/HTML rel="alternate", Vary: Accept), archive each once and compare its graph with the document\'s (a disagreement is logged as variant-mismatch)');
 }
 
 /** The crawl flags, shared by `crawl`, `demo` and `worker`. */
@@ -64,7 +65,6 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--query <words>', 'the driving query of --order similarity')
     .option('--trust <file>', "check each document's Data Integrity proofs (eddsa-rdfc-2022) against these keys (one did:key a line); the verdict goes into the crawl log")
     .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')
-    .option('--variants', 'also fetch every other representation each RDF document offers (Link/HTML rel="alternate", Vary: Accept), archive each once and compare its graph with the document\'s (a disagreement is logged as variant-mismatch)')
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
@@ -122,6 +122,7 @@ export function fetchOptionsFrom(flags: Record<string, any>): Partial<CrawlOptio
     proxy: flags.proxy,
     resolve: parseResolve(flags.resolve),
     pageRequisites: flags.pageRequisites,
+    variants: flags.variants,
   };
 }
 
@@ -161,7 +162,6 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     minFreeBytes: opt(flags.minFreeSpace, (s) => parseBytes(s, '--min-free-space')),
     trust: flags.trust ? readTrustList(flags.trust) : undefined,
     trustedOnly: flags.trustedOnly,
-    variants: flags.variants,
   };
 }
 
