@@ -39,7 +39,8 @@ export interface HoldingsDocument {
 }
 
 const FP_RATE = 0.01;
-const PAGE = 10_000;
+// Log rows read at a time: a page of full rows (headers, diagnostics) is what the read holds, whatever the log's length.
+const PAGE = 1_000;
 
 /**
  * The holdings of one archive, caught up with its crawl log on demand. The filter is sized for

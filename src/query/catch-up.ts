@@ -3,6 +3,7 @@ import { trustFactOf, trustQuads } from '../trust/record.ts';
 import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { VersionBackend } from './backend.ts';
+import { entriesForHeapShare } from '../util/memory.ts';
 
 /**
  * The versioned store is an index derived from the archive, built after the crawl as Heritrix and pywb
@@ -55,9 +56,15 @@ export interface CatchUpOptions {
   bulk?: boolean;
 }
 
-const BATCH_ROWS = 500;
+/**
+ * A batch's log rows (headers and diagnostics included) and the graphs read for them are held until its
+ * commit: at most a thirty-second of the heap, at about 2 KiB a row, so that a server under a small heap
+ * (`--max-old-space-size=48`) indexes a large archive in smaller batches instead of running out of memory.
+ */
+const rowsForHeap = (rows: number) => entriesForHeapShare(2048, 1 / 32, 50, rows);
+const BATCH_ROWS = rowsForHeap(500);
 const BULK_MIN_ROWS = 2_000;
-const BULK_BATCH_ROWS = 2_000;
+const BULK_BATCH_ROWS = rowsForHeap(2_000);
 const BULK_SHARE = 0.25;
 const MAX_DIAGNOSTICS = 100;
 /**

@@ -6,6 +6,7 @@ import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import { patternConditions, type RowConstants, type VersionBackend } from './backend.ts';
+import { entriesForHeapShare } from '../util/memory.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
   VersionInfo, VersionKind,
@@ -84,6 +85,9 @@ export function nquadLine(q: QuadRow): string {
 export function ntripleLine(q: QuadRow): string {
   return `${q.s} ${q.p} ${q.o} .`;
 }
+
+/** Term ids cached: about 100 bytes each (the term's text and the map's slot), at most a sixteenth of the heap. */
+const TERM_CACHE_ENTRIES = entriesForHeapShare(128, 1 / 16, 2_000, 200_000);
 
 /**
  * The versioned archive of every document graph: BEAR's timestamp-based storage (TB). Each triple of a
@@ -382,8 +386,9 @@ export class VersionArchive implements VersionBackend {
     const first = this.stmts.termByHash.get(h);
     let id = first === undefined ? undefined : first.nt === nt ? first.id : this.termByText(h, nt);
     if (id === undefined) id = Number(this.stmts.insertTerm.run(h, nt).lastInsertRowid);
-    // Bounded: predicates and common IRIs stay hot, a 10^5-document crawl does not grow the heap forever.
-    if (this.termIds.size >= 200_000) this.termIds.clear();
+    // Bounded: predicates and common IRIs stay hot, a 10^5-document crawl does not grow the heap forever,
+    // and a small heap (serve under --max-old-space-size=48) keeps a cache its size.
+    if (this.termIds.size >= TERM_CACHE_ENTRIES) this.termIds.clear();
     this.termIds.set(nt, id);
     return id;
   }
