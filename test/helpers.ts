@@ -111,25 +111,6 @@ export function alive(pid: number): boolean {
 
 
 /**
- * Runs one command module in this process (no child, no tsx start-up) and returns what it printed on
- * stdout: `register` is the module's own, `args` the whole command line after `datamonitor`.
- */
-export async function runRegistered(register: (program: import('commander').Command) => void, args: string[]): Promise<string> {
-  const { Command } = await import('commander');
-  const program = new Command().exitOverride();
-  register(program);
-  let out = '';
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(args, { from: 'user' });
-  } finally {
-    process.stdout.write = write;
-  }
-  return out;
-}
-
-/**
  * Runs a whole command line through the CLI's `main` in this process, as `datamonitor ARGS` would run
  * it after start-up: what it wrote on stdout and stderr, and its exit status. No child process: a
  * process booting the sources through tsx costs about a CPU-second (tens of seconds on a loaded
@@ -158,4 +139,14 @@ export async function runMain(args: string[]): Promise<{ code: number; out: stri
     for (const r of restore) r();
     process.exitCode = exitCode;
   }
+}
+
+/**
+ * runMain for a command line that must succeed: what it printed on stdout. A failure throws, with its exit
+ * status and what it said on stderr (`await expect(runMainOk(args)).rejects.toThrow(/message/)`).
+ */
+export async function runMainOk(args: string[]): Promise<string> {
+  const r = await runMain(args);
+  if (r.code !== 0) throw new Error(`datamonitor ${args.join(' ')}: exit status ${r.code}: ${r.err}`);
+  return r.out;
 }

@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { register } from '../../src/cli/commands/lab-erdos.ts';
 import { queryCommand } from '../../src/cli/commands/query.ts';
 import type { ErdosLabResult } from '../../src/lab/erdos/index.ts';
 import { archiveSelect, erdosNumbersBySparql } from '../../src/lab/erdos/numbers.ts';
 import { VersionIndex } from '../../src/query/version-index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { scholarlyWeb } from '../../src/testkit/scholarly-web.ts';
-import { UserError } from '../../src/util/errors.ts';
-import { runRegistered, tempDir } from '../helpers.ts';
+import { runMain, runMainOk, tempDir } from '../helpers.ts';
 
 /**
  * `datamonitor lab erdos` on a small scholarly Web (60 papers in 2 fields on 5 hosts), run through the
@@ -18,7 +16,7 @@ import { runRegistered, tempDir } from '../helpers.ts';
  */
 const WEB = { papers: 60, hosts: 5, seed: 1, fields: 2 };
 const GROW = 3;
-const cli = (args: string[]) => runRegistered(register, ['lab', 'erdos', ...args]);
+const cli = (args: string[]) => runMainOk(['lab', 'erdos', ...args]);
 
 /** Researcher IRI → number, before and after the growth. */
 function truths() {
@@ -141,10 +139,12 @@ describe('datamonitor lab erdos', () => {
 });
 
 describe('datamonitor lab erdos: bad input', () => {
-  const cli = (args: string[]) => runRegistered(register, ['lab', 'erdos', ...args]);
+  const cli = (args: string[]) => runMainOk(['lab', 'erdos', ...args]);
   it('says what is wrong before it starts anything', async () => {
     await expect(cli(['--papers', '2'])).rejects.toThrow(/--papers must be at least 3/);
-    await expect(cli(['--papers', 'many'])).rejects.toThrow(UserError);
+    const many = await runMain(['lab', 'erdos', '--papers', 'many']);
+    expect(many.code).toBe(64); // a usage error, said before anything starts
+    expect(many.err).toMatch(/--papers/);
     await expect(cli(['--delay', 'soon'])).rejects.toThrow(/--delay 'soon' is not a duration/);
     const full = tempDir('dm-erdos-full-');
     fs.writeFileSync(path.join(full, 'keep.txt'), 'mine');

@@ -3,8 +3,7 @@ import { mkdtemp, mkdir, writeFile, rm, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadSiteGraph } from '../../src/lab/ordering/site-loader.ts';
-import { register } from '../../src/cli/commands/lab-ordering.ts';
-import { runRegistered } from '../helpers.ts';
+import { runMainOk } from '../helpers.ts';
 
 let dir: string;
 
@@ -49,7 +48,7 @@ describe('site loader', () => {
 });
 
 describe('datamonitor lab ordering', () => {
-  const cli = (args: string[]) => runRegistered(register, ['lab', 'ordering', ...args]);
+  const cli = (args: string[]) => runMainOk(['lab', 'ordering', ...args]);
 
   it('prints JSON curves and writes an SVG plot', async () => {
     const plot = path.join(dir, 'o.svg');

@@ -2,8 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { register } from '../../src/cli/commands/lab-report.ts';
-import { runRegistered } from '../helpers.ts';
+import { runMainOk } from '../helpers.ts';
 import { VERDICTS } from '../../src/lab/report/index.ts';
 import { cacheClaims } from '../../src/lab/report/providers/cache.ts';
 import { crawltimeClaims } from '../../src/lab/report/providers/crawltime.ts';
@@ -21,7 +20,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const cli = (args: string[]) => runRegistered(register, ['lab', 'report', ...args]);
+const cli = (args: string[]) => runMainOk(['lab', 'report', ...args]);
 
 describe('lab report', () => {
   it('--quick --json gives a verdict per claim and writes one page with the figures of the run', async () => {

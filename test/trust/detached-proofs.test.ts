@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { detachedProofText, signText } from '../../src/trust/document.ts';
 import { generateKeyFile, parseTrustList, signingKeyFromSecret } from '../../src/trust/multikey.ts';
 import { PROOF_REL } from '../../src/trust/proof.ts';
-import { crawlLog, runRegistered, tempDir } from '../helpers.ts';
+import { crawlLog, runMainOk, tempDir } from '../helpers.ts';
 
 /**
  * Documents whose proofs live in proof documents of their own, on one 127.0.0.1 host. Doc 0 (the seed,
@@ -119,16 +119,15 @@ describe('crawl --trust with detached proofs', () => {
 
 describe('datamonitor sign --detached', () => {
   it('writes a proof document that verifies the untouched document, and not a changed one', async () => {
-    const { register } = await import('../../src/cli/commands/sign.ts');
     const { parseDocument, verifyText } = await import('../../src/trust/document.ts');
     const fs = await import('node:fs');
     const dir = tempDir();
     const keyFile = `${dir}/me.key.json`;
-    const did = (await runRegistered(register, ['sign', '--generate-key', keyFile])).trim();
+    const did = (await runMainOk(['sign', '--generate-key', keyFile])).trim();
     const base = 'http://127.0.0.1:8080/people/grace';
     const text = '@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n<#me> a foaf:Person ; foaf:name "Grace Hopper" ; foaf:knows [ foaf:name "Ada" ] .\n';
     fs.writeFileSync(`${dir}/grace.ttl`, text);
-    await runRegistered(register, ['sign', '--key', keyFile, '--base', base, '--detached', `${dir}/grace.proof.ttl`, `${dir}/grace.ttl`]);
+    await runMainOk(['sign', '--key', keyFile, '--base', base, '--detached', `${dir}/grace.proof.ttl`, `${dir}/grace.ttl`]);
     expect(fs.readFileSync(`${dir}/grace.ttl`, 'utf8')).toBe(text);
     const proofQuads = await parseDocument(fs.readFileSync(`${dir}/grace.proof.ttl`, 'utf8'), 'Turtle', `${base}.proof`, 'proof');
     const fetchProof = async () => ({ quads: proofQuads });

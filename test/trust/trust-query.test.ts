@@ -1,7 +1,5 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register as registerExport } from '../../src/cli/commands/export.ts';
-import { register as registerQuery } from '../../src/cli/commands/query.ts';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer as startArchiveServer } from '../../src/server/index.ts';
 import { linkedDataDocument } from '../../src/testkit/linked-data-site.ts';
@@ -9,7 +7,7 @@ import { realVocabulary } from '../../src/testkit/real-vocabulary.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { signText } from '../../src/trust/document.ts';
 import { generateKeyFile, type MultikeyFile, parseTrustList, signingKeyFromSecret } from '../../src/trust/multikey.ts';
-import { runRegistered, tempDir } from '../helpers.ts';
+import { runMainOk, tempDir } from '../helpers.ts';
 
 /**
  * Who signed each version, and whether the proof held, asked of the archive at two instants. Four
@@ -38,7 +36,7 @@ describe('trust facts of each version, queryable at any time', () => {
   const sign = async (i: number, k: 'A' | 'B' | 'C', text: string) => signText(text, 'Turtle', signingKeyFromSecret(keys[k].secretKeyMultibase), url(i), '2026-12-01T00:00:00Z');
   const run = () => crawl({ seeds: Array.from({ length: N }, (_v, i) => url(i)), dataDir, depth: 0, delayMs: 0, perHost: 2, allowPrivate: true, vocabularies: false, robots: false, refetch: true, trust }).run();
   const query = async (at?: number): Promise<Row[]> =>
-    rowsOf(JSON.parse(await runRegistered(registerQuery, ['query', '--data', dataDir, '--json', ...(at ? ['--at', new Date(at).toISOString()] : []), Q])) as Bindings);
+    rowsOf(JSON.parse(await runMainOk(['query', '--data', dataDir, '--json', ...(at ? ['--at', new Date(at).toISOString()] : []), Q])) as Bindings);
 
   beforeAll(async () => {
     server = await startServer((_req, res, u) => {
@@ -75,10 +73,10 @@ describe('trust facts of each version, queryable at any time', () => {
       { g: url(3), verdict: 'untrusted-key', key: did('C') },
     ]);
     // The reason is a fact too, and the facts live in dm:provenance, not among the document's graphs.
-    const reasons = JSON.parse(await runRegistered(registerQuery, ['query', '--data', dataDir, '--json',
+    const reasons = JSON.parse(await runMainOk(['query', '--data', dataDir, '--json',
       `SELECT ?reason WHERE { GRAPH dm:provenance { <${url(2)}> dm:proofReason ?reason } }`])) as Bindings;
     expect(reasons.results.bindings[0]?.reason?.value).toMatch(/does not hold/);
-    const graphs = JSON.parse(await runRegistered(registerQuery, ['query', '--data', dataDir, '--json',
+    const graphs = JSON.parse(await runMainOk(['query', '--data', dataDir, '--json',
       'SELECT ?g WHERE { GRAPH dm:graphs { ?g dm:inDocument ?d } }'])) as Bindings;
     expect(graphs.results.bindings).toEqual([]);
   }, 120_000);
@@ -97,7 +95,7 @@ describe('trust facts of each version, queryable at any time', () => {
       await app.close();
     }
     const out = tempDir();
-    await runRegistered(registerExport, ['export', '--data', dataDir, '--format', 'nquads', '--provenance', '-o', `${out}/all.nq`]);
+    await runMainOk(['export', '--data', dataDir, '--format', 'nquads', '--provenance', '-o', `${out}/all.nq`]);
     const nq = fs.readFileSync(`${out}/all.nq`, 'utf8');
     expect(nq).toContain(`<${url(1)}> <https://w3id.org/datamonitor/ns#signedBy> <${did('B')}> <https://w3id.org/datamonitor/ns#provenance> .`);
     expect(nq).toContain(`<${url(2)}> <https://w3id.org/datamonitor/ns#proofVerdict> "tampered" <https://w3id.org/datamonitor/ns#provenance> .`);
