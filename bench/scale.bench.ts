@@ -18,8 +18,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
-import { openStore } from '../src/store/index.ts';
-import { cdxPageStream } from '../src/server/cdx-query.ts';
 import { formatBytes } from '../src/util/units.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,30 +26,6 @@ const arg = (name: string): string | undefined => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-
-/** `--probe DIR`: the store reads behind /cdx (a domain query paged to its end) and the dashboard's overview, in this process. */
-if (arg('--probe')) {
-  const dir = arg('--probe')!;
-  const store = await openStore(dir, undefined, { readonly: true });
-  await store.init();
-  let lines = 0;
-  let resumeKey: string | undefined;
-  do {
-    // As the route reads it: a page of the default 10,000 lines, streamed a chunk at a time.
-    const page = await cdxPageStream(store, { url: 'lod.test', matchType: 'domain', limit: 10_000, resumeKey });
-    for await (const chunk of page.chunks) lines += chunk.length;
-    resumeKey = page.resumeKey;
-  } while (resumeKey);
-  const counts = await store.logCounts();
-  await store.logProgress(2000);
-  await store.changeFrequencies();
-  await store.latestLog(50);
-  await store.searchUrls({ text: '/doc/1', match: 'substring', limit: 50 });
-  await store.archiveCounts(Date.now());
-  await store.close();
-  process.stdout.write(JSON.stringify({ cdxLines: lines, entries: counts.entries }) + '\n');
-  process.exit(0);
-}
 
 const DOCS = argv.includes('--million') ? 1_000_000 : Number(arg('--docs') ?? (argv.includes('--quick') ? 10_000 : 100_000));
 const BASELINE = arg('--baseline');
@@ -119,8 +93,9 @@ const large = await build(DOCS);
 const floor = await measure([...cliOf(ROOT), '--help']);
 const rows: string[] = [];
 const mb = (m: Measured) => (m.ok ? `${(m.rssKb / 1024).toFixed(0)} MB` : `failed (${m.note}) at ${(m.rssKb / 1024).toFixed(0)} MB`);
-for (const c of [...COMMANDS, { name: 'CDX domain query paged to its end + dashboard overview reads (in one process)', args: () => [] as string[], probe: true }]) {
-  const argsOf = (d: string) => ('probe' in c ? [path.join(ROOT, 'bin/run-ts.mjs'), 'bench/scale.bench.ts', '--probe', d] : c.args(d));
+for (const c of [...COMMANDS, { name: 'CDX domain query paged to its end over HTTP + dashboard overview reads (in one process)', args: () => [] as string[], probe: true }]) {
+  // The probe is the one the bounded-memory test runs (src/testkit/cdx-probe.ts), paged by the route's default 10,000 lines.
+  const argsOf = (d: string) => ('probe' in c ? [path.join(ROOT, 'bin/run-ts.mjs'), path.join(ROOT, 'src/testkit/cdx-probe.ts'), d, '10000'] : c.args(d));
   const runOn = (root: string, d: string) => ('probe' in c ? measure([process.execPath, ...argsOf(d)]) : run(root, c.name, argsOf(d)));
   const a = await runOn(ROOT, small.dir);
   const b = await runOn(ROOT, large.dir);

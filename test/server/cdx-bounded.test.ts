@@ -22,7 +22,7 @@ const HEAP_MB = 24;
 
 function child(dir: string, limit: number): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'test/server/cdx-bounded-child.ts'), repoRoot, dir, String(limit)], {
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'src/testkit/cdx-probe.ts'), dir, String(limit)], {
       env: { ...process.env, NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
     });
     let out = '';
@@ -54,7 +54,7 @@ describe('/cdx streams a page of any size in bounded memory', () => {
     const r = await child(dir, 100_000);
     expect(r.err).not.toMatch(/heap out of memory/);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out.trim().split('\n').at(-1)!)).toEqual({ status: 200, lines: archive.entries, resumeKey: null, entries: archive.entries });
+    expect(JSON.parse(r.out.trim().split('\n').at(-1)!)).toEqual({ status: 200, lines: archive.entries, pages: 1, resumeKey: null, entries: archive.entries });
   }, 600_000);
 
   it('pages longer than a chunk give the lines of the whole answer, once each and in its order, and the same resume keys', async () => {
