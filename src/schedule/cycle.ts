@@ -113,7 +113,7 @@ async function dueByHost(store: HostStore, due: DocumentRow[], delayMs: number):
  * What one download tells the URL's strategy, and the next fetch it sets. A failed fetch is no
  * observation of change: the URL is tried again after the shortest interval.
  */
-export async function reschedule(store: DocumentStore, row: DocumentRow, doc: CapturedDocument, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
+export async function reschedule(store: DocumentStore, row: DocumentRow, doc: Pick<CapturedDocument, 'url' | 'change'>, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
   // lastFetched on the scheduler's clock (the capture wrote the wall clock; the same, except in accelerated-time tests),
   // so that sitemap lastmods and budgets compare like with like.
   if (doc.change === 'error') {
@@ -180,9 +180,11 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
             ...o.crawl, seeds: urls.filter((u) => !isSitemap(u)), sitemapUrls: urls.filter(isSitemap), dataDir: o.dataDir, store,
             refetch: true, noFollow: true, cycleId: id, maxTimeMs,
           });
+          const yielded = new Set<string>();
           for await (const doc of downloader) {
             const row = rows.get(doc.url);
             if (!row) continue;
+            yielded.add(doc.url);
             r.downloads++;
             if (row.strategy === SITEMAP_STRATEGY) {
               await store.updateDocument(doc.url, { nextFetch: now() + bounds.minIntervalMs });
@@ -198,6 +200,17 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
             const outcome = await reschedule(store, row, doc, now(), bounds);
             if (outcome === 'error') r.errors++;
             if (outcome === 'changed') r.changed++;
+          }
+          // A URL that answered with a redirect is not yielded (its target is, under its own URL), yet it was
+          // fetched: without telling its strategy, its next fetch stayed in the past and every cycle fetched it
+          // again. Its fetch is an observation like any other: changed when the redirect's bytes did.
+          const missed = urls.filter((u) => !yielded.has(u) && !isSitemap(u));
+          for (const after of missed.length > 0 ? await store.getDocuments(missed) : []) {
+            const before = rows.get(after.url);
+            if (!before || after.lastFetched === undefined || after.lastFetched === before.lastFetched) continue; // not fetched (refused, stopped)
+            r.downloads++;
+            const change = before.checksum === undefined ? 'new' : after.checksum === before.checksum ? 'unchanged' : 'changed';
+            if ((await reschedule(store, after, { url: after.url, change }, now(), bounds)) === 'changed') r.changed++;
           }
           // Out of disk: the URLs not downloaded stay due for the next cycle, and this one says why it failed.
           const stop = downloader.summary;

@@ -5,7 +5,7 @@ import { runMain as cli, tempDir } from '../helpers.ts'; // in this process: eac
 import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 
 /**
- * `add URL` for URLs an earlier `crawl` fetched (a seed, a page it reached through a link and a redirect, a 404):
+ * `add URL` for URLs an earlier `crawl` fetched (a seed, a page it reached by a link, a redirect, a 404):
  * they become monitored, and the next `run` fetches each of them again, in the store the user named
  * (`--db postgres://…` as well as the embedded one).
  */
@@ -36,23 +36,24 @@ describe('add after crawl: the next cycle fetches the URLs again', () => {
       try {
         const crawled = await cli(['crawl', `${server.url}/a`, ...store, ...fetch, '--no-vocabularies']);
         expect(crawled.code, crawled.err).toBe(0);
-        const urls = ['/a', '/b', '/gone'].map((p) => `${server.url}${p}`);
+        const urls = ['/a', '/b', '/r', '/gone'].map((p) => `${server.url}${p}`);
         const added = await cli(['add', ...urls, ...store, '--json']);
         expect(added.code, added.err).toBe(0);
-        expect(JSON.parse(added.out)).toMatchObject({ urls: 3, added: 0 });
+        expect(JSON.parse(added.out)).toMatchObject({ urls: 4, added: 0 });
 
         const before = server.requests.length;
         const run = await cli(['run', ...store, ...fetch, '--json']);
         expect(run.code, run.err).toBe(0);
-        expect(JSON.parse(run.out)).toMatchObject({ status: 'done', due: 3, planned: 3 });
+        expect(JSON.parse(run.out)).toMatchObject({ status: 'done', due: 4, planned: 4 });
         const asked = new Set(server.requests.slice(before).map((q) => q.path));
-        for (const p of ['/a', '/b', '/gone']) expect(asked, p).toContain(p);
+        for (const p of ['/a', '/b', '/r', '/gone']) expect(asked, p).toContain(p);
 
-        // What `stats` says of the same store: three monitored, none due (each scheduled again).
+        // What `stats` says of the same store: four monitored, none due (each scheduled again, the redirect too:
+        // it used to stay due, and every cycle fetched it again).
         const s = await openStore(dataDir, db);
         await s.init();
         try {
-          expect(await s.archiveCounts(Date.now())).toMatchObject({ monitored: 3, due: 0 });
+          expect(await s.archiveCounts(Date.now())).toMatchObject({ monitored: 4, due: 0 });
           for (const d of await s.getDocuments(urls)) expect(d.lastFetched, d.url).toBeGreaterThan(Date.now() - 600_000);
         } finally {
           await s.close();
