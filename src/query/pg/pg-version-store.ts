@@ -142,6 +142,11 @@ export class PgVersionArchive implements VersionBackend {
     }
   }
 
+  /** Synchronous calls to the server so far (src/util/sync-pg.ts): what a query costs beyond its SQL. */
+  get roundTrips(): number {
+    return this.db.roundTrips;
+  }
+
   get generation(): string {
     return String(this.meta(GENERATION) ?? 0);
   }
