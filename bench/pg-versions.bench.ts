@@ -103,7 +103,7 @@ try {
   const lines = [
     `## ${f0(DOCUMENTS)} documents (${f0(built.entries)} log rows, ${f0(s.versions)} versions, ${f0(rows)} rows)${LABEL ? `: ${LABEL}` : ''}`,
     '',
-    `Command: \`node bin/run-ts.mjs bench/pg-versions.bench.ts --documents ${DOCUMENTS} --queries ${QUERIES}${LABEL ? ` --label '${LABEL}'` : ''}\``; load average ${f1(load0)} at the start, ${f1(os.loadavg()[0])} at the end (2 cores shared).`,
+    `Command: \`node bin/run-ts.mjs bench/pg-versions.bench.ts --documents ${DOCUMENTS} --queries ${QUERIES}${LABEL ? ` --label '${LABEL}'` : ''}\`; load average ${f1(load0)} at the start, ${f1(os.loadavg()[0])} at the end (2 cores shared).`,
     '',
     '| | SQLite | PostgreSQL | PostgreSQL / SQLite |',
     '| --- | ---: | ---: | ---: |',
