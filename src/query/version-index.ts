@@ -93,7 +93,7 @@ export class VersionIndex {
     if (upToDate || !this.writable) {
       const lastLogId = this.archiveInUse.indexedLogId() ?? 0;
       const behind = upToDate ? undefined : await this.countBehind();
-      return { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId, diagnostics: [], ...(behind && { behind }) };
+      return { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId, diagnostics: [], ...(behind && behind.rows > 0 && { behind }) };
     }
     const { catchUpVersions } = await import('./catch-up.ts');
     let result: CatchUpResult;
@@ -143,6 +143,12 @@ export class VersionIndex {
     await this.archiveInUse.close();
     if (this.temporaryDir) fs.rmSync(this.temporaryDir, { recursive: true, force: true });
   }
+}
+
+/** What a reader says when it answers from an index it may not catch up (CatchUpResult.behind). */
+export function behindWarning(source: string, behind: NonNullable<CatchUpResult['behind']>): string {
+  const more = behind.atLeast ? 'at least ' : '';
+  return `the database user may not write ${source}: answering from it as it is, which is behind the crawl log by ${more}${behind.rows.toLocaleString('en')} log row${behind.rows === 1 ? '' : 's'} (${more}${behind.versions.toLocaleString('en')} version${behind.versions === 1 ? '' : 's'} or deletion${behind.versions === 1 ? '' : 's'} not in it); a user who may write there brings it up to date (datamonitor query --db as that user, or crawl --live-index)`;
 }
 
 /** Log rows counted at most per catch-up call of a read-only index (countBehind), and read per page. */
