@@ -10,7 +10,7 @@
  *   - one unselective COUNT of every quad at the same instant (the whole-snapshot path);
  *   - bytes on disk of each store, and answers compared byte for byte.
  *
- *   node bin/run-ts.mjs bench/pg-versions.bench.ts [--documents 5000] [--queries 40] [--quick] [--pg URL] [--out bench/PG-VERSIONS.md]
+ *   node bin/run-ts.mjs bench/pg-versions.bench.ts [--documents 5000] [--queries 40] [--quick] [--pg URL] [--out bench/PG-VERSIONS.md] [--label TEXT]
  *     --quick   1,000 documents, 15 queries
  */
 import fs from 'node:fs';
@@ -27,6 +27,8 @@ import { isolatedSchemaUrl, dropSchema, pgBaseUrl } from '../test/store/pg.ts';
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 1_000 : 5_000));
 const QUERIES = Number(option('--queries') ?? (QUICK ? 15 : 40));
 const OUT = option('--out');
+/** Names the code measured in the section's heading (e.g. "before: 74749b9"), for before/after runs. */
+const LABEL = option('--label');
 const T0 = Date.UTC(2026, 0, 1);
 
 const base = option('--pg') ?? (await pgBaseUrl());
@@ -62,6 +64,8 @@ try {
   const at = T0 + 14 * DOCUMENTS + 3;
   const latency: Record<string, number[]> = { SQLite: [], PostgreSQL: [] };
   let equal = true;
+  // Synchronous calls to PostgreSQL a selective query makes (each a thread hop and a round trip).
+  const trips: number[] = [];
   process.stderr.write(`${QUERIES} selective queries on each…\n`);
   for (let k = 0; k < QUERIES; k++) {
     const i = Math.floor(((k + 0.5) / QUERIES) * DOCUMENTS);
@@ -70,8 +74,10 @@ try {
     // Alternated, so that the machine's load falls on both alike.
     for (const [name, archive] of (k % 2 ? [['PostgreSQL', pg], ['SQLite', sqlite]] : [['SQLite', sqlite], ['PostgreSQL', pg]]) as Array<[string, VersionBackend]>) {
       const t0 = performance.now();
+      const trips0 = pg.roundTrips;
       const r = await runQuery(archive, q, { at });
       latency[name]!.push(performance.now() - t0);
+      if (archive === pg) trips.push(pg.roundTrips - trips0);
       if (r.plan !== 'patterns') throw new Error(`${name}: the planner chose ${r.plan} for a selective query`);
       bodies.push(r.body);
     }
@@ -95,9 +101,9 @@ try {
   const p = catchUp.PostgreSQL!;
   const vps = (c: { seconds: number; versions: number }) => c.versions / c.seconds;
   const lines = [
-    `## ${f0(DOCUMENTS)} documents (${f0(built.entries)} log rows, ${f0(s.versions)} versions, ${f0(rows)} rows)`,
+    `## ${f0(DOCUMENTS)} documents (${f0(built.entries)} log rows, ${f0(s.versions)} versions, ${f0(rows)} rows)${LABEL ? `: ${LABEL}` : ''}`,
     '',
-    `Command: \`node bin/run-ts.mjs bench/pg-versions.bench.ts --documents ${DOCUMENTS} --queries ${QUERIES}\`; load average ${f1(load0)} at the start, ${f1(os.loadavg()[0])} at the end (2 cores shared).`,
+    `Command: \`node bin/run-ts.mjs bench/pg-versions.bench.ts --documents ${DOCUMENTS} --queries ${QUERIES}${LABEL ? ` --label '${LABEL}'` : ''}\`; load average ${f1(load0)} at the start, ${f1(os.loadavg()[0])} at the end (2 cores shared).`,
     '',
     '| | SQLite | PostgreSQL | PostgreSQL / SQLite |',
     '| --- | ---: | ---: | ---: |',
@@ -105,6 +111,7 @@ try {
     `| catch-up, versions/s | ${f0(vps(s))} | ${f0(vps(p))} | ${(vps(p) / vps(s)).toFixed(2)}× |`,
     `| selective query at T, median ms (${QUERIES} runs) | ${f1(pct(latency.SQLite!, 0.5))} | ${f1(pct(latency.PostgreSQL!, 0.5))} | ${(pct(latency.PostgreSQL!, 0.5) / pct(latency.SQLite!, 0.5)).toFixed(2)}× |`,
     `| selective query at T, p95 ms | ${f1(pct(latency.SQLite!, 0.95))} | ${f1(pct(latency.PostgreSQL!, 0.95))} | ${(pct(latency.PostgreSQL!, 0.95) / pct(latency.SQLite!, 0.95)).toFixed(2)}× |`,
+    `| round trips to PostgreSQL a selective query (median, max) | | ${pct(trips, 0.5)}, ${Math.max(...trips)} | |`,
     `| COUNT of every quad at T (whole snapshot), ms | ${f0(count.SQLite!)} | ${f0(count.PostgreSQL!)} | ${(count.PostgreSQL! / count.SQLite!).toFixed(2)}× |`,
     `| bytes on disk (tables and indexes) | ${f0(bytes.SQLite)} | ${f0(bytes.PostgreSQL)} | ${(bytes.PostgreSQL / bytes.SQLite).toFixed(2)}× |`,
     `| bytes a row | ${f0(bytes.SQLite / rows)} | ${f0(bytes.PostgreSQL / rows)} | |`,

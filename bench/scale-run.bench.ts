@@ -14,6 +14,12 @@
  *   node bin/run-ts.mjs bench/scale-run.bench.ts [--documents 100000] [--quick] [--hosts 100] [--keep]
  *     --quick      2,000 documents, fewer query runs
  *     --keep       leave the archive (its path is printed) instead of deleting it
+ *
+ * The PostgreSQL half (pgMain below): the archive of a run kept with --keep, its crawl log moved into a fresh
+ * schema of PostgreSQL in log order (as workers would have written it, 1,000 rows a transaction), then the same index catch-up, queries at
+ * the same three instants (`datamonitor query --db postgres://…`, and a warm process on PgVersionArchive) and
+ * COUNT, against the versioned store in PostgreSQL; disk as PostgreSQL's relation sizes:
+ *   node bin/run-ts.mjs bench/scale-run.bench.ts --pg [URL] --data DIR [--documents N --hosts H]   (N, H: those of DIR's crawl)
  * Prints markdown; the figures also go to bench/out/scale-run-<N>.json (docs/scale.md extrapolates from them).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -71,15 +77,18 @@ async function catchUpChild(dataDir: string): Promise<void> {
 async function warmChild(dataDir: string, plan: string): Promise<void> {
   const { openVersionStore, runQuery } = await import('../src/query/index.ts');
   const work = JSON.parse(fs.readFileSync(plan, 'utf8')) as Array<{ at: number; iri: string }>;
-  const archive = openVersionStore(dataDir, { readonly: true });
+  const pgUrl = option('--db');
+  const archive = pgUrl ? new (await import('../src/query/index.ts')).PgVersionArchive(pgUrl, { readonly: true }) : openVersionStore(dataDir, { readonly: true });
+  const trips = () => ('roundTrips' in archive ? (archive.roundTrips as number) : 0);
   await runQuery(archive, `${PREFIX}SELECT ?l WHERE { <${work[0]!.iri}> rdfs:label ?l }`, { at: work[0]!.at }); // modules and parser loaded
-  const out: Array<{ at: number; ms: number; rows: number; plan?: string }> = [];
+  const out: Array<{ at: number; ms: number; rows: number; plan?: string; trips: number }> = [];
   for (const w of work) {
     const t = performance.now();
+    const trips0 = trips();
     const r = await runQuery(archive, `${PREFIX}SELECT ?l WHERE { <${w.iri}> rdfs:label ?l }`, { at: w.at });
     const ms = performance.now() - t;
     const rows = (JSON.parse(String(r.body)) as { results: { bindings: unknown[] } }).results.bindings.length;
-    out.push({ at: w.at, ms, rows, plan: r.plan });
+    out.push({ at: w.at, ms, rows, plan: r.plan, trips: trips() - trips0 });
   }
   const t = performance.now();
   // In process, without the CLI's query-process limits: what the COUNT costs when it is let run.
@@ -282,8 +291,190 @@ async function main(): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------- the PostgreSQL half
+
+/** The crawl log of DIR (meta.sqlite) into the schema of `url`, in log order: what workers would have left. */
+async function pgLogChild(dataDir: string, url: string): Promise<void> {
+  const { SqliteStore } = await import('../src/store/sqlite.ts');
+  const { PostgresStore } = await import('../src/store/postgres.ts');
+  const from = new SqliteStore(path.join(dataDir, 'meta.sqlite'), { readonly: true });
+  await from.init();
+  // Group commit (pg-batch.ts), one batch a page awaited before the next: a row a round trip took an hour at load 40.
+  const to = new PostgresStore(url, { batch: { pages: 1_000, waitMs: 1_000 } });
+  await to.init();
+  let rows = 0;
+  const order: string[] = [];
+  for (let since = 0; ;) {
+    const page = await from.log({ sinceId: since, limit: 1_000 });
+    if (page.length === 0) break;
+    await Promise.all(page.map(({ id: _id, ...e }) => to.logFetch(e, {})));
+    for (const e of page) order.push(`${e.time} ${e.url}`);
+    since = page.at(-1)!.id!;
+    rows += page.length;
+    process.stderr.write(`\rcrawl log into PostgreSQL: ${rows}   `);
+  }
+  await from.close();
+  // The catch-up replays the log in id order: it must be the crawl's.
+  const copied: string[] = [];
+  for (let since = 0; ;) {
+    const page = await to.log({ sinceId: since, limit: 5_000 });
+    if (page.length === 0) break;
+    for (const e of page) copied.push(`${e.time} ${e.url}`);
+    since = page.at(-1)!.id!;
+  }
+  await to.close();
+  if (copied.join('\n') !== order.join('\n')) throw new Error('the crawl log in PostgreSQL is not in the crawl\'s order');
+  process.stdout.write(JSON.stringify({ rows }) + '\n');
+}
+
+/** The index catch-up into PostgreSQL, as the first `query --db postgres://…` runs it (bulk when the store is new). */
+async function pgCatchUpChild(dataDir: string, url: string): Promise<void> {
+  const { PostgresStore } = await import('../src/store/postgres.ts');
+  const { PgVersionArchive, catchUpVersions } = await import('../src/query/index.ts');
+  const store = new PostgresStore(url, { readonly: true });
+  await store.init();
+  const archive = new PgVersionArchive(url);
+  const c = await catchUpVersions(archive, store, dataDir, {
+    onProgress: (p) => process.stderr.write(`\rindex: ${p.phase} ${p.done}/${p.total}   `),
+  });
+  process.stderr.write('\n');
+  const stats = archive.stats();
+  await archive.close();
+  await store.close();
+  process.stdout.write(JSON.stringify({ versions: c.versions, rows: c.rows, failed: c.failed, bulk: c.bulk, quadRows: stats.rows }) + '\n');
+}
+
+/**
+ * The PostgreSQL half of the scale run on an archive crawled by main() (kept with --keep): the same steps 2-4
+ * and the disk, with the crawl log and the versioned store in PostgreSQL. The crawl itself is not repeated:
+ * its figures are SQLite's run's, and the index and the queries are what differ.
+ */
+async function pgMain(): Promise<void> {
+  const dir = option('--data');
+  if (!dir || !fs.existsSync(path.join(dir, 'meta.sqlite'))) throw new Error('--pg needs --data DIR: an archive this bench crawled and kept (--keep)');
+  const given = option('--pg');
+  const { pgBaseUrl, isolatedSchemaUrl, dropSchema } = await import('../test/store/pg.ts');
+  const base = given && !given.startsWith('--') ? given : await pgBaseUrl();
+  if (!base) throw new Error('PostgreSQL is not reachable: start it on 127.0.0.1:5432 (database test) or give --pg URL');
+  const url = isolatedSchemaUrl(base, 'dm_scale_run');
+  const started = new Date().toISOString();
+  const loads: number[] = [];
+  const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 10_000);
+  const rows: string[] = [];
+  const row = (name: string, m: Measured, extra = '') => rows.push(`| ${name} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.rssMb.toFixed(0)} | ${m.code === 0 ? '' : `exit ${m.code} `}${extra} |`);
+  const result: Record<string, unknown> = { documents: DOCUMENTS, hosts: HOSTS, dir, started, postgres: true };
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const meta = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
+    const versions = meta.prepare<[], { time: number; url: string; triples: number }>('SELECT time, url, triples FROM crawl_log WHERE rdf_offset IS NOT NULL ORDER BY time, id').all();
+    const logRows = (meta.prepare('SELECT count(*) AS n FROM crawl_log').get() as { n: number }).n;
+    meta.close();
+    const tripleVersions = versions.reduce((n, v) => n + v.triples, 0);
+
+    const moved = must('crawl log into PostgreSQL', await child(['--child', 'pg-log', '--dir', dir, '--db', url]));
+    if (moved.code !== 0) throw new Error(`moving the log failed: ${moved.stderr.slice(-2000)}`);
+    row('crawl log moved into PostgreSQL, 1,000 rows a transaction in log order (setup, not a figure of the index)', moved, `${logRows.toLocaleString('en')} log rows`);
+
+    const idx = must('index catch-up into PostgreSQL', await child(['--child', 'pg-catch-up', '--dir', dir, '--db', url]));
+    if (idx.code !== 0) throw new Error(`the catch-up failed: ${idx.stderr.slice(-2000)}`);
+    const c = JSON.parse(idx.stdout.trim().split('\n').at(-1)!) as { versions: number; quadRows: number; bulk: boolean; failed: number };
+    row(`index catch-up into PostgreSQL (${c.bulk ? 'bulk' : 'row by row'}, src/query/catch-up.ts)`, idx, `${c.versions.toLocaleString('en')} versions${c.failed ? ` (${c.failed} failed)` : ''}, ${c.quadRows.toLocaleString('en')} quad rows: **${(c.versions / idx.seconds).toFixed(0)} versions/s**; ${(c.versions / idx.cpuSeconds).toFixed(0)} versions per CPU-s of this process (PostgreSQL's own CPU not counted)`);
+    Object.assign(result, { index: { ...idx, stdout: undefined, stderr: undefined, ...c } });
+
+    // The same instants and subjects as main()'s (same log, same salts).
+    const instants = [0.25, 0.5, 1].map((f) => versions[Math.max(0, Math.ceil(versions.length * f) - 1)]!.time);
+    const docIndex = (u: string) => Number(/\/doc\/(\d+)$/.exec(u)?.[1] ?? NaN);
+    const subjectsAt = (t: number, k: number, salt: number) => {
+      const before = versions.filter((v) => v.time <= t && Number.isFinite(docIndex(v.url)));
+      return Array.from({ length: k }, (_, j) => {
+        const v = before[(j * 7919 + salt * 104_729) % before.length]!;
+        return `http://${new URL(v.url).host}/id/${docIndex(v.url)}`;
+      });
+    };
+    const queryRows: string[] = [];
+    const cliByInstant: unknown[] = [];
+    for (const [n, at] of instants.entries()) {
+      const iso = new Date(at).toISOString();
+      const runs: Measured[] = [];
+      for (const iri of subjectsAt(at, CLI_RUNS, n)) {
+        runs.push(must(`query --db at ${iso}`, await cli(['query', '--data', dir, '--db', url, '--at', iso, '--json', `${PREFIX}SELECT ?label WHERE { <${iri}> rdfs:label ?label }`])));
+      }
+      const answered = runs.filter((r) => r.code === 0 && r.stdout.includes('Resource')).length;
+      const w = stat(runs.map((r) => r.seconds * 1000));
+      const cpu = stat(runs.map((r) => r.cpuSeconds * 1000));
+      const rss = Math.max(...runs.map((r) => r.rssMb));
+      cliByInstant.push({ at: iso, ms: w, cpu, rssMb: rss, answered });
+      queryRows.push(`| \`datamonitor query --db postgres://… --at ${iso}\` (${['a quarter', 'half', 'all'][n]} of the versions captured) | ${runs.length} | ${w.median.toFixed(0)} ms | ${w.p95.toFixed(0)} ms | ${cpu.median.toFixed(0)} ms | ${rss.toFixed(0)} MB | ${answered}/${runs.length} answered |`);
+    }
+    const plan = path.join(os.tmpdir(), `dm-scale-run-pg-plan-${process.pid}.json`);
+    fs.writeFileSync(plan, JSON.stringify(instants.flatMap((at, n) => subjectsAt(at, WARM_RUNS, n + 3).map((iri) => ({ at, iri })))));
+    const warm = must('warm queries + COUNT on PostgreSQL', await child(['--child', 'warm', '--dir', dir, '--plan', plan, '--db', url]));
+    fs.rmSync(plan, { force: true });
+    let warmJson: { runs: Array<{ at: number; ms: number; rows: number; plan?: string; trips: number }>; countMs: number; count: string } | undefined;
+    if (warm.code === 0) warmJson = JSON.parse(warm.stdout.trim().split('\n').at(-1)!);
+    for (const [n, at] of instants.entries()) {
+      const rs = warmJson?.runs.filter((r) => r.at === at) ?? [];
+      const st = stat(rs.map((r) => r.ms));
+      const trips = stat(rs.map((r) => r.trips));
+      queryRows.push(`| warm process (runQuery on the open PgVersionArchive), ${['a quarter', 'half', 'all'][n]} | ${rs.length} | ${st.median.toFixed(1)} ms | ${st.p95.toFixed(1)} ms | | ${n === 0 ? `${warm.rssMb.toFixed(0)} MB (whole child, with the COUNT)` : ''} | plan: ${[...new Set(rs.map((r) => r.plan))].join(', ')}; ${rs.filter((r) => r.rows > 0).length}/${rs.length} answered; ${trips.median} round trips a query (median) |`);
+    }
+    Object.assign(result, { queries: { cli: cliByInstant, warm: warmJson?.runs, warmRssMb: warm.rssMb } });
+
+    const count = must('COUNT --db', await cli(['query', '--data', dir, '--db', url, '--at', new Date(instants[2]!).toISOString(), '--json', COUNT_ALL]));
+    const counted = /"n"\s*:\s*\{[^}]*"value"\s*:\s*"(\d+)"/.exec(count.stdout)?.[1];
+    queryRows.push(`| \`datamonitor query --db postgres://… '${COUNT_ALL}'\` (default limits) | 1 | ${(count.seconds * 1000).toFixed(0)} ms | | ${(count.cpuSeconds * 1000).toFixed(0)} ms | ${count.rssMb.toFixed(0)} MB | ${count.code === 0 ? `${counted ?? '?'} triples` : `exit ${count.code}: ${count.stderr.trim().split('\n').at(-1)?.slice(0, 200)}`} |`);
+    if (warmJson) queryRows.push(`| the same COUNT in the warm process (no limits) | 1 | ${warmJson.countMs.toFixed(0)} ms | | | (above) | ${/"value":"(\d+)"/.exec(warmJson.count)?.[1] ?? warmJson.count.slice(0, 80)} |`);
+    Object.assign(result, { count: { seconds: count.seconds, cpuSeconds: count.cpuSeconds, rssMb: count.rssMb, code: count.code, counted, warmMs: warmJson?.countMs } });
+
+    // Disk: the WARC files stay on disk; the crawl log and the index are PostgreSQL relations (tables, indexes, TOAST).
+    const pgm = await import('pg');
+    const client = new pgm.default.Client({ connectionString: base });
+    await client.connect();
+    const schema = new URL(url).searchParams.get('schema')!;
+    const sizes = (await client.query<{ index: boolean; bytes: string }>(
+      `SELECT c.relname LIKE 'vs\\_%' AS index, sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relkind = 'r' GROUP BY 1`, [schema])).rows;
+    await client.end();
+    const warcBytes = dirBytes(dir, (f) => /\.warc(\.gz)?$/.test(f));
+    const logBytes = Number(sizes.find((r) => !r.index)?.bytes ?? 0);
+    const indexBytes = Number(sizes.find((r) => r.index)?.bytes ?? 0);
+    const total = warcBytes + logBytes + indexBytes;
+    const per = (b: number) => (b / tripleVersions).toFixed(1);
+    const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+    Object.assign(result, { disk: { warcBytes, logBytes, indexBytes, total, tripleVersions }, loadAverage: loads });
+
+    const l = stat(loads);
+    const report = [
+      `## Scale run on PostgreSQL: ${DOCUMENTS.toLocaleString('en')} documents on ${HOSTS} hosts`,
+      '',
+      `Command: \`node bin/run-ts.mjs bench/scale-run.bench.ts --pg --data DIR --documents ${DOCUMENTS} --hosts ${HOSTS}\` (DIR: the archive crawled by this bench's step 1 at that size), ${started}. PostgreSQL on 127.0.0.1, same machine; ${os.cpus().length} cores shared with other engineers' work (load average median ${l.median?.toFixed(1)}, p95 ${l.p95?.toFixed(1)} during the run).`,
+      '',
+      `Archive: ${logRows.toLocaleString('en')} log rows, ${versions.length.toLocaleString('en')} versions, ${tripleVersions.toLocaleString('en')} triple-versions.`,
+      '',
+      '| command (own process) | wall s | CPU s | peak RSS MB | figures |',
+      '| --- | ---: | ---: | ---: | --- |',
+      ...rows,
+      '',
+      '| query | runs | wall median | wall p95 | CPU median | peak RSS | answers |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+      ...queryRows,
+      '',
+      `Disk: ${mb(total)} in all, **${per(total)} bytes per triple-version**: WARC files ${mb(warcBytes)} (${per(warcBytes)} B), crawl log (PostgreSQL tables and indexes) ${mb(logBytes)} (${per(logBytes)} B), version index (vs_* tables and indexes) ${mb(indexBytes)} (${per(indexBytes)} B).`,
+    ].join('\n');
+    fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+    fs.writeFileSync(path.join(ROOT, `bench/out/scale-run-pg-${DOCUMENTS}.json`), JSON.stringify(result, null, 1));
+    process.stdout.write(report + '\n');
+  } finally {
+    clearInterval(loadTimer);
+    await dropSchema(url).catch(() => undefined);
+  }
+}
+
 const kind = option('--child');
 if (kind === 'web') await serveWeb();
 else if (kind === 'catch-up') await catchUpChild(option('--dir')!);
+else if (kind === 'pg-log') await pgLogChild(option('--dir')!, option('--db')!);
+else if (kind === 'pg-catch-up') await pgCatchUpChild(option('--dir')!, option('--db')!);
+else if (args.includes('--pg')) await pgMain();
 else if (kind === 'warm') await warmChild(option('--dir')!, option('--plan')!);
 else if (args.length >= 0) await main();

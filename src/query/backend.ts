@@ -92,6 +92,12 @@ export interface VersionBackend extends VersionedGraphStore {
   snapshotRows(at: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
   matchAt(at: number, pattern: RowConstants, opts?: { graphs?: string[] }): number[];
   rowsById(rowids: ArrayLike<number>): Iterable<[rowid: number, row: QuadRow]>;
+  /**
+   * Optional, for a store where each read is a round trip (PostgreSQL): the rows valid at `at` matching
+   * any of `patterns`, each once, in row-id order, as matchAt and rowsById give them. `estimate` is the
+   * planner's (an upper bound of their number; NaN when unknown), so a small set can come in one statement.
+   */
+  rowsMatchingAt?(at: number, patterns: RowConstants[], estimate: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
   countMatching(pattern: RowConstants, cap: number): number;
   rowsEstimate(): number;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];

@@ -4,6 +4,7 @@ import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
+import { changesIndex } from './version-index.ts';
 
 /**
  * The versioned store is an index derived from the archive, built after the crawl as Heritrix and pywb
@@ -37,6 +38,12 @@ export interface CatchUpResult {
   bulk: boolean;
   lastLogId: number;
   diagnostics: string[];
+  /**
+   * Set when this process may not write the index (a PostgreSQL user with SELECT only) and the crawl
+   * log has rows past it: answers come from the index as it is. `versions`: versions and deletions among
+   * those rows; `atLeast`: more rows were not counted.
+   */
+  behind?: { rows: number; versions: number; atLeast: boolean };
 }
 
 export interface CatchUpOptions {
@@ -135,7 +142,7 @@ function applyBatch(archive: VersionBackend, reader: RecordReader, rows: CrawlLo
     indexed = 0;
   }
   let reached = indexed;
-  archive.prefetch?.(rows.filter((e) => (e.rdfOffset !== undefined && e.warcFile) || e.status === 404 || e.status === 410).map((e) => e.finalUrl ?? e.url));
+  archive.prefetch?.(rows.filter(changesIndex).map((e) => e.finalUrl ?? e.url));
   for (const e of rows) {
     if (e.id! > reached) {
       // Ids skipped on the way may belong to rows not committed yet: remember them.

@@ -1,7 +1,7 @@
 import * as ox from 'oxigraph';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
-import type { VersionBackend } from './backend.ts';
+import type { RowConstants, VersionBackend } from './backend.ts';
 import { iriTerm } from './terms.ts';
 import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
@@ -58,16 +58,18 @@ export function materialise(archive: VersionBackend, at: number, graphs?: string
  * when a pattern may match them, every `dm:inDocument` statement), in the snapshot's order.
  */
 export function materialisePatterns(archive: VersionBackend, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
-  // Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once.
-  const ids = new Set<number>();
-  for (const pattern of plan.patterns) for (const rowid of archive.matchAt(at, pattern, { graphs })) ids.add(rowid);
-  const sorted = Float64Array.from(ids).sort();
-  ids.clear();
   const loader = new StoreLoader(graphIndexLine);
-  for (const [rowid, row] of archive.rowsById(sorted)) loader.add(rowid, row);
+  for (const [rowid, row] of archive.rowsMatchingAt?.(at, plan.patterns, plan.estimate, { graphs }) ?? matchingRows(archive, at, plan.patterns, graphs)) loader.add(rowid, row);
   const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).flatMap((r) => graphIndexLine(r) ?? []) : [];
   const store = loader.finish(extra);
   return { store, quads: loader.quads, at };
+}
+
+/** Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once. */
+function matchingRows(archive: VersionBackend, at: number, patterns: RowConstants[], graphs: string[] | undefined): Iterable<[rowid: number, row: QuadRow]> {
+  const ids = new Set<number>();
+  for (const pattern of patterns) for (const rowid of archive.matchAt(at, pattern, { graphs })) ids.add(rowid);
+  return archive.rowsById(Float64Array.from(ids).sort());
 }
 
 /** For a quad of a named graph G of document D: the N-Quads line `G dm:inDocument D` in GRAPH_INDEX. */
@@ -89,8 +91,7 @@ function snapshotKey(archive: VersionBackend, at: number, graphs: string[] | und
   return JSON.stringify([archive.generation, at, graphs ?? null]);
 }
 
-function cachedSnapshot(archive: VersionBackend, at: number, graphs: string[] | undefined): Snapshot {
-  const key = snapshotKey(archive, at, graphs);
+function cachedSnapshot(archive: VersionBackend, key: string, at: number, graphs: string[] | undefined): Snapshot {
   const hit = lastSnapshot.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
   if (hit) {
@@ -102,8 +103,8 @@ function cachedSnapshot(archive: VersionBackend, at: number, graphs: string[] | 
   return snapshot;
 }
 
-function cachedPatterns(archive: VersionBackend, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
-  const key = JSON.stringify([snapshotKey(archive, at, graphs), plan.patterns, plan.indexLines]);
+function cachedPatterns(archive: VersionBackend, stateKey: string, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
+  const key = JSON.stringify([stateKey, plan.patterns, plan.indexLines]);
   const hit = lastPatterns.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
   if (hit) {
@@ -142,11 +143,14 @@ export async function runQuery(archive: VersionBackend, sparql: string, opts: Qu
   // A dataset (the protocol's, else the query's FROM) names the graphs: load only those (when all could be resolved here).
   const graphs = dataset ? [...new Set([...dataset.defaultGraphs, ...dataset.namedGraphs])]
     : shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
-  const loaded = lastSnapshot.get(archive)?.key === snapshotKey(archive, at, graphs);
+  // Read once: the generation is a round trip on PostgreSQL. Read before loading, so a write meanwhile
+  // makes the next query reload, never this one keep a stale snapshot.
+  const key = snapshotKey(archive, at, graphs);
+  const loaded = lastSnapshot.get(archive)?.key === key;
   const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv() });
   // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
   if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
-  const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, at, graphs, plan) : cachedSnapshot(archive, at, graphs);
+  const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, plan) : cachedSnapshot(archive, key, at, graphs);
   const body = serialise(snapshot.store, shape, format, dataset);
   return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: snapshot.quads, plan: plan.kind };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CrawlLog } from '../store/types.ts';
+import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import { openVersionStore, VERSIONS_FILE } from './version-store.ts';
 import { PgVersionArchive } from './pg/pg-version-store.ts';
 import type { VersionBackend } from './backend.ts';
@@ -22,6 +22,8 @@ export class VersionIndex {
   private syncing: Promise<CatchUpResult> | undefined;
   /** Versions that could not be indexed (a few first ones), across catch-ups. */
   readonly diagnostics: string[] = [];
+  /** Of a store this process may not write: the log rows past its indexed id counted so far (see behind). */
+  private backlog: { indexed: number; upTo: number; rows: number; versions: number } | undefined;
 
   private constructor(
     private readonly dataDir: string,
@@ -34,6 +36,7 @@ export class VersionIndex {
   /** `db`: the crawl store's URL; a postgres:// one puts the index in that database too. */
   static open(dataDir: string, store: CrawlLog, db?: string): VersionIndex {
     const dir = path.resolve(dataDir);
+    // A database user with SELECT only opens it read-only (writable false): it is read as it is, see runCatchUp.
     if (db && isPostgresUrl(db)) return new VersionIndex(dir, store, new PgVersionArchive(db), undefined);
     if (writable(dir)) {
       try {
@@ -77,12 +80,20 @@ export class VersionIndex {
     return this.archiveInUse;
   }
 
+  /** Whether this process may catch the index up: not a PostgreSQL store its database user may only read. */
+  get writable(): boolean {
+    const archive = this.archiveInUse;
+    return !(archive instanceof PgVersionArchive) || archive.writable;
+  }
+
   private async runCatchUp(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
     // Usually (a query on an archive no crawl wrote to since) there is nothing to index: two reads say so,
     // and the indexer (WARC reader, N3, RDFC-1.0: ~150 ms of CPU to load) is not loaded at all.
-    if (await this.upToDate()) {
+    const upToDate = await this.upToDate();
+    if (upToDate || !this.writable) {
       const lastLogId = this.archiveInUse.indexedLogId() ?? 0;
-      return { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId, diagnostics: [] };
+      const behind = upToDate ? undefined : await this.countBehind();
+      return { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId, diagnostics: [], ...(behind && behind.rows > 0 && { behind }) };
     }
     const { catchUpVersions } = await import('./catch-up.ts');
     let result: CatchUpResult;
@@ -100,6 +111,25 @@ export class VersionIndex {
     return result;
   }
 
+  /**
+   * How far a store this process may not write lags the crawl log: its rows past the indexed id, and of
+   * those the versions and deletions the index lacks. Counted once (a server asks on every request):
+   * later calls read only the rows logged since, and at most MAX_BEHIND_ROWS rows a call.
+   */
+  private async countBehind(): Promise<NonNullable<CatchUpResult['behind']>> {
+    const indexed = this.archiveInUse.indexedLogId() ?? 0;
+    if (this.backlog?.indexed !== indexed) this.backlog = { indexed, upTo: indexed, rows: 0, versions: 0 };
+    const b = this.backlog;
+    for (let read = 0; read < MAX_BEHIND_ROWS; read += BEHIND_PAGE) {
+      const rows = await this.store.log({ sinceId: b.upTo, limit: BEHIND_PAGE });
+      if (rows.length === 0) return { rows: b.rows, versions: b.versions, atLeast: false };
+      b.rows += rows.length;
+      b.versions += rows.filter(changesIndex).length;
+      b.upTo = rows.at(-1)!.id!;
+    }
+    return { rows: b.rows, versions: b.versions, atLeast: (await this.store.log({ sinceId: b.upTo, limit: 1 })).length > 0 };
+  }
+
   /** Whether catchUpVersions would find nothing to do: no log row past the indexed one, no gap to re-check, no index to rebuild. */
   private async upToDate(): Promise<boolean> {
     const archive = this.archiveInUse;
@@ -113,6 +143,21 @@ export class VersionIndex {
     await this.archiveInUse.close();
     if (this.temporaryDir) fs.rmSync(this.temporaryDir, { recursive: true, force: true });
   }
+}
+
+/** What a reader says when it answers from an index it may not catch up (CatchUpResult.behind). */
+export function behindWarning(source: string, behind: NonNullable<CatchUpResult['behind']>): string {
+  const more = behind.atLeast ? 'at least ' : '';
+  return `the database user may not write ${source}: answering from it as it is, which is behind the crawl log by ${more}${behind.rows.toLocaleString('en')} log row${behind.rows === 1 ? '' : 's'} (${more}${behind.versions.toLocaleString('en')} version${behind.versions === 1 ? '' : 's'} or deletion${behind.versions === 1 ? '' : 's'} not in it); a user who may write there brings it up to date (datamonitor query --db as that user, or crawl --live-index)`;
+}
+
+/** Log rows counted at most per catch-up call of a read-only index (countBehind), and read per page. */
+const MAX_BEHIND_ROWS = 50_000;
+const BEHIND_PAGE = 5_000;
+
+/** A log row the catch-up turns into a version (a capture with RDF) or a deletion (404, 410). */
+export function changesIndex(e: CrawlLogEntry): boolean {
+  return (e.rdfOffset !== undefined && !!e.warcFile) || e.status === 404 || e.status === 410;
 }
 
 function temporaryIndexDir(): string {

@@ -4,7 +4,7 @@ import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
-import { VersionIndex } from '../query/version-index.ts';
+import { behindWarning, VersionIndex } from '../query/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
@@ -104,7 +104,8 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
   // large archive built without it that first request would otherwise wait for the whole index.
   app.addHook('onReady', async () => {
-    void index.catchUp().catch((e: Error) => app.log.error(`version index: ${e.message}`));
+    void index.catchUp().then((r) => r.behind && app.log.warn(`version index: ${behindWarning(index.source, r.behind)}`))
+      .catch((e: Error) => app.log.error(`version index: ${e.message}`));
   });
   app.addHook('onClose', async () => {
     if (!o.engine) await engine.close();

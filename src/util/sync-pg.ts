@@ -32,6 +32,7 @@ export class SyncPg {
   private readonly port: MessagePort;
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
+  private calls = 0;
 
   constructor(connectionString: string, opts: { schema?: string; readonly?: boolean } = {}) {
     const { port1, port2 } = new MessageChannel();
@@ -47,6 +48,7 @@ export class SyncPg {
   /** Runs the statements in order on the one connection; returns each one's rows. Throws the first error. */
   run<R = Record<string, unknown>>(statements: SyncStatement[]): R[][] {
     if (this.closed) throw new Error('the PostgreSQL connection of the versioned store is closed');
+    this.calls++;
     Atomics.store(this.signal, 0, 0);
     this.port.postMessage(statements);
     if (Atomics.wait(this.signal, 0, 0, CALL_TIMEOUT_MS) === 'timed-out') {
@@ -56,6 +58,11 @@ export class SyncPg {
     if (!reply) throw new Error('the PostgreSQL thread of the versioned store answered nothing');
     if (reply.error !== undefined) throw new SyncPgError(reply.error, reply.code);
     return reply.results!;
+  }
+
+  /** Calls made so far: each one a thread hop and a round trip to the server (benches and tests count them). */
+  get roundTrips(): number {
+    return this.calls;
   }
 
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): R[] {

@@ -1,4 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +83,66 @@ describe.skipIf(!pgBase)('query and serve with --db postgres:// keep the version
       expect(shared.stats().versions).toBe(versions); // the later readers indexed nothing twice
     } finally {
       await shared.close();
+    }
+  }, 300_000);
+
+  it('a database user with SELECT only: query answers from the index as it is, says how far behind it is, writes nothing', async () => {
+    const admin = new pg.Client({ connectionString: pgBase! });
+    await admin.connect();
+    const role = `dm_ro_${randomBytes(5).toString('hex')}`;
+    const schema = new URL(url).searchParams.get('schema')!;
+    const asRole = new URL(url);
+    asRole.username = role;
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      await admin.query(`GRANT USAGE ON SCHEMA "${schema}" TO ${role}`);
+      await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA "${schema}" TO ${role}`);
+      const before = await queryCommand(query, { data: dataDir, db: url, json: true });
+      // The crawl goes on: a new capture of document 7 (its record again, later) and a 404 of document 8, not indexed yet.
+      const log = new PostgresStore(url);
+      await log.init();
+      const rows = await log.log({ url: web.document(7) });
+      const capture = rows.find((e) => e.rdfOffset !== undefined)!;
+      const last = Math.max(...(await log.log({ sinceId: logRows - 1, limit: 1 })).map((e) => e.time));
+      const { id: _a, ...again } = capture;
+      await log.appendLog({ ...again, time: last + 1_000 });
+      const { id: _b, ...gone } = (await log.log({ url: web.document(8) }))[0]!;
+      await log.appendLog({ ...gone, status: 404, rdfOffset: undefined, warcFile: undefined, time: last + 2_000 });
+      await log.close();
+
+      const stderr: string[] = [];
+      const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
+      let answer: string;
+      try {
+        answer = await queryCommand(query, { data: dataDir, db: asRole.toString(), json: true });
+      } finally {
+        spy.mockRestore();
+      }
+      expect(answer).toBe(before);
+      const warning = stderr.join('');
+      expect(warning).toMatch(/warning: the database user may not write the versioned store in PostgreSQL/);
+      expect(warning).toContain('behind the crawl log by 2 log rows (2 versions or deletions not in it)');
+      const shared = new PgVersionArchive(url, { readonly: true });
+      try {
+        expect(shared.indexedLogId()).toBe(logRows); // nothing written by the read-only user
+        // A user who may write catches it up, and the read-only user then reads it whole, with no warning.
+        await queryCommand(query, { data: dataDir, db: url, json: true });
+        expect(shared.indexedLogId()).toBe(logRows + 2);
+        stderr.length = 0;
+        const again = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
+        try {
+          await queryCommand(query, { data: dataDir, db: asRole.toString(), json: true });
+        } finally {
+          again.mockRestore();
+        }
+        expect(stderr.join('')).not.toContain('warning');
+      } finally {
+        await shared.close();
+      }
+    } finally {
+      await admin.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
     }
   }, 300_000);
 

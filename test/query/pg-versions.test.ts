@@ -118,6 +118,30 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
     expect(postgres.changePoints()).toEqual(sqlite.changePoints());
   });
 
+  it('a selective query costs one round trip for the generation and two a pattern at most (terms resolved in its statements)', async () => {
+    const at = instants[1]![1];
+    const cases: Array<[query: string, patterns: number]> = [
+      // Resources no earlier query named: none of their terms can come from a cache.
+      ...[401, 402, 777].map((i): [string, number] => [`${P} SELECT ?l WHERE { ${id(i)} rdfs:label ?l } ORDER BY ?l`, 1]),
+      [`${P} SELECT ?a ?street WHERE { ${id(505)} v:address ?a . ?a v:street ?street }`, 2],
+      [`${P} SELECT ?l FROM ${doc(612)} WHERE { ${id(612)} rdfs:label ?l } ORDER BY ?l`, 1],
+      // A term the store never saw matches nothing, and costs no look-up either.
+      ['SELECT ?l WHERE { <http://example.org/never-crawled> rdfs:label ?l }', 1],
+    ];
+    for (const [q, patterns] of cases) {
+      const before = postgres.roundTrips;
+      const r = await runQuery(postgres, q, { at });
+      const trips = postgres.roundTrips - before;
+      expect(r.plan, q).toBe('patterns');
+      expect(trips, q).toBeLessThanOrEqual(1 + 2 * patterns);
+      expect(r.body, q).toBe((await runQuery(sqlite, q, { at })).body);
+    }
+    const none = await runQuery(postgres, cases.at(-1)![0], { at, format: 'json' });
+    expect(JSON.parse(none.body).results.bindings).toEqual([]);
+    const some = await runQuery(postgres, cases[0]![0], { at, format: 'json' });
+    expect(JSON.parse(some.body).results.bindings.length).toBeGreaterThan(0);
+  });
+
   it('prints the same bytes for every query at every instant, through both of the planner’s paths', async () => {
     const plans = new Set<string>();
     for (const [instant, at] of instants) {

@@ -162,7 +162,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
 }
 
 async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
-  const { VersionIndex } = await import('../../query/version-index.ts');
+  const { VersionIndex, behindWarning } = await import('../../query/version-index.ts');
   const index = VersionIndex.open(dir, store, db);
   try {
     const progress = new ProgressLine();
@@ -172,6 +172,7 @@ async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined,
       progress.update(p.phase === 'indexes' ? `building the archive's indexes (${p.done.toLocaleString('en')} log rows indexed)` : `indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
     });
     progress.done();
+    if (result.behind) process.stderr.write(`warning: ${behindWarning(index.source, result.behind)}\n`);
     if (result.failed > 0) {
       process.stderr.write(`${plural(result.failed, 'version')} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
     }

@@ -49,6 +49,8 @@ function ddl(partitions: number): string[] {
   ];
 }
 
+/** SQLSTATE of "permission denied". */
+const INSUFFICIENT_PRIVILEGE = '42501';
 const INDEXED_LOG_ID = 'indexed_log_id';
 const NEXT_ROW = 'next_row';
 const NEXT_TERM = 'next_term';
@@ -88,7 +90,13 @@ export class PgVersionArchive implements VersionBackend {
   readonly logGaps: LogGapStore;
   private readonly db: SyncPg;
   private readonly termIds = new Map<string, number>();
-  private readonly readonly: boolean;
+  private readonly: boolean;
+  /**
+   * Whether this session may write the store: false when opened read-only, or when the database user
+   * has only SELECT on its tables, or the server is a read-only standby. Such a store reads as it is
+   * (VersionIndex then answers without catching it up, and says how far behind it may be).
+   */
+  readonly writable: boolean;
 
   // The open transaction's state (undefined outside one).
   private tx: {
@@ -100,6 +108,12 @@ export class PgVersionArchive implements VersionBackend {
     versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
   } | undefined;
   private generationSeen: number | undefined;
+  /**
+   * The next row id read with the generation, kept until the event loop turns (or this store commits):
+   * a query reads the generation (its cache key), then the planner asks for the archive's size, which
+   * needs no round trip of its own. Only an estimate: a write since then makes it a little low.
+   */
+  private nextRowSeen: number | undefined;
 
   constructor(url: string, opts: { readonly?: boolean; partitions?: number } = {}) {
     const { connectionString, schema } = parsePostgresUrl(url);
@@ -109,6 +123,10 @@ export class PgVersionArchive implements VersionBackend {
     try {
       if (this.readonly) this.checkSchema();
       else this.init(schema, opts.partitions ?? QUAD_PARTITIONS);
+      this.writable = !this.readonly && this.mayWrite();
+      this.readonly ||= !this.writable;
+      // Put back the read indexes a bulk loader that died left down (its session is gone).
+      if (this.writable && this.liveBulkLoader() === undefined && this.missingIndexes().length > 0) this.writeTransaction(() => this.restoreIndexes());
     } catch (e) {
       void this.db.close();
       throw connectError(e, url);
@@ -122,18 +140,29 @@ export class PgVersionArchive implements VersionBackend {
       // Two processes creating the tables at once: the second waits, then finds them there.
       { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
     ];
+    // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
+    if (this.db.query<{ t: string | null }>("SELECT to_regclass('vs_meta')::text AS t")[0]!.t !== null) return;
     if (schema) statements.push({ sql: `CREATE SCHEMA IF NOT EXISTS "${schema}"` });
-    const exists = this.db.query<{ t: string | null }>("SELECT to_regclass('vs_meta')::text AS t")[0]!.t !== null;
-    if (!exists) statements.push(...ddl(partitions).map((sql) => ({ sql })));
-    statements.push({ sql: 'COMMIT' });
+    // IF NOT EXISTS throughout: another process may have created them while this one waited for the lock.
+    statements.push(...ddl(partitions).map((sql) => ({ sql })), { sql: 'COMMIT' });
     try {
       this.db.run(statements);
     } catch (e) {
       this.db.query('ROLLBACK');
+      if ((e as { code?: string }).code === INSUFFICIENT_PRIVILEGE) {
+        throw new UserError(`cannot create the versioned store in PostgreSQL at ${redactUrl(this.file)}: ${(e as Error).message}; a database user who may create tables there must build it once (datamonitor query --db URL as that user)`);
+      }
       throw e;
     }
-    // Put back the read indexes a bulk loader that died left down (its session is gone).
-    if (this.liveBulkLoader() === undefined && this.missingIndexes().length > 0) this.writeTransaction(() => this.restoreIndexes());
+  }
+
+  /** Whether this session may write every table of the store (and the server takes writes at all). */
+  private mayWrite(): boolean {
+    const checks = [['vs_quads', 'INSERT,UPDATE,DELETE'], ['vs_terms', 'INSERT'], ['vs_versions', 'INSERT,UPDATE'], ['vs_meta', 'INSERT,UPDATE,DELETE'], ['vs_log_gaps', 'INSERT,DELETE']]
+      // One call a privilege: given a list, has_table_privilege is true when any one of them is held.
+      .flatMap(([table, privileges]) => privileges!.split(',').map((p) => `has_table_privilege('${table}', '${p}')`));
+    return this.db.query<{ ok: boolean }>(
+      `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AND ${checks.join(' AND ')} AS ok`)[0]!.ok;
   }
 
   private checkSchema(): void {
@@ -142,8 +171,29 @@ export class PgVersionArchive implements VersionBackend {
     }
   }
 
+  /** Synchronous calls to the server so far (src/util/sync-pg.ts): what a query costs beyond its SQL. */
+  get roundTrips(): number {
+    return this.db.roundTrips;
+  }
+
+  /** Read afresh each time (a cache key must not be stale), with the next row id beside it (nextRowSeen). */
   get generation(): string {
-    return String(this.meta(GENERATION) ?? 0);
+    return String(this.readGeneration());
+  }
+
+  private readGeneration(): number {
+    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [[GENERATION, NEXT_ROW]]);
+    const value = (k: string) => meta.find((r) => r.key === k)?.value;
+    const generation = value(GENERATION) ?? 0;
+    // Another process wrote since: if it rebuilt the index, the ids of the cached terms are stale.
+    if (!this.tx && this.generationSeen !== undefined && generation !== this.generationSeen) this.termIds.clear();
+    if (!this.tx) this.generationSeen = generation;
+    const nextRow = value(NEXT_ROW) ?? 1;
+    this.nextRowSeen = nextRow;
+    setImmediate(() => {
+      if (this.nextRowSeen === nextRow) this.nextRowSeen = undefined;
+    }).unref();
+    return generation;
   }
 
   private meta(key: string): number | undefined {
@@ -199,6 +249,7 @@ export class PgVersionArchive implements VersionBackend {
     // Another process wrote since: term ids it removed (a rebuild) must not come from our cache.
     if ((this.generationSeen !== undefined && generation !== this.generationSeen) || this.termIds.size >= MAX_CACHED_TERMS) this.termIds.clear();
     this.generationSeen = generation;
+    this.nextRowSeen = undefined;
     this.tx = {
       nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false,
       graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(),
@@ -218,6 +269,7 @@ export class PgVersionArchive implements VersionBackend {
       }
       commit.push({ sql: 'COMMIT' });
       this.db.run(commit);
+      this.nextRowSeen = undefined;
       return out;
     } catch (e) {
       // Ids of terms this transaction made are not in the database: not in the cache either.
@@ -611,13 +663,51 @@ export class PgVersionArchive implements VersionBackend {
 
   matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): number[] {
     const t = checkTime(at, 'matchAt');
-    const inGraphs = this.inGraphs(opts.graphs);
-    const where = this.patternWhere(pattern);
-    if (inGraphs === false || where === undefined) return [];
-    const n = where.args.length;
-    return this.db.query<{ id: number }>(
-      `SELECT q.id FROM vs_quads q WHERE ${[...where.sql, `q.to_t > $${n + 1}`, `q.from_t <= $${n + 1}`].join(' AND ')}${inGraphs}`,
-      [...where.args, t]).map((r) => r.id);
+    return this.db.run<{ id: number }>([this.matchStatement(t, [pattern], opts.graphs, 'ids')])[0]!.map((r) => r.id);
+  }
+
+  /**
+   * The rows of a selective query in as few round trips as its size allows: when the planner's estimate
+   * (an upper bound: it counted every row of each pattern, at any time) fits in a page, one statement
+   * resolves the terms, finds each pattern's rows at `at`, merges them and joins their terms; otherwise
+   * every pattern's row ids in one call, then their rows a page at a time.
+   */
+  *rowsMatchingAt(at: number, patterns: RowConstants[], estimate: number, opts: { graphs?: string[] } = {}): Generator<[rowid: number, row: QuadRow]> {
+    const t = checkTime(at, 'rowsMatchingAt');
+    if (patterns.length === 0) return;
+    if (estimate <= PAGE) {
+      for (const r of this.db.run<RawRow & { rid: number }>([this.matchStatement(t, patterns, opts.graphs, 'rows')])[0]!) yield [r.rid, toQuadRow(r)];
+      return;
+    }
+    const ids = new Set<number>();
+    for (const rows of this.db.run<{ id: number }>(patterns.map((p) => this.matchStatement(t, [p], opts.graphs, 'ids')))) for (const r of rows) ids.add(r.id);
+    yield* this.rowsById(Float64Array.from(ids).sort());
+  }
+
+  /**
+   * One statement for the rows valid at `t` that match any of `patterns` (and lie in `graphs`): their
+   * ids, or the rows with their terms in row-id order; every term resolved in the statement
+   * (resolvedConditions), the graphs' too.
+   */
+  private matchStatement(t: number, patterns: RowConstants[], graphs: string[] | undefined, what: 'ids' | 'rows'): SyncStatement {
+    const params: unknown[] = [t];
+    const param = (v: unknown) => `$${params.push(v)}`;
+    let inGraphs = '';
+    if (graphs) {
+      const nts = [...new Set(graphs.map(iriTerm))];
+      const ids = `(SELECT id FROM vs_terms WHERE h = ANY(${param(nts.map(termHash))}::bigint[]) AND nt = ANY(${param(nts)}::text[]))`;
+      inGraphs = ` AND (q.g IN ${ids} OR q.ng IN ${ids})`;
+    }
+    const selects = patterns.map((pattern) => {
+      const sql = resolvedConditions(pattern, param);
+      const columns = what === 'ids' ? 'q.id' : 'q.id, q.g, q.s, q.p, q.o, q.ng';
+      return `SELECT ${columns} FROM vs_quads q WHERE ${[...sql, 'q.to_t > $1', 'q.from_t <= $1'].join(' AND ')}${inGraphs}`;
+    });
+    if (what === 'ids') return { sql: selects.join(' UNION '), params };
+    return {
+      sql: `SELECT q.id AS rid, ${QUAD_COLUMNS} FROM (${selects.join(' UNION ')}) q ${QUAD_JOINS} ORDER BY q.id`,
+      params,
+    };
   }
 
   *rowsById(rowids: ArrayLike<number>): Generator<[rowid: number, row: QuadRow]> {
@@ -629,17 +719,18 @@ export class PgVersionArchive implements VersionBackend {
     }
   }
 
+  /** One round trip: the pattern's terms are resolved by the statement (see matchStatement). */
   countMatching(pattern: RowConstants, cap: number): number {
-    const where = this.patternWhere(pattern);
-    if (where === undefined) return 0;
-    const sql = where.sql.length ? `WHERE ${where.sql.join(' AND ')}` : '';
-    return this.db.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM vs_quads q ${sql} LIMIT $${where.args.length + 1}) x`,
-      [...where.args, Math.max(0, Math.floor(cap))])[0]!.n;
+    const params: unknown[] = [Math.max(0, Math.floor(cap))];
+    const sql = resolvedConditions(pattern, (v) => `$${params.push(v)}`);
+    return this.db.query<{ n: number }>(
+      `SELECT count(*)::bigint AS n FROM (SELECT 1 FROM vs_quads q ${sql.length ? `WHERE ${sql.join(' AND ')}` : ''} LIMIT $1) x`, params)[0]!.n;
   }
 
   /** The highest row id handed out (rows are deleted only on a rebuild): no count of the table. */
   rowsEstimate(): number {
-    return (this.meta(NEXT_ROW) ?? 1) - 1;
+    if (this.nextRowSeen === undefined) this.readGeneration();
+    return this.nextRowSeen! - 1;
   }
 
   namedGraphsAt(at: number, opts: { graphs?: string[] } = {}): QuadRow[] {
@@ -651,10 +742,19 @@ export class PgVersionArchive implements VersionBackend {
        WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1${inGraphs}`, [t])
       .map((r) => ({ graph: r.g.slice(1, -1), s: '', p: '', o: '', namedGraph: r.ng }));
   }
+}
 
-  private patternWhere(pattern: RowConstants): { sql: string[]; args: number[] } | undefined {
-    return patternConditions(pattern, (nt) => this.lookupTerm(nt), (n) => `$${n}`);
-  }
+/**
+ * A pattern's WHERE conditions (patternConditions) with each term resolved by the statement itself, a
+ * scalar subquery on vs_terms that PostgreSQL runs once before scanning: no look-up round trip, and a
+ * term the store lacks gives NULL, which matches nothing, as "not in the dictionary" did. `param` adds a
+ * statement parameter and returns its placeholder. patternConditions asks for a term's placeholder right
+ * after looking the term up, so the last term looked up is the one each placeholder stands for.
+ */
+function resolvedConditions(pattern: RowConstants, param: (value: unknown) => string): string[] {
+  let last = '';
+  const where = patternConditions(pattern, (nt) => ((last = nt), 0), () => `(SELECT id FROM vs_terms WHERE h = ${param(termHash(last))} AND nt = ${param(last)})`);
+  return where!.sql;
 }
 
 /** The crawl-log holes of src/query/log-gaps.ts, in vs_log_gaps. */
