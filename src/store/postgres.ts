@@ -6,7 +6,7 @@ import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './h
 import { UserError } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError } from './read-only.ts';
-import { redactUrl } from './redact.ts';
+import { parsePostgresUrl, redactUrl } from './redact.ts';
 import { WriteBatcher, type BatchLimits } from './pg-batch.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
@@ -30,26 +30,7 @@ function numbered(sql: string): string {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
-export { redactUrl };
-
-/**
- * Splits the datamonitor-only `schema` parameter off a postgres:// URL: the tables live in that
- * schema (via search_path), so several archives, or tests, share one database without meeting.
- */
-export function parsePostgresUrl(url: string): { connectionString: string; schema?: string } {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new UserError(`--db '${redactUrl(url)}' is not a valid URL; write it like postgres://user@host:5432/database`);
-  }
-  const schema = u.searchParams.get('schema') ?? undefined;
-  u.searchParams.delete('schema');
-  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new UserError(`schema '${schema}' in --db must be letters, digits and _ (at most 63), not starting with a digit`);
-  }
-  return { connectionString: u.toString(), schema };
-}
+export { parsePostgresUrl, redactUrl };
 
 /**
  * The PostgreSQL metadata store (seed 000's meta data store) for several processes or machines

@@ -35,14 +35,22 @@ describe('one program, from the sources or from a build', () => {
       const p = datamonitor();
       expect(p.status).toBe(70);
       expect(p.stderr).toMatch(/no build \(dist\/\).*run `npm ci` \(it builds\), or `npm run build`/);
-      // The package: dist/ only.
+      // Each build has early.js, run first with the command line (what a command starts before parsing it), then main.js.
+      const early = (name: string) => `export function startEarly(args) { process.stdout.write('${name} early ' + args.join(' ') + ', '); }\n`;
+      // The package: dist/ only, as tsc built it.
+      write('dist/cli/early.js', early('dist'));
       write('dist/cli/main.js', "export async function main(argv) { process.stdout.write('dist ' + argv.slice(2).join(' ')); }\n");
-      expect(datamonitor().stdout).toBe('dist x');
+      expect(datamonitor().stdout).toBe('dist early x, dist x');
+      // The package with the build's bundle (scripts/bundle.mjs): the bundle runs.
+      write('dist/bundle/early.js', early('bundle'));
+      write('dist/bundle/main.js', "export async function main(argv) { process.stdout.write('bundle ' + argv.slice(2).join(' ')); }\n");
+      expect(datamonitor().stdout).toBe('bundle early x, bundle x');
       // A checkout: src/ and tsx (the TypeScript below is not JavaScript: only tsx runs it).
+      write('src/cli/early.ts', "export function startEarly(args: string[]): void { process.stdout.write(`src early ${args.join(' ')}, `); }\n");
       write('src/cli/main.ts', "export async function main(argv: string[]): Promise<void> { process.stdout.write(`src ${argv.slice(2).join(' ')}`); }\n");
       fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-      expect(datamonitor().stdout).toBe('src x');
-      expect(datamonitor({ DATAMONITOR_DIST: '1' }).stdout).toBe('dist x');
+      expect(datamonitor().stdout).toBe('src early x, src x');
+      expect(datamonitor({ DATAMONITOR_DIST: '1' }).stdout).toBe('bundle early x, bundle x');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

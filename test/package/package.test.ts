@@ -121,6 +121,8 @@ describe('the published package', () => {
     expect(files).toContain('dist/crawler/analyse/worker.js');
     expect(files).toContain('dist/archive/warc-writer-worker.js');
     expect(files).toContain('dist/query/engine/worker.js'); // the query process's entry, forked by path
+    // The build's bundles (scripts/bundle.mjs): what the command and a query thread or process run.
+    expect(files).toEqual(expect.arrayContaining(['dist/bundle/early.js', 'dist/bundle/main.js', 'dist/bundle/query-worker.js']));
     expect(files).toContain('dist/extract/html/index.js');
   });
 

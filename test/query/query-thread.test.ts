@@ -5,7 +5,8 @@ import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempArchive, turtle, T0 } from './helpers.ts';
 import { repoRoot } from '../helpers.ts';
-import { QueryEngine, QueryLimitError, locationOf } from '../../src/query/engine/index.ts';
+import { DEFAULT_LIMITS, QueryEngine, QueryLimitError, locationOf } from '../../src/query/engine/index.ts';
+import { earlyQueryThread, heapMbFor, startQueryThreadEarly } from '../../src/query/engine/host.ts';
 import { UserError } from '../../src/util/errors.ts';
 import { EXIT } from '../../src/util/exit-codes.ts';
 import type { VersionArchive } from '../../src/query/version-store.ts';
@@ -116,6 +117,21 @@ describe('query engine, thread isolation', () => {
     abort.abort();
     expect((await failure(running)).name).toBe('AbortError');
     expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+  });
+
+  it('takes the thread the CLI started early, with what it said before (ready), or ends it when its bounds differ', async () => {
+    startQueryThreadEarly(heapMbFor(DEFAULT_LIMITS.memoryBytes));
+    // Its 'ready' came before any engine listened: kept, and given to the engine that takes the thread.
+    while (!earlyQueryThread()?.said.includes('ready')) await sleep(20);
+    const e = engine({ workers: 1 });
+    e.warm();
+    expect(earlyQueryThread()).toBeUndefined(); // taken, not left beside the engine's own
+    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+    // Started for a 64 MB heap: an engine with the default limits ends it and starts its own.
+    startQueryThreadEarly(64);
+    const other = engine({ workers: 1 });
+    expect(names(await text((await other.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
+    expect(earlyQueryThread()).toBeUndefined();
   });
 
   it('takes one query thread only: two would count each other in the process memory', () => {

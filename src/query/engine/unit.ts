@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { UserError } from '../../util/errors.ts';
 import { formatDuration } from '../../util/units.ts';
-import { startHost, type Isolation, type UnitHost } from './host.ts';
+import { heapMbFor, startHost, type Isolation, type UnitHost } from './host.ts';
 import { overMemory, overResult, overTime, QueryLimitError, type QueryLimits } from './limits.ts';
 import type { FromUnit, QueryTask, ResultHead, ToUnit } from './wire.ts';
 
@@ -55,7 +55,7 @@ export class QueryUnit {
     private readonly onDead: (u: QueryUnit) => void,
     isolation: Isolation = 'process',
   ) {
-    const heapMb = Math.max(64, Math.floor(limits.memoryBytes / 1024 ** 2));
+    const heapMb = heapMbFor(limits.memoryBytes);
     this.host = startHost(isolation, heapMb, {
       message: (m) => this.onMessage(m),
       stderr: (d) => (this.stderr = (this.stderr + d).slice(-STDERR_TAIL)),

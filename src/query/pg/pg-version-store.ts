@@ -1,6 +1,6 @@
 import type { Quad } from '@rdfjs/types';
 import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
-import { parsePostgresUrl, redactUrl } from '../../store/postgres.ts';
+import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
