@@ -14,6 +14,8 @@
  *   node bin/run-ts.mjs bench/scale-run.bench.ts [--documents 100000] [--quick] [--hosts 100] [--keep]
  *     --quick      2,000 documents, fewer query runs
  *     --keep       leave the archive (its path is printed) instead of deleting it
+ *     --profile-crawl DIR   the crawl process under `node --cpu-prof` (one .cpuprofile per thread in DIR);
+ *                  summarise with `node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE`
  * Prints markdown; the figures also go to bench/out/scale-run-<N>.json (docs/scale.md extrapolates from them).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,6 +32,7 @@ const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
 const CLI = path.join(ROOT, 'bin/datamonitor.mjs');
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 2_000 : 100_000));
 const HOSTS = Number(option('--hosts') ?? 100);
+const PROFILE_CRAWL = option('--profile-crawl');
 const CLI_RUNS = QUICK ? 2 : 4;
 const WARM_RUNS = QUICK ? 11 : 41;
 const PREFIX = 'PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> ';
@@ -119,7 +122,7 @@ function timed(cmd: string[], env: Record<string, string> = {}): Promise<Measure
   });
 }
 
-const cli = (argv: string[], env?: Record<string, string>) => timed([process.execPath, CLI, ...argv], env);
+const cli = (argv: string[], env?: Record<string, string>, nodeArgs: string[] = []) => timed([process.execPath, ...nodeArgs, CLI, ...argv], env);
 const child = (argv: string[]) => timed([process.execPath, RUN_TS, SELF, ...argv]);
 
 function must(name: string, m: Measured): Measured {
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
     // 1. The crawl, as a user runs it.
     process.stderr.write(`scale-run: crawling ${DOCUMENTS} documents on ${HOSTS} hosts into ${dir} ...\n`);
     const crawl = must('crawl', await cli(['crawl', seed, '--data', dir, '--proxy', proxy, '--allow-private', '--delay', '0', '--per-host', '4', '--concurrency', '64',
-      '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json']));
+      '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json'], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
     if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
     server.stdin!.end();
     const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
