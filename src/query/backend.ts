@@ -42,7 +42,7 @@ export interface CountRequest {
 }
 
 /** The N-Triples terms the count's SQL needs besides the pattern's (see sparql.ts: the dm:inDocument statements). */
-const IN_DOCUMENT_TERM = '<https://w3id.org/datamonitor/ns#inDocument>';
+export const IN_DOCUMENT_TERM = '<https://w3id.org/datamonitor/ns#inDocument>';
 const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
 
 /**

@@ -1,8 +1,8 @@
 import * as ox from 'oxigraph';
 import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
-import type { CountRequest, VersionBackend } from '../backend.ts';
+import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';
-import { DM, PROVENANCE_GRAPH } from '../../archive/namespace.ts';
+import { DM } from '../../archive/namespace.ts';
 
 /**
  * An aggregate the index answers by itself: `SELECT (COUNT(*) AS ?n) WHERE { s p o }` over one triple
@@ -30,9 +30,7 @@ export interface CountShape {
   variable: string;
 }
 
-export const IN_DOCUMENT_NT = `<${DM}inDocument>`;
-export const GRAPH_INDEX_NT = `<${DM}graphs>`;
-export const PROVENANCE_NT = `<${PROVENANCE_GRAPH}>`;
+const GRAPH_INDEX_NT = `<${DM}graphs>`;
 
 type Node = SparqlNode;
 
@@ -86,7 +84,7 @@ export async function countShape(text: string): Promise<CountShape | undefined> 
   } else {
     return undefined;
   }
-  const inDocument = pattern.p === undefined || pattern.p === IN_DOCUMENT_NT;
+  const inDocument = pattern.p === undefined || pattern.p === IN_DOCUMENT_TERM;
   return { pattern, distinct, inDocument, variable };
 }
 
