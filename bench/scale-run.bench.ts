@@ -111,6 +111,8 @@ async function warmChild(dataDir: string, plan: string): Promise<void> {
     }
   }
   const rssCountsMb = process.resourceUsage().maxRSS / 1024;
+  // Written now too: the comparison below loads a whole snapshot and may outlast a bench's time.
+  fs.writeFileSync(path.join(dataDir, 'warm-result.json'), JSON.stringify({ runs: out, counts: counts.map((c) => ({ ...c, body: undefined })), rssSelectiveMb, rssCountsMb }, null, 1));
   process.stderr.write(`warm: selective and counts done (${rssCountsMb.toFixed(0)} MB peak so far); the whole snapshot next\n`);
   // The differential check at the first instant (a quarter of the versions: the smallest snapshot, a past
   // instant), from the whole snapshot (loaded once, then kept for the rest).
@@ -260,7 +262,7 @@ async function main(): Promise<void> {
     };
     const queryRows: string[] = [];
     const cliByInstant: Array<{ at: string; ms: ReturnType<typeof stat>; cpu: ReturnType<typeof stat>; rssMb: number; answered: number }> = [];
-    for (const [n, at] of instants.entries()) {
+    for (const [n, at] of CLI_RUNS > 0 ? instants.entries() : []) {
       const iso = new Date(at).toISOString();
       const runs: Measured[] = [];
       for (const iri of subjectsAt(at, CLI_RUNS, n)) {
