@@ -14,6 +14,11 @@
  *   node bin/run-ts.mjs bench/scale-run.bench.ts [--documents 100000] [--quick] [--hosts 100] [--keep]
  *     --quick      2,000 documents, fewer query runs
  *     --keep       leave the archive (its path is printed) instead of deleting it
+ *     --archive DIR --crawled WALL,CPU,RSS,PAGES   go on from an archive an earlier run crawled (and indexed,
+ *                  or not), quoting that run's crawl line; --cli-runs N queries per instant; --skip-reads no
+ *                  stats/probe/export; --no-diff no whole-snapshot comparison in the warm process
+ *     --profile-crawl DIR   the crawl process under `node --cpu-prof` (one .cpuprofile per thread in DIR);
+ *                  summarise with `node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE`
  *
  * The PostgreSQL half (pgMain below): the archive of a run kept with --keep, its crawl log moved into a fresh
  * schema of PostgreSQL in log order (as workers would have written it, 1,000 rows a transaction), then the same index catch-up, queries at
@@ -36,10 +41,15 @@ const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
 const CLI = path.join(ROOT, 'bin/datamonitor.mjs');
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 2_000 : 100_000));
 const HOSTS = Number(option('--hosts') ?? 100);
-const CLI_RUNS = QUICK ? 2 : 4;
+const PROFILE_CRAWL = option('--profile-crawl');
+const CLI_RUNS = Number(option('--cli-runs') ?? (QUICK ? 2 : 4));
+/** An archive an earlier run crawled (kept with --keep): the crawl is not run again; `--crawled WALL,CPU,RSS,PAGES` are its figures from that run's line. */
+const ARCHIVE = option('--archive');
 const WARM_RUNS = QUICK ? 11 : 41;
 const PREFIX = 'PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> ';
 const COUNT_ALL = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }';
+/** Unselective aggregates the planner counts in SQL (src/query/plan/count.ts): every triple, one predicate, its subjects. */
+const COUNTS = [COUNT_ALL, `${PREFIX}SELECT (COUNT(*) AS ?n) WHERE { ?s rdfs:label ?o }`, `${PREFIX}SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s rdfs:label ?o }`];
 
 // ---------------------------------------------------------------- children
 
@@ -73,29 +83,74 @@ async function catchUpChild(dataDir: string): Promise<void> {
   process.stdout.write(JSON.stringify({ versions: c.versions, rows: c.rows, failed: c.failed, bulk: c.bulk, quadRows: stats.rows }) + '\n');
 }
 
-/** Selective queries in one warm process: `--subjects` is a JSON list of [instant, IRI]. */
+/**
+ * Selective queries in one warm process (`--plan` is a JSON list of [instant, IRI]), then the counts through
+ * the planner (pushed down to SQL: src/query/plan/count.ts), then the differential check at the middle
+ * instant: the same selective queries and counts from the whole snapshot (plan: snapshot), bytes compared.
+ */
 async function warmChild(dataDir: string, plan: string): Promise<void> {
   const { openVersionStore, runQuery } = await import('../src/query/index.ts');
   const work = JSON.parse(fs.readFileSync(plan, 'utf8')) as Array<{ at: number; iri: string }>;
   const pgUrl = option('--db');
   const archive = pgUrl ? new (await import('../src/query/index.ts')).PgVersionArchive(pgUrl, { readonly: true }) : openVersionStore(dataDir, { readonly: true });
   const trips = () => ('roundTrips' in archive ? (archive.roundTrips as number) : 0);
-  await runQuery(archive, `${PREFIX}SELECT ?l WHERE { <${work[0]!.iri}> rdfs:label ?l }`, { at: work[0]!.at }); // modules and parser loaded
+  const selective = (iri: string) => `${PREFIX}SELECT ?l WHERE { <${iri}> rdfs:label ?l }`;
+  await runQuery(archive, selective(work[0]!.iri), { at: work[0]!.at }); // modules and parser loaded
   const out: Array<{ at: number; ms: number; rows: number; plan?: string; trips: number }> = [];
+  const bodies = new Map<string, string>();
   for (const w of work) {
     const t = performance.now();
     const trips0 = trips();
-    const r = await runQuery(archive, `${PREFIX}SELECT ?l WHERE { <${w.iri}> rdfs:label ?l }`, { at: w.at });
+    const r = await runQuery(archive, selective(w.iri), { at: w.at });
     const ms = performance.now() - t;
     const rows = (JSON.parse(String(r.body)) as { results: { bindings: unknown[] } }).results.bindings.length;
     out.push({ at: w.at, ms, rows, plan: r.plan, trips: trips() - trips0 });
+    bodies.set(`${w.at} ${w.iri}`, String(r.body));
   }
-  const t = performance.now();
-  // In process, without the CLI's query-process limits: what the COUNT costs when it is let run.
-  const count = await runQuery(archive, COUNT_ALL, { at: work.at(-1)!.at });
-  const countMs = performance.now() - t;
+  const rssSelectiveMb = process.resourceUsage().maxRSS / 1024;
+  const instants = [...new Set(work.map((w) => w.at))];
+  const counts: Array<{ query: string; at: number; ms: number; cpuMs: number; plan?: string; value?: string; body: string }> = [];
+  for (const at of [instants.at(-1)!, instants[0]!]) {
+    for (const query of COUNTS) {
+      const t = performance.now();
+      const c0 = process.cpuUsage();
+      const r = await runQuery(archive, query, { at });
+      const c = process.cpuUsage(c0);
+      counts.push({ query, at, ms: performance.now() - t, cpuMs: (c.user + c.system) / 1000, plan: r.plan, value: /"value":"(\d+)"/.exec(String(r.body))?.[1], body: String(r.body) });
+    }
+  }
+  const rssCountsMb = process.resourceUsage().maxRSS / 1024;
+  // Written now too: the comparison below loads a whole snapshot and may outlast a bench's time.
+  fs.writeFileSync(path.join(dataDir, 'warm-result.json'), JSON.stringify({ runs: out, counts: counts.map((c) => ({ ...c, body: undefined })), rssSelectiveMb, rssCountsMb }, null, 1));
+  process.stderr.write(`warm: selective and counts done (${rssCountsMb.toFixed(0)} MB peak so far); the whole snapshot next\n`);
+  // The differential check at the first instant (a quarter of the versions: the smallest snapshot, a past
+  // instant), from the whole snapshot (loaded once, then kept for the rest).
+  const mid = instants[0]!;
+  const diff = { at: mid, compared: 0, equal: 0, differences: [] as string[], snapshotMs: 0, snapshotQuads: 0 };
+  if (!flag('--no-diff')) {
+    const t = performance.now();
+    for (const w of work.filter((x) => x.at === mid).slice(0, 20)) {
+      const whole = await runQuery(archive, selective(w.iri), { at: mid, plan: 'snapshot' });
+      if (diff.compared === 0) {
+        diff.snapshotMs = performance.now() - t;
+        diff.snapshotQuads = whole.quads;
+      }
+      diff.compared++;
+      if (String(whole.body) === bodies.get(`${mid} ${w.iri}`)) diff.equal++;
+      else diff.differences.push(`${w.iri}: ${String(whole.body).slice(0, 200)} / ${bodies.get(`${mid} ${w.iri}`)?.slice(0, 200)}`);
+    }
+    for (const c of counts.filter((x) => x.at === mid)) {
+      const whole = await runQuery(archive, c.query, { at: mid, plan: 'snapshot' });
+      diff.compared++;
+      if (String(whole.body) === c.body) diff.equal++;
+      else diff.differences.push(`${c.query}: ${String(whole.body).slice(0, 200)} / ${c.body.slice(0, 200)}`);
+    }
+  }
   await archive.close();
-  process.stdout.write(JSON.stringify({ runs: out, countMs, count: String(count.body).slice(0, 300), countPlan: count.plan }) + '\n');
+  const last = counts[0]!;
+  const result = { runs: out, countMs: last.ms, count: last.body.slice(0, 300), countPlan: last.plan, counts: counts.map((c) => ({ ...c, body: undefined })), diff, rssSelectiveMb, rssCountsMb };
+  fs.writeFileSync(path.join(dataDir, 'warm-result.json'), JSON.stringify(result, null, 1));
+  process.stdout.write(JSON.stringify(result) + '\n');
 }
 
 // ---------------------------------------------------------------- parent
@@ -128,7 +183,7 @@ function timed(cmd: string[], env: Record<string, string> = {}): Promise<Measure
   });
 }
 
-const cli = (argv: string[], env?: Record<string, string>) => timed([process.execPath, CLI, ...argv], env);
+const cli = (argv: string[], env?: Record<string, string>, nodeArgs: string[] = []) => timed([process.execPath, ...nodeArgs, CLI, ...argv], env);
 const child = (argv: string[]) => timed([process.execPath, RUN_TS, SELF, ...argv]);
 
 function must(name: string, m: Measured): Measured {
@@ -155,29 +210,35 @@ const stat = (xs: number[]) => {
 async function main(): Promise<void> {
   if (!(Number.isInteger(DOCUMENTS) && DOCUMENTS >= 100)) throw new Error(`--documents must be an integer ≥ 100, got ${option('--documents')}`);
   if (spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status !== 0) throw new Error('this bench needs GNU time (/usr/bin/time): apt-get install time');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dm-scale-run-${DOCUMENTS}-`));
-  const server = spawn(process.execPath, [RUN_TS, SELF, '--child', 'web', '--documents', String(DOCUMENTS), '--hosts', String(HOSTS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const dir = ARCHIVE ?? fs.mkdtempSync(path.join(os.tmpdir(), `dm-scale-run-${DOCUMENTS}-`));
+  const server = ARCHIVE ? undefined : spawn(process.execPath, [RUN_TS, SELF, '--child', 'web', '--documents', String(DOCUMENTS), '--hosts', String(HOSTS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const result: Record<string, unknown> = { documents: DOCUMENTS, hosts: HOSTS, cores: os.cpus().length, node: process.version, started: new Date().toISOString() };
   const rows: string[] = [];
   const row = (name: string, m: Measured, extra = '') => rows.push(`| ${name} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.rssMb.toFixed(0)} | ${m.code === 0 ? '' : `exit ${m.code} `}${extra} |`);
   const loads: number[] = [];
   const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 10_000);
   try {
-    const { seed, proxy } = await new Promise<{ seed: string; proxy: string }>((resolve, reject) => {
-      let buf = '';
-      server.stdout!.on('data', (d: Buffer) => {
-        buf += d.toString();
-        if (buf.includes('\n')) resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))));
+    let crawl: Measured;
+    if (ARCHIVE) {
+      const [seconds, cpuSeconds, rssMb, pages] = (option('--crawled') ?? '').split(',').map(Number);
+      crawl = { seconds: seconds!, cpuSeconds: cpuSeconds!, rssMb: rssMb!, code: 0, stdout: JSON.stringify({ documents: pages, triples: NaN }), stderr: '' };
+    } else {
+      const { seed, proxy } = await new Promise<{ seed: string; proxy: string }>((resolve, reject) => {
+        let buf = '';
+        server!.stdout!.on('data', (d: Buffer) => {
+          buf += d.toString();
+          if (buf.includes('\n')) resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))));
+        });
+        server!.once('exit', (code) => reject(new Error(`the site exited (${code}) before it was ready`)));
       });
-      server.once('exit', (code) => reject(new Error(`the site exited (${code}) before it was ready`)));
-    });
 
-    // 1. The crawl, as a user runs it.
-    process.stderr.write(`scale-run: crawling ${DOCUMENTS} documents on ${HOSTS} hosts into ${dir} ...\n`);
-    const crawl = must('crawl', await cli(['crawl', seed, '--data', dir, '--proxy', proxy, '--allow-private', '--delay', '0', '--per-host', '4', '--concurrency', '64',
-      '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json']));
-    if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
-    server.stdin!.end();
+      // 1. The crawl, as a user runs it.
+      process.stderr.write(`scale-run: crawling ${DOCUMENTS} documents on ${HOSTS} hosts into ${dir} ...\n`);
+      crawl = must('crawl', await cli(['crawl', seed, '--data', dir, '--proxy', proxy, '--allow-private', '--delay', '0', '--per-host', '4', '--concurrency', '64',
+        '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json'], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
+      if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
+      server!.stdin!.end();
+    }
     const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
     const { default: Database } = await import('better-sqlite3');
     const meta = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
@@ -186,7 +247,7 @@ async function main(): Promise<void> {
     meta.close();
     const tripleVersions = versions.reduce((n, v) => n + v.triples, 0);
     const pagesPerS = summary.documents / crawl.seconds;
-    row('`crawl --delay 0` (site and proxy in another process)', crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
+    row(`\`crawl --delay 0\` (site and proxy in another process)${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
     Object.assign(result, { crawl: { ...crawl, stdout: undefined, stderr: undefined, pages: summary.documents, versions: versions.length, triples: summary.triples, logRows, tripleVersions } });
 
     // 2. The index catch-up the first query would wait for.
@@ -210,7 +271,7 @@ async function main(): Promise<void> {
     };
     const queryRows: string[] = [];
     const cliByInstant: Array<{ at: string; ms: ReturnType<typeof stat>; cpu: ReturnType<typeof stat>; rssMb: number; answered: number }> = [];
-    for (const [n, at] of instants.entries()) {
+    for (const [n, at] of CLI_RUNS > 0 ? instants.entries() : []) {
       const iso = new Date(at).toISOString();
       const runs: Measured[] = [];
       for (const iri of subjectsAt(at, CLI_RUNS, n)) {
@@ -227,28 +288,41 @@ async function main(): Promise<void> {
     const work = instants.flatMap((at, n) => subjectsAt(at, WARM_RUNS, n + 3).map((iri) => ({ at, iri })));
     fs.writeFileSync(plan, JSON.stringify(work));
     const warm = must('warm queries + COUNT', await child(['--child', 'warm', '--dir', dir, '--plan', plan]));
-    let warmJson: { runs: Array<{ at: number; ms: number; rows: number; plan?: string }>; countMs: number; count: string } | undefined;
+    let warmJson: {
+      runs: Array<{ at: number; ms: number; rows: number; plan?: string }>; countMs: number; count: string; rssSelectiveMb: number; rssCountsMb: number;
+      counts: Array<{ query: string; at: number; ms: number; cpuMs: number; plan?: string; value?: string }>;
+      diff: { at: number; compared: number; equal: number; differences: string[]; snapshotMs: number; snapshotQuads: number };
+    } | undefined;
     if (warm.code === 0) warmJson = JSON.parse(warm.stdout.trim().split('\n').at(-1)!);
     for (const [n, at] of instants.entries()) {
       const rs = warmJson?.runs.filter((r) => r.at === at) ?? [];
       const s = stat(rs.map((r) => r.ms));
-      queryRows.push(`| warm process (runQuery on the open index), ${['a quarter', 'half', 'all'][n]} | ${rs.length} | ${s.median.toFixed(1)} ms | ${s.p95.toFixed(1)} ms | | ${n === 0 ? `${warm.rssMb.toFixed(0)} MB (whole child, with the COUNT)` : ''} | plan: ${[...new Set(rs.map((r) => r.plan))].join(', ')}; ${rs.filter((r) => r.rows > 0).length}/${rs.length} answered |`);
+      queryRows.push(`| warm process (runQuery on the open index), ${['a quarter', 'half', 'all'][n]} | ${rs.length} | ${s.median.toFixed(1)} ms | ${s.p95.toFixed(1)} ms | | ${n === 0 && warmJson ? `${warmJson.rssSelectiveMb.toFixed(0)} MB (the process after its selective queries)` : ''} | plan: ${[...new Set(rs.map((r) => r.plan))].join(', ')}; ${rs.filter((r) => r.rows > 0).length}/${rs.length} answered |`);
     }
     Object.assign(result, { queries: { cli: cliByInstant, warm: warmJson?.runs, warmRssMb: warm.rssMb } });
 
-    // 4. The unselective COUNT: the CLI with its default limits, and the warm process with generous ones.
+    // 4. Unselective counts: the CLI with its default limits, the warm process through the planner, and there the whole snapshot's answers compared.
     const count = must('COUNT', await cli(['query', '--data', dir, '--at', new Date(instants[2]!).toISOString(), '--json', COUNT_ALL]));
     const counted = /"n"\s*:\s*\{[^}]*"value"\s*:\s*"(\d+)"/.exec(count.stdout)?.[1];
     queryRows.push(`| \`datamonitor query '${COUNT_ALL}'\` (default limits) | 1 | ${(count.seconds * 1000).toFixed(0)} ms | | ${(count.cpuSeconds * 1000).toFixed(0)} ms | ${count.rssMb.toFixed(0)} MB | ${count.code === 0 ? `${counted ?? '?'} triples` : `exit ${count.code}: ${count.stderr.trim().split('\n').at(-1)?.slice(0, 200)}`} |`);
-    if (warmJson) queryRows.push(`| the same COUNT in the warm process (no limits) | 1 | ${warmJson.countMs.toFixed(0)} ms | | | (above) | ${/"value":"(\d+)"/.exec(warmJson.count)?.[1] ?? warmJson.count.slice(0, 80)} |`);
-    Object.assign(result, { count: { seconds: count.seconds, cpuSeconds: count.cpuSeconds, rssMb: count.rssMb, code: count.code, counted, warmMs: warmJson?.countMs } });
+    const countP = must('COUNT of a predicate', await cli(['query', '--data', dir, '--at', new Date(instants[2]!).toISOString(), '--json', COUNTS[1]!]));
+    const countedP = /"n"\s*:\s*\{[^}]*"value"\s*:\s*"(\d+)"/.exec(countP.stdout)?.[1];
+    queryRows.push(`| \`datamonitor query 'SELECT (COUNT(*) AS ?n) WHERE { ?s rdfs:label ?o }'\` (default limits) | 1 | ${(countP.seconds * 1000).toFixed(0)} ms | | ${(countP.cpuSeconds * 1000).toFixed(0)} ms | ${countP.rssMb.toFixed(0)} MB | ${countP.code === 0 ? `${countedP ?? '?'} labels` : `exit ${countP.code}: ${countP.stderr.trim().split('\n').at(-1)?.slice(0, 200)}`} |`);
+    for (const c of warmJson?.counts ?? []) {
+      queryRows.push(`| warm process: \`${c.query.replace(PREFIX, '')}\` at ${c.at === instants[2] ? 'the end' : 'a quarter'} | 1 | ${c.ms.toFixed(0)} ms | | ${c.cpuMs.toFixed(0)} ms | | plan: ${c.plan}; ${c.value} |`);
+    }
+    if (warmJson && warmJson.diff.compared > 0) {
+      const d = warmJson.diff;
+      queryRows.push(`| warm process: the same selective queries and counts at a quarter from the whole snapshot (plan: snapshot) | ${d.compared} | ${d.snapshotMs.toFixed(0)} ms (the first: loads ${d.snapshotQuads.toLocaleString('en')} quads) | | | ${warm.rssMb.toFixed(0)} MB (whole child, with the snapshot) | **${d.equal}/${d.compared} equal bytes** |`);
+    }
+    Object.assign(result, { count: { seconds: count.seconds, cpuSeconds: count.cpuSeconds, rssMb: count.rssMb, code: count.code, counted, warmMs: warmJson?.countMs, predicate: { seconds: countP.seconds, cpuSeconds: countP.cpuSeconds, rssMb: countP.rssMb, code: countP.code, counted: countedP }, warm: warmJson?.counts, diff: warmJson?.diff } });
 
     // 5. Whole-archive reads.
     const reads: Array<[string, Measured]> = [];
-    reads.push(['`stats --json`', must('stats', await cli(['stats', '--data', dir, '--json']))]);
-    reads.push(['CDX domain query paged to its end over HTTP + dashboard overview reads (src/testkit/cdx-probe.ts)', must('probe', await timed([process.execPath, RUN_TS, path.join(ROOT, 'src/testkit/cdx-probe.ts'), dir, '10000']))]);
+    if (!flag('--skip-reads')) reads.push(['`stats --json`', must('stats', await cli(['stats', '--data', dir, '--json']))]);
+    if (!flag('--skip-reads')) reads.push(['CDX domain query paged to its end over HTTP + dashboard overview reads (src/testkit/cdx-probe.ts)', must('probe', await timed([process.execPath, RUN_TS, path.join(ROOT, 'src/testkit/cdx-probe.ts'), dir, '10000']))]);
     const warcOut = path.join(os.tmpdir(), `dm-scale-run-export-${process.pid}.warc.gz`);
-    reads.push(['`export --format warc`', must('export warc', await cli(['export', '--data', dir, '--format', 'warc', '-o', warcOut]))]);
+    if (!flag('--skip-reads')) reads.push(['`export --format warc`', must('export warc', await cli(['export', '--data', dir, '--format', 'warc', '-o', warcOut]))]);
     fs.rmSync(warcOut, { force: true });
     for (const [name, m] of reads) row(name, m);
     Object.assign(result, { reads: Object.fromEntries(reads.map(([n, m]) => [n, { seconds: m.seconds, cpuSeconds: m.cpuSeconds, rssMb: m.rssMb, code: m.code }])) });
@@ -285,8 +359,8 @@ async function main(): Promise<void> {
     process.stdout.write(report + '\n');
   } finally {
     clearInterval(loadTimer);
-    server.stdin?.end();
-    if (flag('--keep')) process.stderr.write(`scale-run: archive kept in ${dir}\n`);
+    server?.stdin?.end();
+    if (flag('--keep') || ARCHIVE) process.stderr.write(`scale-run: archive kept in ${dir}\n`);
     else fs.rmSync(dir, { recursive: true, force: true });
   }
 }

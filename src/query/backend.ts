@@ -31,6 +31,64 @@ export function patternConditions(pattern: RowConstants, lookup: (nt: string) =>
   return { sql, args };
 }
 
+/** What a count at T asks of the rows (plan/count.ts says what the snapshot holds, which this must match). */
+export interface CountRequest {
+  /** COUNT(DISTINCT …) over these positions; undefined: every quad of the snapshot that matches, once. */
+  distinct?: Array<'s' | 'p' | 'o'>;
+  /** The pattern may match the snapshot's `G dm:inDocument D` statements: count those too. */
+  inDocument: boolean;
+  /** Object terms the engine holds as one term (plan/count.ts sameTerms): each id to its class's id. */
+  sameTerm?: Map<number, number>;
+}
+
+/** The N-Triples terms the count's SQL needs besides the pattern's (see sparql.ts: the dm:inDocument statements). */
+export const IN_DOCUMENT_TERM = '<https://w3id.org/datamonitor/ns#inDocument>';
+const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
+
+/**
+ * The SQL of a count at T, for both stores (`quads` the table, `param(n)` the dialect's placeholder, `ngColumn`
+ * the named-graph column or NULL, `namedAtT` whether a named-graph row is valid at `at`), with its arguments; undefined when nothing can match (a constant missing
+ * from the dictionary, and no dm:inDocument statement that could). Rows of a named graph are counted as the
+ * snapshot holds them: once per (s, p, o, graph), the graph being the named graph else the document; the
+ * dm:inDocument statements are one per (named graph, document), in a graph (id -2) no row has.
+ */
+export function countSql(pattern: RowConstants, req: CountRequest, at: number, lookup: (nt: string) => number | undefined,
+  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean): { sql: string; args: number[] } | undefined {
+  const args: number[] = [];
+  const arg = (v: number): string => {
+    args.push(v);
+    return param(args.length);
+  };
+  const valid = (): string => `q.to_t > ${arg(at)} AND q.from_t <= ${arg(at)}`;
+  const parts: string[] = [];
+  const ids = { s: pattern.s === undefined ? undefined : lookup(pattern.s), p: pattern.p === undefined ? undefined : lookup(pattern.p), o: pattern.o === undefined ? undefined : lookup(pattern.o) };
+  const missing = (['s', 'p', 'o'] as const).some((k) => pattern[k] !== undefined && ids[k] === undefined);
+  // No named-graph row valid at T (the caller asked): every row is its own quad of its document and no dm:inDocument statement exists.
+  const named = ngColumn !== 'NULL' && namedAtT;
+  const graph = named ? `COALESCE(${ngColumn}, q.g)` : 'q.g';
+  if (!missing) {
+    const where = (['s', 'p', 'o'] as const).filter((k) => ids[k] !== undefined).map((k) => `q.${k} = ${arg(ids[k]!)}`);
+    // Ids are integers of the dictionary: written into the SQL, not bound (a CASE of thousands of parameters).
+    const same = req.sameTerm && req.sameTerm.size > 0 ? `CASE q.o ${[...req.sameTerm].map(([id, to]) => `WHEN ${Math.trunc(id)} THEN ${Math.trunc(to)}`).join(' ')} ELSE q.o END` : 'q.o';
+    parts.push(`SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...where, valid()].join(' AND ')}`);
+  }
+  if (req.inDocument && named) {
+    // `G dm:inDocument D`: subject the named graph, object the document; none for the provenance graph (sparql.ts).
+    const subject = pattern.s === undefined ? undefined : lookup(pattern.s);
+    const object = pattern.o === undefined ? undefined : lookup(pattern.o);
+    if (!(pattern.s !== undefined && subject === undefined) && !(pattern.o !== undefined && object === undefined)) {
+      const where = [`${ngColumn} IS NOT NULL`, `${ngColumn} <> ${arg(lookup(PROVENANCE_TERM) ?? -1)}`];
+      if (subject !== undefined) where.push(`${ngColumn} = ${arg(subject)}`);
+      if (object !== undefined) where.push(`q.g = ${arg(object)}`);
+      parts.push(`SELECT DISTINCT ${ngColumn} AS s, ${arg(lookup(IN_DOCUMENT_TERM) ?? -1)} AS p, q.g AS o, -2 AS gg FROM ${quads} q WHERE ${[...where, valid()].join(' AND ')}`);
+    }
+  }
+  if (parts.length === 0) return undefined;
+  if (!named && req.distinct === undefined && !(req.sameTerm && req.sameTerm.size > 0)) return { sql: `SELECT count(*) AS n FROM (${parts[0]}) x`, args };
+  const columns = req.distinct === undefined ? 's, p, o, gg' : req.distinct.length === 0 ? '1' : req.distinct.join(', ');
+  return { sql: `WITH m AS (${parts.join(' UNION ALL ')}) SELECT count(*) AS n FROM (SELECT DISTINCT ${columns} FROM m) x`, args };
+}
+
 /** The holes in the crawl-log ids an index went past (src/query/log-gaps.ts), kept beside the index. */
 export interface LogGapStore {
   list(): LogGap[];
@@ -100,5 +158,11 @@ export interface VersionBackend extends VersionedGraphStore {
   rowsMatchingAt?(at: number, patterns: RowConstants[], estimate: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
   countMatching(pattern: RowConstants, cap: number): number;
   rowsEstimate(): number;
+  /** The count of countSql at `at` (plan/count.ts: only where it is the engine's count). */
+  countAt(at: number, pattern: RowConstants, req: CountRequest): number;
+  /** Literal terms with a datatype or a language tag, id above `after`, in id order, at most `limit` (plan/count.ts). */
+  literalTerms(after: number, limit: number): Array<{ id: number; nt: string }>;
+  /** The dictionary ids of N-Triples terms (undefined: not in it). */
+  idsOfTerms(nts: string[]): Array<number | undefined>;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];
 }

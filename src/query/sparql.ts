@@ -147,7 +147,13 @@ export async function runQuery(archive: VersionBackend, sparql: string, opts: Qu
   // makes the next query reload, never this one keep a stale snapshot.
   const key = snapshotKey(archive, at, graphs);
   const loaded = lastSnapshot.get(archive)?.key === key;
-  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv() });
+  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv(), wholeDataset: graphs === undefined && !dataset && !shape.hasDataset });
+  if (plan.kind === 'count') {
+    const n = archive.countAt(at, plan.count.pattern, { distinct: plan.count.distinct, inDocument: plan.count.inDocument, sameTerm: plan.sameTerm });
+    // The engine writes the answer (one row, an xsd:integer), so that every format is the bytes the snapshot's query gives.
+    const body = serialise(EMPTY(), analyseQuery(`SELECT ?${plan.count.variable} WHERE { VALUES ?${plan.count.variable} { ${n} } }`), format, undefined);
+    return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: 0, plan: plan.kind };
+  }
   // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
   if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
   const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, plan) : cachedSnapshot(archive, key, at, graphs);

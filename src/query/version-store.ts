@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
-import { patternConditions, type RowConstants, type VersionBackend } from './backend.ts';
+import { countSql, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
@@ -602,6 +602,22 @@ export class VersionArchive implements VersionBackend {
     const sql = where.sql.length ? `WHERE ${where.sql.join(' AND ')}` : '';
     return this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM quads q ${sql} LIMIT ?)`)
       .get(...where.args, Math.max(0, Math.floor(cap)))!.n;
+  }
+
+  countAt(at: number, pattern: RowConstants, req: CountRequest): number {
+    const t = checkTime(at, 'countAt');
+    const namedAtT = this.ngColumn !== 'NULL' && this.db.prepare('SELECT 1 FROM quads q WHERE q.ng IS NOT NULL AND q.to_t > ? AND q.from_t <= ? LIMIT 1').get(t, t) !== undefined;
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => '?', 'quads', this.ngColumn, namedAtT);
+    return q ? (this.db.prepare<unknown[], { n: number }>(q.sql).get(...q.args)!.n) : 0;
+  }
+
+  literalTerms(after: number, limit: number): Array<{ id: number; nt: string }> {
+    return this.db.prepare<[number, number], { id: number; nt: string }>(
+      `SELECT id, nt FROM terms WHERE id > ? AND nt LIKE '"%' AND (nt LIKE '%"^^<%' OR nt LIKE '%"@%') ORDER BY id LIMIT ?`).all(after, limit);
+  }
+
+  idsOfTerms(nts: string[]): Array<number | undefined> {
+    return nts.map((nt) => this.lookupTerm(nt));
   }
 
   /** About how many rows the store holds, without counting them (rows are deleted only on a rebuild). */

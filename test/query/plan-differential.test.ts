@@ -148,7 +148,8 @@ describe('query planner: only the rows of the query’s patterns, or the whole s
   });
 
   it('the planner keeps the whole snapshot for an unselective query, and for one already loaded', async () => {
-    const unselective = await runQuery(archive, `${P} SELECT (COUNT(*) AS ?n) WHERE { ?r ?p ?o }`, { at: T1 });
+    // (A COUNT over that one pattern is counted in SQL instead: plan-count.test.ts.)
+    const unselective = await runQuery(archive, `${P} SELECT (COUNT(*) AS ?n) WHERE { ?r ?p ?o FILTER(isIRI(?o)) }`, { at: T1 });
     expect(unselective.plan).toBe('snapshot');
     // The snapshot of T1 is loaded now: a selective query about T1 is answered from it at no cost.
     const selective = await runQuery(archive, `${P} SELECT ?l WHERE { ${id(3)} rdfs:label ?l }`, { at: T1 });

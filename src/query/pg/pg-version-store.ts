@@ -4,7 +4,7 @@ import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
-import { patternConditions, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
+import { countSql, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, intervalsByQuad, termHash, toQuadRow, tripleHash, type RawRow,
 } from '../version-store.ts';
@@ -725,6 +725,22 @@ export class PgVersionArchive implements VersionBackend {
     const sql = resolvedConditions(pattern, (v) => `$${params.push(v)}`);
     return this.db.query<{ n: number }>(
       `SELECT count(*)::bigint AS n FROM (SELECT 1 FROM vs_quads q ${sql.length ? `WHERE ${sql.join(' AND ')}` : ''} LIMIT $1) x`, params)[0]!.n;
+  }
+
+  countAt(at: number, pattern: RowConstants, req: CountRequest): number {
+    const t = checkTime(at, 'countAt');
+    const namedAtT = this.db.query('SELECT 1 FROM vs_quads q WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1 LIMIT 1', [t]).length > 0;
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), (n) => `$${n}::bigint`, 'vs_quads', 'q.ng', namedAtT);
+    return q ? Number(this.db.query<{ n: number }>(q.sql.replace('count(*) AS n', 'count(*)::bigint AS n'), q.args)[0]!.n) : 0;
+  }
+
+  literalTerms(after: number, limit: number): Array<{ id: number; nt: string }> {
+    return this.db.query<{ id: number; nt: string }>(
+      `SELECT id, nt FROM vs_terms WHERE id > $1 AND nt LIKE '"%' AND (nt LIKE '%"^^<%' OR nt LIKE '%"@%') ORDER BY id LIMIT $2`, [after, limit]).map((r) => ({ id: Number(r.id), nt: r.nt }));
+  }
+
+  idsOfTerms(nts: string[]): Array<number | undefined> {
+    return nts.map((nt) => this.lookupTerm(nt));
   }
 
   /** The highest row id handed out (rows are deleted only on a rebuild): no count of the table. */

@@ -146,29 +146,30 @@ class Walker {
     return this.constant(term);
   }
 
-  /**
-   * A term as the archive's N-Triples text, only when an exact match of that text is what the engine
-   * matches too. IRIs are; plain strings are. Typed literals are not (the engine compares some datatypes
-   * by value: "01"^^xsd:integer is 1), nor language tags (compared case-insensitively): those positions
-   * stay open, which reads more rows, never fewer.
-   */
+  /** See constantOf. */
   private constant(term: Node): string | undefined {
-    if (term?.type !== 'term') return undefined;
-    if (term.subType === 'namedNode') {
-      const iri = this.iri(term);
-      return iri === undefined ? undefined : ntTerm(namedNode(iri));
-    }
-    if (term.subType === 'literal') {
-      const tag = term.langOrIri;
-      if (tag === undefined) return ntTerm(literal(term.value));
-      if (typeof tag === 'object' && this.iri(tag) === XSD_STRING) return ntTerm(literal(term.value));
-    }
-    return undefined;
+    return constantOf(term, this.iris);
   }
+}
 
-  private iri(term: Node): string | undefined {
-    return this.iris.iri(term);
+/**
+ * A term as the archive's N-Triples text, only when an exact match of that text is what the engine
+ * matches too. IRIs are; plain strings are. Typed literals are not (the engine compares some datatypes
+ * by value: "01"^^xsd:integer is 1), nor language tags (compared case-insensitively): those positions
+ * stay open, which reads more rows, never fewer.
+ */
+export function constantOf(term: Node, iris: IriResolver): string | undefined {
+  if (term?.type !== 'term') return undefined;
+  if (term.subType === 'namedNode') {
+    const iri = iris.iri(term);
+    return iri === undefined ? undefined : ntTerm(namedNode(iri));
   }
+  if (term.subType === 'literal') {
+    const tag = term.langOrIri;
+    if (tag === undefined) return ntTerm(literal(term.value));
+    if (typeof tag === 'object' && iris.iri(tag) === XSD_STRING) return ntTerm(literal(term.value));
+  }
+  return undefined;
 }
 
 function clean(p: RowPattern): RowPattern {

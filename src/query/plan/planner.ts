@@ -1,5 +1,6 @@
 import type { VersionBackend } from '../backend.ts';
 import { queryReads, type RowPattern } from './patterns.ts';
+import { countShape, sameTerms, type CountShape } from './count.ts';
 
 /**
  * How a query at T gets its data: `snapshot` loads every quad valid at T (and is kept for the next query
@@ -9,7 +10,9 @@ import { queryReads, type RowPattern } from './patterns.ts';
  */
 export type Plan =
   | { kind: 'snapshot'; reason: string }
-  | { kind: 'patterns'; patterns: RowPattern[]; estimate: number; indexLines: boolean };
+  | { kind: 'patterns'; patterns: RowPattern[]; estimate: number; indexLines: boolean }
+  /** An aggregate over one triple pattern, counted in SQL over the rows valid at T (plan/count.ts): nothing loaded. */
+  | { kind: 'count'; count: CountShape; sameTerm: Map<number, number> };
 
 export type PlanChoice = 'auto' | 'snapshot' | 'patterns';
 
@@ -33,6 +36,8 @@ export interface PlanInput {
   /** The snapshot of this instant and dataset is already loaded: it costs nothing. */
   snapshotLoaded: boolean;
   choice?: PlanChoice;
+  /** The query reads the whole archive's dataset (no FROM, protocol dataset or graph selection): a count may be pushed down. */
+  wholeDataset?: boolean;
 }
 
 /** The reason given when the parser does not take a query (the engine then gives its own error, or answers). */
@@ -40,12 +45,18 @@ export const UNPARSED = 'the query parser does not take the query';
 
 export const IN_DOCUMENT_NT = '<https://w3id.org/datamonitor/ns#inDocument>';
 
-export async function planQuery({ archive, text, snapshotLoaded, choice = 'auto' }: PlanInput): Promise<Plan> {
+export async function planQuery({ archive, text, snapshotLoaded, choice = 'auto', wholeDataset = false }: PlanInput): Promise<Plan> {
   if (choice === 'snapshot') return { kind: 'snapshot', reason: 'asked for' };
   // Decided before the query is parsed: a process that only ever sees small archives never loads the parser.
-  if (choice === 'auto' && snapshotLoaded) return { kind: 'snapshot', reason: 'already loaded' };
   const rows = archive.rowsEstimate();
   if (choice === 'auto' && rows <= SMALL_ARCHIVE_ROWS) return { kind: 'snapshot', reason: 'a small archive' };
+  // A count in SQL reads no quad: cheaper than even a loaded snapshot's engine, which walks every quad it counts.
+  if (choice === 'auto' && wholeDataset) {
+    const count = await countShape(text);
+    const sameTerm = count && sameTerms(archive);
+    if (count && sameTerm) return { kind: 'count', count, sameTerm };
+  }
+  if (choice === 'auto' && snapshotLoaded) return { kind: 'snapshot', reason: 'already loaded' };
   const reads = await queryReads(text);
   if (reads === undefined) return { kind: 'snapshot', reason: UNPARSED };
   if ('whole' in reads) return { kind: 'snapshot', reason: reads.whole };

@@ -1,0 +1,186 @@
+import * as ox from 'oxigraph';
+import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
+import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
+import { constantOf, type RowPattern } from './patterns.ts';
+import { DM } from '../../archive/namespace.ts';
+
+/**
+ * An aggregate the index answers by itself: `SELECT (COUNT(*) AS ?n) WHERE { s p o }` over one triple
+ * pattern (COUNT(?v), COUNT(DISTINCT ?v) and COUNT(DISTINCT *) too), no GRAPH, FILTER, dataset or
+ * solution modifier. Loading the snapshot to count it costs every quad valid at T in memory (issue #16:
+ * the 30 s limit at 10,000 documents); SQL over the rows valid at T costs one index or table scan and no
+ * quad in memory. The count must be the engine's over the snapshot, exactly:
+ * - the snapshot is a set of quads in named graphs, its default graph their union without merging (a
+ *   triple in two graphs counts twice), so a COUNT(*) counts distinct (s, p, o, graph), graph being the
+ *   named graph of a TriG document's quad or else its document (rows of two documents naming one graph
+ *   fall together);
+ * - it also holds `G dm:inDocument D` in dm:graphs for every named graph (sparql.ts), which `?s ?p ?o`
+ *   matches;
+ * - the engine writes some literals in a canonical form ("0.00"^^xsd:decimal is "0", "x"@EN is "x"@en),
+ *   so two archive terms may be one term there: then counting by term id would be wrong, and the
+ *   archive is not counted in SQL at all (countable() below).
+ */
+export interface CountShape {
+  pattern: RowPattern;
+  /** COUNT(DISTINCT …): the pattern's positions whose terms are counted once; undefined for COUNT(*) / COUNT(?v). */
+  distinct?: Array<'s' | 'p' | 'o'>;
+  /** The pattern may match the `dm:inDocument` statements (its predicate is open, or is dm:inDocument). */
+  inDocument: boolean;
+  /** The projected variable's name. */
+  variable: string;
+}
+
+const GRAPH_INDEX_NT = `<${DM}graphs>`;
+
+type Node = SparqlNode;
+
+/** The count a query asks for, when it is one the index can answer; else undefined (the engine answers it). */
+export async function countShape(text: string): Promise<CountShape | undefined> {
+  let ast: Node;
+  try {
+    ast = (await sparqlParser()).parse(text);
+  } catch {
+    return undefined;
+  }
+  if (ast?.type !== 'query' || ast.subType !== 'select' || ast.distinct || ast.reduced || ast.values) return undefined;
+  if (Object.keys(ast.solutionModifiers ?? {}).length > 0 || (ast.datasets?.clauses ?? []).length > 0) return undefined;
+  const [bind, ...more] = ast.variables ?? [];
+  if (more.length > 0 || bind?.subType !== 'bind' || bind.variable?.subType !== 'variable') return undefined;
+  const agg = bind.expression;
+  if (agg?.subType !== 'aggregate' || agg.aggregation !== 'count' || (agg.expression ?? []).length !== 1) return undefined;
+  const group = ast.where;
+  if (group?.subType !== 'group' || group.patterns?.length !== 1) return undefined;
+  const bgp = group.patterns[0];
+  if (bgp?.subType !== 'bgp' || bgp.triples?.length !== 1) return undefined;
+  const triple = bgp.triples[0];
+  if (triple?.type !== 'triple' || triple.predicate?.type !== 'term') return undefined;
+
+  const iris = new IriResolver(ast.context ?? []);
+  const pattern: RowPattern = {};
+  const vars = new Map<string, 's' | 'p' | 'o'>();
+  for (const [key, term] of [['s', triple.subject], ['p', triple.predicate], ['o', triple.object]] as const) {
+    if (term?.type !== 'term') return undefined;
+    if (term.subType === 'variable') {
+      // ?x ?p ?x asks for equal terms: not a plain range.
+      if (vars.has(term.value)) return undefined;
+      vars.set(term.value, key);
+      continue;
+    }
+    // A blank node is a variable that cannot be projected; a typed literal matches by value: leave both to the engine.
+    const nt = term.subType === 'blankNode' ? undefined : constantOf(term, iris);
+    if (nt === undefined) return undefined;
+    pattern[key] = nt;
+  }
+  const variable = bind.variable.value as string;
+  if (vars.has(variable)) return undefined; // the engine's error, not ours to give
+  const counted = agg.expression[0];
+  let distinct: CountShape['distinct'];
+  if (counted?.type === 'wildcard') {
+    if (agg.distinct) distinct = [...vars.values()];
+  } else if (counted?.type === 'term' && counted.subType === 'variable') {
+    const position = vars.get(counted.value);
+    if (position === undefined) return undefined; // COUNT of an unbound variable: 0, but the engine's to say
+    if (agg.distinct) distinct = [position];
+  } else {
+    return undefined;
+  }
+  const inDocument = pattern.p === undefined || pattern.p === IN_DOCUMENT_TERM;
+  return { pattern, distinct, inDocument, variable };
+}
+
+/**
+ * The archive's literal terms that are one term to the engine (plan/count.ts's third point): each such
+ * term's id mapped to one id of its class, for the count's SQL to count them as one; undefined when there
+ * are too many to list in SQL, or when a document names dm:graphs (the graph of the `dm:inDocument`
+ * statements): then the engine counts. Only terms added since the last call are read again (a process
+ * keeps what it has seen); most are in the engine's own form already, told by their text, and only the
+ * rest go through the engine.
+ */
+export function sameTerms(archive: VersionBackend): Map<number, number> | undefined {
+  let seen = checked.get(archive);
+  if (!seen) {
+    seen = { after: 0, byForm: new Map(), same: new Map(), exact: true };
+    checked.set(archive, seen);
+  }
+  if (!seen.exact) return undefined;
+  if (archive.idsOfTerms([GRAPH_INDEX_NT])[0] !== undefined) return fail(seen);
+  const CHUNK = 50_000;
+  for (;;) {
+    const terms = archive.literalTerms(seen.after, CHUNK);
+    if (terms.length === 0) break;
+    seen.after = terms.at(-1)!.id;
+    const odd = terms.filter((t) => !inEngineForm(t.nt));
+    // A term in the engine's form may be the form another term (read earlier) takes there.
+    for (const t of terms) if (!odd.includes(t)) join(seen, t.nt, t.id);
+    if (odd.length > 0) {
+      const store = new ox.Store();
+      store.load(odd.map((t) => `<x:${t.id}> <x:p> ${t.nt} .`).join('\n'), { format: 'application/n-triples', lenient: true, no_transaction: true });
+      const forms = new Map(store.match().map((q) => [Number(q.subject.value.slice(2)), q.object.toString()]));
+      const known = archive.idsOfTerms([...new Set(forms.values())]);
+      [...new Set(forms.values())].forEach((form, i) => {
+        if (known[i] !== undefined) join(seen, form, known[i]!);
+      });
+      for (const t of odd) join(seen, forms.get(t.id) ?? t.nt, t.id);
+    }
+    // "x"^^xsd:string is "x" to the engine, and plain literals are not among these terms: look their twins up.
+    const strings = terms.filter((t) => t.nt.endsWith(XSD_STRING_SUFFIX));
+    const twins = archive.idsOfTerms(strings.map((t) => t.nt.slice(0, -XSD_STRING_SUFFIX.length)));
+    strings.forEach((t, i) => {
+      if (twins[i] !== undefined) join(seen, t.nt.slice(0, -XSD_STRING_SUFFIX.length), twins[i]!);
+    });
+    if (seen.same.size > MAX_SAME) return fail(seen);
+    if (terms.length < CHUNK) break;
+  }
+  return seen.same;
+}
+
+/** More terms than this in classes of engine-equal terms: too long a CASE for the count's SQL. */
+const MAX_SAME = 5_000;
+
+function fail(seen: Checked): undefined {
+  seen.exact = false;
+  seen.byForm.clear();
+  seen.same.clear();
+  return undefined;
+}
+
+/** Records that term `id` is `form` to the engine; a second id of one form makes (or grows) a class. */
+function join(seen: Checked, form: string, id: number): void {
+  const first = seen.byForm.get(form);
+  if (first === undefined) {
+    seen.byForm.set(form, id);
+    return;
+  }
+  if (first === id) return;
+  seen.same.set(first, first);
+  seen.same.set(id, first);
+}
+
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+/** Lexical forms the engine keeps as they are, by datatype (found by loading them: test/query/plan-count.test.ts). */
+const ENGINE_FORM: Record<string, RegExp> = {
+  [`${XSD}integer`]: /^(0|-?[1-9]\d*)$/,
+  [`${XSD}decimal`]: /^(0|-?[1-9]\d*|-?(0|[1-9]\d*)\.\d*[1-9])$/,
+  [`${XSD}boolean`]: /^(true|false)$/,
+  [`${XSD}dateTime`]: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z?$/,
+  [`${XSD}date`]: /^\d{4}-\d\d-\d\dZ?$/,
+};
+
+/** Whether the engine surely keeps this literal's text (else it is loaded to see). */
+function inEngineForm(nt: string): boolean {
+  const lang = /"@([^"]*)$/.exec(nt);
+  if (lang) return lang[1] === lang[1]!.toLowerCase();
+  const typed = /"\^\^<([^>]*)>$/.exec(nt);
+  if (!typed) return true;
+  const datatype = typed[1]!;
+  if (!datatype.startsWith(XSD)) return true;
+  const form = ENGINE_FORM[datatype];
+  if (!form) return false;
+  // The lexical form unescaped is what the pattern is about; one with an escape is left to the engine.
+  const lexical = nt.slice(1, nt.length - typed[0].length);
+  return !lexical.includes('\\') && form.test(lexical);
+}
+
+const XSD_STRING_SUFFIX = '^^<http://www.w3.org/2001/XMLSchema#string>';
+interface Checked { after: number; byForm: Map<string, number>; same: Map<number, number>; exact: boolean }
+const checked = new WeakMap<VersionBackend, Checked>();
