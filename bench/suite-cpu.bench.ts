@@ -69,9 +69,10 @@ const load0 = os.loadavg()[0]!;
 const tsx = await run(files, false);
 const bundled = await run(files, true);
 const load1 = os.loadavg()[0]!;
+// '-': the file logged nothing (vitest could not start it, or it was cut off).
 const cpu = (f?: FileCpu) => (f ? (f.self + f.children).toFixed(1) : '-');
 
-console.log(`<!-- bench:suite-cpu -->\n## Test files' CPU: tsx start-ups against the run's bundles\n`);
+console.log(`## Test files' CPU: tsx start-ups against the run's bundles\n`);
 console.log(`\`node bin/run-ts.mjs bench/suite-cpu.bench.ts${process.argv.length > 2 ? ` ${files.join(' ')}` : ''}\`, ${new Date().toISOString()}, ${os.cpus().length} cores, load average ${load0.toFixed(1)} before, ${load1.toFixed(1)} after.\n`);
 console.log('| file | CPU-s, all through tsx | CPU-s, bundled entries | ratio |');
 console.log('| --- | ---: | ---: | ---: |');
