@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    setupFiles: ['test/setup/no-network.ts'],
+    // Built once per run: the entry points tests boot as threads and processes (the file says why).
+    globalSetup: ['test/setup/bundle-sources.ts'],
+    setupFiles: ['test/setup/no-network.ts', 'test/setup/cpu-log.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

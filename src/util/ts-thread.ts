@@ -1,6 +1,26 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, parentPort, type WorkerOptions } from 'node:worker_threads';
 
 const TS_WORKER = new URL('./ts-worker.mjs', import.meta.url);
+const SRC = new URL('../', import.meta.url); // src/ in a checkout, dist/ in the package
+const CHECKOUT = fileURLToPath(new URL('../', SRC));
+
+/**
+ * What a thread or child process boots for a module of the sources. Through tsx's loader a thread or
+ * process costs 0.5-1 CPU-s more than plain node (bench/SUITE.md), and the test suite starts hundreds:
+ * a `vitest run` bundles the sources' entry points once at its start (test/setup/bundle-sources.ts)
+ * and names the directory in DATAMONITOR_SRC_BUNDLES; a bundle there, of this checkout, is booted
+ * instead. Otherwise (the CLI, vitest's watch mode, dist/) the entry itself.
+ */
+export function bootable(entry: URL): URL {
+  const bundles = process.env.DATAMONITOR_SRC_BUNDLES;
+  if (!bundles || !/\.[cm]?ts$/.test(entry.pathname) || !entry.href.startsWith(SRC.href)) return entry;
+  if (!path.resolve(bundles).startsWith(CHECKOUT)) return entry; // another checkout's bundles
+  const bundle = path.join(bundles, decodeURIComponent(entry.pathname.slice(SRC.pathname.length)).replace(/\.[cm]?ts$/, '.mjs'));
+  return existsSync(bundle) ? pathToFileURL(bundle) : entry;
+}
 
 /**
  * A worker thread running one of our modules, and the one way the project closes one: post
@@ -13,8 +33,9 @@ export class TsThread {
   private closed?: Promise<void>;
 
   constructor(entry: URL, workerData: Record<string, unknown>, options: Pick<WorkerOptions, 'resourceLimits' | 'stdout' | 'stderr'> = {}) {
-    const typescript = /\.[cm]?ts$/.test(entry.pathname);
-    this.worker = new Worker(typescript ? TS_WORKER : entry, { ...options, workerData: { ...workerData, entry: entry.href } });
+    const boot = bootable(entry);
+    const typescript = /\.[cm]?ts$/.test(boot.pathname);
+    this.worker = new Worker(typescript ? TS_WORKER : boot, { ...options, workerData: { ...workerData, entry: boot.href } });
   }
 
   close(): Promise<void> {

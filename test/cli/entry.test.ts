@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { siblingModule } from '../../src/util/sibling.ts';
+import { bootable } from '../../src/util/ts-thread.ts';
+import { bootedEntries } from '../setup/bundle-sources.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -51,8 +53,39 @@ describe('one program, from the sources or from a build', () => {
       fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
       expect(datamonitor().stdout).toBe('src early x, src x');
       expect(datamonitor({ DATAMONITOR_DIST: '1' }).stdout).toBe('bundle early x, bundle x');
+      // Under `vitest run`: the run's bundle of this checkout's sources (test/setup/bundle-sources.ts),
+      // never another checkout's (this test's own process names the real checkout's: 'src x' above).
+      write('.cache/b/cli/early.mjs', early('run'));
+      write('.cache/b/cli/main.mjs', "export async function main(argv) { process.stdout.write('run ' + argv.slice(2).join(' ')); }\n");
+      expect(datamonitor({ DATAMONITOR_SRC_BUNDLES: path.join(dir, '.cache/b') }).stdout).toBe('run early x, run x');
+      expect(datamonitor({ DATAMONITOR_SRC_BUNDLES: path.join(dir, '.cache/none') }).stdout).toBe('src early x, src x');
+      expect(datamonitor({ DATAMONITOR_SRC_BUNDLES: path.join(dir, '.cache/b'), DATAMONITOR_DIST: '1' }).stdout).toBe('bundle early x, bundle x');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a thread or query process boots the run\'s bundle of its module when there is one, else the module', () => {
+    const worker = new URL('../../src/archive/warc-writer-worker.ts', import.meta.url);
+    const saved = process.env.DATAMONITOR_SRC_BUNDLES;
+    try {
+      // Every module the sources boot as a thread, found where they name it; and the CLI.
+      expect(bootedEntries()).toEqual(expect.arrayContaining(['archive/warc-writer-worker.ts', 'crawler/analyse/worker.ts', 'query/engine/worker.ts', 'cli/main.ts']));
+      if (saved) {
+        // This run's (vitest.config.ts's globalSetup built it): plain JavaScript beside the other entries.
+        const boot = bootable(worker);
+        expect(boot.pathname).toBe(path.join(saved, 'archive/warc-writer-worker.mjs'));
+        expect(fs.existsSync(boot)).toBe(true);
+      }
+      delete process.env.DATAMONITOR_SRC_BUNDLES;
+      expect(bootable(worker).href).toBe(worker.href);
+      process.env.DATAMONITOR_SRC_BUNDLES = os.tmpdir(); // not this checkout's
+      expect(bootable(worker).href).toBe(worker.href);
+      process.env.DATAMONITOR_SRC_BUNDLES = path.join(ROOT, '.cache/src-bundles/none'); // this checkout's, without that module
+      expect(bootable(worker).href).toBe(worker.href);
+    } finally {
+      if (saved === undefined) delete process.env.DATAMONITOR_SRC_BUNDLES;
+      else process.env.DATAMONITOR_SRC_BUNDLES = saved;
     }
   });
 });

@@ -138,7 +138,8 @@ describe('crawl --variants: every representation a server offers', () => {
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // Measured where the server sees them, so the jitter of a loaded machine (requests sent late, the next on
     // time) is allowed for; a request let through out of turn would arrive a few milliseconds after the last.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
+    // (200 failed at load 40: one request's latency can eat more than a fifth of the delay.)
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(100);
     expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeGreaterThanOrEqual(245);
   }, 180_000);
 

@@ -80,7 +80,7 @@ beforeAll(async () => {
   expect((await fetch(`${archives.c.base}/timemap/link/${origin.url}/c.ttl`)).status).toBe(200);
   await archives.c.app.close();
   const tokens = new Map(Object.values(archives).map((x) => [x.base, TOKENS[x.name]]));
-  ({ app: fed } = await buildFederationServer({ archives: Object.values(archives).map((x) => x.base), tokens, timeoutMs: 2000, refreshMs: 0, token: FED_TOKEN }));
+  ({ app: fed } = await buildFederationServer({ archives: Object.values(archives).map((x) => x.base), tokens, timeoutMs: 30_000, refreshMs: 0, token: FED_TOKEN })); // the dead archive refuses at once: the bound is for the live ones, on a loaded machine too
   fedBase = await fed.listen({ port: 0, host: '127.0.0.1' });
 }, 60_000);
 

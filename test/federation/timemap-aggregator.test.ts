@@ -109,11 +109,11 @@ describe('TimeMap aggregator', () => {
   });
 
   it('answers from the live archives when one is down and one never answers, and says so', async () => {
-    const tm = await aggregateTimeMap(URL_X, [deadBase, a.base, slowBase], { timeoutMs: 400 });
+    const tm = await aggregateTimeMap(URL_X, [deadBase, a.base, slowBase], { timeoutMs: 3000 }); // the live one answers within it on a loaded machine too
     expect(tm.mementos).toHaveLength(3);
     expect(tm.archives.map((x) => x.status)).toEqual(['failed', 'ok', 'failed']);
     expect(tm.archives[0].error).toMatch(/ECONNREFUSED/);
-    expect(tm.archives[2].error).toMatch(/no answer within 400 ms/);
+    expect(tm.archives[2].error).toMatch(/no answer within 3000 ms/);
     expect(tm.warnings.filter((w) => w.includes('left out'))).toHaveLength(2);
   });
 
@@ -142,14 +142,14 @@ describe('TimeMap aggregator', () => {
   });
 
   it('serves the merged TimeMap over HTTP in both formats, with 404, 502 and 400 where they belong', async () => {
-    const { app: agg } = await buildFederationServer({ archives: [a.base, b.base, slowBase], timeoutMs: 300 });
+    const { app: agg } = await buildFederationServer({ archives: [a.base, b.base, slowBase], timeoutMs: 3000 });
     const base = await agg.listen({ port: 0, host: '127.0.0.1' });
     const { app: fine } = await buildFederationServer({ archives: [a.base, b.base] });
     try {
       const link = await fetch(`${base}/timemap/link/${URL_X}`);
       expect(link.status).toBe(200);
       expect(link.headers.get('content-type')).toBe('application/link-format');
-      expect(link.headers.get('datamonitor-warning')).toMatch(/no answer within 300 ms/);
+      expect(link.headers.get('datamonitor-warning')).toMatch(/no answer within 3000 ms/);
       expect(link.headers.get('datamonitor-unanswered')).toBe(slowBase);
       const links = parseLinkFormat(await link.text()).links;
       expect(links.filter((l) => rels(l).includes('memento'))).toHaveLength(5);

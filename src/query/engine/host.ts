@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { siblingModule } from '../../util/sibling.ts';
-import { TsThread } from '../../util/ts-thread.ts';
+import { TsThread, bootable } from '../../util/ts-thread.ts';
 import { residentBytes } from './memory.ts';
 import type { FromUnit, ToUnit } from './wire.ts';
 
@@ -133,9 +133,10 @@ class ProcessHost implements UnitHost {
   private readonly child: ChildProcess;
 
   constructor(heapMb: number, events: HostEvents) {
-    const [entry, args] = /\.[cm]?ts$/.test(WORKER.pathname)
-      ? [fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url)), [fileURLToPath(WORKER)]]
-      : [fileURLToPath(WORKER), []];
+    const boot = bootable(WORKER);
+    const [entry, args] = /\.[cm]?ts$/.test(boot.pathname)
+      ? [fileURLToPath(new URL('../../../bin/run-ts.mjs', import.meta.url)), [fileURLToPath(boot)]]
+      : [fileURLToPath(boot), []];
     this.child = fork(entry, args, {
       serialization: 'advanced', // Uint8Array chunks as bytes, not JSON
       // The JS heap gets the same bound; the whole process (WebAssembly included) is measured by the unit.
