@@ -337,26 +337,13 @@ async function main(): Promise<void> {
 
     const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
     const l = stat(loads);
-    const report = [
-      `## Scale run: ${DOCUMENTS.toLocaleString('en')} documents on ${HOSTS} hosts`,
-      '',
-      `Command: \`node bin/run-ts.mjs bench/scale-run.bench.ts --documents ${DOCUMENTS} --hosts ${HOSTS}\`, ${result.started}. ${os.cpus().length} cores shared with other engineers' work (load average median ${l.median?.toFixed(1)}, p95 ${l.p95?.toFixed(1)} during the run): wall times are each process's share of the cores; CPU seconds and RSS are the steadier figures.`,
-      '',
-      `Archive: ${summary.documents.toLocaleString('en')} pages crawled, ${logRows.toLocaleString('en')} log rows, ${versions.length.toLocaleString('en')} versions, ${tripleVersions.toLocaleString('en')} triple-versions.`,
-      '',
-      '| command (own process) | wall s | CPU s | peak RSS MB | figures |',
-      '| --- | ---: | ---: | ---: | --- |',
-      ...rows,
-      '',
-      '| query | runs | wall median | wall p95 | CPU median | peak RSS | answers |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-      ...queryRows,
-      '',
-      `Disk: ${mb(total)} in all, **${per(total)} bytes per triple-version**: WARC files ${mb(warcBytes)} (${per(warcBytes)} B), crawl log (meta.sqlite) ${mb(metaBytes)} (${per(metaBytes)} B), version index (versions.sqlite) ${mb(indexBytes)} (${per(indexBytes)} B).`,
-    ].join('\n');
-    fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-    fs.writeFileSync(path.join(ROOT, `bench/out/scale-run-${DOCUMENTS}.json`), JSON.stringify(result, null, 1));
-    process.stdout.write(report + '\n');
+    writeReport(`scale-run-${DOCUMENTS}`, result, {
+      title: `Scale run: ${DOCUMENTS.toLocaleString('en')} documents on ${HOSTS} hosts`,
+      command: `Command: \`node bin/run-ts.mjs bench/scale-run.bench.ts --documents ${DOCUMENTS} --hosts ${HOSTS}\`, ${result.started}. ${os.cpus().length} cores shared with other engineers' work (load average median ${l.median?.toFixed(1)}, p95 ${l.p95?.toFixed(1)} during the run): wall times are each process's share of the cores; CPU seconds and RSS are the steadier figures.`,
+      archive: `Archive: ${summary.documents.toLocaleString('en')} pages crawled, ${logRows.toLocaleString('en')} log rows, ${versions.length.toLocaleString('en')} versions, ${tripleVersions.toLocaleString('en')} triple-versions.`,
+      rows, queryRows,
+      disk: `Disk: ${mb(total)} in all, **${per(total)} bytes per triple-version**: WARC files ${mb(warcBytes)} (${per(warcBytes)} B), crawl log (meta.sqlite) ${mb(metaBytes)} (${per(metaBytes)} B), version index (versions.sqlite) ${mb(indexBytes)} (${per(indexBytes)} B).`,
+    });
   } finally {
     clearInterval(loadTimer);
     server?.stdin?.end();
@@ -518,26 +505,13 @@ async function pgMain(): Promise<void> {
     Object.assign(result, { disk: { warcBytes, logBytes, indexBytes, total, tripleVersions }, loadAverage: loads });
 
     const l = stat(loads);
-    const report = [
-      `## Scale run on PostgreSQL: ${DOCUMENTS.toLocaleString('en')} documents on ${HOSTS} hosts`,
-      '',
-      `Command: \`node bin/run-ts.mjs bench/scale-run.bench.ts --pg --data DIR --documents ${DOCUMENTS} --hosts ${HOSTS}\` (DIR: the archive crawled by this bench's step 1 at that size), ${started}. PostgreSQL on 127.0.0.1, same machine; ${os.cpus().length} cores shared with other engineers' work (load average median ${l.median?.toFixed(1)}, p95 ${l.p95?.toFixed(1)} during the run).`,
-      '',
-      `Archive: ${logRows.toLocaleString('en')} log rows, ${versions.length.toLocaleString('en')} versions, ${tripleVersions.toLocaleString('en')} triple-versions.`,
-      '',
-      '| command (own process) | wall s | CPU s | peak RSS MB | figures |',
-      '| --- | ---: | ---: | ---: | --- |',
-      ...rows,
-      '',
-      '| query | runs | wall median | wall p95 | CPU median | peak RSS | answers |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-      ...queryRows,
-      '',
-      `Disk: ${mb(total)} in all, **${per(total)} bytes per triple-version**: WARC files ${mb(warcBytes)} (${per(warcBytes)} B), crawl log (PostgreSQL tables and indexes) ${mb(logBytes)} (${per(logBytes)} B), version index (vs_* tables and indexes) ${mb(indexBytes)} (${per(indexBytes)} B).`,
-    ].join('\n');
-    fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-    fs.writeFileSync(path.join(ROOT, `bench/out/scale-run-pg-${DOCUMENTS}.json`), JSON.stringify(result, null, 1));
-    process.stdout.write(report + '\n');
+    writeReport(`scale-run-pg-${DOCUMENTS}`, result, {
+      title: `Scale run on PostgreSQL: ${DOCUMENTS.toLocaleString('en')} documents on ${HOSTS} hosts`,
+      command: `Command: \`node bin/run-ts.mjs bench/scale-run.bench.ts --pg --data DIR --documents ${DOCUMENTS} --hosts ${HOSTS}\` (DIR: the archive crawled by this bench's step 1 at that size), ${started}. PostgreSQL on 127.0.0.1, same machine; ${os.cpus().length} cores shared with other engineers' work (load average median ${l.median?.toFixed(1)}, p95 ${l.p95?.toFixed(1)} during the run).`,
+      archive: `Archive: ${logRows.toLocaleString('en')} log rows, ${versions.length.toLocaleString('en')} versions, ${tripleVersions.toLocaleString('en')} triple-versions.`,
+      rows, queryRows,
+      disk: `Disk: ${mb(total)} in all, **${per(total)} bytes per triple-version**: WARC files ${mb(warcBytes)} (${per(warcBytes)} B), crawl log (PostgreSQL tables and indexes) ${mb(logBytes)} (${per(logBytes)} B), version index (vs_* tables and indexes) ${mb(indexBytes)} (${per(indexBytes)} B).`,
+    });
   } finally {
     clearInterval(loadTimer);
     await dropSchema(url).catch(() => undefined);
@@ -552,3 +526,19 @@ else if (kind === 'pg-catch-up') await pgCatchUpChild(option('--dir')!, option('
 else if (args.includes('--pg')) await pgMain();
 else if (kind === 'warm') await warmChild(option('--dir')!, option('--plan')!);
 else if (args.length >= 0) await main();
+
+/** The markdown of one run (both stores print the same tables), printed, and its figures in bench/out/NAME.json. */
+function writeReport(name: string, result: unknown, r: { title: string; command: string; archive: string; rows: string[]; queryRows: string[]; disk: string }): void {
+  const report = [
+    `## ${r.title}`, '', r.command, '', r.archive, '',
+    '| command (own process) | wall s | CPU s | peak RSS MB | figures |',
+    '| --- | ---: | ---: | ---: | --- |',
+    ...r.rows, '',
+    '| query | runs | wall median | wall p95 | CPU median | peak RSS | answers |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...r.queryRows, '', r.disk,
+  ].join('\n');
+  fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, `bench/out/${name}.json`), JSON.stringify(result, null, 1));
+  process.stdout.write(report + '\n');
+}
