@@ -38,7 +38,7 @@ export interface OrderingSite {
 
 function rustStdDocs(): string | undefined {
   try {
-    const root = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const root = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dir = path.join(root, 'share/doc/rust/html/std');
     return fs.existsSync(path.join(dir, 'index.html')) ? dir : undefined;
   } catch {
