@@ -8,18 +8,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DAY, MONTH, WEEK } from '../src/schedule/types.ts';
-import { readHistories, runRecrawlLab, type HistorySet } from '../src/lab/recrawl/index.ts';
-import { PROTOCOLS, type Protocol } from '../src/lab/recrawl/protocol.ts';
-import { simulate } from '../src/lab/recrawl/simulate.ts';
-import { report } from '../src/lab/recrawl/metrics.ts';
-import { applyProtocol } from '../src/lab/recrawl/protocol.ts';
-import { windowStrategy } from '../src/schedule/strategies/window.ts';
-import { markovStrategy } from '../src/schedule/strategies/markov.ts';
-import { NUTCH_DEFAULTS, nutchStrategy } from '../src/schedule/strategies/nutch.ts';
+import { readHistories, type HistorySet } from '../src/lab/recrawl/index.ts';
+import { PROTOCOLS } from '../src/lab/recrawl/protocol.ts';
 import { budgetSweepChart, runBudgetSweep } from '../src/lab/recrawl/budget-sweep.ts';
 import { formatFolds, leaveOneFileOut, rateGrid } from '../src/lab/recrawl/tuning.ts';
 import { recrawlClaims } from '../src/lab/recrawl/claims.ts';
+import { CHOICES, runChoices } from '../src/lab/recrawl/choices.ts';
 import { stack } from '../src/plot/svg.ts';
 import { strategies } from '../src/schedule/strategies/index.ts';
 
@@ -46,39 +40,13 @@ out.push(`Command: \`node bin/run-ts.mjs bench/recrawl-replication.bench.ts${qui
 
 // 1. The choices the seed leaves open, each measured against the seed protocol's default.
 out.push('### 1. Choices the seed leaves open (micro F1 %, downloads in brackets; seed protocol unless said)', '');
-const LIVE_SEED = ['fix', 'dyn', 'window', 'state-1', 'state-2'];
-const choiceRow = (label: string, run: (h: HistorySet) => Record<string, { f1Micro: number; downloads: number }>, names: string[]) => {
-  const cells = files.map((f) => {
-    const by = run(f.h);
-    return names.map((n) => `${n} ${f1(by[n]!.f1Micro)} (${by[n]!.downloads})`).join('; ');
-  });
-  out.push(`| ${label} | ${cells.join(' | ')} |`);
-};
-const lab = (p: Protocol, start?: number, names = [...LIVE_SEED, 'gold', 'poisson', 'quiet', 'nutch']) => (h: HistorySet) =>
-  Object.fromEntries(runRecrawlLab(h, { protocol: p, startIntervalMs: start, strategies: names }).reports.map((r) => [r.strategy, r.overall]));
-const variant = (p: Protocol, s: Parameters<typeof simulate>[1]) => (h: HistorySet) => {
-  const c = applyProtocol(h, p);
-  return { [s.name]: report(c, simulate(c, s, p.bounds)).overall };
-};
 out.push(`| choice | ${files.map((f) => f.name).join(' | ')} |`, `| --- | ${files.map(() => '---').join(' | ')} |`);
+const choices = runChoices(files, log);
 const seed = PROTOCOLS.seed;
-log('choices: protocol');
-choiceRow('protocol lab (whole histories)', lab(PROTOCOLS.lab, undefined, ['window', 'state-1', 'gold', 'poisson']), ['window', 'state-1', 'gold', 'poisson']);
-choiceRow('protocol seed (first 3 years)', lab(seed, undefined, ['window', 'state-1', 'gold', 'poisson']), ['window', 'state-1', 'gold', 'poisson']);
-choiceRow('seed, last 3 years instead', lab({ ...seed, windowAt: 'end' }, undefined, ['window', 'state-1', 'gold', 'poisson']), ['window', 'state-1', 'gold', 'poisson']);
-for (const start of [WEEK, MONTH, 180 * DAY]) {
-  log(`choices: start ${start / DAY} d`);
-  choiceRow(`seed, every strategy starts at ${start / DAY} days`, lab(seed, start, ['fix', 'window', 'state-1', 'poisson']), ['fix', 'window', 'state-1', 'poisson']);
+for (const c of CHOICES) {
+  const cells = files.map((f) => Object.entries(choices[c.key][f.name]!).map(([n, m]) => `${n} ${f1(m.f1Micro)} (${m.downloads})`).join('; '));
+  out.push(`| ${c.label} | ${cells.join(' | ')} |`);
 }
-log('choices: variants');
-choiceRow('window over all snapshots (lab default)', lab(seed, undefined, ['window']), ['window']);
-choiceRow('window over same-interval snapshots', variant(seed, windowStrategy({ snapshots: 'same-interval', name: 'window-same' })), ['window-same']);
-choiceRow('state-1 sequences per interval (seed; default)', lab(seed, undefined, ['state-1']), ['state-1']);
-choiceRow('state-1 one mixed sequence (before #15)', variant(seed, markovStrategy(1, { sequences: 'mixed', name: 'state-1-mixed' })), ['state-1-mixed']);
-choiceRow('state-2 sequences per interval (seed; default)', lab(seed, undefined, ['state-2']), ['state-2']);
-choiceRow('state-2 one mixed sequence (before #15)', variant(seed, markovStrategy(2, { sequences: 'mixed', name: 'state-2-mixed' })), ['state-2-mixed']);
-choiceRow('nutch, no Last-Modified (default)', lab(seed, undefined, ['nutch']), ['nutch']);
-choiceRow('nutch, sync delta from the last change seen', variant(seed, nutchStrategy({ ...NUTCH_DEFAULTS, name: 'nutch-sync', modifiedTime: 'last-seen-change' })), ['nutch-sync']);
 out.push('');
 
 // 2. Equal downloads: budget sweeps under the seed protocol.

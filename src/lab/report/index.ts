@@ -6,10 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheProvider } from './providers/cache.ts';
-import { crawltimeProvider } from './providers/crawltime.ts';
+import { crawltimeMinutesProvider, crawltimeProvider } from './providers/crawltime.ts';
 import { orderingProvider } from './providers/ordering.ts';
 import { recrawlProvider } from './providers/recrawl.ts';
 import { recrawlBoundProvider } from './providers/recrawl-bound.ts';
+import { recrawlBeyondProvider } from './providers/recrawl-beyond.ts';
+import { recrawlChoicesProvider } from './providers/recrawl-choices.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from './types.ts';
 
 export type { Claim, ClaimProvider, ProviderResult, ReportContext, Verdict } from './types.ts';
@@ -51,7 +53,7 @@ export interface LabReport {
 }
 
 export function defaultProviders(o: { secondSite?: string } = {}): ClaimProvider[] {
-  return [recrawlProvider, recrawlBoundProvider, orderingProvider({ secondSite: o.secondSite }), cacheProvider, crawltimeProvider];
+  return [recrawlProvider, recrawlChoicesProvider, recrawlBoundProvider, recrawlBeyondProvider, orderingProvider({ secondSite: o.secondSite }), cacheProvider, crawltimeProvider, crawltimeMinutesProvider];
 }
 
 export async function runLabReport(o: LabReportOptions = {}): Promise<LabReport> {

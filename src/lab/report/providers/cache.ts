@@ -56,6 +56,18 @@ export function cacheClaims(r: CacheLabResult, key: string, label: string): Clai
   claims.push({ ...base, id: `002-random-close-${key}`, claim: 'Random replacement is not far behind LRU and CLOCK.', measured: `random's miss ratio at most ${worse.toFixed(4)} above LRU's`, verdict: verdictOf(worse <= 0.1) });
   const beats = lru.filter((p, i) => Math.min(p.missRatio, clock[i].missRatio, random[i].missRatio) < min[i].missRatio - 1e-12).length;
   claims.push({ ...base, id: `002-min-floor-${key}`, claim: 'The clairvoyant cache (MIN) bounds every practical policy.', measured: `sizes where a practical policy beat MIN: ${beats} of ${r.sizes.length}`, verdict: verdictOf(beats === 0) });
+  // bench/CACHE.md's own finding: a static set of the most requested URLs (clairvoyant frequencies) cannot
+  // follow a crawl's temporal locality, so it trails LRU while the cache is small.
+  const st = curve(r, 'static');
+  const smallIdx = r.sizes.map((s, i) => [s, i] as const).filter(([s]) => s <= r.distinct / 100).map(([, i]) => i);
+  const staticWorse = smallIdx.filter((i) => st[i].missRatio > lru[i].missRatio + 1e-12).length;
+  claims.push({
+    ...base,
+    id: `002-docs-static-poor-small-${key}`,
+    claim: 'A static cache (the most requested URLs, chosen with clairvoyant frequencies) does worse than LRU while the cache is small (at most 1 % of the distinct URLs). bench/CACHE.md, "static".',
+    measured: smallIdx.length ? `static's miss ratio above LRU's at ${staticWorse} of ${smallIdx.length} sizes up to ${r.sizes[smallIdx[smallIdx.length - 1]].toLocaleString('en')} entries (largest gap ${Math.max(...smallIdx.map((i) => st[i].missRatio - lru[i].missRatio)).toFixed(4)})` : `no cache size up to 1 % of the ${r.distinct.toLocaleString('en')} distinct URLs`,
+    verdict: smallIdx.length === 0 ? 'not testable here' : staticWorse === smallIdx.length ? 'confirmed' : staticWorse === 0 ? 'refuted' : 'mixed',
+  });
   // The knee: most of the gain from no cache to the infinite cache is had with a small cache.
   const first = lru[0].missRatio;
   const gain = (i: number) => (first - lru[i].missRatio) / Math.max(1e-12, first - inf);

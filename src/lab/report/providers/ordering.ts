@@ -38,7 +38,7 @@ export interface OrderingSite {
 
 function rustStdDocs(): string | undefined {
   try {
-    const root = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const root = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dir = path.join(root, 'share/doc/rust/html/std');
     return fs.existsSync(path.join(dir, 'index.html')) ? dir : undefined;
   } catch {
@@ -165,7 +165,46 @@ export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run
       verdict: r.hot.count < 5 ? 'not testable here' : verdictOf(fair('bfs') && !fair('backlink') && !fair('pagerank')),
     });
   }
+  claims.push(...docsOrderingClaims(site, runs));
   return { claims, runs };
+}
+
+/** bench/ORDERING.md's own findings beyond the seed's definitions (its first sections), on the same site. */
+function docsOrderingClaims(site: OrderingSite, runs: Run[]): Claim[] {
+  const n = site.graph.pages.length;
+  const base = { seed: '001', data: site.label };
+  const claims: Claim[] = [];
+  const g50 = hotOrNone(() => lab(site, 'backlink', 'threshold', { threshold: 50 }));
+  if (g50) runs.push({ what: `backlink-hot, G = 50 (${g50.hot.count} pages), crawl and stop with threshold`, result: g50 });
+  claims.push({
+    ...base,
+    id: `001-docs-bfs-best-g50-${site.key}`,
+    claim: 'With backlink-hot pages at G = 50 (only the very top pages: the tables of contents) breadth-first finds them earliest. bench/ORDERING.md, "Backlink-hot pages".',
+    measured: g50 ? `${g50.hot.count} hot pages; curve means: ${aucs(g50)}` : `no page has 50 backlinks on these ${n} pages`,
+    verdict: !g50 || g50.hot.count < 3 ? 'not testable here' : verdictOf(best(g50, 'bfs')),
+  });
+  const prTop = lab(site, 'pagerank', 'threshold', { top: Math.max(1, Math.round(n / 10)) });
+  runs.push({ what: `PageRank-hot, top 10 % (${prTop.hot.count} pages), crawl and stop with threshold`, result: prTop });
+  const at10 = (o: OrderingName) => prTop.orderings.find((x) => x.ordering === o)!.at['0.1'];
+  claims.push({
+    ...base,
+    id: `001-docs-pagerank-hot-top10-${site.key}`,
+    claim: 'PageRank-hot pages (top 10 % by PageRank): PageRank ordering is best over the whole crawl, but breadth-first is ahead after the first 10 % of it. bench/ORDERING.md, "PageRank-hot pages".',
+    measured: `curve means: ${aucs(prTop)}; after 10 % of the crawl bfs has ${(100 * at10('bfs')).toFixed(1)} % of the hot pages, pagerank ${(100 * at10('pagerank')).toFixed(1)} %`,
+    verdict: verdictOf(best(prTop, 'pagerank') && at10('bfs') > at10('pagerank')),
+  });
+  const word = site.words[0]!;
+  const sim = hotOrNone(() => runOrderingLab(site.graph, { hot: 'similarity', model: 'threshold', query: word, orderings: [...CONTENT_BLIND, 'similarity'], points: 50 }));
+  if (sim) runs.push({ what: `similarity-hot (TF-IDF against "${word}", ${sim.hot.count} pages), crawl and stop with threshold`, result: sim });
+  const half = (o: OrderingName) => sim?.orderings.find((x) => x.ordering === o)?.crawledFor?.['0.5'] ?? Infinity;
+  claims.push({
+    ...base,
+    id: `001-docs-similarity-ordering-first-${site.key}`,
+    claim: 'Similarity-hot pages (TF-IDF against a query): the similarity ordering, which reads anchor texts, reaches half of them before every content-blind ordering. bench/ORDERING.md, "Similarity-hot pages".',
+    measured: sim ? `"${word}", ${sim.hot.count} hot pages; share of the site crawled for half of them: ${sim.orderings.map((o) => `${o.ordering} ${Number.isFinite(half(o.ordering)) ? `${(100 * half(o.ordering)).toFixed(1)} %` : 'never'}`).join(', ')}` : `"${word}": 0 hot pages`,
+    verdict: !sim || sim.hot.count < 5 ? 'not testable here' : verdictOf(CONTENT_BLIND.every((o) => half('similarity') <= half(o))),
+  });
+  return claims;
 }
 
 /** The seed's scale contrast: orderings help on the large site and not on the small one. */

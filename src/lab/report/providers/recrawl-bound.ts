@@ -15,9 +15,10 @@ import type { Claim, ClaimProvider, ProviderResult, ReportContext, Verdict } fro
 type Row = { name: string; b: GoldBound };
 
 /** The file on which the docs say the Bayes bound and quiet pass gold. */
-const FAST_FILE = 'python-peps';
+export const FAST_FILE = 'python-peps';
 
-async function files(ctx: ReportContext): Promise<{ files: Array<{ name: string; h: HistorySet }>; label: string }> {
+/** The four shared histories (lab protocol), or two generated files with --quick or without ../shared: also used by recrawl-beyond. */
+export async function sharedHistoryFiles(ctx: ReportContext): Promise<{ files: Array<{ name: string; h: HistorySet }>; label: string }> {
   const dir = ctx.sharedData && path.join(ctx.sharedData, 'histories');
   if (!ctx.quick && dir && fs.existsSync(dir)) {
     const names = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz')).sort();
@@ -33,7 +34,7 @@ async function files(ctx: ReportContext): Promise<{ files: Array<{ name: string;
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(2)}`;
 
 /** confirmed when the claim holds on every file, refuted on none, mixed in between. */
-function verdictOver(holds: boolean[]): Verdict {
+export function verdictOver(holds: boolean[]): Verdict {
   if (holds.length === 0) return 'not testable here';
   const n = holds.filter(Boolean).length;
   return n === holds.length ? 'confirmed' : n === 0 ? 'refuted' : 'mixed';
@@ -89,7 +90,7 @@ export const recrawlBoundProvider: ClaimProvider = {
   seed: '000',
   title: 'Re-crawl: how far above gold a strategy can get (datamonitor\'s docs, lab protocol)',
   async run(ctx): Promise<ProviderResult> {
-    const { files: list, label } = await files(ctx);
+    const { files: list, label } = await sharedHistoryFiles(ctx);
     const rows: Row[] = list.map((f) => {
       ctx.progress(`recrawl-bound: oracles on ${f.name}`);
       return { name: f.name, b: goldBound(f.h) };

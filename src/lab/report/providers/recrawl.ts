@@ -31,7 +31,8 @@ export interface RecrawlInput {
   label: string;
 }
 
-async function input(ctx: ReportContext): Promise<RecrawlInput> {
+/** The four shared histories and the ChangeLog corpus, or two generated files with --quick or without ../shared: also used by recrawl-choices. */
+export async function recrawlInput(ctx: ReportContext): Promise<RecrawlInput> {
   const dir = ctx.sharedData && path.join(ctx.sharedData, 'histories');
   if (!ctx.quick && dir && fs.existsSync(dir)) {
     const names = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz')).sort();
@@ -154,7 +155,7 @@ export const recrawlProvider: ClaimProvider = {
   seed: '000',
   title: 'Re-crawl strategies (seed 000, section 4), seed and lab protocols',
   async run(ctx): Promise<ProviderResult> {
-    const { tuning, all, label } = await input(ctx);
+    const { tuning, all, label } = await recrawlInput(ctx);
     const claims: Claim[] = [];
     const figures: ProviderResult['figures'] = {};
     const details: string[] = [];
