@@ -67,6 +67,13 @@ function setModes(dir: string, dirMode: number, fileMode: number): void {
   fs.chmodSync(dir, dirMode);
 }
 
+/**
+ * The time limit for a test (or hook) whose work is the point: a crawl, a child process, a browser. On a
+ * 2-core machine at load 50 (the suite beside other work, #14) a few CPU-seconds take minutes of wall
+ * time, past vitest's 60 s. Tests assert behaviour; this only keeps a slow machine from failing them.
+ */
+export const LOADED_TIMEOUT_MS = 300_000;
+
 /** Runs the `datamonitor` command as a user would (a process of its own): exit code, stdout, stderr. */
 export function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {

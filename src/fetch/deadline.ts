@@ -125,9 +125,21 @@ export class Deadline {
     this.timer = setTimeout(() => this.fire(), Math.max(0, when - this.now()));
   }
 
+  /**
+   * The timer ran out, but a process that was not scheduled for a while (a busy machine, a long
+   * synchronous task) runs its due timers before it reads the sockets: the headers or the handshake
+   * that came meanwhile may be sitting unread. So the verdict waits one turn of the event loop
+   * (setImmediate runs after the I/O poll), and a phase that moved on meanwhile has re-armed the timer.
+   */
   private fire(): void {
     this.timer = undefined;
     if (this.done) return;
+    setImmediate(() => {
+      if (!this.done && this.timer === undefined) this.decide();
+    });
+  }
+
+  private decide(): void {
     const now = this.now();
     if (this.armedForTotal || now >= this.totalAt) return this.expire('total', `no complete response within ${this.limits.totalMs} ms (total timeout)`);
     if (this.phase === 'connect' && this.probe?.tls) {

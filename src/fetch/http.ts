@@ -190,7 +190,7 @@ interface Exchange {
  * dispatch (not request()) is used because only its handler learns when the request got a socket,
  * which is where connecting ends and waiting for headers begins.
  */
-function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, deadline: Deadline, probe: TransportProbe, bodyLimit: number): Promise<Exchange> {
+function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, deadline: Deadline, probe: TransportProbe, bodyLimit: number, onSent: () => void): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
     let abort: ((err?: Error) => void) | undefined;
     let settled = false;
@@ -213,6 +213,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
       onConnect(abortFn) {
         abort = abortFn;
         if (settled || deadline.over) return abortFn();
+        onSent();
         deadline.sent();
       },
       onHeaders(statusCode, rawHeaders, _resume, statusText) {
@@ -379,9 +380,14 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     key: string;
     https: boolean;
     since: number;
+    /** When the latest request of this fetch was written to its connection. */
+    sentAt?: number;
   }
 
   async function run(requestUrl: string, conditional: ConditionalHeaders | undefined, deadline: Deadline, hop: Hop, probe: TransportProbe, overrides?: RequestOverrides): Promise<FetchOutcome> {
+    // Timed once the request is written (a microtask runs after undici's synchronous write): so the
+    // next request, spaced from this time, cannot leave sooner after it than the delay.
+    const onSent = () => queueMicrotask(() => void (hop.sentAt = Date.now()));
     const startedAt = new Date();
     const t0 = performance.now();
     let current = parseTarget(requestUrl, 'the URL');
@@ -407,6 +413,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
         deadline,
         probe,
         opts.maxBodyBytes,
+        onSent,
       );
       const { status, headers } = res;
 
@@ -492,10 +499,11 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       };
       const phaseOf: PhaseOf = () => (hop.https && probe.transportUpSince(hop.since) !== undefined ? 'tls' : 'connect');
       const unwatch = callerSignal ? signals.watch(callerSignal, () => deadline.stop(new FetchFailure('aborted', 'aborted by the caller'))) : undefined;
+      const sent = (outcome: FetchOutcome): FetchOutcome => (hop.sentAt !== undefined ? { ...outcome, sentAt: hop.sentAt } : outcome);
       try {
-        return await Promise.race([run(url, conditional, deadline, hop, probe, overrides), deadline.expired]);
+        return sent(await Promise.race([run(url, conditional, deadline, hop, probe, overrides), deadline.expired]));
       } catch (err) {
-        return { error: classifyNetworkError(err, opts, phaseOf) };
+        return sent({ error: classifyNetworkError(err, opts, phaseOf) });
       } finally {
         deadline.clear();
         unwatch?.();

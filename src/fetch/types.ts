@@ -81,6 +81,12 @@ export interface FetchOutcome {
   retryAfter?: Date;
   /** The wait the server asked for, in ms (finite, ≥ 0, uncapped: capping is the crawl's policy). */
   retryAfterMs?: number;
+  /**
+   * When the last request of the fetch (its last redirect hop) was written to its connection (ms since the
+   * epoch); absent when none was. A crawl spaces requests to a host from this, not from when it asked: a
+   * fetch can wait for a connection long after it is asked for (seconds on a loaded machine, #14).
+   */
+  sentAt?: number;
 }
 
 export interface ConditionalHeaders {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import diagnostics from 'node:diagnostics_channel';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { scanWarc } from '../../src/archive/warc-scan.ts';
 import { exportArchive } from '../../src/archive/export.ts';
@@ -10,7 +11,7 @@ import { advertisedAlternates, contentLocation, FRUITLESS_LIMIT, variesOnAccept 
 import { comparedGraph, difference } from '../../src/crawler/variants/compare.ts';
 import { extract } from '../../src/extract/registry.ts';
 import { startVariantSite, type VariantKind, type VariantSite } from '../../src/testkit/variant-site.ts';
-import { crawlLog, tempDir, warcFiles } from '../helpers.ts';
+import { crawlLog, LOADED_TIMEOUT_MS, tempDir, warcFiles } from '../helpers.ts';
 
 /** The WARC records of a data directory: type, target, the request's Accept, the response's Content-Type and Content-Location. */
 function records(dataDir: string) {
@@ -132,16 +133,28 @@ describe('crawl --variants: every representation a server offers', () => {
   }, 120_000);
 
   it('spaces the requests for representations by the delay, like any request to the host', async () => {
-    const { site } = await run(true, 250);
-    const times = site.requests.filter((r) => r.path !== '/robots.txt').map((r) => r.time);
-    expect(times.length).toBeGreaterThan(KINDS.length * 2);
+    // Timed as each request is written to its connection (undici's own report), not where the server in
+    // this process reads it: a loaded machine (#14) reads one late and the next on time, which says nothing
+    // of the spacing. The crawl spaces a request from when the last one was written, so no slack is needed.
+    const sent: Array<{ path: string; time: number }> = [];
+    const onSend = (message: unknown) => {
+      const { request } = message as { request: { path: string } };
+      sent.push({ path: request.path, time: Date.now() });
+    };
+    diagnostics.subscribe('undici:client:sendHeaders', onSend);
+    let seen: VariantSite['requests'];
+    try {
+      seen = (await run(true, 250)).site.requests;
+    } finally {
+      diagnostics.unsubscribe('undici:client:sendHeaders', onSend);
+    }
+    const pages = sent.filter((r) => r.path !== '/robots.txt');
+    expect(pages.length).toBeGreaterThan(KINDS.length * 2);
+    expect(seen.filter((r) => r.path !== '/robots.txt').map((r) => r.path).sort()).toEqual(pages.map((r) => r.path).sort());
+    const times = pages.map((r) => r.time);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // Measured where the server sees them, so the jitter of a loaded machine (requests sent late, the next on
-    // time) is allowed for; a request let through out of turn would arrive a few milliseconds after the last.
-    // (200 failed at load 40: one request's latency can eat more than a fifth of the delay.)
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(100);
-    expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeGreaterThanOrEqual(245);
-  }, 180_000);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(250);
+  }, LOADED_TIMEOUT_MS);
 
   it('without --variants nothing changes: one request per document, the preferred representation only', async () => {
     const { summary, dataDir, site } = await run(false);

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOADED_TIMEOUT_MS } from '../helpers.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -148,7 +149,7 @@ describe('the published package', () => {
     expect(byPath.get('/page.html')!.triples).toBeGreaterThan(0);
     expect(out.answer.results.bindings.map((b) => b.name.value)).toEqual(['Alice', 'Page person']);
     expect(out.count).toBe(BIG_TRIPLES);
-  }, 120_000);
+  }, LOADED_TIMEOUT_MS);
 
   it('runs the `datamonitor` command from the build: --version, --help, and a query of the archive', async () => {
     const bin = path.join(consumer, 'node_modules/.bin/datamonitor');
@@ -156,7 +157,7 @@ describe('the published package', () => {
     expect((await run(bin, ['--help'], { cwd: consumer })).stdout).toMatch(/Commands:[\s\S]*crawl[\s\S]*lab/);
     const { stdout } = await run(bin, ['query', '--data', 'archive', '--csv', 'SELECT ?name WHERE { ?p <http://xmlns.com/foaf/0.1/name> ?name } ORDER BY ?name'], { cwd: consumer });
     expect(stdout.trim().split(/\r?\n/)).toEqual(['name', 'Alice', 'Page person']);
-  }, 120_000);
+  }, LOADED_TIMEOUT_MS);
 
   it('type-checks a TypeScript program against the declarations, and they are real types (a wrong call is an error)', async () => {
     // skipLibCheck, as every project that uses oxigraph needs (oxigraph's own declarations do not check).
@@ -172,7 +173,7 @@ describe('the published package', () => {
     fs.writeFileSync(path.join(consumer, 'use.ts'), TS_CONSUMER.replace("seeds: ['http://127.0.0.1:1/']", "seeds: 'http://127.0.0.1:1/'"));
     const wrong = await run(process.execPath, [tsc, '-p', '.'], { cwd: consumer }).then(() => '', (e: { stdout: string }) => e.stdout);
     expect(wrong).toMatch(/use\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'string\[\]'/);
-  }, 120_000);
+  }, LOADED_TIMEOUT_MS);
 });
 
 const BIG_TRIPLES = 3000;

@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { catchUpVersions, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type CatchUpResult } from '../../src/query/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { queryCommand } from '../../src/cli/commands/query.ts';
-import { crawlLog, readOnlyView, repoRoot, tempDir } from '../helpers.ts';
+import { crawlLog, LOADED_TIMEOUT_MS, readOnlyView, repoRoot, tempDir } from '../helpers.ts';
 import { indexVersions } from './helpers.ts';
 import { buildServer } from '../../src/server/index.ts';
 
@@ -70,7 +70,7 @@ describe('the version index, caught up from the crawl log', () => {
     const again = await indexVersions(dataDir);
     await again.close();
     expect(again.result.rows).toBe(0);
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('two indexers catching up at once apply each log row once (in one process, and in two)', async () => {
     generation = 1;
@@ -118,7 +118,7 @@ describe('the version index, caught up from the crawl log', () => {
     } finally {
       await check.close();
     }
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('a corrupt WARC record costs its version, not the index', async () => {
     generation = 1;
@@ -214,5 +214,5 @@ describe('the version index, caught up from the crawl log', () => {
     } finally {
       view.release();
     }
-  });
+  }, LOADED_TIMEOUT_MS);
 });

@@ -9,7 +9,7 @@ import { withStore } from '../../src/store/index.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { queryCommand } from '../../src/cli/commands/query.ts';
 import { diffCommand } from '../../src/cli/commands/diff.ts';
-import { crawlLog, tempDir } from '../helpers.ts';
+import { crawlLog, LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
 
 /**
  * A TriG document of several named graphs (one named by a blank node, one holding a blank node) and a
@@ -50,7 +50,7 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     await new Promise((r) => setTimeout(r, 5)); // two distinct instants for the two versions
     await crawl({ seeds: [doc], dataDir: dir, depth: 0, delayMs: 0, allowPrivate: true, noFollow: true, refetch: true }).run();
     [t1, t2] = crawlLog(dir).filter((r) => r.url === doc).map((r) => r.time as number);
-  });
+  }, LOADED_TIMEOUT_MS);
   afterAll(() => server.close());
 
   it('query sees each quad in its own graph at each time, the default graph in the document, and the document of a named graph', async () => {
@@ -68,7 +68,7 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     expect(rows(await queryCommand(owner, { data: dir, json: true }))).toEqual([{ d: doc }]);
     // Still one document with two versions: the named graphs are inside it.
     expect(await queryCommand(undefined, { data: dir, list: true })).toContain(`${doc}  2 versions`);
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('query --changes and --versions follow the quads of a named graph, and the graph index holds while the graph does', async () => {
     const q = 'SELECT ?g ?o WHERE { GRAPH ?g { <http://example.org/s> <http://example.org/p> ?o } }';
@@ -82,7 +82,7 @@ describe('named graphs of quad formats are kept as a dataset inside the document
       .toEqual([['"one"', doc, '<http://example.org/g1>'], ['"uno"', doc, '<http://example.org/g1>']]);
     const text = await queryCommand('<http://example.org/s> <http://example.org/p> ?o', { data: dir, versions: true });
     expect(text).toContain(`# ${doc} (graph <http://example.org/g1>)`);
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('export --format nquads writes the named graphs as they were, the default graph in the document', async () => {
     const out = await withStore(dir, undefined, async (store) => {
@@ -97,7 +97,7 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     expect(out).toMatch(/<http:\/\/example.org\/s> <http:\/\/example.org\/addr> _:\S+ <http:\/\/example.org\/g1> \./);
     expect(out).toContain(`<http://example.org/g1> <https://w3id.org/datamonitor/ns#inDocument> <${doc}> <https://w3id.org/datamonitor/ns#provenance> .`);
     expect(out).not.toContain('"one"');
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('diff names the graph of each changed quad, and leaves the unchanged named graphs out', async () => {
     const { text } = await diffCommand(doc, { data: dir, from: iso(t1), to: iso(t2) });
@@ -110,7 +110,7 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     expect(text).not.toContain('blank graph');
     const all = JSON.parse((await diffCommand(undefined, { data: dir, from: iso(t1), to: iso(t2), json: true })).text);
     expect(all.added).toContain('<http://example.org/s> <http://example.org/p> "uno" <http://example.org/g1> .');
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('an index made before named graphs is migrated and rebuilt from the WARC records when it is opened', async () => {
     await queryCommand('ASK {}', { data: dir });
@@ -121,7 +121,7 @@ describe('named graphs of quad formats are kept as a dataset inside the document
     const q = 'SELECT ?g WHERE { GRAPH ?g { <http://example.org/t> ?p ?o } }';
     expect(rows(await queryCommand(q, { data: dir, json: true }))).toEqual([{ g: 'http://example.org/g2' }]);
     expect(await queryCommand(undefined, { data: dir, list: true })).toContain(`${doc}  2 versions`);
-  });
+  }, LOADED_TIMEOUT_MS);
 });
 
 describe('a versioned store from before named graphs, opened read-only', () => {
@@ -144,5 +144,5 @@ describe('a versioned store from before named graphs, opened read-only', () => {
     const columns = new Database(path.join(dir, 'versions.sqlite'), { readonly: true });
     expect(columns.prepare('PRAGMA table_info(quads)').all().map((c) => (c as { name: string }).name)).not.toContain('ng');
     columns.close();
-  });
+  }, LOADED_TIMEOUT_MS);
 });

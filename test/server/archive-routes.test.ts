@@ -17,7 +17,7 @@ import { MAX_CHANGE_POINTS } from '../../src/server/archive-routes.ts';
 import { turtle } from '../query/helpers.ts';
 import type { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
 import { leaseHosts, routesArchive, type RoutesFixture } from './routes-fixture.ts';
-import { readOnlyView } from '../helpers.ts';
+import { LOADED_TIMEOUT_MS, readOnlyView } from '../helpers.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const enc = encodeURIComponent;
@@ -36,7 +36,7 @@ describe('archive routes', () => {
   beforeAll(async () => {
     fx = await routesArchive();
     app = await buildServer({ dataDir: fx.dataDir });
-  }, 60_000);
+  }, LOADED_TIMEOUT_MS);
   afterAll(async () => {
     await workers?.close();
     await app?.close();
@@ -225,7 +225,7 @@ describe('archive routes', () => {
       } finally {
         await archive.close();
       }
-    });
+    }, LOADED_TIMEOUT_MS);
 
     it('restrict to a document by a 4th term or graph=, and bind it with a variable', async () => {
       const people = enc(`?s a ${PERSON}`);
@@ -286,7 +286,7 @@ describe('archive routes', () => {
         await busy.close();
         fs.rmSync(dir, { recursive: true, force: true });
       }
-    }, 60_000);
+    }, LOADED_TIMEOUT_MS);
   });
 
   describe('on an archive mounted read-only', () => {

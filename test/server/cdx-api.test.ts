@@ -8,7 +8,7 @@ import { openStore } from '../../src/store/index.ts';
 import { normalizeUrl } from '../../src/frontier/normalize.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
 import { buildArchive, type ArchiveFixture } from './fixture.ts';
-import { documents, repoRoot, tempDir } from '../helpers.ts';
+import { documents, LOADED_TIMEOUT_MS, repoRoot, tempDir } from '../helpers.ts';
 import { serveCli } from './serve-cli.ts';
 
 describe('SURT keys and CDXJ selection', () => {
@@ -170,5 +170,5 @@ describe('CDXJ endpoint and the write API over a real archive', () => {
     const empty = spawnSync(process.execPath, [bin, 'serve', '--data', tempDir('dm-empty-'), '--port', '0'], { encoding: 'utf8' });
     expect(empty.status).toBe(66);
     expect(empty.stderr).toMatch(/no archive in .*crawl into it first/);
-  });
+  }, LOADED_TIMEOUT_MS);
 });

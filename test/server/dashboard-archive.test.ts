@@ -11,7 +11,7 @@ import { startServer } from '../../src/server/index.ts';
 import { diffCommand } from '../../src/cli/commands/diff.ts';
 import type { SqliteWorkerStore } from '../../src/store/sqlite-worker.ts';
 import { leaseHosts, routesArchive, type RoutesFixture } from './routes-fixture.ts';
-import { repoRoot } from '../helpers.ts';
+import { LOADED_TIMEOUT_MS, repoRoot } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -26,7 +26,7 @@ describe('dashboard: search, captures, diff, workers', () => {
   beforeAll(async () => {
     fx = await routesArchive();
     ({ app, url } = await startServer({ dataDir: fx.dataDir, port: 0 }));
-  }, 60_000);
+  }, LOADED_TIMEOUT_MS);
   afterAll(async () => {
     await workers?.close();
     await app?.close();

@@ -16,7 +16,7 @@ import { ArchiveReadError } from '../../src/archive/warc-files.ts';
 import { replayDocument } from '../../src/archive/replay.ts';
 import { startServer as startOrigin, type TestServer } from '../../src/testkit/server.ts';
 import { openStore } from '../../src/store/index.ts';
-import { crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { crawlLog, LOADED_TIMEOUT_MS, repoRoot, tempDir } from '../helpers.ts';
 import { serveCli } from './serve-cli.ts';
 import { spawnSync } from 'node:child_process';
 
@@ -256,5 +256,5 @@ describe('Memento answers: headers, links, errors and the data directory', () =>
     const bad = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'serve', '--data', dataDir, '--port', '0', '--public-url', 'archive.example.org'], { encoding: 'utf8' });
     expect(bad.status).toBe(64);
     expect(bad.stderr).toMatch(/public URL 'archive\.example\.org' is not an http\(s\) URL/);
-  });
+  }, LOADED_TIMEOUT_MS);
 });

@@ -10,7 +10,7 @@ import { JsonLdParser } from 'jsonld-streaming-parser';
 import { isomorphic } from 'rdf-isomorphic';
 import { buildServer } from '../../src/server/index.ts';
 import { parseRdfXmlText } from '../../src/extract/rdfxml.ts';
-import { tempDir } from '../helpers.ts';
+import { LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
 import { ORG, PEOPLE, protocolArchive } from './sparql-fixture.ts';
 
 const q = (query: string, extra = '') => `/sparql?query=${encodeURIComponent(query)}${extra}`;
@@ -66,7 +66,7 @@ describe('SPARQL 1.1 Protocol as clients use it', () => {
     const bad = await app.inject({ url: q(graphs, '&default-graph-uri=people.ttl') });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toMatch(/default-graph-uri 'people\.ttl' is not an absolute IRI/);
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('takes format= / output= as Fuseki and Virtuoso do: a value that does not fit the query form yields to Accept', async () => {
     const select = 'SELECT ?s WHERE { ?s a schema:Person } ORDER BY ?s';
@@ -228,7 +228,7 @@ describe('SPARQL 1.1 Protocol as clients use it', () => {
     } finally {
       await other.close();
     }
-  });
+  }, LOADED_TIMEOUT_MS);
 
   it('the CLI takes the same prefixes and prints the same bytes in another process', async () => {
     const run = promisify(execFile);
@@ -239,5 +239,5 @@ describe('SPARQL 1.1 Protocol as clients use it', () => {
     expect(second.stdout).toBe(first.stdout);
     const ours = (await app.inject({ url: q(KNOWS), headers: { accept: 'text/turtle' } })).body;
     expect(first.stdout).toBe(ours.endsWith('\n') ? ours : `${ours}\n`);
-  }, 60_000);
+  }, LOADED_TIMEOUT_MS);
 });

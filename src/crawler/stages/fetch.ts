@@ -1,4 +1,4 @@
-import type { Fetcher } from '../../fetch/types.ts';
+import type { FetchOutcome, Fetcher } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { DocumentStore } from '../../store/types.ts';
 import type { Job, Next, Stage } from './types.ts';
@@ -14,6 +14,15 @@ export interface FetchStageDeps {
   frontier: Frontier;
   counts: { errors: number };
   signal?: AbortSignal;
+}
+
+/**
+ * The time the host's next request is spaced from: when this request was written to its connection,
+ * which on a loaded machine or a new connection can be long after it was asked for; a server would
+ * otherwise see two requests closer than --delay. When nothing was sent, the time it was asked.
+ */
+function spacedFrom(asked: number | undefined, outcome: FetchOutcome): number | undefined {
+  return outcome.sentAt !== undefined && asked !== undefined ? Math.max(asked, outcome.sentAt) : asked;
 }
 
 /**
@@ -34,6 +43,7 @@ export class FetchStage implements Stage {
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal, entry.variant ? { accept: entry.variant.accept } : undefined));
+    job.startedAt = spacedFrom(job.startedAt, outcome);
     if (outcome.error?.code === 'blocked-address') {
       // A policy (no --allow-private), not the server's failure: nothing was sent, so the origin
       // neither waits its delay nor backs off, and a crawl with --allow-private takes the URL up again.
@@ -72,6 +82,7 @@ export class FetchStage implements Stage {
     const { entry } = job;
     job.startedAt = Date.now();
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, undefined, this.d.signal, { accept: entry.variant!.accept }));
+    job.startedAt = spacedFrom(job.startedAt, outcome);
     if (outcome.error?.code === 'blocked-address') job.startedAt = undefined;
     if (outcome.retryAfter && this.d.frontier.acceptsWait(outcome.retryAfter.getTime(), Date.now())) {
       job.notBefore = outcome.retryAfter.getTime();
