@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { readReleases, parseRelease, type Release } from './schemaorg.ts';
+import { LOADED_TIMEOUT_MS } from '../helpers.ts';
 import { openVersionStore, runQuery, queryChanges, ntripleLine, type VersionArchive, type QuadRow } from '../../src/query/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -40,7 +41,8 @@ const keysOfRows = (rows: Iterable<QuadRow>): Set<string> => {
 const fingerprint = (keys: Set<string>): string => createHash('sha1').update([...keys].sort().join('\n')).digest('hex');
 const minus = (a: Set<string>, b: Set<string>): Set<string> => new Set([...a].filter((k) => !b.has(k)));
 
-describe.skipIf(!present || !full)('BEAR on schema.org: 52 releases as 52 versions of one document', () => {
+// Each test's work is the point (52 snapshots of schema.org): the loaded machine's limit, not vitest's 60 s.
+describe.skipIf(!present || !full)('BEAR on schema.org: 52 releases as 52 versions of one document', { timeout: LOADED_TIMEOUT_MS }, () => {
   let tmp: string;
   let releases: Release[];
   let archive: VersionArchive;
