@@ -67,12 +67,13 @@ async function serveWeb(): Promise<void> {
 }
 
 /** The index catch-up as the first `query` runs it (bulk when the archive is new). */
-async function catchUpChild(dataDir: string): Promise<void> {
+async function catchUpChild(dataDir: string, pgUrl?: string): Promise<void> {
   const { openStore } = await import('../src/store/index.ts');
-  const { openVersionStore, catchUpVersions } = await import('../src/query/index.ts');
-  const store = await openStore(dataDir, undefined, { readonly: true });
+  const { openVersionStore, catchUpVersions, PgVersionArchive } = await import('../src/query/index.ts');
+  // The PostgreSQL half reads the log moved into PostgreSQL and writes its versioned store there.
+  const store = pgUrl ? new (await import('../src/store/postgres.ts')).PostgresStore(pgUrl, { readonly: true }) : await openStore(dataDir, undefined, { readonly: true });
   await store.init();
-  const archive = openVersionStore(dataDir);
+  const archive = pgUrl ? new PgVersionArchive(pgUrl) : openVersionStore(dataDir);
   const c = await catchUpVersions(archive, store, dataDir, {
     onProgress: (p) => process.stderr.write(`\rindex: ${p.phase} ${p.done}/${p.total}   `),
   });
@@ -388,23 +389,6 @@ async function pgLogChild(dataDir: string, url: string): Promise<void> {
   process.stdout.write(JSON.stringify({ rows }) + '\n');
 }
 
-/** The index catch-up into PostgreSQL, as the first `query --db postgres://…` runs it (bulk when the store is new). */
-async function pgCatchUpChild(dataDir: string, url: string): Promise<void> {
-  const { PostgresStore } = await import('../src/store/postgres.ts');
-  const { PgVersionArchive, catchUpVersions } = await import('../src/query/index.ts');
-  const store = new PostgresStore(url, { readonly: true });
-  await store.init();
-  const archive = new PgVersionArchive(url);
-  const c = await catchUpVersions(archive, store, dataDir, {
-    onProgress: (p) => process.stderr.write(`\rindex: ${p.phase} ${p.done}/${p.total}   `),
-  });
-  process.stderr.write('\n');
-  const stats = archive.stats();
-  await archive.close();
-  await store.close();
-  process.stdout.write(JSON.stringify({ versions: c.versions, rows: c.rows, failed: c.failed, bulk: c.bulk, quadRows: stats.rows }) + '\n');
-}
-
 /**
  * The PostgreSQL half of the scale run on an archive crawled by main() (kept with --keep): the same steps 2-4
  * and the disk, with the crawl log and the versioned store in PostgreSQL. The crawl itself is not repeated:
@@ -522,7 +506,7 @@ const kind = option('--child');
 if (kind === 'web') await serveWeb();
 else if (kind === 'catch-up') await catchUpChild(option('--dir')!);
 else if (kind === 'pg-log') await pgLogChild(option('--dir')!, option('--db')!);
-else if (kind === 'pg-catch-up') await pgCatchUpChild(option('--dir')!, option('--db')!);
+else if (kind === 'pg-catch-up') await catchUpChild(option('--dir')!, option('--db')!);
 else if (args.includes('--pg')) await pgMain();
 else if (kind === 'warm') await warmChild(option('--dir')!, option('--plan')!);
 else if (args.length >= 0) await main();
