@@ -241,12 +241,7 @@ async function main(): Promise<void> {
       server!.stdin!.end();
     }
     const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
-    const { default: Database } = await import('better-sqlite3');
-    const meta = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
-    const versions = meta.prepare<[], { time: number; url: string; triples: number }>('SELECT time, url, triples FROM crawl_log WHERE rdf_offset IS NOT NULL ORDER BY time, id').all();
-    const logRows = (meta.prepare('SELECT count(*) AS n FROM crawl_log').get() as { n: number }).n;
-    meta.close();
-    const tripleVersions = versions.reduce((n, v) => n + v.triples, 0);
+    const { versions, logRows, tripleVersions } = await crawlLogFigures(dir);
     const pagesPerS = summary.documents / crawl.seconds;
     row(`\`crawl --delay 0\` (site and proxy in another process)${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
     Object.assign(result, { crawl: { ...crawl, stdout: undefined, stderr: undefined, pages: summary.documents, versions: versions.length, triples: summary.triples, logRows, tripleVersions } });
@@ -409,12 +404,7 @@ async function pgMain(): Promise<void> {
   const row = (name: string, m: Measured, extra = '') => rows.push(`| ${name} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.rssMb.toFixed(0)} | ${m.code === 0 ? '' : `exit ${m.code} `}${extra} |`);
   const result: Record<string, unknown> = { documents: DOCUMENTS, hosts: HOSTS, dir, started, postgres: true };
   try {
-    const { default: Database } = await import('better-sqlite3');
-    const meta = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
-    const versions = meta.prepare<[], { time: number; url: string; triples: number }>('SELECT time, url, triples FROM crawl_log WHERE rdf_offset IS NOT NULL ORDER BY time, id').all();
-    const logRows = (meta.prepare('SELECT count(*) AS n FROM crawl_log').get() as { n: number }).n;
-    meta.close();
-    const tripleVersions = versions.reduce((n, v) => n + v.triples, 0);
+    const { versions, logRows, tripleVersions } = await crawlLogFigures(dir);
 
     const moved = must('crawl log into PostgreSQL', await child(['--child', 'pg-log', '--dir', dir, '--db', url]));
     if (moved.code !== 0) throw new Error(`moving the log failed: ${moved.stderr.slice(-2000)}`);
@@ -525,4 +515,17 @@ function writeReport(name: string, result: unknown, r: { title: string; command:
   fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
   fs.writeFileSync(path.join(ROOT, `bench/out/${name}.json`), JSON.stringify(result, null, 1));
   process.stdout.write(report + '\n');
+}
+
+/** The crawl's versions (time order), log rows and triple-versions, read from the SQLite crawl log of `dir`. */
+async function crawlLogFigures(dir: string): Promise<{ versions: Array<{ time: number; url: string; triples: number }>; logRows: number; tripleVersions: number }> {
+  const { default: Database } = await import('better-sqlite3');
+  const meta = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
+  try {
+    const versions = meta.prepare<[], { time: number; url: string; triples: number }>('SELECT time, url, triples FROM crawl_log WHERE rdf_offset IS NOT NULL ORDER BY time, id').all();
+    const logRows = (meta.prepare('SELECT count(*) AS n FROM crawl_log').get() as { n: number }).n;
+    return { versions, logRows, tripleVersions: versions.reduce((n, v) => n + v.triples, 0) };
+  } finally {
+    meta.close();
+  }
 }
