@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,9 +22,21 @@ import { repoRoot, tempDir } from '../helpers.ts';
 const DOCUMENTS = 10_000;
 const HEAP_MB = 24;
 
+/**
+ * The probe in a process of its own under the heap cap: from the run's bundle of it (test/setup/bundle-sources.ts)
+ * when there is one, so that the cap holds the route and not tsx transforming the sources (which alone took a
+ * 24 MB heap to its limit on a machine with a cold tsx cache); through tsx otherwise.
+ */
+function probeCommand(dir: string, limit: number): string[] {
+  const bundle = process.env.DATAMONITOR_SRC_BUNDLES && path.join(process.env.DATAMONITOR_SRC_BUNDLES, 'testkit/cdx-probe.mjs');
+  if (!bundle || !fs.existsSync(bundle)) return [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'src/testkit/cdx-probe.ts'), dir, String(limit)];
+  const script = `const { cdxProbe } = await import(${JSON.stringify(pathToFileURL(bundle).href)}); process.stdout.write(JSON.stringify(await cdxProbe(${JSON.stringify(dir)}, ${limit})) + '\\n');`;
+  return ['--input-type=module', '-e', script];
+}
+
 function child(dir: string, limit: number): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'src/testkit/cdx-probe.ts'), dir, String(limit)], {
+    const p = spawn(process.execPath, probeCommand(dir, limit), {
       env: { ...process.env, NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
     });
     let out = '';
