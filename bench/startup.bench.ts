@@ -11,9 +11,7 @@
  * Also how long an idle `datamonitor daemon` takes to end after SIGTERM (#14: within 3 s, status 0; the
  * test in test/recrawl/cycle.test.ts checks that it stops, this row how fast).
  *
- * Wall and CPU time (user + system of every thread, through /usr/bin/time when present) per row. A
- * second query row passes --max-memory, which keeps src/cli/early.ts from starting the query thread
- * before the command line is parsed: what starting it first gains, in the same run.
+ * Wall and CPU time (user + system of every thread, through /usr/bin/time when present) per row.
  *
  * Run: node bin/run-ts.mjs bench/startup.bench.ts [--runs 20] [--quick] [--no-build] [--archive DIR]
  * (`--archive`: query that data directory instead of crawling a one-document archive first).
@@ -56,8 +54,6 @@ const rows: Row[] = [
   { label: '`datamonitor --version` (dist/, plain node)', command: node, args: [bin, '--version'], env: dist },
   { label: '`datamonitor --help` (dist/)', command: node, args: [bin, '--help'], env: dist },
   { label: "`datamonitor query --data D 'SELECT …'` (dist/, a one-document archive)", command: node, args: [bin, 'query', '--data', dataDir, '--csv', 'SELECT * WHERE { ?s ?p ?o }'], env: dist },
-  // The same query and limits, but --max-memory keeps src/cli/early.ts from starting the thread first: the thread starts when the command asks, as before.
-  { label: "`datamonitor query --max-memory 1GiB …` (dist/: the same, its thread started when the command asks, not first)", command: node, args: [bin, 'query', '--data', dataDir, '--max-memory', '1GiB', '--csv', 'SELECT * WHERE { ?s ?p ?o }'], env: dist },
   { label: 'every command module loaded (dist/): what each command paid before lazy loading', command: node, args: ['--input-type=module', '-e', `const m = await import(${JSON.stringify(new URL('../dist/cli/commands/index.js', import.meta.url).href)}); await Promise.all(m.commandModules.map((x) => x.load()));`] },
   { label: '`datamonitor --version` from the sources through tsx (a checkout)', command: node, args: [bin, '--version'] },
   { label: "`datamonitor query --data D 'SELECT …'` from the sources through tsx (a checkout)", command: node, args: [bin, 'query', '--data', dataDir, '--csv', 'SELECT * WHERE { ?s ?p ?o }'] },

@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from './oxigraph.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { evaluateShape, freeStore, graphIndexLine } from './sparql.ts';
 import { nquadLine } from './version-store.ts';

@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from './oxigraph.ts';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import type { RowConstants, VersionBackend } from './backend.ts';
@@ -133,6 +133,23 @@ export function freeStore(store: ox.Store): void {
  * Updates and malformed queries throw UserError.
  */
 export async function runQuery(archive: VersionBackend, sparql: string, opts: QueryOptions = {}): Promise<QueryResult> {
+  return (await prepareQuery(archive, sparql, opts)).execute();
+}
+
+/**
+ * A query planned and ready to run: what runQuery does before its first read of the archive (the
+ * analysis and the plan, which may load a parser) apart from what it does after, all synchronous. A
+ * caller that must stop a query at a limit without a thread of its own (src/query/engine/inline.ts)
+ * guards `execute` alone.
+ */
+export interface PreparedQuery {
+  plan: Plan['kind'];
+  /** Reads the archive, evaluates and serialises: synchronous work only. */
+  execute(): QueryResult;
+}
+
+/** runQuery's first half: the query checked and planned, nothing of the archive read but its statistics. */
+export async function prepareQuery(archive: VersionBackend, sparql: string, opts: QueryOptions = {}): Promise<PreparedQuery> {
   const shape = analyseQuery(sparql);
   const format = opts.format ?? defaultFormat(shape.form);
   if (!formatsFor(shape.form).includes(format)) {
@@ -148,17 +165,19 @@ export async function runQuery(archive: VersionBackend, sparql: string, opts: Qu
   const key = snapshotKey(archive, at, graphs);
   const loaded = lastSnapshot.get(archive)?.key === key;
   const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv(), wholeDataset: graphs === undefined && !dataset && !shape.hasDataset });
-  if (plan.kind === 'count') {
-    const n = archive.countAt(at, plan.count.pattern, { distinct: plan.count.distinct, inDocument: plan.count.inDocument, sameTerm: plan.sameTerm });
-    // The engine writes the answer (one row, an xsd:integer), so that every format is the bytes the snapshot's query gives.
-    const body = serialise(EMPTY(), analyseQuery(`SELECT ?${plan.count.variable} WHERE { VALUES ?${plan.count.variable} { ${n} } }`), format, undefined);
-    return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: 0, plan: plan.kind };
-  }
-  // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
-  if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
-  const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, plan) : cachedSnapshot(archive, key, at, graphs);
-  const body = serialise(snapshot.store, shape, format, dataset);
-  return { form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads: snapshot.quads, plan: plan.kind };
+  const answer = (body: string, quads: number): QueryResult => ({ form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads, plan: plan.kind });
+  const execute = (): QueryResult => {
+    if (plan.kind === 'count') {
+      const n = archive.countAt(at, plan.count.pattern, { distinct: plan.count.distinct, inDocument: plan.count.inDocument, sameTerm: plan.sameTerm });
+      // The engine writes the answer (one row, an xsd:integer), so that every format is the bytes the snapshot's query gives.
+      return answer(serialise(EMPTY(), analyseQuery(`SELECT ?${plan.count.variable} WHERE { VALUES ?${plan.count.variable} { ${n} } }`), format, undefined), 0);
+    }
+    // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
+    if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
+    const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, plan) : cachedSnapshot(archive, key, at, graphs);
+    return answer(serialise(snapshot.store, shape, format, dataset), snapshot.quads);
+  };
+  return { plan: plan.kind, execute };
 }
 
 /** The dataset of a protocol request: given as either list, it is the whole dataset (the other list empty). */

@@ -3,10 +3,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
-import { text as readText } from 'node:stream/consumers';
-// Module by module, not from query/index.ts: this process only catches the index up and prints; the
-// query runs on a thread that loads Oxigraph and the SPARQL modules (bench/STARTUP.md). What opens the
-// archive (SQLite) is imported once the thread is on its way: its start is a query's critical path.
+// Module by module, not from query/index.ts, and the heavy ones (Oxigraph, SQLite) when a command needs
+// them: --version and --help load none of it, and the SPARQL modules load once the archive is open.
 import type { VersionBackend } from '../../query/backend.ts';
 import { renderTable } from '../../query/results/table.ts';
 import { ALL_FORMATS } from '../../query/results/formats.ts';
@@ -15,7 +13,8 @@ import type { CatchUpProgress } from '../../query/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
-import { DEFAULT_LIMITS, QueryEngine, locationOf, parseLimits } from '../../query/engine/index.ts';
+import { DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
+import { checkResult, guarded } from '../../query/engine/inline.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
 
 export interface QueryFlags {
@@ -83,36 +82,37 @@ export async function queryCommand(
   note: (text: string) => void = (t) => void process.stderr.write(t),
   signal?: AbortSignal,
 ): Promise<string> {
-  const limits = parseLimits({ time: flags.timeout, memory: flags.maxMemory, result: flags.maxResult }, { time: '--timeout', memory: '--max-memory', result: '--max-result' });
-  // A SPARQL query runs under the limits on a worker thread (host.ts): a runaway query or an engine
-  // panic ends that thread with a clear message, not this process with a stack trace, and this
-  // process stays free to enforce the limits. A thread, not a process of its own as in the server:
-  // this process asks one query and exits, and a second node start was most of what a query cost.
-  const engine = new QueryEngine({ ...limits, workers: 1, queue: 0, refuseAgainMs: 0, isolation: 'thread' });
-  // Loads while the index catches up; --list and a --versions triple pattern read the store directly.
-  if (!flags.list && !(flags.versions && query && !looksLikeSparql(query))) engine.warm();
+  const limits = { ...DEFAULT_LIMITS, ...parseLimits({ time: flags.timeout, memory: flags.maxMemory, result: flags.maxResult }, { time: '--timeout', memory: '--max-memory', result: '--max-result' }) };
   try {
-    return await withVersions(flags.data, flags.db, (archive) => answer(archive, engine, query, flags, note, signal));
+    return await withVersions(flags.data, flags.db, (archive) => answer(archive, limits, query, flags, note, signal));
   } catch (e) {
     throw signal?.aborted && signal.reason instanceof UserError ? signal.reason : e;
-  } finally {
-    await engine.close();
   }
 }
 
-async function answer(archive: VersionBackend, engine: QueryEngine, query: string | undefined, flags: QueryFlags, note: (text: string) => void, signal?: AbortSignal): Promise<string> {
+/**
+ * The query is evaluated on this thread under the limits (src/query/engine/inline.ts): this process asks
+ * one query and exits, and a query thread of its own was a second isolate and a second load of
+ * Oxigraph on the query's critical path (bench/STARTUP.md). A runaway query or Ctrl-C ends the
+ * evaluation with a clear message; after that the process exits, as the command does anyway.
+ */
+async function answer(archive: VersionBackend, limits: QueryLimits, query: string | undefined, flags: QueryFlags, note: (text: string) => void, signal?: AbortSignal): Promise<string> {
+  signal?.throwIfAborted(); // a signal while the index caught up
   if (flags.list) return listDocuments(archive, flags);
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
+  const started = Date.now();
   if (flags.changes) {
-    const changes = await engine.changes(locationOf(archive), text, window, signal);
+    const { queryChanges } = await import('../../query/evolution.ts');
+    const changes = await guarded(() => queryChanges(archive, text, window), limits, started);
     if (flags.json) return JSON.stringify(changes.map((c) => ({ ...c, time: iso(c.time) })), null, 1) + '\n';
     return changes.map((c) => `${iso(c.time)}  +${c.added} -${c.removed}  (${plural(c.answers, 'answer')})`).join('\n') + `\n${plural(changes.length, 'change')}\n`;
   }
   if (flags.versions) {
     if (looksLikeSparql(text)) {
-      const ver = await engine.versions(locationOf(archive), text, window, signal);
+      const { queryVersions } = await import('../../query/evolution.ts');
+      const ver = await guarded(() => queryVersions(archive, text, window), limits, started);
       if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
       return ver.map((v) => `${answerText(v.answer)}\n    ${intervalsText(v.intervals)}`).join('\n') + `\n${plural(ver.length, 'answer')}\n`;
     }
@@ -132,8 +132,12 @@ async function answer(archive: VersionBackend, engine: QueryEngine, query: strin
     const first = archive.graphs().reduce((m, g) => Math.min(m, g.firstTime), Infinity);
     if (!(at >= first)) note(`note: --at ${iso(at)} is before the archive's first version${Number.isFinite(first) ? ` (${iso(first)})` : ' (it has none yet)'}: the archive was empty then\n`);
   }
-  const result = await engine.run(locationOf(archive), text, { at, graphs: flags.graph, format: format ?? undefined }, signal);
-  const body = await readText(result.body);
+  const { prepareQuery } = await import('../../query/sparql.ts');
+  const prepared = await prepareQuery(archive, text, { at, graphs: flags.graph, format: format ?? undefined });
+  signal?.throwIfAborted();
+  const result = guarded(() => prepared.execute(), limits, started);
+  const body = typeof result.body === 'string' ? result.body : Buffer.from(result.body as Uint8Array).toString('utf8');
+  checkResult(body, limits);
   if (format || result.form === 'construct' || result.form === 'describe') return ensureNewline(body);
   return renderTable(JSON.parse(body) as SparqlJsonResults);
 }

@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from '../../query/oxigraph.ts';
 import type { Quad } from '@rdfjs/types';
 import { analyseQuery, type QueryShape } from '../../query/sparql-text.ts';
 import { evaluateShape, GRAPH_INDEX } from '../../query/sparql.ts';

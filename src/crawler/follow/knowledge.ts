@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from '../../query/oxigraph.ts';
 import type { Quad } from '@rdfjs/types';
 import { ntTerm } from '../../query/terms.ts';
 import type { SparqlJsonTerm } from '../../query/types.ts';

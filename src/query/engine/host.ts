@@ -12,8 +12,7 @@ import type { FromUnit, ToUnit } from './wire.ts';
  * - `process`: a child process of its own. Nothing a query does (a WebAssembly panic, a runaway
  *   allocation, the OS killing it) reaches the process that asked: what a server needs, whose other
  *   clients must keep being answered.
- * - `thread`: a worker thread of the asking process. It starts without a second node and loads the
- *   query modules once, not twice (the CLI's start-up: bench/STARTUP.md); the limits hold the same way
+ * - `thread`: a worker thread of the asking process. It starts without a second node; the limits hold the same way
  *   (worker.terminate() stops even a query inside Oxigraph's WebAssembly, V8's resourceLimits bound its
  *   heap, the process's resident memory is watched), but a thread shares its process's fate in what
  *   no limit catches (the OS killing the process on memory pressure). For a process that asks one query
@@ -64,65 +63,6 @@ export function startHost(isolation: Isolation, heapMb: number, events: HostEven
 /** The JS heap bound of a query's process or thread for a memory limit (the limit itself is watched on resident memory). */
 export function heapMbFor(memoryBytes: number): number {
   return Math.max(64, Math.floor(memoryBytes / 1024 ** 2));
-}
-
-/**
- * A query thread started before anything asked for it (startQueryThreadEarly), with what it said
- * meanwhile: a worker's events have no listener until a ThreadHost takes it, and would be lost.
- */
-interface EarlyThread {
-  worker: Worker;
-  heapMb: number;
-  /** The process's resident memory before the thread started. */
-  baseline: number;
-  events: Array<['message', FromUnit] | ['error', Error] | ['exit']>;
-  stop(): void;
-}
-let early: EarlyThread | undefined;
-
-/**
- * Starts the query thread now, for the next ThreadHost with this heap bound to take: `datamonitor
- * query` calls it before it has even loaded its command-line parser, so that the thread's start (as
- * much CPU as a node start: bench/STARTUP.md) and its loading Oxigraph run beside the main thread's
- * work (parsing the command line, opening the archive, catching its index up) instead of after it.
- * Unreferenced: unused, it keeps no process alive.
- */
-export function startQueryThreadEarly(heapMb: number): void {
-  if (early) return;
-  const baseline = process.memoryUsage.rss();
-  const worker = newQueryThread(heapMb);
-  const thread: EarlyThread = { worker, heapMb, baseline, events: [], stop: () => undefined };
-  // Its stdout and stderr are left unread until it is taken (they wait in their streams): a reader
-  // would keep this process alive, even with the thread unreferenced.
-  const onMessage = (m: FromUnit) => thread.events.push(['message', m]);
-  const onError = (e: Error) => thread.events.push(['error', e]);
-  const onExit = () => thread.events.push(['exit']);
-  worker.on('message', onMessage);
-  worker.on('error', onError);
-  worker.on('exit', onExit);
-  thread.stop = () => {
-    worker.off('message', onMessage);
-    worker.off('error', onError);
-    worker.off('exit', onExit);
-  };
-  worker.unref();
-  early = thread;
-}
-
-/** What the early thread, not yet taken, has said so far (message types, `error`, `exit`); undefined when there is none. */
-export function earlyQueryThread(): { said: string[] } | undefined {
-  return early && { said: early.events.map((e) => (e[0] === 'message' ? e[1].type : e[0])) };
-}
-
-/** The early thread if its heap bound is `heapMb` (one started for other limits is ended). */
-function takeEarly(heapMb: number): EarlyThread | undefined {
-  const thread = early;
-  early = undefined;
-  if (!thread) return undefined;
-  thread.stop();
-  if (thread.heapMb === heapMb) return thread;
-  void thread.worker.terminate();
-  return undefined;
 }
 
 function newQueryThread(heapMb: number): Worker {
@@ -190,17 +130,15 @@ class ThreadHost implements UnitHost {
   /**
    * The process's resident memory before the thread started: what the thread adds to it is what its
    * query uses (node itself is already there, unlike in a query process of its own, so a limit holds a
-   * thread to at least as much as a process). A thread started early counts from its own start, so
-   * what the main thread loads meanwhile (the CLI's modules, SQLite) counts too: a few MB stricter.
+   * thread to at least as much as a process).
    */
   private readonly baseline: number;
   private gone = false;
   private error?: Error;
 
   constructor(heapMb: number, events: HostEvents) {
-    const started = takeEarly(heapMb);
-    this.baseline = started?.baseline ?? process.memoryUsage.rss();
-    this.worker = started?.worker ?? newQueryThread(heapMb);
+    this.baseline = process.memoryUsage.rss();
+    this.worker = newQueryThread(heapMb);
     this.worker.stdout.resume(); // nothing written there is wanted, and unread it would pile up
     this.worker.stderr.setEncoding('utf8');
     this.worker.stderr.on('data', (d: string) => events.stderr(d));
@@ -210,19 +148,6 @@ class ThreadHost implements UnitHost {
       this.gone = true;
       events.exit(this.error);
     });
-    // What the early thread said before it was taken, in order, as if it came now.
-    if (started?.events.length) {
-      queueMicrotask(() => {
-        for (const e of started.events) {
-          if (e[0] === 'message') events.message(e[1]);
-          else if (e[0] === 'error') this.error = e[1];
-          else {
-            this.gone = true;
-            events.exit(this.error);
-          }
-        }
-      });
-    }
   }
 
   readonly pid = undefined;

@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from '../oxigraph.ts';
 import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
 import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';

@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from '../oxigraph.ts';
 import type { QuadRow } from '../types.ts';
 import { nquadLine } from '../version-store.ts';
 

@@ -1,4 +1,4 @@
-import * as ox from 'oxigraph';
+import * as ox from '../oxigraph.ts';
 import { UserError } from '../../util/errors.ts';
 import type { ResultFormat } from '../types.ts';
 import { freeStore } from '../sparql.ts';

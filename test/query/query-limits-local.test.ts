@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempArchive, turtle, T0 } from './helpers.ts';
 import { repoRoot } from '../helpers.ts';
 import { DEFAULT_LIMITS, QueryEngine, QueryLimitError, locationOf } from '../../src/query/engine/index.ts';
-import { earlyQueryThread, heapMbFor, startQueryThreadEarly } from '../../src/query/engine/host.ts';
+import { checkResult, guarded } from '../../src/query/engine/inline.ts';
+import { prepareQuery } from '../../src/query/sparql.ts';
 import { UserError } from '../../src/util/errors.ts';
 import { EXIT } from '../../src/util/exit-codes.ts';
 import type { VersionArchive } from '../../src/query/version-store.ts';
@@ -119,28 +120,52 @@ describe('query engine, thread isolation', () => {
     expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
   });
 
-  it('takes the thread the CLI started early, with what it said before (ready), or ends it when its bounds differ', async () => {
-    startQueryThreadEarly(heapMbFor(DEFAULT_LIMITS.memoryBytes));
-    // Its 'ready' came before any engine listened: kept, and given to the engine that takes the thread.
-    while (!earlyQueryThread()?.said.includes('ready')) await sleep(20);
-    const e = engine({ workers: 1 });
-    e.warm();
-    expect(earlyQueryThread()).toBeUndefined(); // taken, not left beside the engine's own
-    expect(names(await text((await e.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
-    // Started for a 64 MB heap: an engine with the default limits ends it and starts its own.
-    startQueryThreadEarly(64);
-    const other = engine({ workers: 1 });
-    expect(names(await text((await other.run(locationOf(archive), ALICE)).body))).toEqual(['Alice']);
-    expect(earlyQueryThread()).toBeUndefined();
-  });
-
   it('takes one query thread only: two would count each other in the process memory', () => {
     expect(() => new QueryEngine({ isolation: 'thread', workers: 2 })).toThrow(/one at a time/);
   });
 });
 
-/** `datamonitor query` as a user runs it: its query runs on a thread, this process stays free to enforce the limits and to listen. */
-describe('CLI: datamonitor query on a thread', () => {
+/**
+ * A query on the asking thread (src/query/engine/inline.ts), as `datamonitor query` runs its one query:
+ * node:vm's watchdog stops it at the time limit inside Oxigraph's WebAssembly, the companion thread
+ * interrupts it past the memory limit. In-process here (vitest runs each file in a process of its own).
+ */
+describe('query on the asking thread, under the limits', () => {
+  const limits = (o: Partial<typeof DEFAULT_LIMITS> = {}) => ({ ...DEFAULT_LIMITS, ...o });
+  const run = async (sparql: string, l = limits()) => {
+    const started = Date.now();
+    const prepared = await prepareQuery(archive, sparql);
+    return guarded(() => prepared.execute(), l, started);
+  };
+
+  it('answers as runQuery does', async () => {
+    expect(names((await run(ALICE)).body)).toEqual(['Alice']);
+  });
+
+  it('stops a query at its time limit inside the WebAssembly evaluation, with the limit error', async () => {
+    const err = await failure(run(COUNT3, limits({ timeMs: 1500 })));
+    expect(err).toBeInstanceOf(QueryLimitError);
+    expect((err as QueryLimitError).kind).toBe('time');
+    expect(err.message).toMatch(/time limit of 1\.5 s/);
+  });
+
+  it.skipIf(!linux)('stops a query that grows the process over the memory limit (WebAssembly memory included)', async () => {
+    const err = await failure(run(PRODUCT4, limits({ timeMs: 300_000, memoryBytes: 200 * 1024 ** 2 })));
+    expect((err as QueryLimitError).kind).toBe('memory');
+    expect(err.message).toMatch(/memory limit of 200\.0 MiB/);
+  }, 300_000);
+
+  it('refuses a result over the size limit, and a wrong query with a plain UserError', async () => {
+    const body = (await run('SELECT * WHERE { ?s ?p ?o }')).body;
+    expect(() => checkResult(body, limits({ resultBytes: 2000 }))).toThrow(/is .* over the limit of /);
+    const wrong = await failure(run('SELECT ?x WHERE { ?x'));
+    expect(wrong).toBeInstanceOf(UserError);
+    expect(wrong).not.toBeInstanceOf(QueryLimitError);
+  });
+});
+
+/** `datamonitor query` as a user runs it: its one query on the main thread, stopped at the limits or by Ctrl-C. */
+describe('CLI: datamonitor query under the limits and Ctrl-C', () => {
   it.skipIf(!linux)('ends a query over --max-memory with EX_UNAVAILABLE and says what to do', async () => {
     const { ended } = start(['query', '--data', t.dir, '--timeout', '5m', '--max-memory', '200MiB', PRODUCT4]);
     const r = await ended;
@@ -150,10 +175,10 @@ describe('CLI: datamonitor query on a thread', () => {
     expect(r.out).toBe('');
   }, 300_000);
 
-  it.skipIf(!linux)('answers Ctrl-C during a runaway query at once: the thread ends, the status is 130', async () => {
+  it.skipIf(!linux)('answers Ctrl-C during a runaway query at once: the evaluation ends, the status is 130', async () => {
     // The query grows the process's memory while it is evaluated: past 300 MiB it surely is (the CLI
-    // with Oxigraph loaded is far below). Were the process blocked in the evaluation, the signal would
-    // go unanswered until a limit ended the query (EX_UNAVAILABLE), far later.
+    // with Oxigraph loaded is far below). Were the evaluation deaf to the signal, it would go
+    // unanswered until a limit ended the query (EX_UNAVAILABLE), far later.
     const { p, ended } = start(['query', '--data', t.dir, '--timeout', '10m', '--max-memory', '3GiB', PRODUCT4]);
     try {
       let exited = false;
