@@ -47,3 +47,8 @@ if (!entry) {
 (await import(entry.early.href)).startEarly(args);
 const { main } = await import(entry.main.href);
 await main(process.argv);
+// A query answered, its archive closed: what is left is node tearing down its environment (Oxigraph's
+// WebAssembly, the query's companion thread), ~15 ms of a ~350 ms query (bench/RESULTS.md#startup), which
+// exit skips. Only once every byte is out (a pipe on macOS is written asynchronously); other commands
+// may leave work that ends on its own (a log file's last lines).
+if (args[0] === 'query' && !process.exitCode && !process.stdout.writableLength && !process.stderr.writableLength) process.exit();

@@ -60,8 +60,8 @@ export function register(program: Command): void {
     .option('--max-memory <size>', `memory limit of the query's process, WebAssembly included (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`)
     .option('--max-result <size>', `largest result written (default ${formatBytes(DEFAULT_LIMITS.resultBytes)})`)
     .action(async (query: string | undefined, flags: QueryFlags) => {
-      // Ctrl-C or SIGTERM ends the query's thread and the command at once (the main thread is free
-      // while the query runs); a second signal gets node's default (the process ends there).
+      // Ctrl-C interrupts the evaluation (src/query/engine/inline.ts); outside it, Ctrl-C or SIGTERM
+      // cancels the command before its query runs; a second signal gets node's default (the process ends there).
       const cancel = new AbortController();
       const onSignal = (signal: NodeJS.Signals) => cancel.abort(new UserError(`the query was cancelled (${signal})`, EXIT.interrupted));
       process.once('SIGINT', onSignal);
