@@ -5,7 +5,8 @@
 // (bench/STARTUP.md). dist/'s modules stay as they are: they are the library (the exports map).
 //
 // - Packages stay external: they are loaded from node_modules as before (Oxigraph's WebAssembly, the
-//   native SQLite binding, CommonJS packages).
+//   native SQLite binding, CommonJS packages), all but commander, which every command loads: its eight
+//   CommonJS files are bundled (`require` of node's modules then needs the banner's createRequire).
 // - Each command's dynamic import becomes a chunk of its own (splitting): a command still loads only
 //   what it runs; and early.js (what bin/datamonitor.mjs runs before main.js) shares its modules with
 //   main.js through a common chunk, so both see the one query thread it started.
@@ -37,6 +38,12 @@ const ownLocation = {
   },
 };
 
+/** Every dependency (and its subpaths) but commander. */
+function external() {
+  const { dependencies } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  return Object.keys(dependencies).filter((d) => d !== 'commander').flatMap((d) => [d, `${d}/*`]);
+}
+
 fs.rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { early: path.join(dist, 'cli/early.js'), main: path.join(dist, 'cli/main.js'), 'query-worker': path.join(dist, 'query/engine/worker.js') },
@@ -46,7 +53,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  external: external(),
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   plugins: [ownLocation],
   logLevel: 'warning',
 });

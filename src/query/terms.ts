@@ -52,6 +52,11 @@ export function iriTerm(iri: string): string {
   return `<${escapeIri(iri)}>`;
 }
 
+/** A simple literal (xsd:string) in N-Triples: ntTerm of such a literal, without building the term. */
+export function stringLiteralTerm(value: string): string {
+  return `"${escapeLiteral(value)}"`;
+}
+
 /** A triple as three N-Triples terms. */
 export type NtTriple = [s: string, p: string, o: string];
 /**

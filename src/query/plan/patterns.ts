@@ -1,11 +1,5 @@
-import { ntTerm } from '../terms.ts';
+import { iriTerm, stringLiteralTerm } from '../terms.ts';
 import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
-import { DataFactory } from 'rdf-data-factory';
-
-// rdf-data-factory, not N3's: the query process loads this module for every query, and N3 costs ~90 ms of CPU to load.
-const factory = new DataFactory();
-const namedNode = (iri: string) => factory.namedNode(iri);
-const literal = (value: string) => factory.literal(value);
 
 /**
  * What a query can read from the archive: the rows each of its triple patterns may match, by the
@@ -162,12 +156,12 @@ export function constantOf(term: Node, iris: IriResolver): string | undefined {
   if (term?.type !== 'term') return undefined;
   if (term.subType === 'namedNode') {
     const iri = iris.iri(term);
-    return iri === undefined ? undefined : ntTerm(namedNode(iri));
+    return iri === undefined ? undefined : iriTerm(iri);
   }
   if (term.subType === 'literal') {
     const tag = term.langOrIri;
-    if (tag === undefined) return ntTerm(literal(term.value));
-    if (typeof tag === 'object' && iris.iri(tag) === XSD_STRING) return ntTerm(literal(term.value));
+    if (tag === undefined) return stringLiteralTerm(term.value);
+    if (typeof tag === 'object' && iris.iri(tag) === XSD_STRING) return stringLiteralTerm(term.value);
   }
   return undefined;
 }
