@@ -322,7 +322,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const retryLater = (e: FrontierEntry): boolean => {
     if ((e.retries ?? 0) >= DEFAULTS.maxRetries) return false;
-    queues.push({ ...e, retries: (e.retries ?? 0) + 1 });
+    scope.retry(e);
     return true;
   };
 
