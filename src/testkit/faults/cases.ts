@@ -123,6 +123,21 @@ export const FAULT_CASES: FaultCase[] = [
     },
   },
   {
+    name: 'reset-then-recovery', group: 'transport',
+    about: 'resets the first connection, closes the second before answering, then answers (a flaky link or proxy)',
+    async start() {
+      let tries = 0;
+      const s = await startRawHttp((req, socket) => {
+        if (noRobots(req.path, socket)) return;
+        if (++tries === 1) return socket.resetAndDestroy();
+        if (tries === 2) return socket.destroy();
+        answer(socket, 200, `<urn:x:doc> <http://example.org/p> "recovered after ${tries - 1} failures" .\n`, { 'Content-Type': TTL });
+      });
+      // Transient network failures are tried again like a 5xx (src/crawler/stages/fetch.ts): the document is had.
+      return { seeds: [`${s.url}/doc.ttl`], watch: [{ url: `${s.url}/doc.ttl`, reasons: ['fetched'] }], requests: { count: () => s.hits.get('/doc.ttl') ?? 0, max: 3 }, close: s.close };
+    },
+  },
+  {
     name: 'endless-body', group: 'transport',
     about: 'no Content-Length, a body that never ends',
     async start() {
