@@ -103,7 +103,7 @@ describe('transient network failures', () => {
   }, 60_000);
 
   it('does not try again a 404, a refused address or a failed TLS handshake', async () => {
-    const s = await startRawHttp((req, socket) => answer(socket, 404, 'gone'));
+    const s = await startRawHttp((_req, socket) => answer(socket, 404, 'gone'));
     servers.push(s);
     const tls = await startTlsGarbage();
     servers.push(tls);
