@@ -175,7 +175,7 @@ export const FAULT_CASES: FaultCase[] = [
     name: 'tls-silent-via-proxy', group: 'transport',
     about: 'a CONNECT tunnel to a server that never answers the ClientHello',
     async start() {
-      const tls = await startTlsGarbage(undefined);
+      const tls = await startTlsGarbage(null);
       const proxy = await startConnectProxy();
       return { seeds: [`${tls.url}/x`], watch: [{ url: `${tls.url}/x`, reasons: ['timeout-tls', 'tls-error', 'robots-unavailable'] }], crawl: { proxy: proxy.url }, close: closeAll(proxy, tls) };
     },
