@@ -47,8 +47,7 @@ function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
  * `ADVERTISED_KEEP_ALIVE_S`. A server that closes an idle connection exactly when it says races a
  * client that sends on it just before: the request meets the close and the client sees a reset. A
  * loaded machine widens that window by seconds (a scale run's crawler and proxy sharing 2 busy
- * cores most likely lost its 14 requests so: bench/proxy-keepalive.ts); the margin closes it. (Node 24
- * has this as keepAliveTimeoutBuffer.)
+ * cores most likely lost its 14 requests so: bench/proxy-keepalive.ts); the margin closes it.
  */
 const CLIENT_KEEP_ALIVE_MS = 65_000;
 const ADVERTISED_KEEP_ALIVE_S = 5;
