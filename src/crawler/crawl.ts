@@ -322,7 +322,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const retryLater = (e: FrontierEntry): boolean => {
     if ((e.retries ?? 0) >= DEFAULTS.maxRetries) return false;
-    queues.push({ ...e, retries: (e.retries ?? 0) + 1 });
+    scope.retry(e);
     return true;
   };
 
@@ -338,7 +338,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
         hostRow(entry.host).crawlDelayMs = ms;
       },
     })] : []),
-    new FetchStage({ fetcher, store, refetch: Boolean(o.refetch), retryLater, fates, frontier: queues, counts: s, signal: o.signal }),
+    new FetchStage({
+      fetcher, store, refetch: Boolean(o.refetch), retryLater, maxTries: DEFAULTS.maxRetries + 1, maxRetryBackoffMs: DEFAULTS.maxRetryBackoffMs,
+      fates, frontier: queues, counts: s, signal: o.signal,
+    }),
     new RedirectStage({ warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx, hostRow, counts: s }),
     ...(variants ? [variants.stage] : []),

@@ -168,7 +168,19 @@ export const DEFAULTS = {
   concurrency: 16,
   timeoutMs: 30_000,
   maxBodyBytes: 10 * 1024 * 1024,
+  /**
+   * Tries after the first for a 5xx, a Retry-After or a transient network failure (reset, refused,
+   * timed out), each after the origin's back-off: Nutch retries 3 times (db.fetch.retry.max), Crawlee
+   * 3, Heritrix 30 (15 min apart, a crawl of days).
+   */
   maxRetries: 3,
+  /**
+   * A network failure is not tried again when the origin's back-off before the retry would exceed
+   * this: with the default delay the back-offs are 1, 2, 4 s (a URL that always fails costs 7 s of
+   * waiting); with a 30 s Crawl-delay 30, 60, 120 s, as long as robots.txt's retries (3.5 min); a
+   * longer --delay gets fewer retries rather than a crawl held for many minutes.
+   */
+  maxRetryBackoffMs: 2 * 60_000,
   /** Consecutive errors after which a host's queue is dropped (Nutch does the same). */
   maxHostFailures: 5,
   /** Crawl-delay cap (Nutch, StormCrawler). */

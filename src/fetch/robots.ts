@@ -89,7 +89,7 @@ const HOUR = 3_600_000;
 
 /**
  * Errors after which no page of the origin can be fetched either (a name that does not resolve, a
- * port that refuses, a TLS handshake that fails, an address we refuse): the page fetch is let through
+ * port that refuses, a TLS handshake that fails, an address we refuse; not a reset): the page fetch is let through
  * to fail at once with its own reason, and the origin's failure count ends it, instead of deferring the
  * origin for minutes. Strings, so a fetcher that knows more codes (e.g. 'tls') plugs in unchanged.
  */
@@ -217,7 +217,9 @@ export class RobotsCache {
         this.failures.delete(origin);
         return allowAll(0, this.errorTtlMs); // RFC 9309 2.3.1.2: may be treated as unavailable
       }
-      if (NO_SERVICE.has(code)) {
+      // A connection reset or closed mid-exchange is not a port that refuses: the next request may well
+      // be answered, and letting the page through would fetch it without the rules. Deferred like a timeout.
+      if (NO_SERVICE.has(code) && !(code === 'connect' && error?.network === 'reset')) {
         this.failures.delete(origin);
         return allowAll(0, 0);
       }

@@ -111,6 +111,10 @@ export class HostQueues implements Frontier {
     return this.timing.failures(origin);
   }
 
+  backoffAfterFailure(origin: string): number {
+    return this.timing.backoffAfterFailure(origin);
+  }
+
   drain(origin: string): FrontierEntry[] {
     const q = this.origins.get(origin);
     if (!q) return [];

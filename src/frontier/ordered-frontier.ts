@@ -85,6 +85,10 @@ export class OrderedFrontier implements Frontier {
     return this.timing.failures(origin);
   }
 
+  backoffAfterFailure(origin: string): number {
+    return this.timing.backoffAfterFailure(origin);
+  }
+
   drain(origin: string): FrontierEntry[] {
     const out: FrontierEntry[] = [];
     for (let url = this.urls.popFromHost(origin); url !== undefined; url = this.urls.popFromHost(origin)) out.push(this.take(url));

@@ -147,14 +147,22 @@ export class HostTiming {
     if (outcome.startedAt !== undefined) this.noteRequest(origin, outcome.startedAt);
     s.inFlight = Math.max(0, s.inFlight - 1);
     s.failures = outcome.ok ? 0 : s.failures + 1;
-    if (s.failures > 0) {
-      const backoff = Math.min(this.maxBackoffMs, Math.max(s.delayMs, this.backoffBaseMs) * 2 ** (s.failures - 1));
-      this.defer(s, now + backoff, `back-off after ${s.failures} failure${s.failures > 1 ? 's' : ''}`);
-    }
+    if (s.failures > 0) this.defer(s, now + this.backoffMs(s, s.failures), `back-off after ${s.failures} failure${s.failures > 1 ? 's' : ''}`);
     if (outcome.notBefore === undefined) return true;
     if (!this.acceptsWait(outcome.notBefore, now)) return false;
     this.defer(s, outcome.notBefore, outcome.reason ?? 'asked to wait');
     return true;
+  }
+
+  /** The back-off after `failures` errors in a row: max(delay, base), doubling, capped. */
+  private backoffMs(s: HostClock, failures: number): number {
+    return Math.min(this.maxBackoffMs, Math.max(s.delayMs, this.backoffBaseMs) * 2 ** (failures - 1));
+  }
+
+  /** How long the origin would back off if its request in flight failed too: what a retry of it would wait. */
+  backoffAfterFailure(origin: string): number {
+    const s = this.clock(origin);
+    return this.backoffMs(s, s.failures + 1);
   }
 
   private defer(s: HostClock, until: number, reason: string): void {

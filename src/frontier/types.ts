@@ -11,7 +11,7 @@ export interface FrontierEntry {
   key: number;
   /** Reached through a vocabulary link: fetched whatever the depth. */
   vocabulary?: boolean;
-  /** Times this URL was put back after a Retry-After or a server error. */
+  /** Times this URL was put back after a Retry-After, a server error or a transient network failure. */
   retries?: number;
   /**
    * A page requisite (--page-requisites): 1 found in a page, 2 in a style sheet that was one. Archived
@@ -58,6 +58,8 @@ export interface Frontier {
   noteRequest(origin: string, time: number): void;
   setDelay(origin: string, delayMs: number): void;
   failures(origin: string): number;
+  /** The back-off `origin` would get if the request it has in flight failed (politeness.ts): what a retry would wait. */
+  backoffAfterFailure(origin: string): number;
   /** Removes and returns every queued entry of an origin. */
   drain(origin: string): FrontierEntry[];
   /** The origins with queued URLs that wait on a back-off or a deferral at `now` (until when, why), soonest first. */

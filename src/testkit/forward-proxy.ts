@@ -29,6 +29,31 @@ export interface ForwardProxyOptions {
   silentConnect?: boolean;
 }
 
+/**
+ * Headers of one connection, not of the message (RFC 9110 7.6.1): a proxy answers them for its own
+ * hop and never passes them on. Passing the upstream's `Keep-Alive: timeout=5` on told the crawler
+ * how long the *upstream* server keeps idle connections, not the proxy.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  // Connection may name more hop-by-hop headers of its own.
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((h) => h.trim()).filter(Boolean));
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !HOP_BY_HOP.has(k) && !named.has(k)));
+}
+
+/**
+ * Idle connections from clients are kept this long, while the proxy tells them it keeps them
+ * `ADVERTISED_KEEP_ALIVE_S`. A server that closes an idle connection exactly when it says races a
+ * client that sends on it just before: the request meets the close and the client sees a reset. A
+ * loaded machine widens that window by seconds (a scale run's crawler and proxy sharing 2 busy
+ * cores most likely lost its 14 requests so: bench/proxy-keepalive.ts); the margin closes it.
+ */
+const CLIENT_KEEP_ALIVE_MS = 65_000;
+const ADVERTISED_KEEP_ALIVE_S = 5;
+/** Idle connections to upstream servers are dropped before the upstream's own 5 s (Node's default) would close them under us. */
+const UPSTREAM_IDLE_MS = 2_000;
+
 export async function startForwardProxy(o: ForwardProxyOptions | ProxyRoute = {}): Promise<ForwardProxy> {
   const opts = typeof o === 'function' ? { route: o } : o;
   const route: ProxyRoute = opts.route ?? ((_name, port) => port);
@@ -39,6 +64,7 @@ export async function startForwardProxy(o: ForwardProxyOptions | ProxyRoute = {}
     hits.set(what, (hits.get(what) ?? 0) + 1);
   };
   const sockets = new Set<net.Socket>();
+  const agent = new http.Agent({ keepAlive: true, timeout: UPSTREAM_IDLE_MS });
   const server = http.createServer((req, res) => {
     let target: URL;
     try {
@@ -54,16 +80,29 @@ export async function startForwardProxy(o: ForwardProxyOptions | ProxyRoute = {}
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`proxy: cannot resolve ${target.hostname}`);
       return;
     }
-    const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: target.pathname + target.search, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, { ...up.headers, via: '1.1 test-proxy' });
-      up.pipe(res);
-    });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502).end('proxy: upstream failed');
-      else res.destroy();
-    });
-    req.pipe(upstream);
+    const headers = endToEnd(req.headers);
+    const send = (retry: boolean): void => {
+      const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: target.pathname + target.search, headers, agent }, (up) => {
+        res.writeHead(up.statusCode ?? 502, { ...endToEnd(up.headers), via: '1.1 test-proxy', ...(res.shouldKeepAlive ? { 'keep-alive': `timeout=${ADVERTISED_KEEP_ALIVE_S}` } : {}) });
+        up.pipe(res);
+        // A client that went away (its deadline, a crawl stopping) leaves the upstream answer unread: end it, or its connection is held.
+        res.on('close', () => {
+          if (!up.complete) up.destroy();
+        });
+      });
+      upstream.on('error', () => {
+        // The upstream closed a kept-alive connection as this request went out on it: nothing was
+        // answered, so a request without a body is sent again on a new connection (what Node's docs advise).
+        if (retry && upstream.reusedSocket && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) return send(false);
+        if (!res.headersSent) res.writeHead(502).end('proxy: upstream failed');
+        else res.destroy();
+      });
+      if (req.method === 'GET' || req.method === 'HEAD') upstream.end();
+      else req.pipe(upstream);
+    };
+    send(true);
   });
+  server.keepAliveTimeout = CLIENT_KEEP_ALIVE_MS;
   server.on('connection', (s: net.Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -101,6 +140,7 @@ export async function startForwardProxy(o: ForwardProxyOptions | ProxyRoute = {}
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.closeAllConnections();
+        agent.destroy();
         server.close(() => resolve());
       }),
   };

@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHttpFetcher, staticLookup, buildUserAgent, RobotsCache, type Fetcher } from '../../src/fetch/index.ts';
 import { closedPort, startServer, type TestServer } from './server.ts';
+import { answer, startRawHttp } from '../../src/testkit/faults/raw.ts';
 
 const UA = buildUserAgent('https://example.test/crawler');
 
@@ -248,6 +249,26 @@ describe('RobotsCache', () => {
     const robots = new RobotsCache(fetcher, { userAgent: UA });
     expect(await robots.check(`http://127.0.0.1:${dead}/x`)).toEqual({ allowed: true });
     expect(robots.peek(`http://127.0.0.1:${dead}/x`)).toBeUndefined();
+  });
+
+  it('a reset robots.txt connection defers the origin like a timeout: the page is not let through without the rules', async () => {
+    let tries = 0;
+    const flaky = await startRawHttp((_req, socket) => {
+      if (++tries === 1) return socket.resetAndDestroy();
+      answer(socket, 200, 'User-agent: *\nDisallow: /private\n', { 'Content-Type': 'text/plain' });
+    });
+    try {
+      let clock = Date.now();
+      const robots = new RobotsCache(fetcher, { userAgent: UA, now: () => clock });
+      const first = await robots.check(`${flaky.url}/private`);
+      // Before: { allowed: true }, and the crawl fetched /private.
+      expect('deferUntil' in first && first.reason).toMatch(/not reachable: connection reset/);
+      clock += 30_000 + 1;
+      expect(await robots.check(`${flaky.url}/private`)).toMatchObject({ allowed: false });
+      expect(tries).toBe(2);
+    } finally {
+      await flaky.close();
+    }
   });
 
   it('never blocks /robots.txt itself and does not crash on a bad URL', async () => {

@@ -1,4 +1,5 @@
-import type { FetchOutcome, Fetcher } from '../../fetch/types.ts';
+import { isTransientFetchError, reasonOfFetchError } from '../../fetch/reasons.ts';
+import type { FetchError, FetchOutcome, Fetcher } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { DocumentStore } from '../../store/types.ts';
 import type { Job, Next, Stage } from './types.ts';
@@ -10,6 +11,13 @@ export interface FetchStageDeps {
   /** Fetch again what the store says was fetched (re-crawl cycles). */
   refetch: boolean;
   retryLater(entry: FrontierEntry): boolean;
+  /** Tries a URL gets at most (the first and its retries): said in the log rows of a network failure. */
+  maxTries: number;
+  /**
+   * A transient network failure is not retried when the origin's back-off before the retry would be
+   * longer than this: a host that keeps failing while its back-off doubles is given up, not waited on.
+   */
+  maxRetryBackoffMs: number;
   fates: Fates;
   frontier: Frontier;
   counts: { errors: number };
@@ -26,9 +34,10 @@ function spacedFrom(asked: number | undefined, outcome: FetchOutcome): number | 
 }
 
 /**
- * One HTTP exchange, conditional on what the store knows. A Retry-After or a server error puts the
- * URL back for a later try while tries are left (the host backs off meanwhile); the last try goes on
- * down the chain and is archived.
+ * One HTTP exchange, conditional on what the store knows. A Retry-After, a server error or a
+ * transient network failure (reset, refused, timed out) puts the URL back for a later try while tries
+ * are left (the host backs off meanwhile); the last try goes on down the chain and is archived or
+ * recorded as failed.
  */
 export class FetchStage implements Stage {
   readonly name = 'fetch';
@@ -70,6 +79,30 @@ export class FetchStage implements Stage {
       job.requeued = true;
       return 'done';
     }
+    if (!outcome.response && outcome.error && isTransientFetchError(outcome.error)) return this.networkFailure(job, outcome.error);
+    return 'continue';
+  }
+
+  /**
+   * A reset, a refusal or a timeout: the URL goes back to its origin's queue for another try after
+   * the origin's back-off, with a crawl-log row saying what this try met (the URL stays `queued`).
+   * The last try, or one whose back-off would be too long, goes on down the chain, which records the
+   * failure with how many tries it took.
+   */
+  private async networkFailure(job: Job, error: FetchError): Promise<Next> {
+    const { entry } = job;
+    const attempt = (entry.retries ?? 0) + 1;
+    // Politeness backs the origin off whatever happens to the URL (capture says so too for the last try).
+    job.ok = false;
+    const backoff = this.d.frontier.backoffAfterFailure(entry.origin);
+    if (backoff <= this.d.maxRetryBackoffMs && this.d.retryLater(entry)) {
+      job.requeued = true;
+      const seconds = backoff >= 10_000 ? `${Math.round(backoff / 1000)} s` : `${(backoff / 1000).toFixed(1)} s`;
+      await this.d.fates.record(entry.url, reasonOfFetchError(error), `${error.code}: ${error.message} (try ${attempt} of ${this.d.maxTries}: tried again after the origin's ${seconds} back-off)`, 'queued');
+      return 'done';
+    }
+    const why = attempt >= this.d.maxTries ? '' : `, not tried again: the origin's back-off would be ${Math.round(backoff / 1000)} s`;
+    if (attempt > 1 || why) job.outcome = { ...job.outcome!, error: { ...error, message: `${error.message} (try ${attempt} of ${this.d.maxTries}${why})` } };
     return 'continue';
   }
 

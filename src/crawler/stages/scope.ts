@@ -54,6 +54,15 @@ export class ScopeStage {
     this.frontier.push({ url, host, origin: originOf(url), depth, key: this.seq++ });
   }
 
+  /**
+   * Puts a URL that was handed out back behind what its origin has queued now (a retry): its other
+   * URLs go first, so one URL that keeps failing neither holds them nor uses up by itself the
+   * failures in a row after which the origin is dropped, and the trouble has time to pass.
+   */
+  retry(entry: FrontierEntry): void {
+    this.frontier.push({ ...entry, retries: (entry.retries ?? 0) + 1, key: this.seq++ });
+  }
+
   /** `force`: queued even when seen (a re-crawl fetches its seeds again); `hops`: redirects that led to it. */
   offer(raw: string, depth: number, vocabulary: boolean, force = false, hops = 0): Admission {
     const admission = this.admit(raw, depth, force, this.o.filters, vocabulary, hops ? { vocabulary, hops } : { vocabulary });

@@ -123,6 +123,21 @@ export const FAULT_CASES: FaultCase[] = [
     },
   },
   {
+    name: 'reset-then-recovery', group: 'transport',
+    about: 'resets the first connection, closes the second before answering, then answers (a flaky link or proxy)',
+    async start() {
+      let tries = 0;
+      const s = await startRawHttp((req, socket) => {
+        if (noRobots(req.path, socket)) return;
+        if (++tries === 1) return socket.resetAndDestroy();
+        if (tries === 2) return socket.destroy();
+        answer(socket, 200, `<urn:x:doc> <http://example.org/p> "recovered after ${tries - 1} failures" .\n`, { 'Content-Type': TTL });
+      });
+      // Transient network failures are tried again like a 5xx (src/crawler/stages/fetch.ts): the document is had.
+      return { seeds: [`${s.url}/doc.ttl`], watch: [{ url: `${s.url}/doc.ttl`, reasons: ['fetched'] }], requests: { count: () => s.hits.get('/doc.ttl') ?? 0, max: 3 }, close: s.close };
+    },
+  },
+  {
     name: 'endless-body', group: 'transport',
     about: 'no Content-Length, a body that never ends',
     async start() {
@@ -160,7 +175,7 @@ export const FAULT_CASES: FaultCase[] = [
     name: 'tls-silent-via-proxy', group: 'transport',
     about: 'a CONNECT tunnel to a server that never answers the ClientHello',
     async start() {
-      const tls = await startTlsGarbage(undefined);
+      const tls = await startTlsGarbage(null);
       const proxy = await startConnectProxy();
       return { seeds: [`${tls.url}/x`], watch: [{ url: `${tls.url}/x`, reasons: ['timeout-tls', 'tls-error', 'robots-unavailable'] }], crawl: { proxy: proxy.url }, close: closeAll(proxy, tls) };
     },

@@ -107,9 +107,10 @@ export function drip(socket: net.Socket, bytes: Buffer, everyMs = 1000): void {
 
 /**
  * A TCP server that answers whatever the client sends first (a TLS ClientHello, for an https:// URL)
- * with junk, or with nothing at all when `junk` is undefined (a handshake that never completes).
+ * with junk, or with nothing at all when `junk` is null (a handshake that never completes). Null, not
+ * undefined: an undefined argument takes the default junk (tls-silent-via-proxy got junk so).
  */
-export async function startTlsGarbage(junk: Buffer | undefined = Buffer.from('HTTP/1.1 200 OK\r\n\r\nthis is not TLS at all \x00\x01\x02\xff'.repeat(8), 'latin1')): Promise<FaultServer> {
+export async function startTlsGarbage(junk: Buffer | null = Buffer.from('HTTP/1.1 200 OK\r\n\r\nthis is not TLS at all \x00\x01\x02\xff'.repeat(8), 'latin1')): Promise<FaultServer> {
   const hits = new Map<string, number>();
   const server = net.createServer((socket) => {
     count(hits, 'connection');
