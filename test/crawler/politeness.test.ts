@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { closedPort, startServer, type TestServer } from '../../src/testkit/server.ts';
@@ -33,13 +34,20 @@ describe('politeness', () => {
 
   it('spaces requests to one host by at least --delay, with one in flight', async () => {
     server = await startServer(chainSite(6, 'User-agent: *\nAllow: /\n'));
+    // Measured where the server sees them: the server's clock reads a request when this process's event
+    // loop gets to it, late by up to its lag, which a loaded machine stretches (209 ms seen for a 250 ms
+    // spacing at load 11). The lag is measured over the crawl and allowed for, no more; the spacing as
+    // written to the connection is checked without slack in variants.test.ts (undici's sendHeaders).
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
     const s = await crawl({ seeds: [`${server.url}/p0`], dataDir: tempDir(), delayMs: 250, concurrency: 8, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
+    lag.disable();
+    const slack = Math.max(10, lag.max / 1e6);
     expect(s.documents).toBe(6);
     const g = gaps(server);
     expect(g.length).toBe(5);
-    // Measured where the server sees them, so network jitter on a loaded machine is allowed for.
-    for (const gap of g) expect(gap).toBeGreaterThanOrEqual(220);
-    expect(g.reduce((a, b) => a + b, 0) / g.length).toBeGreaterThanOrEqual(245);
+    for (const gap of g) expect(gap).toBeGreaterThanOrEqual(250 - slack);
+    expect(g.reduce((a, b) => a + b, 0) / g.length).toBeGreaterThanOrEqual(250 - slack / 2);
   });
 
   it('honours Crawl-delay from robots.txt when it is longer than --delay', async () => {

@@ -85,7 +85,14 @@ function consumerLock(tarball: string, integrity: string): object {
   return { name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
 }
 
+// CI-only (.ci/run sets DATAMONITOR_FULL=1): packing, an offline install of the tarball and a TypeScript
+// check take ~50 CPU-s and ~100 s, the suite's longest file; a developer's `npm test` stays within its
+// 8 minutes (#14: long runs move to CI-only tests).
+const full = process.env.DATAMONITOR_FULL === '1';
+if (!full) console.warn('\n*** package.test.ts SKIPPED: a CI-only check of the packed tarball (DATAMONITOR_FULL=1 runs it) ***\n');
+
 beforeAll(async () => {
+  if (!full) return;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-package-'));
   const { stdout } = await run(NPM, ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 << 20 });
   [packed] = JSON.parse(stdout) as (typeof packed)[];
@@ -104,7 +111,7 @@ afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the published package', () => {
+describe.skipIf(!full)('the published package', () => {
   it('holds the build and its declarations, every exports target, and no tests, benchmarks or sources', () => {
     const files = packed.files.map((f) => f.path);
     expect(files).toContain('dist/index.js');

@@ -3,8 +3,9 @@
  * seconds its process spent (all its threads, plus the child processes it waited for: CLI runs,
  * servers) and its wall seconds. On a shared machine wall time follows the load, CPU time much less,
  * so bench/suite-cpu.ts sums these to estimate what the suite costs (bench/SUITE.md).
- * Each file runs in a fork of its own (vitest.config.ts: pool forks, isolated), so the process's
- * counters are the file's, its start-up and module loading included.
+ * Forks run file after file without isolation (vitest.config.ts), so a file's figures are the
+ * differences of the process's counters between its start (this setup file runs before each file) and
+ * its end: the modules it is the first to load count for it, those already loaded do not.
  */
 import fs from 'node:fs';
 import { afterAll } from 'vitest';
@@ -25,12 +26,16 @@ function cpuSeconds(): { self: number; children: number } | undefined {
 }
 
 if (log) {
+  // Read when this setup file runs, before the test file is imported: its imports count for it.
+  const start = cpuSeconds();
+  const startWall = process.uptime();
   // biome-ignore lint/correctness/noEmptyPattern: vitest takes the suite as the second argument, after a destructured context
   afterAll(({}, suite) => {
     const cpu = cpuSeconds();
     if (!cpu) return;
     const file = 'filepath' in suite ? String(suite.filepath) : suite.name;
-    const line = { file, pid: process.pid, self: cpu.self, children: cpu.children, wall: process.uptime() };
+    const since = start ?? { self: 0, children: 0 };
+    const line = { file, pid: process.pid, self: cpu.self - since.self, children: cpu.children - since.children, wall: process.uptime() - startWall };
     fs.appendFileSync(log, `${JSON.stringify(line)}\n`);
   });
 }
