@@ -15,7 +15,7 @@ import { overMemory, overResult, overTime, type QueryLimits } from './limits.ts'
  *   another core) samples the process's resident memory while a query is evaluated and, past the limit,
  *   interrupts the evaluation with a SIGINT to this process (`breakOnSigint`);
  * - result: measured once serialised, as on a query thread.
- * Ctrl-C interrupts the evaluation the same way. Oxigraph's state after an interrupted evaluation is not
+ * Ctrl-C interrupts the evaluation the same way; SIGTERM ends the process. Oxigraph's state after an interrupted evaluation is not
  * trusted again: after a limit error the caller exits, as the CLI does. The server keeps its query
  * processes (host.ts): its other clients must not share a query's fate.
  */
@@ -95,6 +95,10 @@ export function guarded<T>(work: () => T, limits: QueryLimits, startedAt: number
   Atomics.store(state, BASELINE_MB, rssMb());
   Atomics.store(state, LIMIT_MB, Math.floor(limits.memoryBytes / 1024 ** 2));
   Atomics.store(state, STATE, ARMED);
+  // A SIGTERM handler of JavaScript could run only after the evaluation: without one, node's default ends
+  // the process at once (status 143), which is what a supervisor stopping a query expects.
+  const onTerm = process.listeners('SIGTERM');
+  process.removeAllListeners('SIGTERM');
   let result: T;
   try {
     result = vm.runInContext('work()', vm.createContext({ work }), { timeout: Math.ceil(left), breakOnSigint: true }) as T;
@@ -106,6 +110,8 @@ export function guarded<T>(work: () => T, limits: QueryLimits, startedAt: number
       throw fired ? overMemory(limits, (rssMb() - Atomics.load(state, BASELINE_MB)) * 1024 ** 2) : new UserError('the query was cancelled (SIGINT)', EXIT.interrupted);
     }
     throw e;
+  } finally {
+    for (const listener of onTerm) process.on('SIGTERM', listener);
   }
   if (Atomics.exchange(state, STATE, IDLE) === FIRED) {
     // Over the limit as it ended: the answer is refused all the same, and the SIGINT the companion sent,
