@@ -175,39 +175,35 @@ describe('CLI: datamonitor query under the limits and Ctrl-C', () => {
     expect(r.out).toBe('');
   }, 300_000);
 
-  it.skipIf(!linux)('ends at once on SIGTERM during a runaway query (node\'s default: a supervisor stopping it is not kept waiting)', async () => {
+  /**
+   * `signal` sent while a runaway query is being evaluated: it grows the process's memory, so past 300 MiB
+   * it surely is (the CLI with Oxigraph loaded is far below). Were the evaluation deaf to the signal, it
+   * would go unanswered until a limit ended the query (EX_UNAVAILABLE), far later.
+   */
+  async function signalDuringEvaluation(signal: NodeJS.Signals) {
     const { p, ended } = start(['query', '--data', t.dir, '--timeout', '10m', '--max-memory', '3GiB', PRODUCT4]);
     try {
       let exited = false;
       void ended.then(() => (exited = true));
       while (!exited && rss(p.pid!) < 300 * 1024 ** 2) await sleep(50);
       expect(exited).toBe(false);
-      p.kill('SIGTERM');
-      const r = await ended;
-      expect(r.signal).toBe('SIGTERM');
-      expect(r.out).toBe('');
+      p.kill(signal);
+      return await ended;
     } finally {
       p.kill('SIGKILL');
     }
+  }
+
+  it.skipIf(!linux)('ends at once on SIGTERM during a runaway query (node\'s default: a supervisor stopping it is not kept waiting)', async () => {
+    const r = await signalDuringEvaluation('SIGTERM');
+    expect(r.signal).toBe('SIGTERM');
+    expect(r.out).toBe('');
   }, 300_000);
 
   it.skipIf(!linux)('answers Ctrl-C during a runaway query at once: the evaluation ends, the status is 130', async () => {
-    // The query grows the process's memory while it is evaluated: past 300 MiB it surely is (the CLI
-    // with Oxigraph loaded is far below). Were the evaluation deaf to the signal, it would go
-    // unanswered until a limit ended the query (EX_UNAVAILABLE), far later.
-    const { p, ended } = start(['query', '--data', t.dir, '--timeout', '10m', '--max-memory', '3GiB', PRODUCT4]);
-    try {
-      let exited = false;
-      void ended.then(() => (exited = true));
-      while (!exited && rss(p.pid!) < 300 * 1024 ** 2) await sleep(50);
-      expect(exited).toBe(false);
-      p.kill('SIGINT');
-      const r = await ended;
-      expect(r.code).toBe(EXIT.interrupted);
-      expect(r.err).toMatch(/^datamonitor: the query was cancelled \(SIGINT\)/m);
-      expect(r.out).toBe('');
-    } finally {
-      p.kill('SIGKILL');
-    }
+    const r = await signalDuringEvaluation('SIGINT');
+    expect(r.code).toBe(EXIT.interrupted);
+    expect(r.err).toMatch(/^datamonitor: the query was cancelled \(SIGINT\)/m);
+    expect(r.out).toBe('');
   }, 300_000);
 });
