@@ -20,7 +20,7 @@ const CACHE = path.join(ROOT, '.cache/src-bundles');
 
 /**
  * src-relative paths of the modules booted as threads or processes: siblingModule(import.meta.url, './x.ts')
- * calls, the CLI, and the CDX probe (test/server/cdx-bounded.test.ts runs it under a 24 MB heap, where
+ * calls, the CLI, and the CDX probe (test/server/cdx-bounded.test.ts runs it under a 32 MB heap, where
  * tsx's own transforms would take a share of the cap that the route under test must have).
  */
 export function bootedEntries(): string[] {
