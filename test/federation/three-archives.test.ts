@@ -234,8 +234,12 @@ describe('the federation of three archives, one down', () => {
     expect(toA.length + toB.length).toBe(200);
     // The capacity-weighted rendezvous assignment over the live archives' free capacity (1:3).
     const open = [{ id: archives.a.base, capacity: freeA }, { id: archives.b.base, capacity: freeB }];
-    for (const u of toA) expect(assignArchive(u, open)).toBe(archives.a.base);
-    for (const u of toB) expect(assignArchive(u, open)).toBe(archives.b.base);
+    // Once in about ten suite runs this disagreed and the cause is not known yet: the message keeps what would tell
+    // (each URL's reason, the free capacity read before and the capacity documents as the federation read them).
+    const why = async (u: string) => JSON.stringify({ url: u, reason: result.reasons[u], freeA, freeB,
+      federationRead: (await (await fetch(`${fedBase}/api/federation/archives`)).json()) });
+    for (const u of toA) if (assignArchive(u, open) !== archives.a.base) expect.fail(`placed on a, rendezvous says b: ${await why(u)}`);
+    for (const u of toB) if (assignArchive(u, open) !== archives.b.base) expect.fail(`placed on b, rendezvous says a: ${await why(u)}`);
     expect(toA.length / 200).toBeGreaterThan(0.12);
     expect(toA.length / 200).toBeLessThan(0.38);
     // The archives monitor them now: their capacity documents count them.
