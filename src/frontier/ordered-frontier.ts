@@ -13,6 +13,8 @@ export class OrderedFrontier implements Frontier {
   private readonly urls: PriorityFrontier;
   private readonly entries = new Map<string, FrontierEntry>();
   private readonly perOrigin = new Map<string, number>();
+  /** One string per origin and per host for all the entries queued under them (bench/RESULTS.md#frontier-memory). */
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly policy: OrderingPolicy, opts: HostTimingOptions) {
     this.timing = new HostTiming(opts);
@@ -29,10 +31,19 @@ export class OrderedFrontier implements Frontier {
 
   push(entry: FrontierEntry): void {
     if (this.entries.has(entry.url)) return;
+    entry.origin = this.intern(entry.origin);
+    entry.host = this.intern(entry.host);
     this.entries.set(entry.url, entry);
     this.perOrigin.set(entry.origin, (this.perOrigin.get(entry.origin) ?? 0) + 1);
     this.timing.clock(entry.origin);
     this.urls.add(entry.url);
+  }
+
+  private intern(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
   }
 
   private take(url: string): FrontierEntry {
