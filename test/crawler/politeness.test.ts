@@ -89,7 +89,8 @@ describe('politeness', () => {
     const [g0, g1] = gaps(server);
     expect(g0).toBeGreaterThanOrEqual(180);
     expect(g1).toBeGreaterThanOrEqual(380);
-    expect(crawlLog(dataDir).map((e) => e.status)).toEqual([200]);
+    // Every try is in the log, the ones tried again as rate-limited with the URL still queued.
+    expect(crawlLog(dataDir).map((e) => [e.status, e.reason])).toEqual([[503, 'rate-limited'], [503, 'rate-limited'], [200, 'fetched']]);
   });
 });
 

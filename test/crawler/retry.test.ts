@@ -102,6 +102,28 @@ describe('transient network failures', () => {
     expect(rows[0].error).toMatch(/not tried again: the origin's back-off would be 121 s/);
   }, 60_000);
 
+  it('logs each try a 5xx or a Retry-After sent back, with its status, and then the capture', async () => {
+    const s = await startRawHttp((req, socket) => {
+      const n = s.hits.get(req.path) ?? 0;
+      if (req.path === '/busy' && n === 1) return answer(socket, 503, 'busy');
+      if (req.path === '/busy' && n === 2) return answer(socket, 500, 'oops');
+      if (req.path === '/limited' && n === 1) return answer(socket, 429, '', { 'Retry-After': '1' });
+      answer(socket, 200, doc(req.path), { 'Content-Type': 'text/turtle' });
+    });
+    servers.push(s);
+    const o = options([`${s.url}/busy`, `${s.url}/limited`]);
+    const summary = await crawl(o).run();
+    expect(summary.documents).toBe(2);
+    const busy = rowsOf(o.dataDir, `${s.url}/busy`);
+    expect(busy.map((r) => [r.status, r.reason])).toEqual([[503, 'rate-limited'], [500, 'server-error'], [200, 'fetched']]);
+    expect(busy[0].error).toMatch(new RegExp(`^HTTP 503 \\(try 1 of ${TRIES}: tried again after the origin's [\\d.]+ s back-off\\)$`));
+    expect(busy[1].error).toMatch(new RegExp(`^HTTP 500 \\(try 2 of ${TRIES}`));
+    const limited = rowsOf(o.dataDir, `${s.url}/limited`);
+    expect(limited.map((r) => [r.status, r.reason])).toEqual([[429, 'rate-limited'], [200, 'fetched']]);
+    expect(limited[0].error).toMatch(/^HTTP 429 \(try 1 of \d: tried again after its Retry-After, \d{4}-\d\d-\d\dT/);
+    expect(stateOf(o.dataDir, `${s.url}/busy`)).toBe('fetched');
+  }, 60_000);
+
   it('does not try again a 404, a refused address or a failed TLS handshake', async () => {
     const s = await startRawHttp((_req, socket) => answer(socket, 404, 'gone'));
     servers.push(s);

@@ -84,10 +84,13 @@ export class Fates {
     else this.log.info(fields, 'fetch');
   }
 
-  /** A fate without an HTTP response: skipped by a policy, given up, failed before any answer. */
-  async record(url: string, reason: Reason, error: string, state: DocumentState): Promise<void> {
+  /**
+   * A fate that is no capture: skipped by a policy, given up, failed before any answer, or an answer
+   * (`status`) that is tried again (a 5xx, a Retry-After), whose bytes are not archived.
+   */
+  async record(url: string, reason: Reason, error: string, state: DocumentState, status = 0): Promise<void> {
     this.count(reason);
-    this.logLine(reason, { url, status: 0, bytes: 0, durationMs: 0, triples: 0, change: 'error', error });
-    await this.inner.logFetch({ url, time: Date.now(), status: 0, durationMs: 0, bytes: 0, change: 'error', error, reason, triples: 0, cycleId: this.cycleId }, { state });
+    this.logLine(reason, { url, status, bytes: 0, durationMs: 0, triples: 0, change: 'error', error });
+    await this.inner.logFetch({ url, time: Date.now(), status, durationMs: 0, bytes: 0, change: 'error', error, reason, triples: 0, cycleId: this.cycleId }, { state });
   }
 }

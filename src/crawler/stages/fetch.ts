@@ -39,6 +39,8 @@ function spacedFrom(asked: number | undefined, outcome: FetchOutcome): number | 
  * are left (the host backs off meanwhile); the last try goes on down the chain and is archived or
  * recorded as failed.
  */
+const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+
 export class FetchStage implements Stage {
   readonly name = 'fetch';
   constructor(private readonly d: FetchStageDeps) {}
@@ -72,11 +74,16 @@ export class FetchStage implements Stage {
       }
       job.notBefore = until;
       job.waitReason = `Retry-After on ${outcome.response?.status ?? 'an answer'}`;
-      if (this.d.retryLater(entry)) return (job.requeued = true), 'done';
+      if (this.d.retryLater(entry)) {
+        job.requeued = true;
+        await this.tryLogged(job, `tried again after its Retry-After, ${new Date(until).toISOString()}`);
+        return 'done';
+      }
     }
     if ((outcome.response?.status ?? 0) >= 500 && this.d.retryLater(entry)) {
       job.ok = false;
       job.requeued = true;
+      await this.tryLogged(job, `tried again after the origin's ${seconds(this.d.frontier.backoffAfterFailure(entry.origin))} back-off`);
       return 'done';
     }
     if (!outcome.response && outcome.error && isTransientFetchError(outcome.error)) return this.networkFailure(job, outcome.error);
@@ -97,13 +104,24 @@ export class FetchStage implements Stage {
     const backoff = this.d.frontier.backoffAfterFailure(entry.origin);
     if (backoff <= this.d.maxRetryBackoffMs && this.d.retryLater(entry)) {
       job.requeued = true;
-      const seconds = backoff >= 10_000 ? `${Math.round(backoff / 1000)} s` : `${(backoff / 1000).toFixed(1)} s`;
-      await this.d.fates.record(entry.url, reasonOfFetchError(error), `${error.code}: ${error.message} (try ${attempt} of ${this.d.maxTries}: tried again after the origin's ${seconds} back-off)`, 'queued');
+      await this.d.fates.record(entry.url, reasonOfFetchError(error), `${error.code}: ${error.message} (try ${attempt} of ${this.d.maxTries}: tried again after the origin's ${seconds(backoff)} back-off)`, 'queued');
       return 'done';
     }
     const why = attempt >= this.d.maxTries ? '' : `, not tried again: the origin's back-off would be ${Math.round(backoff / 1000)} s`;
     if (attempt > 1 || why) job.outcome = { ...job.outcome!, error: { ...error, message: `${error.message} (try ${attempt} of ${this.d.maxTries}${why})` } };
     return 'continue';
+  }
+
+  /**
+   * A row for an answer that is tried again (a 5xx, a 429 or 503 with Retry-After), as a network failure's
+   * try gets one: the log shows every request the crawl made, not only the one that ended it. The URL stays
+   * `queued`; the answer's bytes are not archived (the try that ends it is).
+   */
+  private async tryLogged(job: Job, then: string): Promise<void> {
+    const r = job.outcome?.response;
+    if (!r) return;
+    const reason = r.status === 429 || r.status === 503 ? 'rate-limited' : 'server-error';
+    await this.d.fates.record(job.entry.url, reason, `HTTP ${r.status} (try ${(job.entry.retries ?? 0) + 1} of ${this.d.maxTries}: ${then})`, 'queued', r.status);
   }
 
   /**
