@@ -137,8 +137,9 @@ function classifyNetworkError(err: unknown, opts: FetchOptions, phaseOf: PhaseOf
   switch (code) {
     case 'EBLOCKEDADDRESS':
       return { code: 'blocked-address', message: text };
-    case 'ENOTFOUND':
     case 'EAI_AGAIN':
+      return { code: 'dns', temporary: true, message: `host name did not resolve for now (${text})` };
+    case 'ENOTFOUND':
     case 'EAI_NODATA':
     case 'EAI_FAIL':
     case 'EAI_NONAME':

@@ -37,10 +37,11 @@ export function reasonOfFetchError(e: FetchError): Reason {
 /**
  * Failures of the network that another try may not meet: a refused, reset or closed connection, an
  * unreachable host, any deadline that ran out (connect, TLS handshake, headers, body, total). They
- * are retried within the crawl like a 5xx (Heritrix and Nutch retry them too). Not: a name that does
- * not resolve, a failed TLS handshake (a certificate or a server that does not speak TLS stays so),
+ * are retried within the crawl like a 5xx (Heritrix and Nutch retry them too), and a resolver that
+ * gave no answer for now (EAI_AGAIN: an overloaded or unreachable DNS server). Not: a name that does
+ * not exist, a failed TLS handshake (a certificate or a server that does not speak TLS stays so),
  * a refused address, a bad URL, a broken protocol, redirect trouble, robots.txt or a stopped crawl.
  */
 export function isTransientFetchError(e: FetchError): boolean {
-  return e.code === 'connect' || e.code === 'timeout';
+  return e.code === 'connect' || e.code === 'timeout' || (e.code === 'dns' && e.temporary === true);
 }

@@ -33,6 +33,8 @@ export interface FetchError {
   phase?: TimeoutPhase;
   /** Set when code is 'connect': what became of the connection. */
   network?: 'refused' | 'reset' | 'unreachable';
+  /** Set when code is 'dns' and the resolver said to try again (EAI_AGAIN: no answer for now), not that the name does not exist. */
+  temporary?: boolean;
 }
 
 export interface FetchResponse {

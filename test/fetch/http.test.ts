@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import zlib from 'node:zlib';
-import { createHttpFetcher, staticLookup, buildUserAgent, type Fetcher, type HttpFetcherOptions } from '../../src/fetch/index.ts';
+import { createHttpFetcher, isTransientFetchError, staticLookup, buildUserAgent, type Fetcher, type HttpFetcherOptions } from '../../src/fetch/index.ts';
 import { startServer, closedPort, type Route, type TestServer } from './server.ts';
 
 const MiB = 1024 * 1024;
@@ -270,6 +270,20 @@ describe('http fetcher: bad input is reported, never thrown', () => {
     const { error } = await fetcher.fetch('http://nowhere.example.test/x.ttl');
     expect(error!.code).toBe('dns');
     expect(error!.message).toContain('nowhere.example.test');
+  });
+
+  it('a resolver with no answer for now (EAI_AGAIN) is a temporary DNS failure, retried; a name that does not exist is not', async () => {
+    const failing = (code: string) => async () => {
+      throw Object.assign(new Error(`getaddrinfo ${code} data.example.test`), { code });
+    };
+    const again = await withFetcher({ lookup: failing('EAI_AGAIN') }, (f) => f.fetch('http://data.example.test/x.ttl'));
+    expect(again.error).toMatchObject({ code: 'dns', temporary: true });
+    expect(again.error!.message).toMatch(/did not resolve for now/);
+    expect(isTransientFetchError(again.error!)).toBe(true);
+    const gone = await withFetcher({ lookup: failing('ENOTFOUND') }, (f) => f.fetch('http://data.example.test/x.ttl'));
+    expect(gone.error!.code).toBe('dns');
+    expect(gone.error!.temporary).toBeUndefined();
+    expect(isTransientFetchError(gone.error!)).toBe(false);
   });
 
   it('connection refused', async () => {
