@@ -47,6 +47,9 @@ describe('add after crawl: the next cycle fetches the URLs again', () => {
         expect(JSON.parse(run.out)).toMatchObject({ status: 'done', due: 4, planned: 4 });
         const asked = new Set(server.requests.slice(before).map((q) => q.path));
         for (const p of ['/a', '/b', '/r', '/gone']) expect(asked, p).toContain(p);
+        // Once each: /b is due itself and the target of /r's redirect in the same cycle.
+        const times = (p: string) => server.requests.slice(before).filter((q) => q.path === p).length;
+        expect(['/a', '/b', '/r', '/gone'].map(times)).toEqual([1, 1, 1, 1]);
 
         // What `stats` says of the same store: four monitored, none due (each scheduled again, the redirect too:
         // it used to stay due, and every cycle fetched it again).

@@ -4,6 +4,7 @@ import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { DocumentStore } from '../../store/types.ts';
 import type { Job, Next, Stage } from './types.ts';
 import type { Fates } from './fates.ts';
+import { fingerprintTo } from '../../frontier/seen/fingerprint.ts';
 
 export interface FetchStageDeps {
   fetcher: Fetcher;
@@ -41,9 +42,27 @@ function spacedFrom(asked: number | undefined, outcome: FetchOutcome): number | 
  */
 const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
 
+const scratch = new Uint32Array(2);
+
 export class FetchStage implements Stage {
   readonly name = 'fetch';
+  /**
+   * URLs a re-fetching crawl has asked for in this run, as 53 bits of their fingerprint (a number, about
+   * 20 bytes each in a Set, where the URL string would take about 70). A URL due in a cycle can also be
+   * the target of another due URL's redirect: it was asked for twice in one cycle.
+   */
+  private readonly asked = new Set<number>();
   constructor(private readonly d: FetchStageDeps) {}
+
+  /** Whether a re-fetch of `entry` in this run was asked for already (and notes it if not); retries are not repeats. */
+  private askedBefore(entry: FrontierEntry): boolean {
+    if (entry.retries || entry.variant) return false;
+    fingerprintTo(entry.url, scratch, 0);
+    const key = scratch[0]! * 2097152 + (scratch[1]! >>> 11);
+    if (this.asked.has(key)) return true;
+    this.asked.add(key);
+    return false;
+  }
 
   async process(job: Job): Promise<Next> {
     const { entry } = job;
@@ -51,6 +70,8 @@ export class FetchStage implements Stage {
     job.prev = await this.d.store.getDocument(entry.url);
     // Fetched meanwhile (the target of a redirect, another worker): one-off crawls do not fetch it again.
     if (job.prev?.state === 'fetched' && !this.d.refetch && !entry.refetch) return 'done';
+    // A re-fetching crawl fetches each URL once too, however many ways it was queued (due, a redirect's target, a seed).
+    if ((this.d.refetch || entry.refetch) && this.askedBefore(entry)) return 'done';
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal, entry.variant ? { accept: entry.variant.accept } : undefined));
