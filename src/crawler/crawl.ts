@@ -254,10 +254,13 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     s.resumed = o.round.queued.length > 0;
   } else {
     // Resume: everything the store knows is seen; what it still has queued goes back in the frontier.
-    const known = await store.allDocumentUrls();
-    for (const u of known) seen.addIfNewSync(u);
+    let known = 0;
+    for await (const page of store.documentUrlPages()) {
+      for (const u of page) seen.addIfNewSync(u);
+      known += page.length;
+    }
     // (A downloader given its exact list of URLs does not resume anything else.)
-    if (known.length > 0 && !o.noFollow) {
+    if (known > 0 && !o.noFollow) {
       const queued = await store.queuedDocuments();
       s.resumed = true;
       for (const d of queued) if (!o.queueHost || o.queueHost(d.host)) scope.requeue(d.url, d.host, d.depth);

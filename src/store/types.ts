@@ -121,8 +121,11 @@ export interface DocumentStore extends Flushable {
    * Returns how many were made due. Testing a strategy should not mean waiting a week.
    */
   makeDue(select: DueSelection, now: number): Promise<number>;
-  /** Every known URL (to warm the seen test when a crawl resumes). */
-  allDocumentUrls(): Promise<string[]>;
+  /**
+   * Every known URL, a page of at most `pageSize` at a time in URL order (to warm the seen test when a
+   * crawl resumes): the store of a large archive holds millions, more than one array should.
+   */
+  documentUrlPages(pageSize?: number): AsyncIterable<string[]>;
 }
 
 /** The crawl log: one row per fate, appended; read whole or per URL (export, catch-up, Memento). */

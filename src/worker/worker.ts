@@ -237,7 +237,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   // it already has, and a crawl skips one its store says was fetched, so that costs a write, no fetch.
   const seen = openCrawlSeen(archiveDir, o.crawl ?? {});
   try {
-    for (const u of await store.allDocumentUrls()) seen.seen.addIfNewSync(u);
+    for await (const page of store.documentUrlPages()) for (const u of page) seen.seen.addIfNewSync(u);
     for (;;) {
       const stop = stopReason();
       if (stop) {

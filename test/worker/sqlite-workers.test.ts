@@ -100,7 +100,7 @@ describe('a worker round on a large shared store', () => {
       const archived = Array.from({ length: 20_000 }, (_, i) => ({ url: `http://elsewhere-${i % 50}.example/${i}`, host: `elsewhere-${i % 50}.example`, depth: 0 }));
       await store.addDocuments(archived);
       for (const d of archived) await store.updateDocument(d.url, { state: 'fetched', lastFetched: Date.now() });
-      const calls = { allDocumentUrls: 0, queuedDocuments: 0, countDocuments: 0 };
+      const calls = { documentUrlPages: 0, queuedDocuments: 0, countDocuments: 0 };
       const counted = new Proxy(store, {
         get(target, key) {
           const v = Reflect.get(target, key, target);
@@ -128,7 +128,7 @@ describe('a worker round on a large shared store', () => {
       expect(log).toHaveLength(site.pages.length); // each page once
       expect(summary.stoppedBy).toBe('idle');
       expect(summary.rounds).toBeGreaterThan(2);
-      expect(calls.allDocumentUrls).toBe(1);
+      expect(calls.documentUrlPages).toBe(1);
       expect(calls.queuedDocuments).toBe(0);
     } finally {
       await site.close();

@@ -26,7 +26,10 @@ export function documentStoreContract(make: StoreMaker<DocumentStore & StoreLife
       expect((await s.getDocument('http://a.example/2'))!.depth).toBe(1); // the first depth stays
       expect(await s.getDocument('http://nowhere.example/')).toBeUndefined();
       expect(await s.countDocuments()).toBe(3);
-      expect((await s.allDocumentUrls()).sort()).toEqual(['http://a.example/1', 'http://a.example/2', 'http://b.example/']);
+      const pages: string[][] = [];
+      for await (const page of s.documentUrlPages(2)) pages.push(page);
+      // In URL order, pages of at most the size asked, every URL once.
+      expect(pages).toEqual([['http://a.example/1', 'http://a.example/2'], ['http://b.example/']]);
     });
 
     it("getDocuments reads many URLs at once, past one query's batch, returning only the known ones, each once, as getDocument does", async () => {
