@@ -11,6 +11,11 @@ export interface RowConstants { s?: string; p?: string; o?: string; graph?: stri
  * so nothing matches and the result is undefined); `param(n)` is the dialect's n-th placeholder (`?` for
  * SQLite, `$n` for PostgreSQL); `ngColumn` the named-graph column (an old SQLite file has none: `NULL`).
  */
+/** ` LIMIT n` for a whole number n >= 0, else nothing (both stores' SQL). */
+export function limitClause(limit: number | undefined): string {
+  return limit !== undefined && Number.isInteger(limit) && limit >= 0 ? ` LIMIT ${limit}` : '';
+}
+
 export function patternConditions(pattern: RowConstants, lookup: (nt: string) => number | undefined, param: (n: number) => string, ngColumn = 'q.ng'): { sql: string[]; args: number[] } | undefined {
   const sql: string[] = [];
   const args: number[] = [];
@@ -139,7 +144,8 @@ export interface VersionBackend extends VersionedGraphStore {
   // ---- readers ----
   graphs(): GraphSummary[];
   versions(graph: string): VersionInfo[];
-  changePoints(opts?: { graphs?: string[]; from?: number; to?: number }): number[];
+  /** Distinct instants of versions, oldest first; `limit`: only the first ones (the first version is one index probe). */
+  changePoints(opts?: { graphs?: string[]; from?: number; to?: number; limit?: number }): number[];
   snapshot(at: number, opts?: { graphs?: string[] }): Iterable<QuadRow>;
   delta(from: number, to: number, opts?: { graphs?: string[] }): Delta;
   patternVersions(pattern: TriplePattern): PatternVersions[];

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
-import { countSql, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
+import { countSql, limitClause, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
@@ -435,12 +435,12 @@ export class VersionArchive implements VersionBackend {
   }
 
   /** Distinct instants at which some (selected) graph got a version: where answers can change. */
-  changePoints(opts: { graphs?: string[]; from?: number; to?: number } = {}): number[] {
+  changePoints(opts: { graphs?: string[]; from?: number; to?: number; limit?: number } = {}): number[] {
     const ids = this.graphIds(opts.graphs);
     if (ids && ids.length === 0) return [];
     const where = [`time >= ${Math.floor(opts.from ?? -OPEN)}`, `time <= ${Math.floor(opts.to ?? OPEN)}`];
     if (ids) where.push(`(graph IN (${ids.join(',')}) OR graph IN (SELECT DISTINCT q.g FROM quads q WHERE ${this.ngColumn} IN (${ids.join(',')})))`);
-    return this.db.prepare<[], { time: number }>(`SELECT DISTINCT time FROM versions WHERE ${where.join(' AND ')} ORDER BY time`)
+    return this.db.prepare<[], { time: number }>(`SELECT DISTINCT time FROM versions WHERE ${where.join(' AND ')} ORDER BY time${limitClause(opts.limit)}`)
       .all().map((r) => r.time);
   }
 

@@ -116,6 +116,13 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
     expect(postgres.patternVersions({ s: { term: id(20) }, p: { variable: 'p' }, o: { variable: 'o' } }))
       .toEqual(sqlite.patternVersions({ s: { term: id(20) }, p: { variable: 'p' }, o: { variable: 'o' } }));
     expect(postgres.changePoints()).toEqual(sqlite.changePoints());
+    // The first instants only, as `query --at` asks for the first one.
+    const all = sqlite.changePoints();
+    expect(all.length).toBeGreaterThan(3);
+    for (const store of [sqlite, postgres]) {
+      expect(store.changePoints({ limit: 1 })).toEqual(all.slice(0, 1));
+      expect(store.changePoints({ from: all[1], limit: 2 })).toEqual(all.slice(1, 3));
+    }
   });
 
   it('a selective query costs one round trip for the generation and two a pattern at most (terms resolved in its statements)', async () => {

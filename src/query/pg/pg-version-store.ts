@@ -4,7 +4,7 @@ import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
-import { countSql, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
+import { countSql, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, intervalsByQuad, termHash, toQuadRow, tripleHash, type RawRow,
 } from '../version-store.ts';
@@ -570,12 +570,12 @@ export class PgVersionArchive implements VersionBackend {
     return this.db.query<VersionInfo>('SELECT time, kind, added, removed, triples FROM vs_versions WHERE graph = $1 ORDER BY time', [g]);
   }
 
-  changePoints(opts: { graphs?: string[]; from?: number; to?: number } = {}): number[] {
+  changePoints(opts: { graphs?: string[]; from?: number; to?: number; limit?: number } = {}): number[] {
     const ids = this.graphIds(opts.graphs);
     if (ids && ids.length === 0) return [];
     const where = [`time >= ${Math.floor(opts.from ?? -OPEN)}`, `time <= ${Math.floor(opts.to ?? OPEN)}`];
     if (ids) where.push(`(graph IN (${ids.join(',')}) OR graph IN (SELECT DISTINCT q.g FROM vs_quads q WHERE q.ng IN (${ids.join(',')})))`);
-    return this.db.query<{ time: number }>(`SELECT DISTINCT time FROM vs_versions WHERE ${where.join(' AND ')} ORDER BY time`).map((r) => r.time);
+    return this.db.query<{ time: number }>(`SELECT DISTINCT time FROM vs_versions WHERE ${where.join(' AND ')} ORDER BY time${limitClause(opts.limit)}`).map((r) => r.time);
   }
 
   *snapshot(at: number, opts: { graphs?: string[] } = {}): Generator<QuadRow> {
