@@ -283,7 +283,7 @@ async function main(): Promise<void> {
     const plan = path.join(dir, 'warm-plan.json');
     const work = instants.flatMap((at, n) => subjectsAt(at, WARM_RUNS, n + 3).map((iri) => ({ at, iri })));
     fs.writeFileSync(plan, JSON.stringify(work));
-    const warm = must('warm queries + COUNT', await child(['--child', 'warm', '--dir', dir, '--plan', plan]));
+    const warm = must('warm queries + COUNT', await child(['--child', 'warm', '--dir', dir, '--plan', plan, ...(flag('--no-diff') ? ['--no-diff'] : [])]));
     let warmJson: {
       runs: Array<{ at: number; ms: number; rows: number; plan?: string }>; countMs: number; count: string; rssSelectiveMb: number; rssCountsMb: number;
       counts: Array<{ query: string; at: number; ms: number; cpuMs: number; plan?: string; value?: string }>;
@@ -443,7 +443,7 @@ async function pgMain(): Promise<void> {
     }
     const plan = path.join(os.tmpdir(), `dm-scale-run-pg-plan-${process.pid}.json`);
     fs.writeFileSync(plan, JSON.stringify(instants.flatMap((at, n) => subjectsAt(at, WARM_RUNS, n + 3).map((iri) => ({ at, iri })))));
-    const warm = must('warm queries + COUNT on PostgreSQL', await child(['--child', 'warm', '--dir', dir, '--plan', plan, '--db', url]));
+    const warm = must('warm queries + COUNT on PostgreSQL', await child(['--child', 'warm', '--dir', dir, '--plan', plan, '--db', url, ...(flag('--no-diff') ? ['--no-diff'] : [])]));
     fs.rmSync(plan, { force: true });
     let warmJson: { runs: Array<{ at: number; ms: number; rows: number; plan?: string; trips: number }>; countMs: number; count: string } | undefined;
     if (warm.code === 0) warmJson = JSON.parse(warm.stdout.trim().split('\n').at(-1)!);
