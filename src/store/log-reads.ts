@@ -241,8 +241,23 @@ export async function captures(db: LogReader, q: CaptureQuery): Promise<Capture[
 
 /** The distinct `scheme://authority` of logged URLs: a scan of the url index, for matches that are no range (CDX domain). */
 export async function logOrigins(db: LogReader): Promise<string[]> {
-  const slash = db.dialect === 'sqlite' ? `instr(substr(url, 9), '/')` : `strpos(substr(url, 9), '/')`;
-  const rows = await db.all(`SELECT DISTINCT substr(url, 1, ${slash} + 7) AS origin FROM crawl_log`, []);
+  if (db.dialect === 'sqlite') {
+    // A skip scan of the url index, one probe per origin: the DISTINCT below reads every log row, and a CDX
+    // domain query asks for the origins once a page (at 3 M log rows, 300 pages took over 15 minutes).
+    // Binary collation: every URL of an origin starts with `origin/`, and `origin0` sorts right after them.
+    const out = new Set<string>();
+    for (let from = ''; ;) {
+      const [row] = await db.all('SELECT url FROM crawl_log WHERE url >= ? ORDER BY url LIMIT 1', [from]);
+      if (!row) return [...out];
+      const url = row.url as string;
+      const slash = url.indexOf('/', url.indexOf('//') + 2);
+      const origin = slash < 0 ? url : url.slice(0, slash);
+      out.add(origin);
+      from = `${origin}0`;
+    }
+  }
+  // PostgreSQL's collation need not keep an origin's URLs together in index order: one pass.
+  const rows = await db.all(`SELECT DISTINCT substr(url, 1, strpos(substr(url, 9), '/') + 7) AS origin FROM crawl_log`, []);
   return rows.map((r) => r.origin as string);
 }
 
