@@ -6,7 +6,7 @@
  * or leaves moves only the URLs it wins or held: nobody else's change hands. Any party can compute
  * the assignment from the published capacities alone, with no coordinator.
  */
-import { fingerprintTo } from '../frontier/seen/fingerprint.ts';
+import { fingerprint53 } from '../frontier/seen/fingerprint.ts';
 
 export interface ArchiveCapacity {
   /** Stable identifier of the archive (its base URL, say); part of the hash, so never reuse one. */
@@ -15,12 +15,9 @@ export interface ArchiveCapacity {
   capacity: number;
 }
 
-const scratch = new Uint32Array(2);
-
 /** hash(url, archive) as a number uniform in the open interval (0, 1), from 53 bits of the fingerprint. */
 export function unitHash(url: string, archiveId: string): number {
-  fingerprintTo(`${archiveId}\n${url}`, scratch, 0);
-  return (scratch[0] * 2097152 + (scratch[1] >>> 11) + 0.5) / 9007199254740992;
+  return (fingerprint53(`${archiveId}\n${url}`) + 0.5) / 9007199254740992;
 }
 
 export function rendezvousScore(url: string, archive: ArchiveCapacity): number {

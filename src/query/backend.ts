@@ -5,17 +5,17 @@ import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, Tripl
 /** The constants of a triple pattern as N-Triples terms (undefined: any term); `graph` a document or named graph. */
 export interface RowConstants { s?: string; p?: string; o?: string; graph?: string }
 
+/** ` LIMIT n` for a whole number n >= 0, else nothing (both stores' SQL). */
+export function limitClause(limit: number | undefined): string {
+  return limit !== undefined && Number.isInteger(limit) && limit >= 0 ? ` LIMIT ${limit}` : '';
+}
+
 /**
  * The WHERE conditions on the quads table (alias `q`) for a pattern's constants, and their arguments,
  * shared by both stores: `lookup` maps an N-Triples term to its id (undefined: not in the dictionary,
  * so nothing matches and the result is undefined); `param(n)` is the dialect's n-th placeholder (`?` for
  * SQLite, `$n` for PostgreSQL); `ngColumn` the named-graph column (an old SQLite file has none: `NULL`).
  */
-/** ` LIMIT n` for a whole number n >= 0, else nothing (both stores' SQL). */
-export function limitClause(limit: number | undefined): string {
-  return limit !== undefined && Number.isInteger(limit) && limit >= 0 ? ` LIMIT ${limit}` : '';
-}
-
 export function patternConditions(pattern: RowConstants, lookup: (nt: string) => number | undefined, param: (n: number) => string, ngColumn = 'q.ng'): { sql: string[]; args: number[] } | undefined {
   const sql: string[] = [];
   const args: number[] = [];

@@ -4,7 +4,7 @@
  * memory. One implementation for both backends, given a way to run a query (`LogReader`).
  */
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
-import { LOG_COLS, fromRow, type Dialect } from './schema.ts';
+import { BULK_READ, LOG_COLS, fromRow, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../crawler/reasons.ts';
 
 /** Entries of the log counted by HTTP status and by change; groups in the order they first appear in the log. */
@@ -239,11 +239,25 @@ export async function captures(db: LogReader, q: CaptureQuery): Promise<Capture[
   return rows.map((r) => ({ entry: fromRow(LOG_COLS, r, { id: 'id' }), lastGoodChecksum: (r.last_good_checksum as string | null) ?? undefined }));
 }
 
+/**
+ * Every URL of the documents table, a page of at most `pageSize` at a time in URL order: keyset pages on
+ * the primary key, each one index range whatever the table's size (any collation: the seek and the order
+ * use the same one).
+ */
+export async function* documentUrlPages(db: LogReader, pageSize: number): AsyncIterable<string[]> {
+  for (let after = ''; ;) {
+    const page = (await db.all('SELECT url FROM documents WHERE url > ? ORDER BY url LIMIT ?', [after, pageSize])).map((r) => r.url as string);
+    if (page.length) yield page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!;
+  }
+}
+
 /** The distinct `scheme://authority` of logged URLs: a scan of the url index, for matches that are no range (CDX domain). */
 export async function logOrigins(db: LogReader): Promise<string[]> {
   if (db.dialect === 'sqlite') {
     // A skip scan of the url index, one probe per origin: the DISTINCT below reads every log row, and a CDX
-    // domain query asks for the origins once a page (at 3 M log rows, 300 pages took over 15 minutes).
+    // domain query asks for the origins once a page (3 M log rows: 754 ms a page, 8 ms so).
     // Binary collation: every URL of an origin starts with `origin/`, and `origin0` sorts right after them.
     const out = new Set<string>();
     for (let from = ''; ;) {
@@ -453,6 +467,11 @@ export abstract class LogReadingStore implements ReadModel {
 
   logOrigins(): Promise<string[]> {
     return logOrigins(this.reader);
+  }
+
+  /** DocumentStore's read of every URL, for both stores (each implements DocumentStore). */
+  documentUrlPages(pageSize = BULK_READ): AsyncIterable<string[]> {
+    return documentUrlPages(this.reader, pageSize);
   }
 
   archiveCounts(now: number): Promise<ArchiveCounts> {

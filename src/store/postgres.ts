@@ -246,16 +246,6 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     return Number(rows[0].n);
   }
 
-  async *documentUrlPages(pageSize = BULK_READ): AsyncIterable<string[]> {
-    for (let after = ''; ;) {
-      const { rows } = await this.query('SELECT url FROM documents WHERE url > $1 ORDER BY url LIMIT $2', [after, pageSize]);
-      const page = rows.map((r) => r.url as string);
-      if (page.length) yield page;
-      if (page.length < pageSize) return;
-      after = page[page.length - 1]!;
-    }
-  }
-
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     if (this.batcher) return this.batcher.log(entry);
     const cols = LOG_COLS.map(([, c]) => c);

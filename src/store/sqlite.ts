@@ -185,16 +185,6 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     return row.n;
   }
 
-  async *documentUrlPages(pageSize = BULK_READ): AsyncIterable<string[]> {
-    // Keyset pages on the primary key: each page one index range, whatever the table's size.
-    for (let after = ''; ;) {
-      const page = this.stmt('SELECT url FROM documents WHERE url > ? ORDER BY url LIMIT ?').pluck().all(after, pageSize) as string[];
-      if (page.length) yield page;
-      if (page.length < pageSize) return;
-      after = page[page.length - 1]!;
-    }
-  }
-
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     this.write('appendLog');
     const info = this.stmt(INSERT_LOG).run(...toValues(LOG_COLS, entry));

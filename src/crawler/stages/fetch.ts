@@ -3,8 +3,9 @@ import type { FetchError, FetchOutcome, Fetcher } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { DocumentStore } from '../../store/types.ts';
 import type { Job, Next, Stage } from './types.ts';
-import type { Fates } from './fates.ts';
-import { fingerprintTo } from '../../frontier/seen/fingerprint.ts';
+import { reasonOfCapture, type Fates } from './fates.ts';
+import { fingerprint53 } from '../../frontier/seen/fingerprint.ts';
+import { formatDuration } from '../../util/units.ts';
 
 export interface FetchStageDeps {
   fetcher: Fetcher;
@@ -40,10 +41,6 @@ function spacedFrom(asked: number | undefined, outcome: FetchOutcome): number | 
  * are left (the host backs off meanwhile); the last try goes on down the chain and is archived or
  * recorded as failed.
  */
-const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
-
-const scratch = new Uint32Array(2);
-
 export class FetchStage implements Stage {
   readonly name = 'fetch';
   /**
@@ -57,8 +54,7 @@ export class FetchStage implements Stage {
   /** Whether a re-fetch of `entry` in this run was asked for already (and notes it if not); retries are not repeats. */
   private askedBefore(entry: FrontierEntry): boolean {
     if (entry.retries || entry.variant) return false;
-    fingerprintTo(entry.url, scratch, 0);
-    const key = scratch[0]! * 2097152 + (scratch[1]! >>> 11);
+    const key = fingerprint53(entry.url);
     if (this.asked.has(key)) return true;
     this.asked.add(key);
     return false;
@@ -67,11 +63,11 @@ export class FetchStage implements Stage {
   async process(job: Job): Promise<Next> {
     const { entry } = job;
     if (entry.variant?.negotiated) return this.negotiate(job);
+    // A re-fetching crawl fetches each URL once too, however many ways it was queued (due, a redirect's target, a seed).
+    if ((this.d.refetch || entry.refetch) && this.askedBefore(entry)) return 'done';
     job.prev = await this.d.store.getDocument(entry.url);
     // Fetched meanwhile (the target of a redirect, another worker): one-off crawls do not fetch it again.
     if (job.prev?.state === 'fetched' && !this.d.refetch && !entry.refetch) return 'done';
-    // A re-fetching crawl fetches each URL once too, however many ways it was queued (due, a redirect's target, a seed).
-    if ((this.d.refetch || entry.refetch) && this.askedBefore(entry)) return 'done';
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal, entry.variant ? { accept: entry.variant.accept } : undefined));
@@ -104,7 +100,7 @@ export class FetchStage implements Stage {
     if ((outcome.response?.status ?? 0) >= 500 && this.d.retryLater(entry)) {
       job.ok = false;
       job.requeued = true;
-      await this.tryLogged(job, `tried again after the origin's ${seconds(this.d.frontier.backoffAfterFailure(entry.origin))} back-off`);
+      await this.tryLogged(job, `tried again after the origin's ${formatDuration(this.d.frontier.backoffAfterFailure(entry.origin))} back-off`);
       return 'done';
     }
     if (!outcome.response && outcome.error && isTransientFetchError(outcome.error)) return this.networkFailure(job, outcome.error);
@@ -125,10 +121,10 @@ export class FetchStage implements Stage {
     const backoff = this.d.frontier.backoffAfterFailure(entry.origin);
     if (backoff <= this.d.maxRetryBackoffMs && this.d.retryLater(entry)) {
       job.requeued = true;
-      await this.d.fates.record(entry.url, reasonOfFetchError(error), `${error.code}: ${error.message} (try ${attempt} of ${this.d.maxTries}: tried again after the origin's ${seconds(backoff)} back-off)`, 'queued');
+      await this.d.fates.record(entry.url, reasonOfFetchError(error), `${error.code}: ${error.message} (try ${attempt} of ${this.d.maxTries}: tried again after the origin's ${formatDuration(backoff)} back-off)`, 'queued');
       return 'done';
     }
-    const why = attempt >= this.d.maxTries ? '' : `, not tried again: the origin's back-off would be ${Math.round(backoff / 1000)} s`;
+    const why = attempt >= this.d.maxTries ? '' : `, not tried again: the origin's back-off would be ${formatDuration(backoff)}`;
     if (attempt > 1 || why) job.outcome = { ...job.outcome!, error: { ...error, message: `${error.message} (try ${attempt} of ${this.d.maxTries}${why})` } };
     return 'continue';
   }
@@ -141,8 +137,7 @@ export class FetchStage implements Stage {
   private async tryLogged(job: Job, then: string): Promise<void> {
     const r = job.outcome?.response;
     if (!r) return;
-    const reason = r.status === 429 || r.status === 503 ? 'rate-limited' : 'server-error';
-    await this.d.fates.record(job.entry.url, reason, `HTTP ${r.status} (try ${(job.entry.retries ?? 0) + 1} of ${this.d.maxTries}: ${then})`, 'queued', r.status);
+    await this.d.fates.record(job.entry.url, reasonOfCapture({ status: r.status, change: 'error' }), `HTTP ${r.status} (try ${(job.entry.retries ?? 0) + 1} of ${this.d.maxTries}: ${then})`, 'queued', r.status);
   }
 
   /**

@@ -82,6 +82,12 @@ export function fingerprintPair(s: string): Uint32Array {
   return FP;
 }
 
+/** 53 bits of the fingerprint as a number (exact in a double): a Set or Map key without a bigint or a string. */
+export function fingerprint53(s: string): number {
+  fingerprintTo(s, FP, 0);
+  return FP[0]! * 2097152 + (FP[1]! >>> 11);
+}
+
 /** The fingerprint as an unsigned 64-bit bigint (hi << 32 | lo); convenient, not for hot paths. */
 export function fingerprint(s: string): bigint {
   fingerprintTo(s, FP, 0);
