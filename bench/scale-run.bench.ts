@@ -16,7 +16,8 @@
  *     --keep       leave the archive (its path is printed) instead of deleting it
  *     --archive DIR --crawled WALL,CPU,RSS,PAGES   go on from an archive an earlier run crawled (and indexed,
  *                  or not), quoting that run's crawl line; --cli-runs N queries per instant; --skip-reads no
- *                  stats/probe/export; --no-diff no whole-snapshot comparison in the warm process
+ *                  stats/probe/export; --no-diff no whole-snapshot comparison in the warm process;
+ *                  --crawl-only stop after the crawl and keep its archive (the input of the two above)
  *     --profile-crawl DIR   the crawl process under `node --cpu-prof` (one .cpuprofile per thread in DIR);
  *                  summarise with `node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE`
  *
@@ -239,6 +240,11 @@ async function main(): Promise<void> {
         '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json'], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
       if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
       server!.stdin!.end();
+      if (flag('--crawl-only')) {
+        // The archive as input for later runs (--archive DIR --crawled …, or the PostgreSQL half): nothing else measured.
+        process.stderr.write(`scale-run: crawled; go on with --archive ${dir} --crawled ${crawl.seconds.toFixed(1)},${crawl.cpuSeconds.toFixed(1)},${crawl.rssMb.toFixed(0)},${(JSON.parse(crawl.stdout) as { documents: number }).documents}\n`);
+        return;
+      }
     }
     const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
     const { versions, logRows, tripleVersions } = await crawlLogFigures(dir);
@@ -343,7 +349,7 @@ async function main(): Promise<void> {
   } finally {
     clearInterval(loadTimer);
     server?.stdin?.end();
-    if (flag('--keep') || ARCHIVE) process.stderr.write(`scale-run: archive kept in ${dir}\n`);
+    if (flag('--keep') || flag('--crawl-only') || ARCHIVE) process.stderr.write(`scale-run: archive kept in ${dir}\n`);
     else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
