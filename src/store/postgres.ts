@@ -14,6 +14,7 @@ const MIGRATIONS: { version: number; sql: string[] }[] = [
   { version: 1, sql: ddl('postgres') },
   { version: 2, sql: LEASE_DDL },
   { version: 3, sql: reasonColumnMigration('postgres') },
+  { version: 4, sql: [logReads.captureIndexDdl('postgres')] },
 ];
 const LATEST = MIGRATIONS[MIGRATIONS.length - 1].version;
 

@@ -53,6 +53,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       // An archive from before the column: the DDL's index on it needs the column first.
       if (version === 1) for (const sql of reasonColumnMigration('sqlite')) this.db.exec(sql);
       for (const sql of ddl('sqlite')) this.db.exec(sql);
+      this.db.exec(logReads.captureIndexDdl('sqlite'));
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"
   }

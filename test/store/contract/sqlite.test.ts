@@ -1,6 +1,6 @@
 /** The metadata store contracts on the embedded SQLite store (a real file in a temp dir per test), and what only SQLite promises. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureSql } from '../../../src/store/log-reads.ts';
+import { captureSql, type CaptureQuery } from '../../../src/store/log-reads.ts';
 import type { SqliteStore } from '../../../src/store/sqlite.ts';
 import { syntheticLog } from '../synthetic-log.ts';
 import { sqliteStore, sqliteWorkerStore } from './backends.ts';
@@ -27,16 +27,22 @@ describe('SQLite: captures are index searches', () => {
     await env?.cleanup();
   });
 
-  it('EXPLAIN QUERY PLAN: exact, prefix and host captures are searches of crawl_log_url, never a scan of the log', async () => {
+  it('EXPLAIN QUERY PLAN: exact captures search crawl_log_url, prefixes and hosts walk crawl_log_capture in page order, never a scan of the log', async () => {
     const db = (store as SqliteStore).db;
     const HOST_A = ['http://a.example/', 'https://a.example/', 'http://www.a.example/', 'https://www.a.example/'];
     const after = { url: 'http://a.example/data/amy', time: (await store.log({ limit: 1 }))[0]!.time, id: 5 };
-    for (const q of [{ urls: ['http://a.example/data/amy', 'https://a.example/data/amy'] }, { prefixes: ['http://a.example/data/'] }, { prefixes: HOST_A, after, fromTime: 1 }]) {
+    const cases: Array<[Omit<CaptureQuery, 'limit'>, RegExp]> = [
+      [{ urls: ['http://a.example/data/amy', 'https://a.example/data/amy'] }, /^SEARCH crawl_log USING INDEX crawl_log_url \(url/],
+      [{ prefixes: ['http://a.example/data/'] }, /^SEARCH crawl_log USING INDEX crawl_log_capture /],
+      [{ prefixes: HOST_A, after, fromTime: 1 }, /^SEARCH crawl_log USING INDEX crawl_log_capture /],
+    ];
+    for (const [q, search] of cases) {
       const { sql, params } = captureSql('sqlite', { ...q, limit: 10 });
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
-      expect(plan.some((d) => /^SEARCH crawl_log USING INDEX crawl_log_url \(url/.test(d)), plan.join('\n')).toBe(true);
+      expect(plan.filter((d) => search.test(d)).length, plan.join('\n')).toBe(q.prefixes?.length ?? 1);
       expect(plan.some((d) => /^SEARCH p USING INDEX crawl_log_url \(url=\?\)/.test(d)), plan.join('\n')).toBe(true);
-      expect(plan.filter((d) => /^SCAN /.test(d)), plan.join('\n')).toEqual([]);
+      // What is scanned is the page the arms gave (a0, a1, c), never the log.
+      expect(plan.filter((d) => /^SCAN crawl_log/.test(d)), plan.join('\n')).toEqual([]);
     }
   });
 });
