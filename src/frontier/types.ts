@@ -18,8 +18,12 @@ export interface FrontierEntry {
    * as bytes, not parsed, not followed; only a level-1 style sheet is read for what it loads.
    */
   requisite?: 1 | 2;
-  /** Redirects that led here from a URL found otherwise (0 or absent: none), to bound redirect chains. */
-  hops?: number;
+  /**
+   * The URLs whose redirects led here from a URL found otherwise, oldest first (absent: none): bounds redirect
+   * chains and names a loop. Carried by the entry, so it lives as long as the entry is queued: a crawl-long map of
+   * redirect targets held one entry per 303 (a million at a million documents).
+   */
+  via?: readonly string[];
   /** Fetched although the store says it was fetched: a re-crawl's seed, a stale document --answer meets again. */
   refetch?: boolean;
   /**

@@ -33,8 +33,6 @@ export interface RedirectStageDeps {
 export class RedirectStage implements Stage {
   readonly name = 'redirect';
   private readonly refetched = new Set<string>();
-  /** Which URL redirected to each target this crawl: a loop is a target already on its own chain. */
-  private readonly from = new Map<string, string>();
   constructor(private readonly d: RedirectStageDeps) {}
 
   shouldProcess(job: Job): boolean {
@@ -56,8 +54,10 @@ export class RedirectStage implements Stage {
     }
     const checksum = sha1Digest(r.rawBody);
     const archived = await this.d.warc.writeExchange({ response: r, payloadDigest: checksum });
-    const hops = (entry.hops ?? 0) + 1;
-    const loop = target ? this.chainTo(entry.url, target) : undefined;
+    const chain = [...(entry.via ?? []), entry.url];
+    const hops = chain.length;
+    // A loop is a target already on its own chain.
+    const loop = target && chain.includes(target) ? chain.slice(chain.indexOf(target)) : undefined;
     const error = !target
       ? `redirected (${r.status}) to ${JSON.stringify(text)}, which is not an http(s) URL`
       : loop ? `redirect loop: ${[...loop, target].join(' -> ')}`
@@ -71,24 +71,13 @@ export class RedirectStage implements Stage {
     else if (loop) this.d.fates.count('redirect-loop');
     else if (error) this.d.fates.count('too-many-redirects');
     else {
-      this.from.set(target, entry.url);
       const force = this.d.refetch && !this.refetched.has(target);
       if (force) this.refetched.add(target);
       // A requisite's target is the requisite (an image moved to a CDN): still outside the scope filters.
-      if (entry.requisite) this.d.scope.offerRequisite(target, entry.depth, entry.requisite, force, hops);
-      else this.d.scope.offer(target, entry.depth, Boolean(entry.vocabulary), force, hops);
+      if (entry.requisite) this.d.scope.offerRequisite(target, entry.depth, entry.requisite, force, chain);
+      else this.d.scope.offer(target, entry.depth, Boolean(entry.vocabulary), force, chain);
     }
     job.redirected = true;
     return 'continue';
-  }
-
-  /** The redirect chain that led to `url`, oldest first, when `target` is on it (a loop); else undefined. */
-  private chainTo(url: string, target: string): string[] | undefined {
-    const chain = [url];
-    for (let u: string | undefined = url; u !== undefined && chain.length <= MAX_REDIRECT_HOPS + 1; u = this.from.get(u)) {
-      if (u !== url) chain.unshift(u);
-      if (u === target) return chain;
-    }
-    return undefined;
   }
 }

@@ -63,9 +63,9 @@ export class ScopeStage {
     this.frontier.push({ ...entry, retries: (entry.retries ?? 0) + 1, key: this.seq++ });
   }
 
-  /** `force`: queued even when seen (a re-crawl fetches its seeds again); `hops`: redirects that led to it. */
-  offer(raw: string, depth: number, vocabulary: boolean, force = false, hops = 0): Admission {
-    const admission = this.admit(raw, depth, force, this.o.filters, vocabulary, hops ? { vocabulary, hops } : { vocabulary });
+  /** `force`: queued even when seen (a re-crawl fetches its seeds again); `via`: the redirects that led to it. */
+  offer(raw: string, depth: number, vocabulary: boolean, force = false, via?: readonly string[]): Admission {
+    const admission = this.admit(raw, depth, force, this.o.filters, vocabulary, via ? { vocabulary, via } : { vocabulary });
     if (admission === 'known') this.o.onKnown?.(normalizeUrl(raw) as string, depth);
     return admission;
   }
@@ -74,8 +74,8 @@ export class ScopeStage {
    * A page requisite (--page-requisites) of a page at `depth`: queued at that depth (a requisite is
    * not a hop further), through the seen test (fetched once per crawl), outside the scope filters.
    */
-  offerRequisite(raw: string, depth: number, level: 1 | 2, force = false, hops = 0): Admission {
-    return this.admit(raw, depth, force, this.requisiteFilters, true, hops ? { requisite: level, hops } : { requisite: level });
+  offerRequisite(raw: string, depth: number, level: 1 | 2, force = false, via?: readonly string[]): Admission {
+    return this.admit(raw, depth, force, this.requisiteFilters, true, via ? { requisite: level, via } : { requisite: level });
   }
 
   /**

@@ -31,7 +31,7 @@ describe('the redirect stage', () => {
     const [row] = await kit.store.log();
     expect(row).toMatchObject({ url: `${site.url}/id/x`, status: 303, reason: 'redirected', triples: 0 });
     expect(row.warcFile).toBeDefined();
-    expect(kit.frontier.pop(Date.now())).toMatchObject({ url: `${site.url}/doc`, depth: 2, hops: 1 });
+    expect(kit.frontier.pop(Date.now())).toMatchObject({ url: `${site.url}/doc`, depth: 2, via: [`${site.url}/id/x`] });
     // A second IRI that leads to the same document adds nothing to the frontier: the seen test has it.
     const again = newJob({ url: `${site.url}/id/x`, host: hostOf(site.url), origin: site.url, depth: 2, key: 1 });
     again.outcome = await fetcher.fetch(again.entry.url);
