@@ -333,10 +333,23 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
       from = `${origin}0`;
     }
   }
-  // PostgreSQL's collation need not keep an origin's URLs together in index order: one pass.
-  const rows = await db.all(`SELECT DISTINCT substr(url, 1, strpos(substr(url, 9), '/') + 7) AS origin FROM crawl_log`, []);
+  // PostgreSQL: the same skip scan, one round trip (a recursive query), where the url column sorts byte-wise (C,
+  // POSIX, C.UTF-8); a linguistic collation need not keep an origin's URLs together in index order: one pass then.
+  const [coll] = await db.all(`SELECT COALESCE(NULLIF(c.collname, 'default'), (SELECT datcollate FROM pg_database WHERE datname = current_database())) AS coll
+    FROM pg_attribute a LEFT JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = 'crawl_log'::regclass AND a.attname = 'url'`, []);
+  const originOf = (col: string) => `CASE WHEN strpos(substr(${col}, 9), '/') > 0 THEN substr(${col}, 1, strpos(substr(${col}, 9), '/') + 7) ELSE ${col} END`;
+  const rows = BYTEWISE.test(String(coll?.coll ?? ''))
+    ? await db.all(`WITH RECURSIVE o(origin) AS (
+        SELECT (SELECT ${originOf('url')} AS origin FROM crawl_log ORDER BY crawl_log.url LIMIT 1)
+        UNION ALL
+        SELECT (SELECT ${originOf('url')} AS origin FROM crawl_log WHERE crawl_log.url >= o.origin || '0' ORDER BY crawl_log.url LIMIT 1) FROM o WHERE o.origin IS NOT NULL)
+      SELECT origin FROM o WHERE origin IS NOT NULL`, [])
+    : await db.all(`SELECT DISTINCT ${originOf('url')} AS origin FROM crawl_log`, []);
   return rows.map((r) => r.origin as string);
 }
+
+/** Collations whose order is the bytes' (UTF-8 keeps code point order): an origin's URLs sit together in the index. */
+const BYTEWISE = /^(C|POSIX|C\.UTF-?8)$/i;
 
 /** Which archived URLs a search lists: those starting with `text` (an index range) or containing it (any case, a scan). */
 export interface UrlSearch {

@@ -71,7 +71,8 @@ describe.skipIf(!pgBase)('the crawl log reason column on PostgreSQL', () => {
       // Take the archive back to schema 2.
       await first.pool.query('DROP INDEX crawl_log_reason');
       await first.pool.query('ALTER TABLE crawl_log DROP COLUMN reason');
-      await first.pool.query('DELETE FROM schema_version WHERE version = 3');
+      await first.pool.query('DROP INDEX crawl_log_capture');
+      await first.pool.query('DELETE FROM schema_version WHERE version >= 3');
     } finally {
       await first.close();
     }
@@ -80,7 +81,10 @@ describe.skipIf(!pgBase)('the crawl log reason column on PostgreSQL', () => {
       await store.init();
       await checkMigrated(store);
       const { rows } = await store.pool.query('SELECT MAX(version) AS v FROM schema_version');
-      expect(Number(rows[0].v)).toBe(3);
+      expect(Number(rows[0].v)).toBe(4);
+      // Migration 4: the index CDX pages are read from (captureIndexDdl).
+      const idx = await store.pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'crawl_log_capture'`);
+      expect(idx.rows).toHaveLength(1);
     } finally {
       await store.close();
       await dropSchema(url);
