@@ -162,8 +162,8 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
 }
 
 /** `time` as an integer (SQLite may hold a fractional ms value; PostgreSQL's column is BIGINT already). */
-function timeInt(d: Dialect): string {
-  return d === 'sqlite' ? 'CAST(time AS INTEGER)' : 'time';
+function timeInt(d: Dialect, col = 'time'): string {
+  return d === 'sqlite' ? `CAST(${col} AS INTEGER)` : col;
 }
 
 /** A parameter used in integer arithmetic (better-sqlite3 binds a JS number as REAL, and REAL division does not floor). */
@@ -189,7 +189,7 @@ export function prefixEnd(p: string): string | undefined {
 
 /** `time` in whole seconds: a CDX timestamp's resolution, the second key of the capture order (and of its index). */
 function secondOf(d: Dialect, col = 'time'): string {
-  return `${d === 'sqlite' ? `CAST(${col} AS INTEGER)` : col} / 1000`;
+  return `${timeInt(d, col)} / 1000`;
 }
 
 /** The whole URL lower-cased, byte-wise ordered: the first key of the capture index (captureIndexDdl). */
