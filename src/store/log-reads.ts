@@ -171,10 +171,22 @@ function intParam(d: Dialect): string {
   return d === 'sqlite' ? 'CAST(? AS INTEGER)' : '?';
 }
 
+/**
+ * In SQL, where `col`'s authority ends: the position of the first `/` from the 9th character on (past `http://` and
+ * `https://`), counted from there (0: none). `authorityEnd` is the same in JavaScript.
+ */
+function slashAfterAuthority(d: Dialect, col: string): string {
+  return `${d === 'sqlite' ? 'instr' : 'strpos'}(substr(${col}, 9), '/')`;
+}
+
+/** In JavaScript, where a URL's authority ends (the `/` after `scheme://host[:port]`), or -1 when it has no path. */
+function authorityEnd(url: string): number {
+  return url.indexOf('/', 8);
+}
+
 /** The URL after its scheme and authority (`/path?query`), lower-cased: a SURT key's order within one host. */
 function restOf(d: Dialect, col = 'url'): string {
-  const slash = d === 'sqlite' ? `instr(substr(${col}, 9), '/')` : `strpos(substr(${col}, 9), '/')`;
-  const expr = `lower(substr(${col}, ${slash} + 8))`;
+  const expr = `lower(substr(${col}, ${slashAfterAuthority(d, col)} + 8))`;
   // PostgreSQL compares text in the database's collation; CDX keys sort byte-wise, as JavaScript does.
   return d === 'postgres' ? `${expr} COLLATE "C"` : expr;
 }
@@ -210,11 +222,6 @@ export function captureIndexDdl(d: Dialect): string {
     WHERE warc_file IS NOT NULL AND warc_offset IS NOT NULL`;
 }
 
-/** Where a URL prefix's authority ends (the `/` after `scheme://host`), or -1 when it holds no path. */
-function pathStart(p: string): number {
-  return p.indexOf('/', 8);
-}
-
 /**
  * The SQL of `captures`. Order: the URL after its authority ignoring letter case, then the second, then the
  * log id: the order of SURT key then 14-digit timestamp that CDXJ wants for URLs of one SURT host (the
@@ -233,7 +240,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
   const afterSecond = q.after && Math.floor(Math.trunc(q.after.time) / 1000);
   const arms: string[] = [];
 
-  const indexed = (q.prefixes ?? []).filter((p) => pathStart(p) >= 0);
+  const indexed = (q.prefixes ?? []).filter((p) => authorityEnd(p) >= 0);
   for (const p of indexed) {
     const end = prefixEnd(p);
     const lower = p.toLowerCase();
@@ -248,7 +255,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
     // From the cursor on: the row value is an index condition (an ordered scan that stops at the limit).
     let from = lower;
     if (q.after) {
-      const cursorKey = lower.slice(0, pathStart(lower)) + restKey(q.after.url);
+      const cursorKey = lower.slice(0, authorityEnd(lower)) + restKey(q.after.url);
       if (cursorKey > from) from = cursorKey;
       where.push(`(${lowerUrl(d)}, ${secondOf(d)}, id) > (?, ?, ?)`);
       armParams.push(cursorKey, afterSecond, q.after.id);
@@ -267,7 +274,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
     ranges.push(`url IN (${q.urls.map(() => '?').join(', ')})`);
     rangeParams.push(...q.urls);
   }
-  for (const p of (q.prefixes ?? []).filter((x) => pathStart(x) < 0)) {
+  for (const p of (q.prefixes ?? []).filter((x) => authorityEnd(x) < 0)) {
     const end = prefixEnd(p);
     ranges.push(end === undefined ? 'url >= ?' : '(url >= ? AND url < ?)');
     rangeParams.push(p, ...(end === undefined ? [] : [end]));
@@ -298,7 +305,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
 
 /** `restOf` computed here, for a resume cursor. */
 export function restKey(url: string): string {
-  const slash = url.indexOf('/', 8);
+  const slash = authorityEnd(url);
   return (slash < 0 ? url.slice(7) : url.slice(slash)).toLowerCase();
 }
 
@@ -334,7 +341,7 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
       const [row] = await db.all('SELECT url FROM crawl_log WHERE url >= ? ORDER BY url LIMIT 1', [from]);
       if (!row) return [...out];
       const url = row.url as string;
-      const slash = url.indexOf('/', url.indexOf('//') + 2);
+      const slash = authorityEnd(url);
       const origin = slash < 0 ? url : url.slice(0, slash);
       out.add(origin);
       from = `${origin}0`;
@@ -344,14 +351,15 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
   // POSIX, C.UTF-8); a linguistic collation need not keep an origin's URLs together in index order: one pass then.
   const [coll] = await db.all(`SELECT COALESCE(NULLIF(c.collname, 'default'), (SELECT datcollate FROM pg_database WHERE datname = current_database())) AS coll
     FROM pg_attribute a LEFT JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = 'crawl_log'::regclass AND a.attname = 'url'`, []);
-  const originOf = (col: string) => `CASE WHEN strpos(substr(${col}, 9), '/') > 0 THEN substr(${col}, 1, strpos(substr(${col}, 9), '/') + 7) ELSE ${col} END`;
+  const slash = slashAfterAuthority(db.dialect, 'url');
+  const origin = `CASE WHEN ${slash} > 0 THEN substr(url, 1, ${slash} + 7) ELSE url END`;
   const rows = BYTEWISE.test(String(coll?.coll ?? ''))
     ? await db.all(`WITH RECURSIVE o(origin) AS (
-        SELECT (SELECT ${originOf('url')} AS origin FROM crawl_log ORDER BY crawl_log.url LIMIT 1)
+        SELECT (SELECT ${origin} AS origin FROM crawl_log ORDER BY crawl_log.url LIMIT 1)
         UNION ALL
-        SELECT (SELECT ${originOf('url')} AS origin FROM crawl_log WHERE crawl_log.url >= o.origin || '0' ORDER BY crawl_log.url LIMIT 1) FROM o WHERE o.origin IS NOT NULL)
+        SELECT (SELECT ${origin} AS origin FROM crawl_log WHERE crawl_log.url >= o.origin || '0' ORDER BY crawl_log.url LIMIT 1) FROM o WHERE o.origin IS NOT NULL)
       SELECT origin FROM o WHERE origin IS NOT NULL`, [])
-    : await db.all(`SELECT DISTINCT ${originOf('url')} AS origin FROM crawl_log`, []);
+    : await db.all(`SELECT DISTINCT ${origin} AS origin FROM crawl_log`, []);
   return rows.map((r) => r.origin as string);
 }
 
