@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, type RobotsVerdict } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, reportingSent, type RobotsVerdict } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -9,7 +9,7 @@ import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
-import { normalizeUrl } from '../frontier/normalize.ts';
+import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen } from './seen-dir.ts';
 import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
@@ -181,7 +181,9 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   // target through the frontier (seen test, politeness). What a page needs on the side (robots.txt,
   // JSON-LD contexts) follows redirects in the fetcher, as RFC 9309 and JSON-LD loaders do.
   const fetcher: Fetcher = createHttpFetcher({ ...fetchOptions, maxRedirects: 0 });
-  const sideFetcher: Fetcher = createHttpFetcher(fetchOptions);
+  // Each side request counts towards its host's spacing from when it went out (page requests do so through the
+  // frontier's release): robots.txt, a JSON-LD context, a proof document.
+  const sideFetcher: Fetcher = reportingSent(createHttpFetcher(fetchOptions), (url, sentAt) => queues.noteRequest(originOf(url), sentAt));
   // Per-host figures the crawl-time estimate needs next cycle: download time, errors, robots.txt.
   const hostStats = new Map<string, HostRow>();
   const hostRow = (host: string): HostRow => {

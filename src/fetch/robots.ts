@@ -58,8 +58,8 @@ export interface RobotsOptions {
   /** Called after each robots.txt fetch, e.g. to store it with the host (status 0: no HTTP answer). */
   onFetched?: (host: string, status: number, text: string) => void;
   /**
-   * Called as each robots.txt request is asked for, and again with the time it was written to its connection
-   * (later, when a lookup or a connection kept it waiting): it counts towards the origin's politeness delay.
+   * Called as each robots.txt request is asked for: it counts towards the origin's politeness delay (from when it
+   * went out, too, when the fetcher reports that: `reportingSent`).
    */
   onRequest?: (origin: string, time: number) => void;
   /** Clock, for tests of the expiry. */
@@ -183,9 +183,6 @@ export class RobotsCache {
     const robotsUrl = `${origin}/robots.txt`;
     this.options.onRequest?.(origin, this.now());
     const outcome = await this.fetcher.fetch(robotsUrl);
-    // Told again with the time it was written to its connection: a slow lookup or a busy pool can send it
-    // seconds after it was asked for, and the host's next request is spaced from the later time.
-    if (outcome.sentAt !== undefined) this.options.onRequest?.(origin, outcome.sentAt);
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
     if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);
