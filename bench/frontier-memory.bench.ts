@@ -18,6 +18,10 @@ import { OrderedFrontier } from '../src/frontier/ordered-frontier.ts';
 import { createOrderingPolicy } from '../src/frontier/order/policies.ts';
 import { hostOf, normalizeUrl, originOf } from '../src/frontier/normalize.ts';
 import type { Frontier } from '../src/frontier/types.ts';
+import { SqliteFrontierSpill } from '../src/frontier/spill.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { QUICK } from './args.ts';
 
 v8.setFlagsFromString('--expose-gc');
@@ -55,9 +59,34 @@ function frontierOf(make: () => Frontier) {
   };
 }
 
+const SPILL_BOUND = 10_000;
+const scratch: string[] = [];
+process.on('exit', () => scratch.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+function spilling(): HostQueues {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-frontier-bench-'));
+  scratch.push(dir);
+  return new HostQueues(TIMING, { maxEntries: SPILL_BOUND, spill: new SqliteFrontierSpill(dir) });
+}
+
+/** CPU time of pushing every URL, then popping and releasing every one: what the spill costs a crawl per URL. */
+function pushPop(make: () => Frontier): number {
+  const f = make();
+  const t0 = process.cpuUsage();
+  frontierOf(() => f)();
+  let n = 0;
+  for (let e = f.pop(0); e; e = f.pop(0)) {
+    f.release(e.origin, 0, { ok: true });
+    n++;
+  }
+  if (n !== N) throw new Error(`popped ${n} of ${N}`);
+  const used = process.cpuUsage(t0);
+  return (used.user + used.system) / N;
+}
+
 const bare = perEntry(() => Array.from({ length: N }, (_, i) => urlOf(i)));
 const rows = [
   { name: 'breadth-first (HostQueues, the default)', bytes: perEntry(frontierOf(() => new HostQueues(TIMING))) },
+  { name: `breadth-first with \`--frontier-memory ${SPILL_BOUND}\` (the rest in its spill file on disk)`, bytes: perEntry(frontierOf(spilling)) },
   { name: 'backlinks ordering (OrderedFrontier)', bytes: perEntry(frontierOf(() => new OrderedFrontier(createOrderingPolicy('backlink'), TIMING))) },
 ];
 
@@ -67,5 +96,8 @@ console.log('| frontier | heap bytes per queued URL | × an array of the URL str
 console.log('| --- | ---: | ---: |');
 console.log(`| array of the URL strings alone (peer: the floor of any in-memory frontier) | ${bare.toFixed(0)} | 1.00× |`);
 for (const r of rows) console.log(`| ${r.name} | ${r.bytes.toFixed(0)} | ${(r.bytes / bare).toFixed(2)}× |`);
+const times = [0, 1, 2].map(() => [pushPop(() => new HostQueues(TIMING)), pushPop(spilling)] as const);
+const best = (i: 0 | 1) => Math.min(...times.map((t) => t[i]));
+console.log(`\nCPU per URL pushed, then popped and released (best of 3 rounds, in turn): in memory ${best(0).toFixed(2)} µs, spilling past ${SPILL_BOUND.toLocaleString('en')} ${best(1).toFixed(2)} µs (${(best(1) / best(0)).toFixed(2)}×; a crawl spends about 1,400 µs of CPU a page, bench/RESULTS.md#crawl).`);
 const bfs = rows[0]!.bytes;
 console.log(`\nAt the breadth-first figure, a frontier of 1 M queued URLs takes ${(bfs * 1e6 / 2 ** 20).toFixed(0)} MiB of heap and one of 100 M ${(bfs * 1e8 / 2 ** 30).toFixed(1)} GiB (docs/scale.md).`);

@@ -11,7 +11,7 @@ import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
-import { openCrawlSeen } from './seen-dir.ts';
+import { openCrawlSeen, openFrontierSpill } from './scratch-dirs.ts';
 import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
@@ -64,6 +64,11 @@ export interface CrawlSummary {
   sitemaps: { read: number; urls: number };
   queued: number;
   hosts: number;
+  /**
+   * The breadth-first frontier's memory (`frontierMemory`): the most queued URLs it held in memory at once, and
+   * how many waited in its spill on disk. Absent for importance orderings, which keep every URL in memory.
+   */
+  frontier?: { peakInMemory: number; spilled: number };
   /**
    * What ended the crawl before its frontier was empty: a traffic limit, a signal, too little free
    * disk space (`minFreeBytes`), or the archive's storage failing (disk full, I/O error). After the
@@ -213,9 +218,15 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
   const driver = o.follow !== undefined || o.until !== undefined || o.answer !== undefined ? await QueryDriver.create({ ...o, followOrder: o.order === 'query' }, o.followArchive ? await archiveKnowledge(o.dataDir, store) : undefined) : undefined;
   // A second --answer is answered from the archive, re-fetching only what the re-crawl policy says is stale.
   driver?.useArchive(new ArchiveRecall(store, o.dataDir));
+  // The breadth-first frontier holds a bounded number of queued URLs in memory and spills the rest to disk
+  // (src/frontier/spill.ts); importance orderings re-rank every queued URL as the crawl learns, in memory.
+  const breadthFirst = !driver?.policy && (!o.order || o.order === 'bfs');
+  const frontierMemory = o.frontierMemory ?? DEFAULTS.frontierMemory;
+  const spill = breadthFirst && Number.isFinite(frontierMemory) ? openFrontierSpill(o.dataDir) : undefined;
   const queues: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
-    : !o.order || o.order === 'bfs' ? new HostQueues(timing) : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
-  // The seen test (src/crawler/seen-dir.ts). A crawl rebuilds it from the store on every start,
+    : breadthFirst ? new HostQueues(timing, spill && { maxEntries: frontierMemory, spill: spill.spill })
+    : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
+  // The seen test (src/crawler/scratch-dirs.ts). A crawl rebuilds it from the store on every start,
   // because the store, not this cache, is the record of what is known; a worker's round is handed
   // the worker's own, which lives across its rounds.
   const ownSeen = o.round ? undefined : openCrawlSeen(o.dataDir, o);
@@ -485,6 +496,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
       if (rows.length === seeds.length && rows.every((d) => d.state === 'failed' || d.state === 'skipped')) s.allSeedsFailed = true;
     });
     s.hosts = queues.hostCount;
+    if (queues instanceof HostQueues) s.frontier = { peakInMemory: queues.peakMemoryEntries, spilled: queues.spilledEntries };
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
     if (driver) {
@@ -495,6 +507,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     await fetcher.close();
     await sideFetcher.close();
     if (ownSeen) await closing(() => ownSeen.close());
+    spill?.close();
     trace?.end();
     if (ownsStore) await closing(() => store.close());
     setSummary(s);

@@ -120,6 +120,11 @@ export interface CrawlOptions {
   seenCache?: 'clock' | 'lru' | 'random' | 'static';
   /** Entries in the seen-URL cache (default 262,144). */
   seenCacheSize?: number;
+  /**
+   * Queued URLs the breadth-first frontier holds in memory (default 500,000); past it an origin's later URLs
+   * wait in a spill file under the data directory. `Infinity`: no bound. Importance orderings keep all in memory.
+   */
+  frontierMemory?: number;
   /** Write every URL the seen test receives to this file (seed 002 traces). */
   traceOut?: string;
   /**
@@ -202,4 +207,10 @@ export const DEFAULTS = {
    */
   robotsRetries: ROBOTS_DEFAULTS.retries,
   robotsRetryDelayMs: ROBOTS_DEFAULTS.retryDelayMs,
+  /**
+   * About 70 MB of live heap (141 bytes a queued URL, bench/RESULTS.md#frontier-memory): a crawl of a few
+   * hundred thousand documents never touches the spill; a breadth-first crawl of millions, which queues
+   * about 45 % of its URLs at its peak, keeps its heap flat.
+   */
+  frontierMemory: 500_000,
 } as const;

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openCrawlSeen } from '../crawler/seen-dir.ts';
+import { openCrawlSeen } from '../crawler/scratch-dirs.ts';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
 import type { DocumentRow } from '../store/types.ts';
 import type { Partition, WorkerStore } from '../store/worker-types.ts';

@@ -5,11 +5,15 @@ import { createOrderingPolicy } from '../../src/frontier/order/index.ts';
 import { hostOf, originOf } from '../../src/frontier/normalize.ts';
 import { describeDeferred, type HostTimingOptions } from '../../src/frontier/politeness.ts';
 import type { Frontier, FrontierEntry } from '../../src/frontier/types.ts';
+import { SqliteFrontierSpill } from '../../src/frontier/spill.ts';
+import { tempDir } from '../helpers.ts';
 
 // Both frontiers share the politeness rules: each test runs against each.
 const kinds: Array<[string, (o: HostTimingOptions) => Frontier]> = [
   ['HostQueues', (o) => new HostQueues(o)],
   ['OrderedFrontier', (o) => new OrderedFrontier(createOrderingPolicy('bfs'), o)],
+  // Every rule again with all but one queued URL on disk (src/frontier/spill.ts).
+  ['HostQueues spilling past 1 entry', (o) => new HostQueues(o, { maxEntries: 1, spill: new SqliteFrontierSpill(tempDir()) })],
 ];
 
 let key = 0;

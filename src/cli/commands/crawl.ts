@@ -67,6 +67,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
+    .option('--frontier-memory <n>', 'queued URLs held in memory; the rest wait on disk in the data directory (bfs order; 0 = no bound)', '500000')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
     .option('--min-free-space <size>', 'stop cleanly (URLs left queued) when the data directory\'s disk has less free than this; 0 = never', '100MiB')
     .option('--json', 'print the summary as JSON');
@@ -150,6 +151,7 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     order: flags.order,
     seenCache: seenPolicy(flags.seenCache),
     seenCacheSize: opt(flags.seenCacheSize, (s) => parseCount(s, '--seen-cache-size')),
+    frontierMemory: opt(flags.frontierMemory, (s) => parseCount(s, '--frontier-memory') || Number.POSITIVE_INFINITY),
     query: flags.query,
     follow: flags.follow,
     followArchive: flags.followArchive,
@@ -181,6 +183,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
     ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
+    ...(s.frontier?.spilled ? [`  frontier: at most ${s.frontier.peakInMemory} queued URLs in memory; ${s.frontier.spilled} waited on disk (--frontier-memory)`] : []),
     ...(s.trust ? [`  trust: ${Object.entries(s.trust).map(([v, n]) => `${v} ${n}`).join(', ') || 'no documents parsed'}`] : []),
     ...(s.query ? [queryLine(s.query)] : []),
     ...(s.variants ? [variantsLine(s.variants)] : []),
