@@ -18,6 +18,7 @@
  *                  or not), quoting that run's crawl line; --cli-runs N queries per instant; --skip-reads no
  *                  stats/probe/export; --no-diff no whole-snapshot comparison in the warm process;
  *                  --crawl-only stop after the crawl and keep its archive (the input of the two above)
+ *     --frontier-memory N   the crawl's bound on queued URLs in memory (its own default otherwise; 0: none)
  *     --profile-crawl DIR   the crawl process under `node --cpu-prof` (one .cpuprofile per thread in DIR);
  *                  summarise with `node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE`
  *
@@ -238,12 +239,12 @@ async function main(): Promise<void> {
       // 1. The crawl, as a user runs it.
       process.stderr.write(`scale-run: crawling ${DOCUMENTS} documents on ${HOSTS} hosts into ${dir} ...\n`);
       crawl = must('crawl', await cli(['crawl', seed, '--data', dir, '--proxy', proxy, '--allow-private', '--delay', '0', '--per-host', '4', '--concurrency', '64',
-        '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json'], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
+        '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json', ...(option('--frontier-memory') ? ['--frontier-memory', option('--frontier-memory')!] : [])], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
       if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
       server!.stdin!.end();
       if (flag('--crawl-only')) {
         // The archive as input for later runs (--archive DIR --crawled …, or the PostgreSQL half): nothing else measured.
-        process.stderr.write(`scale-run: crawled; go on with --archive ${dir} --crawled ${crawl.seconds.toFixed(1)},${crawl.cpuSeconds.toFixed(1)},${crawl.rssMb.toFixed(0)},${(JSON.parse(crawl.stdout) as { documents: number }).documents}\n`);
+        process.stderr.write(`scale-run: crawled; go on with --archive ${dir} --crawled ${crawl.seconds.toFixed(1)},${crawl.cpuSeconds.toFixed(1)},${crawl.rssMb.toFixed(0)},${(JSON.parse(crawl.stdout) as { documents: number }).documents} (frontier: ${JSON.stringify((JSON.parse(crawl.stdout) as { frontier?: unknown }).frontier)})\n`);
         return;
       }
     }
