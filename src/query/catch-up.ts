@@ -1,3 +1,4 @@
+import type { Quad } from '@rdfjs/types';
 import { PROVENANCE_GRAPH, versionQuads } from '../archive/export.ts';
 import { trustFactOf, trustQuads } from '../trust/record.ts';
 import { RecordReader } from '../archive/warc-reader.ts';
@@ -111,7 +112,9 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
       for (;;) {
         const rows = await store.log({ sinceId: cursor, limit: batchRows });
         if (rows.length === 0) break;
-        cursor = archive.writeTransaction(() => applyBatch(archive, reader, rows, now, result));
+        // Read before the transaction: PostgreSQL commits the previous batch meanwhile (PgVersionArchive).
+        const read = readVersions(reader, rows);
+        cursor = archive.writeTransaction(() => applyBatch(archive, rows, read, now, result));
         progress('versions');
       }
     } finally {
@@ -129,8 +132,8 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
   }
 }
 
-/** One batch of log rows, in the caller's write transaction; returns the last log id indexed. */
-function applyBatch(archive: VersionBackend, reader: RecordReader, rows: CrawlLogEntry[], now: number, result: CatchUpResult): number {
+/** One batch of log rows (their versions read: readVersions), in the caller's write transaction; returns the last log id indexed. */
+function applyBatch(archive: VersionBackend, rows: CrawlLogEntry[], read: ReadVersion[], now: number, result: CatchUpResult): number {
   let indexed = archive.indexedLogId();
   if (indexed === undefined) {
     // Versions but no indexed id: written live by a crawler before the store became an index.
@@ -143,7 +146,7 @@ function applyBatch(archive: VersionBackend, reader: RecordReader, rows: CrawlLo
   }
   let reached = indexed;
   archive.prefetch?.(rows.filter(changesIndex).map((e) => e.finalUrl ?? e.url));
-  for (const e of rows) {
+  for (const [i, e] of rows.entries()) {
     if (e.id! > reached) {
       // Ids skipped on the way may belong to rows not committed yet: remember them.
       archive.logGaps.add(reached + 1, e.id! - 1, now);
@@ -153,7 +156,7 @@ function applyBatch(archive: VersionBackend, reader: RecordReader, rows: CrawlLo
     } else {
       continue; // another process indexed it while this batch was read
     }
-    applyLogRow(archive, reader, e, result);
+    applyLogRow(archive, e, read[i], result);
     result.rows++;
   }
   archive.setIndexedLogId(reached);
@@ -174,10 +177,11 @@ async function fillLogGaps(archive: VersionBackend, store: CrawlLog, reader: Rec
       const rows = await store.log({ sinceId: cursor, limit: Math.min(batchRows, gap.to - cursor) });
       const inGap = rows.filter((e) => e.id! <= gap.to);
       if (inGap.length === 0) break;
+      const read = readVersions(reader, inGap);
       archive.writeTransaction(() => {
-        for (const e of inGap) {
+        for (const [i, e] of inGap.entries()) {
           if (!archive.logGaps.fill(e.id!)) continue; // another process got there first
-          applyLogRow(archive, reader, e, result);
+          applyLogRow(archive, e, read[i], result);
           result.rows++;
           result.lateRows++;
         }
@@ -189,16 +193,32 @@ async function fillLogGaps(archive: VersionBackend, store: CrawlLog, reader: Rec
   archive.writeTransaction(() => archive.logGaps.expire(expireBefore));
 }
 
-/** One log row into the store; a row that cannot be applied costs its version, not the index. */
-function applyLogRow(archive: VersionBackend, reader: RecordReader, e: CrawlLogEntry, result: CatchUpResult): void {
-  const graph = e.finalUrl ?? e.url;
-  try {
-    if (e.rdfOffset !== undefined && e.warcFile) {
+/** A log row's version as read from its WARC conversion record; undefined for a row that holds none. */
+type ReadVersion = { quads: Quad[] } | { error: Error } | undefined;
+
+/** The versions of a batch's rows, read and parsed ahead of its write transaction. */
+function readVersions(reader: RecordReader, rows: CrawlLogEntry[]): ReadVersion[] {
+  return rows.map((e) => {
+    if (e.rdfOffset === undefined || !e.warcFile) return undefined;
+    try {
       const quads = versionQuads(reader, e, 'b');
       // A version vetted by `crawl --trust` carries its verdict as facts in dm:provenance (src/trust/record.ts).
       const trust = trustFactOf(e.diagnostics);
-      if (trust) quads.push(...trustQuads(graph, trust, PROVENANCE_GRAPH));
-      archive.putVersionNow(graph, e.time, quads);
+      if (trust) quads.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
+      return { quads };
+    } catch (err) {
+      return { error: err as Error };
+    }
+  });
+}
+
+/** One log row into the store; a row that cannot be applied costs its version, not the index. */
+function applyLogRow(archive: VersionBackend, e: CrawlLogEntry, read: ReadVersion, result: CatchUpResult): void {
+  const graph = e.finalUrl ?? e.url;
+  try {
+    if (read) {
+      if ('error' in read) throw read.error;
+      archive.putVersionNow(graph, e.time, read.quads);
       result.versions++;
     } else if (e.status === 404 || e.status === 410) {
       if (archive.deleteGraphNow(graph, e.time)) result.deletions++;

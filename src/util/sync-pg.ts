@@ -30,9 +30,12 @@ const CALL_TIMEOUT_MS = 30 * 60_000;
 export class SyncPg {
   private readonly thread: TsThread;
   private readonly port: MessagePort;
+  /** Replies the thread has posted so far (it adds one and notifies per batch of statements). */
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
   private calls = 0;
+  private sent = 0;
+  private received = 0;
 
   constructor(connectionString: string, opts: { schema?: string; readonly?: boolean } = {}) {
     const { port1, port2 } = new MessageChannel();
@@ -47,17 +50,48 @@ export class SyncPg {
 
   /** Runs the statements in order on the one connection; returns each one's rows. Throws the first error. */
   run<R = Record<string, unknown>>(statements: SyncStatement[]): R[][] {
+    this.send(statements);
+    return this.replies<R>().at(-1)!.results!;
+  }
+
+  /**
+   * Sends statements to run after those sent before, without waiting for them: the caller goes on (reads
+   * the next batch of a catch-up) while the server works. Their outcome is read by the next call (run or
+   * settle), which throws their error if they failed. The thread runs batches one after the other, in order.
+   * `rollbackOnError`: a failed statement is followed by ROLLBACK at once, so that whatever comes next does
+   * not meet an aborted transaction (no one is waiting to roll it back).
+   */
+  send(statements: SyncStatement[], opts: { rollbackOnError?: boolean } = {}): void {
     if (this.closed) throw new Error('the PostgreSQL connection of the versioned store is closed');
     this.calls++;
-    Atomics.store(this.signal, 0, 0);
-    this.port.postMessage(statements);
-    if (Atomics.wait(this.signal, 0, 0, CALL_TIMEOUT_MS) === 'timed-out') {
-      throw new Error(`PostgreSQL did not answer within ${CALL_TIMEOUT_MS / 60_000} min: ${statements[0]?.sql.slice(0, 60)}`);
+    this.port.postMessage({ statements, rollbackOnError: opts.rollbackOnError ?? false });
+    this.sent++;
+  }
+
+  /** Waits for every batch sent; throws the first error among them. */
+  settle(): void {
+    this.replies();
+  }
+
+  /** Every reply not read yet, in order of sending; throws the first error among them once all are read. */
+  private replies<R>(): Array<{ results?: R[][]; error?: string; code?: string }> {
+    const out: Array<{ results?: R[][]; error?: string; code?: string }> = [];
+    while (this.received < this.sent) {
+      const posted = Atomics.load(this.signal, 0);
+      if (posted <= this.received) {
+        if (Atomics.wait(this.signal, 0, posted, CALL_TIMEOUT_MS) === 'timed-out') {
+          throw new Error(`PostgreSQL did not answer within ${CALL_TIMEOUT_MS / 60_000} min`);
+        }
+        continue;
+      }
+      const reply = receiveMessageOnPort(this.port)?.message as { results?: R[][]; error?: string; code?: string } | undefined;
+      if (!reply) throw new Error('the PostgreSQL thread of the versioned store answered nothing');
+      this.received++;
+      out.push(reply);
     }
-    const reply = receiveMessageOnPort(this.port)?.message as { results?: R[][]; error?: string; code?: string } | undefined;
-    if (!reply) throw new Error('the PostgreSQL thread of the versioned store answered nothing');
-    if (reply.error !== undefined) throw new SyncPgError(reply.error, reply.code);
-    return reply.results!;
+    const failed = out.find((r) => r.error !== undefined);
+    if (failed) throw new SyncPgError(failed.error!, failed.code);
+    return out;
   }
 
   /** Calls made so far: each one a thread hop and a round trip to the server (benches and tests count them). */
@@ -69,10 +103,18 @@ export class SyncPg {
     return this.run<R>([{ sql, params }])[0]!;
   }
 
+  /** Waits for what was sent (and throws its error, after closing) before closing the connection. */
   async close(): Promise<void> {
     if (this.closed) return;
+    let late: unknown;
+    try {
+      this.settle();
+    } catch (e) {
+      late = e;
+    }
     this.closed = true;
     this.port.close();
     await this.thread.close();
+    if (late) throw late;
   }
 }

@@ -238,10 +238,14 @@ export class PgVersionArchive implements VersionBackend {
   writeTransaction<T>(fn: () => T): T {
     if (this.tx) return fn();
     if (this.readonly) throw new Error('the versioned store was opened read-only');
-    const [, , meta] = this.db.run<{ key: string; value: number }>([
+    const [, , , meta] = this.db.run<{ key: string; value: number }>([
       { sql: 'BEGIN' },
       // One writer at a time per schema, whoever and wherever it is: a second catch-up waits here.
       { sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.vs_write'))" },
+      // Every statement of a writer is a keyed look-up. During a bulk load the planner's statistics are
+      // those of the tables' first minutes (autovacuum has not analysed them since), and it scanned every
+      // open row of vs_quads once a batch, growing with the store: the catch-up slowed as it went.
+      { sql: 'SET LOCAL enable_seqscan = off' },
       { sql: 'SELECT key, value FROM vs_meta WHERE key = ANY($1)', params: [[NEXT_ROW, NEXT_TERM, GENERATION]] },
     ]);
     const value = (k: string) => meta!.find((r) => r.key === k)?.value;
@@ -256,9 +260,8 @@ export class PgVersionArchive implements VersionBackend {
     };
     try {
       const out = fn();
-      this.flushPending();
       const tx = this.tx;
-      const commit: SyncStatement[] = [];
+      const commit = this.pendingStatements();
       if (tx.wrote) {
         this.generationSeen = generation + 1;
         commit.push({
@@ -268,7 +271,12 @@ export class PgVersionArchive implements VersionBackend {
         });
       }
       commit.push({ sql: 'COMMIT' });
-      this.db.run(commit);
+      // Not waited for: the catch-up reads and parses its next batch while the server writes and commits
+      // this one (bench/SCALE-RUN.md, PostgreSQL catch-up). The next call waits for it and throws its
+      // error; every statement of a later transaction runs after this COMMIT on the same connection. If it
+      // fails, the generation in the database is not the one assumed here, and the next transaction or
+      // read (readGeneration) forgets the term ids it handed out.
+      this.db.send(commit, { rollbackOnError: true });
       this.nextRowSeen = undefined;
       return out;
     } catch (e) {
@@ -285,8 +293,19 @@ export class PgVersionArchive implements VersionBackend {
     }
   }
 
-  /** Writes what the transaction holds in memory (multi-row INSERTs and UPDATEs); it stays open. */
+  /** Waits for the last transaction's commit (writeTransaction does not); throws its error. */
+  settle(): void {
+    this.db.settle();
+  }
+
+  /** Writes what the transaction holds in memory; it stays open. */
   private flushPending(): void {
+    const statements = this.pendingStatements();
+    if (statements.length > 0) this.db.run(statements);
+  }
+
+  /** The multi-row INSERTs and UPDATEs that write what the transaction holds in memory, which is then emptied. */
+  private pendingStatements(): SyncStatement[] {
     const tx = this.tx!;
     const statements: SyncStatement[] = [];
     const newTerms = this.resolveTerms([
@@ -330,10 +349,8 @@ export class PgVersionArchive implements VersionBackend {
       });
       tx.versions.clear();
     }
-    if (statements.length > 0) {
-      tx.wrote = true;
-      this.db.run(statements);
-    }
+    if (statements.length > 0) tx.wrote = true;
+    return statements;
   }
 
   /** The last version and open rows of a document (its N-Triples IRI): from this transaction's view, else from the database. */
@@ -351,15 +368,7 @@ export class PgVersionArchive implements VersionBackend {
     if (!tx) return;
     const wanted = [...new Set(graphs.map(iriTerm))].filter((nt) => !tx.graphs.has(nt));
     if (wanted.length === 0) return;
-    const hashes = wanted.map(termHash);
-    const [lasts, open] = this.db.run<{ nt: string; time: number; kind: VersionKind; id: number; h: number; from_t: number }>([
-      { sql: `SELECT t.nt, l.time, l.kind FROM vs_terms t CROSS JOIN LATERAL
-                (SELECT time, kind FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
-              WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[])`, params: [hashes, wanted] },
-      // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
-      { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_terms t JOIN vs_quads q ON q.g = t.id
-              WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[]) AND q.to_t = ${OPEN}`, params: [hashes, wanted] },
-    ]);
+    const [lasts, open] = this.db.run<{ nt: string; time: number; kind: VersionKind; id: number; h: number; from_t: number }>(prefetchStatements(wanted));
     for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
     for (const r of lasts!) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind };
     for (const r of open!) tx.graphs.get(r.nt)!.open.set(r.h, { id: r.id, from: r.from_t });
@@ -758,6 +767,25 @@ export class PgVersionArchive implements VersionBackend {
        WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1${inGraphs}`, [t])
       .map((r) => ({ graph: r.g.slice(1, -1), s: '', p: '', o: '', namedGraph: r.ng }));
   }
+}
+
+/**
+ * The last version, then the open rows, of documents (their N-Triples IRIs): PgVersionArchive.prefetch's
+ * one round trip, exported for the test of its plan (test/query/pg-writes.test.ts).
+ */
+export function prefetchStatements(documents: string[]): SyncStatement[] {
+  const params = [documents.map(termHash), documents];
+  return [
+    { sql: `SELECT t.nt, l.time, l.kind FROM vs_terms t CROSS JOIN LATERAL
+              (SELECT time, kind FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
+            WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[])`, params },
+    // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
+    // The documents' ids go in as one array (an InitPlan), not as a join: with the statistics of a store
+    // being bulk-loaded, PostgreSQL hash-joined every open row of vs_quads to them, once a batch.
+    { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_quads q JOIN vs_terms t ON t.id = q.g
+            WHERE q.g = ANY(ARRAY(SELECT id FROM vs_terms WHERE h = ANY($1::bigint[]) AND nt = ANY($2::text[])))
+              AND q.to_t = ${OPEN}`, params },
+  ];
 }
 
 /**

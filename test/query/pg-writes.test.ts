@@ -1,0 +1,109 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import pg from 'pg';
+import { DataFactory } from 'n3';
+import type { Quad } from '@rdfjs/types';
+import { PgVersionArchive } from '../../src/query/index.ts';
+import { prefetchStatements } from '../../src/query/pg/pg-version-store.ts';
+import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../store/pg.ts';
+
+/**
+ * How the versioned store in PostgreSQL writes: a transaction's commit is sent without waiting (the
+ * catch-up parses its next batch meanwhile), so its failure must reach the next call and cost nothing;
+ * and the read of a batch's open rows must not depend on statistics a bulk load has not gathered yet.
+ */
+const pgBase = await pgBaseUrl();
+const { namedNode, literal, blankNode, quad } = DataFactory;
+const T0 = Date.UTC(2026, 0, 1);
+
+/** A document of `n` triples about its resource, a blank node among them, every literal its own. */
+function documentQuads(doc: string, n: number, tag: string): Quad[] {
+  const s = namedNode(`${doc}#it`);
+  const g = namedNode(doc);
+  const out = Array.from({ length: n - 1 }, (_v, i) => quad(s, namedNode(`http://vocab.example/p${i % 7}`), literal(`${tag} ${i}`), g));
+  out.push(quad(s, namedNode('http://vocab.example/address'), blankNode('a'), g));
+  return out;
+}
+
+/** The store's rows at `at` as sorted N-Triples-ish lines (blank node labels as stored). */
+function snapshotLines(archive: PgVersionArchive, at: number): string[] {
+  return [...archive.snapshot(at)].map((r) => `${r.graph} ${r.s} ${r.p} ${r.o}`).sort();
+}
+
+async function client(url: string): Promise<pg.Client> {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema')!;
+  u.searchParams.delete('schema');
+  const c = new pg.Client({ connectionString: u.toString(), options: `-c search_path=${schema}` });
+  await c.connect();
+  return c;
+}
+
+describe.skipIf(!pgBase)('versioned store in PostgreSQL: how it writes', () => {
+  let url: string;
+  let archive: PgVersionArchive;
+  let raw: pg.Client;
+
+  beforeEach(async () => {
+    url = isolatedSchemaUrl(pgBase!, 'dm_pgw');
+    archive = new PgVersionArchive(url);
+    raw = await client(url);
+  });
+
+  afterEach(async () => {
+    await archive?.close().catch(() => undefined);
+    await raw?.end();
+    await dropSchema(url);
+  });
+
+  it('a commit that fails after the writer went on is reported by the next call, and the store goes on without losing a version', async () => {
+    const a = 'http://host-a.example/doc/1';
+    const b = 'http://host-b.example/doc/2';
+    await archive.putVersion(a, T0, documentQuads(a, 12, 'first'));
+    archive.settle();
+    // Another session takes the id the next new term will get: the next commit's INSERT of terms fails.
+    const next = Number((await raw.query("SELECT value FROM vs_meta WHERE key = 'next_term'")).rows[0].value);
+    await raw.query("INSERT INTO vs_terms (id, h, nt) VALUES ($1, 0, '\"squatter\"')", [next]);
+
+    // Returns: the commit is on its way, not done.
+    archive.writeTransaction(() => archive.putVersionNow(b, T0 + 10, documentQuads(b, 15, 'second')));
+    expect(() => archive.versions(a)).toThrow(/duplicate key/);
+    // Nothing of the failed transaction is there, and the connection is not left in an aborted transaction.
+    expect(archive.versions(b)).toEqual([]);
+    expect(archive.versions(a)).toHaveLength(1);
+
+    await raw.query('DELETE FROM vs_terms WHERE id = $1', [next]);
+    // The same version again: its terms must be written this time, not taken from ids the failed commit handed out.
+    await archive.putVersion(b, T0 + 10, documentQuads(b, 15, 'second'));
+    archive.settle();
+    const lines = snapshotLines(archive, T0 + 20);
+    expect(lines).toHaveLength(12 + 15);
+    expect(lines.filter((l) => l.includes('"second '))).toHaveLength(14);
+    expect(archive.versions(b)).toMatchObject([{ time: T0 + 10, kind: 'put', added: 15, triples: 15 }]);
+  });
+
+  it('reads a batch\'s open rows through the documents\' ids, not by joining every open row, before any statistics exist', async () => {
+    const docs = Array.from({ length: 2_000 }, (_v, i) => `http://host-${i % 20}.example/doc/${i}`);
+    archive.writeTransaction(() => {
+      for (const d of docs) archive.putVersionNow(d, T0, documentQuads(d, 10, d));
+    });
+    archive.settle();
+    // A batch as the catch-up prefetches it: a few known documents among new ones.
+    const known = docs.slice(100, 110);
+    const batch = [...known, ...Array.from({ length: 300 }, (_v, i) => `http://host-${i % 20}.example/doc/new-${i}`)].map((d) => `<${d}>`);
+    const [, openRows] = prefetchStatements(batch);
+    await raw.query('BEGIN');
+    await raw.query('SET LOCAL enable_seqscan = off'); // as the writer's transaction sets it
+    const plan = (await raw.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${openRows!.sql}`, openRows!.params)).rows[0]['QUERY PLAN'][0].Plan;
+    await raw.query('ROLLBACK');
+    let quadRowsRead = 0;
+    const walk = (node: { 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: unknown[] }) => {
+      if (node['Relation Name']?.startsWith('vs_quads')) quadRowsRead += node['Actual Rows'] * node['Actual Loops'];
+      for (const child of node.Plans ?? []) walk(child as typeof node);
+    };
+    walk(plan);
+    // The known documents' 10 open rows each, not the 20,000 open rows of the store.
+    expect(quadRowsRead).toBe(known.length * 10);
+    const rows = await raw.query(openRows!.sql, openRows!.params);
+    expect(rows.rows).toHaveLength(known.length * 10);
+  });
+});
