@@ -133,6 +133,12 @@ export interface VersionBackend extends VersionedGraphStore {
    * round trip for a batch, with PostgreSQL); optional, a hint.
    */
   prefetch?(graphs: string[]): void;
+  /**
+   * writeTransaction returns before its commit is done (PostgreSQL: the server writes while the caller goes
+   * on), so the catch-up reads and parses a batch's WARC records ahead of its transaction; a store that
+   * commits in place (SQLite) has them read one at a time inside it, holding one version in memory, not a batch's.
+   */
+  readonly commitsBehind?: boolean;
   /** Commits writes made outside writeTransaction (putVersion's batch), so that other readers see them. */
   flush(): void;
   /** Bulk loading: the read indexes down for the load, built once at its end (see catch-up.ts). */

@@ -69,10 +69,10 @@ export interface CatchUpOptions {
  * commit: at most a thirty-second of the heap, at about 2 KiB a row, so that a server under a small heap
  * (`--max-old-space-size=48`) indexes a large archive in smaller batches instead of running out of memory.
  */
-const rowsForHeap = (rows: number) => entriesForHeapShare(2048, 1 / 32, 50, rows);
-const BATCH_ROWS = rowsForHeap(500);
+const rowsForHeap = (rows: number, bytesPerRow = 2048) => entriesForHeapShare(bytesPerRow, 1 / 32, 50, rows);
+/** A row with its version read ahead (VersionBackend.commitsBehind): about 35 parsed quads more. */
+const READ_AHEAD_ROW_BYTES = 16 * 1024;
 const BULK_MIN_ROWS = 2_000;
-const BULK_BATCH_ROWS = rowsForHeap(2_000);
 const BULK_SHARE = 0.25;
 const MAX_DIAGNOSTICS = 100;
 /**
@@ -93,7 +93,8 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
   const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId: 0, diagnostics: [] };
   const reader = new RecordReader(dataDir);
   try {
-    await fillLogGaps(archive, store, reader, opts.batchRows ?? BATCH_ROWS, now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
+    const rowBytes = archive.commitsBehind ? READ_AHEAD_ROW_BYTES : undefined;
+    await fillLogGaps(archive, store, reader, opts.batchRows ?? rowsForHeap(500, rowBytes), now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
     // Outside the lock this is only where to start reading; the batch decides under the lock.
     let cursor = archive.indexedLogId() ?? 0;
     const start = cursor;
@@ -103,7 +104,7 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
     const end = opts.onProgress || many ? await lastLogId(store, cursor) : cursor;
     result.bulk = opts.bulk ?? (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE);
     // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
-    const batchRows = opts.batchRows ?? (result.bulk ? BULK_BATCH_ROWS : BATCH_ROWS);
+    const batchRows = opts.batchRows ?? rowsForHeap(result.bulk ? 2_000 : 500, rowBytes);
     // Another process's bulk load has them down already: it builds them at its end.
     if (result.bulk && archive.liveBulkLoader() === undefined) archive.writeTransaction(() => archive.dropReadIndexes());
     const progress = (phase: CatchUpProgress['phase']) =>
@@ -112,8 +113,7 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
       for (;;) {
         const rows = await store.log({ sinceId: cursor, limit: batchRows });
         if (rows.length === 0) break;
-        // Read before the transaction: PostgreSQL commits the previous batch meanwhile (PgVersionArchive).
-        const read = readVersions(reader, rows);
+        const read = versionsOf(archive, reader, rows);
         cursor = archive.writeTransaction(() => applyBatch(archive, rows, read, now, result));
         progress('versions');
       }
@@ -132,8 +132,8 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
   }
 }
 
-/** One batch of log rows (their versions read: readVersions), in the caller's write transaction; returns the last log id indexed. */
-function applyBatch(archive: VersionBackend, rows: CrawlLogEntry[], read: ReadVersion[], now: number, result: CatchUpResult): number {
+/** One batch of log rows (their versions: versionsOf), in the caller's write transaction; returns the last log id indexed. */
+function applyBatch(archive: VersionBackend, rows: CrawlLogEntry[], read: (i: number) => ReadVersion, now: number, result: CatchUpResult): number {
   let indexed = archive.indexedLogId();
   if (indexed === undefined) {
     // Versions but no indexed id: written live by a crawler before the store became an index.
@@ -156,7 +156,7 @@ function applyBatch(archive: VersionBackend, rows: CrawlLogEntry[], read: ReadVe
     } else {
       continue; // another process indexed it while this batch was read
     }
-    applyLogRow(archive, e, read[i], result);
+    applyLogRow(archive, e, read(i), result);
     result.rows++;
   }
   archive.setIndexedLogId(reached);
@@ -177,11 +177,11 @@ async function fillLogGaps(archive: VersionBackend, store: CrawlLog, reader: Rec
       const rows = await store.log({ sinceId: cursor, limit: Math.min(batchRows, gap.to - cursor) });
       const inGap = rows.filter((e) => e.id! <= gap.to);
       if (inGap.length === 0) break;
-      const read = readVersions(reader, inGap);
+      const read = versionsOf(archive, reader, inGap);
       archive.writeTransaction(() => {
         for (const [i, e] of inGap.entries()) {
           if (!archive.logGaps.fill(e.id!)) continue; // another process got there first
-          applyLogRow(archive, e, read[i], result);
+          applyLogRow(archive, e, read(i), result);
           result.rows++;
           result.lateRows++;
         }
@@ -196,20 +196,28 @@ async function fillLogGaps(archive: VersionBackend, store: CrawlLog, reader: Rec
 /** A log row's version as read from its WARC conversion record; undefined for a row that holds none. */
 type ReadVersion = { quads: Quad[] } | { error: Error } | undefined;
 
-/** The versions of a batch's rows, read and parsed ahead of its write transaction. */
-function readVersions(reader: RecordReader, rows: CrawlLogEntry[]): ReadVersion[] {
-  return rows.map((e) => {
-    if (e.rdfOffset === undefined || !e.warcFile) return undefined;
-    try {
-      const quads = versionQuads(reader, e, 'b');
-      // A version vetted by `crawl --trust` carries its verdict as facts in dm:provenance (src/trust/record.ts).
-      const trust = trustFactOf(e.diagnostics);
-      if (trust) quads.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
-      return { quads };
-    } catch (err) {
-      return { error: err as Error };
-    }
-  });
+/**
+ * The versions of a batch's rows by index: read and parsed now, ahead of the write transaction, when the
+ * store commits behind the caller (the previous batch is written meanwhile: bench/SCALE-RUN.md, third run),
+ * else read one at a time as the transaction asks (one version in memory: a server under a 48 MB heap).
+ */
+function versionsOf(archive: VersionBackend, reader: RecordReader, rows: CrawlLogEntry[]): (i: number) => ReadVersion {
+  if (!archive.commitsBehind) return (i) => readVersion(reader, rows[i]!);
+  const read = rows.map((e) => readVersion(reader, e));
+  return (i) => read[i];
+}
+
+function readVersion(reader: RecordReader, e: CrawlLogEntry): ReadVersion {
+  if (e.rdfOffset === undefined || !e.warcFile) return undefined;
+  try {
+    const quads = versionQuads(reader, e, 'b');
+    // A version vetted by `crawl --trust` carries its verdict as facts in dm:provenance (src/trust/record.ts).
+    const trust = trustFactOf(e.diagnostics);
+    if (trust) quads.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
+    return { quads };
+  } catch (err) {
+    return { error: err as Error };
+  }
 }
 
 /** One log row into the store; a row that cannot be applied costs its version, not the index. */

@@ -87,6 +87,7 @@ interface PendingQuad { id: number; g: string; s: string; p: string; o: string; 
 export class PgVersionArchive implements VersionBackend {
   readonly file: string;
   readonly kind = 'postgres' as const;
+  readonly commitsBehind = true;
   readonly logGaps: LogGapStore;
   private readonly db: SyncPg;
   private readonly termIds = new Map<string, number>();
