@@ -705,7 +705,7 @@ export class PgVersionArchive implements VersionBackend {
     let inGraphs = '';
     if (graphs) {
       const nts = [...new Set(graphs.map(iriTerm))];
-      const ids = `(SELECT id FROM vs_terms WHERE h = ANY(${param(nts.map(termHash))}::bigint[]) AND nt = ANY(${param(nts)}::text[]))`;
+      const ids = `(${idsOfTermsSql(param(nts.map(termHash)), param(nts))})`;
       inGraphs = ` AND (q.g IN ${ids} OR q.ng IN ${ids})`;
     }
     const selects = patterns.map((pattern) => {
@@ -770,6 +770,11 @@ export class PgVersionArchive implements VersionBackend {
   }
 }
 
+/** The ids of terms given as parameters: their hashes (an index probe each), then their N-Triples. */
+function idsOfTermsSql(hashes: string, nts: string): string {
+  return `SELECT id FROM vs_terms WHERE h = ANY(${hashes}::bigint[]) AND nt = ANY(${nts}::text[])`;
+}
+
 /**
  * The last version, then the open rows, of documents (their N-Triples IRIs): PgVersionArchive.prefetch's
  * one round trip, exported for the test of its plan (test/query/pg-writes.test.ts).
@@ -784,7 +789,7 @@ export function prefetchStatements(documents: string[]): SyncStatement[] {
     // The documents' ids go in as one array (an InitPlan), not as a join: with the statistics of a store
     // being bulk-loaded, PostgreSQL hash-joined every open row of vs_quads to them, once a batch.
     { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_quads q JOIN vs_terms t ON t.id = q.g
-            WHERE q.g = ANY(ARRAY(SELECT id FROM vs_terms WHERE h = ANY($1::bigint[]) AND nt = ANY($2::text[])))
+            WHERE q.g = ANY(ARRAY(${idsOfTermsSql('$1', '$2')}))
               AND q.to_t = ${OPEN}`, params },
   ];
 }
