@@ -36,6 +36,8 @@ export class SyncPg {
   private calls = 0;
   private sent = 0;
   private received = 0;
+  /** The first statement of the last batch sent, for the message of a call that waits too long. */
+  private lastSent = '';
 
   constructor(connectionString: string, opts: { schema?: string; readonly?: boolean } = {}) {
     const { port1, port2 } = new MessageChannel();
@@ -65,6 +67,7 @@ export class SyncPg {
     if (this.closed) throw new Error('the PostgreSQL connection of the versioned store is closed');
     this.calls++;
     this.port.postMessage({ statements, rollbackOnError: opts.rollbackOnError ?? false });
+    this.lastSent = statements[0]?.sql.slice(0, 60) ?? '';
     this.sent++;
   }
 
@@ -80,7 +83,7 @@ export class SyncPg {
       const posted = Atomics.load(this.signal, 0);
       if (posted <= this.received) {
         if (Atomics.wait(this.signal, 0, posted, CALL_TIMEOUT_MS) === 'timed-out') {
-          throw new Error(`PostgreSQL did not answer within ${CALL_TIMEOUT_MS / 60_000} min`);
+          throw new Error(`PostgreSQL did not answer within ${CALL_TIMEOUT_MS / 60_000} min: ${this.lastSent}`);
         }
         continue;
       }
