@@ -16,12 +16,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import N3 from 'n3';
 import Database from 'better-sqlite3';
 import { openVersionStore, runQuery, type VersionArchive } from '../src/query/index.ts';
 import { linkedDataWeb } from '../src/testkit/linked-data-web.ts';
 import { formatBytes } from '../src/util/units.ts';
+import { runCli, type CliRun } from './cli-run.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -97,46 +97,8 @@ const stats = archiveForStats.stats();
 await archiveForStats.close();
 
 // ---- the CLI: planner against the whole snapshot ------------------------------------------------------
-interface Run { ms: number; cpuMs: number; peakRss: number; stdout: string; stderr: string; code: number | null }
-
-/** Sum of VmRSS over a process and its descendants (the CLI and its query process). */
-function treeRss(pid: number): number {
-  let total = 0;
-  const visit = (p: number) => {
-    try {
-      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
-      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-      for (const task of fs.readdirSync(`/proc/${p}/task`)) {
-        const children = fs.readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
-        for (const c of children ? children.split(/\s+/) : []) visit(Number(c));
-      }
-    } catch {
-      // the process ended meanwhile
-    }
-  };
-  visit(pid);
-  return total;
-}
-
-function cli(argv: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const t = performance.now();
-    // GNU time reports the CPU of the CLI and of the query process it reaped: on a shared machine the
-    // wall time is mostly waiting for a core, the CPU time is what the query cost.
-    const child = spawn('/usr/bin/time', ['-f', 'dm-cpu %U %S', process.execPath, 'bin/datamonitor.mjs', ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    let peakRss = 0;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, treeRss(child.pid!))), 20);
-    child.on('exit', (code) => {
-      clearInterval(sampler);
-      const cpu = /dm-cpu ([\d.]+) ([\d.]+)/.exec(stderr);
-      resolve({ ms: performance.now() - t, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN, peakRss, stdout, stderr, code });
-    });
-  });
-}
+type Run = CliRun;
+const cli = runCli;
 
 const PREFIX = 'PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> ';
 const selective = (i: number) => `${PREFIX}SELECT ?label WHERE { <${web.resource(i)}> rdfs:label ?label } ORDER BY ?label`;

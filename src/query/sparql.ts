@@ -14,6 +14,7 @@ import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults } from './ty
 export { renderTable, termText } from './results/table.ts';
 import { StoreLoader } from './plan/load.ts';
 import { planQuery, UNPARSED, type Plan, type PlanChoice } from './plan/planner.ts';
+import { FIRST_ROWS, GROWTH, firstOf } from './plan/first.ts';
 
 let emptyStore: ox.Store | undefined;
 const EMPTY = (): ox.Store => (emptyStore ??= new ox.Store());
@@ -59,10 +60,41 @@ export function materialise(archive: VersionBackend, at: number, graphs?: string
  */
 export function materialisePatterns(archive: VersionBackend, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
   const loader = new StoreLoader(graphIndexLine);
-  for (const [rowid, row] of archive.rowsMatchingAt?.(at, plan.patterns, plan.estimate, { graphs }) ?? matchingRows(archive, at, plan.patterns, graphs)) loader.add(rowid, row);
+  for (const [rowid, row] of patternRows(archive, at, plan, graphs)) loader.add(rowid, row);
   const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).flatMap((r) => graphIndexLine(r) ?? []) : [];
   const store = loader.finish(extra);
   return { store, quads: loader.quads, at };
+}
+
+/** The rows valid at `at` that match one of the plan's patterns, each once, in row-id order. */
+function patternRows(archive: VersionBackend, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs: string[] | undefined): Iterable<[rowid: number, row: QuadRow]> {
+  return archive.rowsMatchingAt?.(at, plan.patterns, plan.estimate, { graphs }) ?? matchingRows(archive, at, plan.patterns, graphs);
+}
+
+/**
+ * A first-solutions plan (plan/first.ts): the first rows of its source valid at `at`, FIRST_ROWS of them,
+ * then GROWTH times more each round, until the engine finds the solutions the query asks for over them
+ * or there are no more rows; undefined when `upTo` rows did not hold them (the plan's `otherwise` answers).
+ * Each round's store is freed before the next is loaded: memory is that of the last round's rows.
+ */
+function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'first' }>,
+  shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined): { body: string; quads: number } | undefined {
+  for (let k = Math.max(FIRST_ROWS, 4 * plan.shape.needed); k <= plan.upTo; k *= GROWTH) {
+    const cut = { more: false };
+    const loader = new StoreLoader(graphIndexLine);
+    const rows = plan.source ? patternRows(archive, at, plan.source, graphs) : archive.snapshotRows(at, { graphs });
+    for (const [rowid, row] of firstOf(rows, k, cut)) loader.add(rowid, row);
+    const store = loader.finish();
+    try {
+      const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
+      const results = JSON.parse(json) as SparqlJsonResults;
+      const enough = plan.shape.ask ? results.boolean === true : (results.results?.bindings.length ?? 0) >= plan.shape.needed;
+      if (enough || !cut.more) return { body: writeJson(json, results, format), quads: loader.quads };
+    } finally {
+      freeStore(store);
+    }
+  }
+  return undefined;
 }
 
 /** Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once. */
@@ -165,17 +197,23 @@ export async function prepareQuery(archive: VersionBackend, sparql: string, opts
   const key = snapshotKey(archive, at, graphs);
   const loaded = lastSnapshot.get(archive)?.key === key;
   const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv(), wholeDataset: graphs === undefined && !dataset && !shape.hasDataset });
-  const answer = (body: string, quads: number): QueryResult => ({ form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads, plan: plan.kind });
+  const answer = (body: string, quads: number, kind: Plan['kind']): QueryResult => ({ form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads, plan: kind });
   const execute = (): QueryResult => {
     if (plan.kind === 'count') {
       const n = archive.countAt(at, plan.count.pattern, { distinct: plan.count.distinct, inDocument: plan.count.inDocument, sameTerm: plan.sameTerm });
       // The engine writes the answer (one row, an xsd:integer), so that every format is the bytes the snapshot's query gives.
-      return answer(serialise(EMPTY(), analyseQuery(`SELECT ?${plan.count.variable} WHERE { VALUES ?${plan.count.variable} { ${n} } }`), format, undefined), 0);
+      return answer(serialise(EMPTY(), analyseQuery(`SELECT ?${plan.count.variable} WHERE { VALUES ?${plan.count.variable} { ${n} } }`), format, undefined), 0, 'count');
+    }
+    let load = plan;
+    if (load.kind === 'first') {
+      const found = firstSolutions(archive, at, graphs, load, shape, format, dataset);
+      if (found) return answer(found.body, found.quads, 'first');
+      load = load.otherwise;
     }
     // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
-    if (plan.kind === 'snapshot' && plan.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
-    const snapshot = plan.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, plan) : cachedSnapshot(archive, key, at, graphs);
-    return answer(serialise(snapshot.store, shape, format, dataset), snapshot.quads);
+    if (load.kind === 'snapshot' && load.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
+    const snapshot = load.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, load) : cachedSnapshot(archive, key, at, graphs);
+    return answer(serialise(snapshot.store, shape, format, dataset), snapshot.quads, load.kind);
   };
   return { plan: plan.kind, execute };
 }
@@ -201,10 +239,14 @@ function serialise(store: ox.Store, shape: QueryShape, format: QueryResult['form
   if (shape.form === 'construct' || shape.form === 'describe') {
     return writeGraph(relabelQuads(evaluateShape(store, shape, undefined, dataset) as ox.Quad[]), format);
   }
-  const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
+  return writeJson(evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string, undefined, format);
+}
+
+/** The engine's SPARQL JSON results (`parsed`, when the caller has read them already) written in `format`. */
+function writeJson(json: string, parsed: SparqlJsonResults | undefined, format: QueryResult['format']): string {
   // Without blank nodes there is nothing to relabel: the engine's JSON is the answer.
   if (format === 'json' && !json.includes('"bnode"')) return json;
-  const results = JSON.parse(json) as SparqlJsonResults;
+  const results = parsed ?? (JSON.parse(json) as SparqlJsonResults);
   relabelSolutions(results);
   return writeSolutions(results, format);
 }

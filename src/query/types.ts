@@ -130,8 +130,11 @@ export interface QueryResult {
   /** The instant the dataset was materialised at, and how many quads it held. */
   at: number;
   quads: number;
-  /** What was loaded: the whole snapshot at `at`, or the rows of the query's triple patterns at `at`; `count`: nothing, counted in SQL (plan/count.ts). */
-  plan?: 'snapshot' | 'patterns' | 'count';
+  /**
+   * What was loaded: the whole snapshot at `at`, or the rows of the query's triple patterns at `at`; `count`: nothing,
+   * counted in SQL (plan/count.ts); `first`: the first rows valid at `at` that held the solutions asked for (plan/first.ts).
+   */
+  plan?: 'snapshot' | 'patterns' | 'count' | 'first';
 }
 
 /** SPARQL 1.1 Query Results JSON (https://www.w3.org/TR/sparql11-results-json/). */

@@ -1,6 +1,7 @@
 import type { VersionBackend } from '../backend.ts';
 import { queryReads, type RowPattern } from './patterns.ts';
 import { countShape, sameTerms, type CountShape } from './count.ts';
+import { FIRST_ROWS, firstShape, type FirstShape } from './first.ts';
 
 /**
  * How a query at T gets its data: `snapshot` loads every quad valid at T (and is kept for the next query
@@ -12,7 +13,16 @@ export type Plan =
   | { kind: 'snapshot'; reason: string }
   | { kind: 'patterns'; patterns: RowPattern[]; estimate: number; indexLines: boolean }
   /** An aggregate over one triple pattern, counted in SQL over the rows valid at T (plan/count.ts): nothing loaded. */
-  | { kind: 'count'; count: CountShape; sameTerm: Map<number, number> };
+  | { kind: 'count'; count: CountShape; sameTerm: Map<number, number> }
+  /**
+   * A query that asks for its first solutions (plan/first.ts), answered from the first rows of `source`
+   * (the patterns' rows, else the snapshot's) valid at T, read in growing rounds up to `upTo` rows; when
+   * those do not hold the answer, `otherwise` answers.
+   */
+  | { kind: 'first'; shape: FirstShape; source?: PatternsPlan; upTo: number; otherwise: PatternsPlan | SnapshotPlan };
+
+type PatternsPlan = Extract<Plan, { kind: 'patterns' }>;
+type SnapshotPlan = Extract<Plan, { kind: 'snapshot' }>;
 
 export type PlanChoice = 'auto' | 'snapshot' | 'patterns';
 
@@ -45,7 +55,24 @@ export const UNPARSED = 'the query parser does not take the query';
 
 export const IN_DOCUMENT_NT = '<https://w3id.org/datamonitor/ns#inDocument>';
 
-export async function planQuery({ archive, text, snapshotLoaded, choice = 'auto', wholeDataset = false }: PlanInput): Promise<Plan> {
+/** Snapshots that cost nothing or little, or that were asked for: no first-rows plan beats them. */
+const CHEAP_SNAPSHOT = new Set(['asked for', 'a small archive', 'already loaded', UNPARSED]);
+
+export async function planQuery(input: PlanInput): Promise<Plan> {
+  const plan = await loadPlan(input);
+  if ((input.choice ?? 'auto') !== 'auto' || plan.kind === 'count') return plan;
+  // Reading the first rows in rounds pays when the plan would load many: an unselective query, or patterns of many rows.
+  const costly = plan.kind === 'patterns' ? plan.estimate > 2 * FIRST_ROWS : !CHEAP_SNAPSHOT.has(plan.reason);
+  if (!costly) return plan;
+  const shape = await firstShape(input.text);
+  if (!shape) return plan;
+  const upTo = plan.kind === 'patterns' ? plan.estimate / 2 : input.archive.rowsEstimate() * UNSELECTIVE_SHARE;
+  // A LIMIT of many solutions needs about as many rows as loading them all.
+  if (shape.needed * 4 > upTo || upTo < FIRST_ROWS) return plan;
+  return { kind: 'first', shape, source: plan.kind === 'patterns' ? plan : undefined, upTo, otherwise: plan };
+}
+
+async function loadPlan({ archive, text, snapshotLoaded, choice = 'auto', wholeDataset = false }: PlanInput): Promise<Exclude<Plan, { kind: 'first' }>> {
   if (choice === 'snapshot') return { kind: 'snapshot', reason: 'asked for' };
   // Decided before the query is parsed: a process that only ever sees small archives never loads the parser.
   const rows = archive.rowsEstimate();
