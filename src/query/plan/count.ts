@@ -104,7 +104,7 @@ export function sameTerms(archive: VersionBackend): Map<number, number> | undefi
   }
   if (!seen.exact) return undefined;
   if (archive.idsOfTerms([GRAPH_INDEX_NT])[0] !== undefined) return fail(seen);
-  const CHUNK = 50_000;
+  const CHUNK = 10_000;
   for (;;) {
     const terms = archive.literalTerms(seen.after, CHUNK);
     if (terms.length === 0) break;
@@ -121,8 +121,13 @@ export function sameTerms(archive: VersionBackend): Map<number, number> | undefi
     }
     if (odd.length > 0) {
       const store = new ox.Store();
-      store.load(odd.map((t) => `<x:${t.id}> <x:p> ${t.nt} .`).join('\n'), { format: 'application/n-triples', lenient: true, no_transaction: true });
-      const forms = new Map(store.match().map((q) => [Number(q.subject.value.slice(2)), q.object.toString()]));
+      let forms: Map<number, string>;
+      try {
+        store.load(odd.map((t) => `<x:${t.id}> <x:p> ${t.nt} .`).join('\n'), { format: 'application/n-triples', lenient: true });
+        forms = new Map(store.match().map((q) => [Number(q.subject.value.slice(2)), q.object.toString()]));
+      } finally {
+        ox.freeStore(store);
+      }
       const known = archive.idsOfTerms([...new Set(forms.values())]);
       [...new Set(forms.values())].forEach((form, i) => {
         if (known[i] !== undefined) join(seen, form, known[i]!);

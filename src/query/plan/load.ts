@@ -11,6 +11,8 @@ const NQUADS = 'application/n-quads';
  * held (about 10 MB), never the snapshot's: that string once hit V8's limit at 3.8 M quads.
  */
 const GROUP_BITS = 16;
+/** Past this many lines a group goes through Oxigraph's bulk loader (faster, but a large fixed reserve). */
+const BULK_LINES = 10_000;
 
 /**
  * Fills an Oxigraph store with archive rows given in row-id order, keeping the archive's blank-node
@@ -55,7 +57,9 @@ export class StoreLoader {
       this.blank = [];
     }
     if (this.plain.length > 0) {
-      this.store.load(this.plain.join('\n') + '\n', { format: NQUADS, no_transaction: true, lenient: true });
+      // The bulk loader (no_transaction) reserves ~160 MB of WebAssembly memory whatever it loads: for a few
+      // thousand lines (a selective query, a first-solutions round) the transactional load costs 1 MB.
+      this.store.load(this.plain.join('\n') + '\n', { format: NQUADS, no_transaction: this.plain.length > BULK_LINES, lenient: true });
       this.plain = [];
     }
   }
