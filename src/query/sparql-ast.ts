@@ -28,6 +28,18 @@ export function sparqlGenerator(): Promise<Generator> {
   return generator;
 }
 
+/**
+ * Parses a query text for the planner; undefined when the parser does not take it (the engine then
+ * decides: it may know an extension, or give the user its own error message).
+ */
+export async function parseForPlan(text: string): Promise<SparqlNode | undefined> {
+  try {
+    return (await sparqlParser()).parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses a query text; throws the parser's error (its message names the line and the token). */
 export async function parseSparql(text: string): Promise<SparqlNode> {
   return (await sparqlParser()).parse(text);

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import N3 from 'n3';
 import { DAY, T0 } from './helpers.ts';
-import { VERSION_BACKENDS, type TempBackend } from './version-backends.ts';
+import { builtBackend, VERSION_BACKENDS } from './version-backends.ts';
 import { runQuery, type ResultFormat, type VersionBackend } from '../../src/query/index.ts';
 import { linkedDataWeb, VOCAB_HOST } from '../../src/testkit/linked-data-web.ts';
 import { SMALL_ARCHIVE_ROWS } from '../../src/query/plan/planner.ts';
@@ -77,26 +77,18 @@ const INSTANTS: Array<[string, number]> = [
 ];
 
 describe.each(VERSION_BACKENDS)('counts at T from the index on $name', (backend) => {
-  let made: TempBackend;
-  let archive: VersionBackend;
-  beforeAll(async () => {
-    if (backend.skip) return;
-    made = backend.make();
-    archive = made.archive;
-    await build(archive);
-  }, 600_000);
-  afterAll(() => made?.cleanup());
+  const held = builtBackend(backend, build);
 
   it.skipIf(backend.skip)('the archive is big enough that the planner has a choice', () => {
-    expect(archive.rowsEstimate()).toBeGreaterThan(SMALL_ARCHIVE_ROWS);
+    expect(held.archive.rowsEstimate()).toBeGreaterThan(SMALL_ARCHIVE_ROWS);
   });
 
   it.skipIf(backend.skip).each(INSTANTS)('every count equals the whole snapshot’s, byte for byte, at an instant %s', async (_name, at) => {
     const differences: string[] = [];
     const nonZero: string[] = [];
     for (const [name, sparql, format] of COUNTS) {
-      const counted = await runQuery(archive, sparql, { at, format });
-      const whole = await runQuery(archive, sparql, { at, format, plan: 'snapshot' });
+      const counted = await runQuery(held.archive, sparql, { at, format });
+      const whole = await runQuery(held.archive, sparql, { at, format, plan: 'snapshot' });
       expect(counted.plan, name).toBe('count');
       expect(whole.plan).toBe('snapshot');
       if (counted.body !== whole.body) differences.push(`${name}:\n  snapshot ${whole.body.slice(0, 300)}\n  count    ${counted.body.slice(0, 300)}`);
@@ -109,10 +101,10 @@ describe.each(VERSION_BACKENDS)('counts at T from the index on $name', (backend)
 
   it.skipIf(backend.skip)('the engine-merged literals are really there and really merged (the cases above test something)', async () => {
     const at = T0 + DAY;
-    const body = (await runQuery(archive, `SELECT (COUNT(*) AS ?n) WHERE { ?s <${V}size> ?o }`, { at, plan: 'snapshot' })).body;
+    const body = (await runQuery(held.archive, `SELECT (COUNT(*) AS ?n) WHERE { ?s <${V}size> ?o }`, { at, plan: 'snapshot' })).body;
     expect(body).toContain('"value":"1"'); // two archive rows, one quad to the engine
-    const weights = (await runQuery(archive, `SELECT (COUNT(DISTINCT ?w) AS ?n) WHERE { ?s <${V}weight> ?w }`, { at, plan: 'snapshot' })).body;
-    const rows = (await runQuery(archive, `SELECT ?w WHERE { ?s <${V}weight> ?w }`, { at, plan: 'snapshot' })).body;
+    const weights = (await runQuery(held.archive, `SELECT (COUNT(DISTINCT ?w) AS ?n) WHERE { ?s <${V}weight> ?w }`, { at, plan: 'snapshot' })).body;
+    const rows = (await runQuery(held.archive, `SELECT ?w WHERE { ?s <${V}weight> ?w }`, { at, plan: 'snapshot' })).body;
     expect(Number(/"value":"(\d+)"/.exec(weights)![1])).toBeLessThan((JSON.parse(rows) as { results: { bindings: unknown[] } }).results.bindings.length);
   });
 
@@ -120,18 +112,18 @@ describe.each(VERSION_BACKENDS)('counts at T from the index on $name', (backend)
     // "5.50" is counted first (the process remembers the engine's form it takes, "5.5"); "5.5" comes in a later version.
     const at = T2 + 2 * DAY;
     const q = `SELECT (COUNT(DISTINCT ?w) AS ?n) WHERE { ?s <${V}weight> ?w }`;
-    await archive.putVersion('http://odd.lod.test/late-a', T2 + DAY, parse(`<http://odd.lod.test/late-a#it> <${V}weight> "5.50"^^<${DEC}> .`));
-    archive.flush();
-    expect((await runQuery(archive, q, { at })).body).toBe((await runQuery(archive, q, { at, plan: 'snapshot' })).body);
-    await archive.putVersion('http://odd.lod.test/late-b', T2 + DAY + 1, parse(`<http://odd.lod.test/late-b#it> <${V}weight> "5.5"^^<${DEC}> .`));
-    archive.flush();
-    const counted = await runQuery(archive, q, { at });
+    await held.archive.putVersion('http://odd.lod.test/late-a', T2 + DAY, parse(`<http://odd.lod.test/late-a#it> <${V}weight> "5.50"^^<${DEC}> .`));
+    held.archive.flush();
+    expect((await runQuery(held.archive, q, { at })).body).toBe((await runQuery(held.archive, q, { at, plan: 'snapshot' })).body);
+    await held.archive.putVersion('http://odd.lod.test/late-b', T2 + DAY + 1, parse(`<http://odd.lod.test/late-b#it> <${V}weight> "5.5"^^<${DEC}> .`));
+    held.archive.flush();
+    const counted = await runQuery(held.archive, q, { at });
     expect(counted.plan).toBe('count');
-    expect(counted.body).toBe((await runQuery(archive, q, { at, plan: 'snapshot' })).body);
+    expect(counted.body).toBe((await runQuery(held.archive, q, { at, plan: 'snapshot' })).body);
   });
 
   it.skipIf(backend.skip).each(NOT_PUSHED)('an aggregate with %s is the engine’s to count', async (_name, sparql) => {
-    const r = await runQuery(archive, sparql, { at: T0 + DAY });
+    const r = await runQuery(held.archive, sparql, { at: T0 + DAY });
     expect(r.plan).not.toBe('count');
   });
 });

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import N3 from 'n3';
 import { DAY, T0 } from './helpers.ts';
-import { VERSION_BACKENDS, type TempBackend } from './version-backends.ts';
+import { builtBackend, VERSION_BACKENDS } from './version-backends.ts';
 import { runQuery, type QueryResult, type VersionBackend } from '../../src/query/index.ts';
 import { linkedDataWeb, VOCAB_HOST } from '../../src/testkit/linked-data-web.ts';
 import { FIRST_ROWS, GROWTH } from '../../src/query/plan/first.ts';
@@ -53,26 +53,18 @@ const INSTANTS: Array<[string, number]> = [
 ];
 
 describe.each(VERSION_BACKENDS)('first solutions of an unordered query ($name)', (backend) => {
-  let made: TempBackend;
-  let archive: VersionBackend;
-  beforeAll(async () => {
-    if (backend.skip) return;
-    made = backend.make();
-    archive = made.archive;
-    await build(archive);
-  }, 300_000);
-  afterAll(async () => { await made?.cleanup(); });
+  const held = builtBackend(backend, build);
 
   it.skipIf(backend.skip)('the archive is big enough for two rounds under the planner’s bound', () => {
-    expect(archive.rowsEstimate() * UNSELECTIVE_SHARE).toBeGreaterThan(FIRST_ROWS * GROWTH);
+    expect(held.archive.rowsEstimate() * UNSELECTIVE_SHARE).toBeGreaterThan(FIRST_ROWS * GROWTH);
   });
 
   it.skipIf(backend.skip).each(INSTANTS)('every triple, LIMIT 10 (and with OFFSET): solutions of the snapshot, from its first rows (%s)', async (_name, at) => {
     const where = 'WHERE { ?s ?p ?o FILTER(!isBlank(?s) && !isBlank(?o)) }';
     // Before the whole snapshot is loaded: once it is, it answers every query about its instant at no cost.
     const firsts = [];
-    for (const modifiers of ['LIMIT 10', 'LIMIT 7 OFFSET 300']) firsts.push(await runQuery(archive, `SELECT * ${where} ${modifiers}`, { at }));
-    const whole = await runQuery(archive, `SELECT * ${where}`, { at, plan: 'snapshot' });
+    for (const modifiers of ['LIMIT 10', 'LIMIT 7 OFFSET 300']) firsts.push(await runQuery(held.archive, `SELECT * ${where} ${modifiers}`, { at }));
+    const whole = await runQuery(held.archive, `SELECT * ${where}`, { at, plan: 'snapshot' });
     expect(whole.quads).toBeGreaterThan(FIRST_ROWS * 10);
     for (const [i, first] of firsts.entries()) {
       expect(first.plan).toBe('first');
@@ -88,9 +80,9 @@ describe.each(VERSION_BACKENDS)('first solutions of an unordered query ($name)',
       `${P} SELECT ?r ?street ?city WHERE { ?r v:address ?a . ?a v:street ?street ; v:city ?city } LIMIT 25`,
       'SELECT DISTINCT ?p WHERE { ?s ?p ?o } LIMIT 12',
       `${P} SELECT ?r ?l WHERE { { ?r v:postcode ?l } UNION { ?r rdfs:label ?l FILTER(langMatches(lang(?l), "fr")) } } LIMIT 30`,
-    ]) firsts.push([sparql, await runQuery(archive, sparql, { at: T1 })]);
+    ]) firsts.push([sparql, await runQuery(held.archive, sparql, { at: T1 })]);
     for (const [sparql, first] of firsts) {
-      const whole = await runQuery(archive, sparql.replace(/LIMIT \d+$/, ''), { at: T1, plan: 'snapshot' });
+      const whole = await runQuery(held.archive, sparql.replace(/LIMIT \d+$/, ''), { at: T1, plan: 'snapshot' });
       expect(first.plan, sparql).toBe('first');
       const asked = Number(/LIMIT (\d+)$/.exec(sparql)![1]);
       expect(bindings(first), sparql).toHaveLength(asked);
@@ -101,23 +93,23 @@ describe.each(VERSION_BACKENDS)('first solutions of an unordered query ($name)',
   it.skipIf(backend.skip)('solutions past the first round are found in the next one', async () => {
     // The identifiers of documents past the first round's rows: the first round finds none of them.
     const sparql = `${P} SELECT ?r ?n WHERE { ?r ?p ?n FILTER(isLiteral(?n) && datatype(?n) = xsd:integer && ?n >= ${Math.ceil((FIRST_ROWS / 30) * 2)}) } LIMIT 5`;
-    const first = await runQuery(archive, sparql, { at: T0 + DOCS });
+    const first = await runQuery(held.archive, sparql, { at: T0 + DOCS });
     expect(first.plan).toBe('first');
     expect(first.quads).toBeGreaterThan(FIRST_ROWS);
     expect(first.quads).toBeLessThanOrEqual(FIRST_ROWS * GROWTH);
-    const whole = await runQuery(archive, sparql.replace(/LIMIT 5$/, ''), { at: T0 + DOCS, plan: 'snapshot' });
+    const whole = await runQuery(held.archive, sparql.replace(/LIMIT 5$/, ''), { at: T0 + DOCS, plan: 'snapshot' });
     expect(bindings(first)).toHaveLength(5);
     expect(within(bindings(first), bindings(whole))).toEqual([]);
   });
 
   it.skipIf(backend.skip)('ASK: true from the first rows; false, and a LIMIT the archive cannot fill, from the whole snapshot', async () => {
-    const yes = await runQuery(archive, `${P} ASK { ?s rdfs:label ?l FILTER(STRSTARTS(?l, "Ressource")) }`);
+    const yes = await runQuery(held.archive, `${P} ASK { ?s rdfs:label ?l FILTER(STRSTARTS(?l, "Ressource")) }`);
     expect(yes.plan).toBe('first');
     expect(JSON.parse(yes.body)).toEqual({ head: {}, boolean: true });
-    const no = await runQuery(archive, `ASK { ?s ?p ?o FILTER(?o = "nowhere in the archive") }`);
+    const no = await runQuery(held.archive, `ASK { ?s ?p ?o FILTER(?o = "nowhere in the archive") }`);
     expect(no.plan).toBe('snapshot');
     expect(JSON.parse(no.body)).toEqual({ head: {}, boolean: false });
-    const few = await runQuery(archive, `${P} SELECT ?s WHERE { ?s ?p ?o FILTER(?o = "Resource 8, revised"@en) } LIMIT 10`);
+    const few = await runQuery(held.archive, `${P} SELECT ?s WHERE { ?s ?p ?o FILTER(?o = "Resource 8, revised"@en) } LIMIT 10`);
     expect(few.plan).toBe('snapshot');
     expect(bindings(few)).toEqual([{ s: { type: 'uri', value: web.resource(8) } }]);
   });
@@ -131,7 +123,7 @@ describe.each(VERSION_BACKENDS)('first solutions of an unordered query ($name)',
       `SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p LIMIT 3`,
       `SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } ORDER BY DESC(?s) LIMIT 2 } } LIMIT 1`,
     ]) {
-      expect((await runQuery(archive, sparql)).plan, sparql).not.toBe('first');
+      expect((await runQuery(held.archive, sparql)).plan, sparql).not.toBe('first');
     }
   });
 });

@@ -4,6 +4,7 @@
  * own schema, dropped after; skipped loudly without a server unless DATAMONITOR_REQUIRE_PG=1).
  */
 import fs from 'node:fs';
+import { beforeAll, afterAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { openVersionStore, PgVersionArchive, type VersionBackend } from '../../src/query/index.ts';
@@ -53,3 +54,20 @@ export const postgresBackend: BackendMaker = {
 };
 
 export const VERSION_BACKENDS: BackendMaker[] = [sqliteBackend, postgresBackend];
+
+/**
+ * A store of this backend made and filled by `build` once for the enclosing describe block, and removed
+ * after it; `held.archive` is the store inside its tests (unset when the backend is skipped).
+ */
+export function builtBackend(backend: BackendMaker, build: (archive: VersionBackend) => Promise<void>, timeoutMs = 600_000): { archive: VersionBackend } {
+  const held = {} as { archive: VersionBackend };
+  let made: TempBackend | undefined;
+  beforeAll(async () => {
+    if (backend.skip) return;
+    made = backend.make();
+    held.archive = made.archive;
+    await build(held.archive);
+  }, timeoutMs);
+  afterAll(async () => { await made?.cleanup(); });
+  return held;
+}

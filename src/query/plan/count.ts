@@ -1,5 +1,5 @@
 import * as ox from '../oxigraph.ts';
-import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
+import { IriResolver, parseForPlan, type SparqlNode } from '../sparql-ast.ts';
 import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';
 import { DM } from '../../archive/namespace.ts';
@@ -36,12 +36,7 @@ type Node = SparqlNode;
 
 /** The count a query asks for, when it is one the index can answer; else undefined (the engine answers it). */
 export async function countShape(text: string): Promise<CountShape | undefined> {
-  let ast: Node;
-  try {
-    ast = (await sparqlParser()).parse(text);
-  } catch {
-    return undefined;
-  }
+  const ast: Node | undefined = await parseForPlan(text);
   if (ast?.type !== 'query' || ast.subType !== 'select' || ast.distinct || ast.reduced || ast.values) return undefined;
   if (Object.keys(ast.solutionModifiers ?? {}).length > 0 || (ast.datasets?.clauses ?? []).length > 0) return undefined;
   const [bind, ...more] = ast.variables ?? [];

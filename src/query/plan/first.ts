@@ -1,4 +1,4 @@
-import { sparqlParser, type SparqlNode } from '../sparql-ast.ts';
+import { parseForPlan, type SparqlNode } from '../sparql-ast.ts';
 
 /**
  * A query that asks for its first solutions only: a SELECT with a LIMIT and no ORDER BY, or an ASK.
@@ -28,12 +28,7 @@ export const FIRST_ROWS = 1_000;
 export const GROWTH = 8;
 
 export async function firstShape(text: string): Promise<FirstShape | undefined> {
-  let ast: SparqlNode;
-  try {
-    ast = (await sparqlParser()).parse(text);
-  } catch {
-    return undefined;
-  }
+  const ast = await parseForPlan(text);
   if (ast?.type !== 'query') return undefined;
   const modifiers = ast.solutionModifiers ?? {};
   if (Object.keys(modifiers).some((k) => k !== 'limitOffset')) return undefined;

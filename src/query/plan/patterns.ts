@@ -1,5 +1,5 @@
 import { iriTerm, stringLiteralTerm } from '../terms.ts';
-import { IriResolver, sparqlParser, type SparqlNode } from '../sparql-ast.ts';
+import { IriResolver, parseForPlan, type SparqlNode } from '../sparql-ast.ts';
 
 /**
  * What a query can read from the archive: the rows each of its triple patterns may match, by the
@@ -29,13 +29,8 @@ type Node = SparqlNode;
  * or give the user its own error message).
  */
 export async function queryReads(text: string): Promise<QueryReads | undefined> {
-  const p = await sparqlParser();
-  let ast: Node;
-  try {
-    ast = p.parse(text);
-  } catch {
-    return undefined;
-  }
+  const ast: Node | undefined = await parseForPlan(text);
+  if (ast === undefined) return undefined;
   if (ast.type !== 'query') return { whole: 'not a query' };
   const walker = new Walker(ast.context ?? []);
   try {
