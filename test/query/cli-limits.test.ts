@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import N3 from 'n3';
 import { tempArchive, turtle, T0 } from './helpers.ts';
+import { linkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 import { cli } from '../helpers.ts';
 import { EXIT } from '../../src/util/exit-codes.ts';
 
@@ -47,4 +49,37 @@ describe('CLI: datamonitor query under limits', () => {
     expect(bad.code).toBe(EXIT.usage);
     expect(bad.err).toMatch(/--timeout 'soon' is not a duration/);
   });
+});
+
+/**
+ * The time limit (or Ctrl-C, or the memory limit) may stop a query while it still reads the archive's rows:
+ * the watchdog ends the evaluation without unwinding it, so SQLite's statement stays busy, and closing the
+ * store then threw "This database connection is busy executing a query", which the CLI printed as a bug
+ * (exit 70) instead of the limit's message (seen at 100,000 documents, where loading the snapshot takes
+ * longer than the 30 s default).
+ */
+describe('CLI: a query stopped while it reads the archive', () => {
+  let t: ReturnType<typeof tempArchive>;
+  const DOCS = 1_500;
+
+  beforeAll(async () => {
+    t = tempArchive();
+    const web = linkedDataWeb({ documents: DOCS, hosts: 5 });
+    for (let i = 0; i < DOCS; i++) await t.archive.putVersion(web.document(i), T0 + i, new N3.Parser({ format: 'text/turtle' }).parse(web.turtle(i)));
+    await t.archive.close();
+  }, 120_000);
+  afterAll(() => t.cleanup());
+
+  it('ends with the time limit\'s message and EX_UNAVAILABLE, never an error about a busy connection', async () => {
+    // The whole snapshot (50,000 rows) is read row by row for some hundreds of milliseconds after the query is
+    // planned: limits from 100 ms to 1.6 s stop it before, inside and after that read, whatever this machine's speed.
+    const outcomes: string[] = [];
+    for (const ms of [100, 200, 400, 800, 1600]) {
+      const r = await cli(['query', '--data', t.dir, '--timeout', `${ms}ms`, 'SELECT * WHERE { ?s ?p ?o } ORDER BY ?o LIMIT 1'], { env: { DATAMONITOR_QUERY_PLAN: 'snapshot' } });
+      outcomes.push(`${ms} ms: exit ${r.code} ${r.err.split('\n').find((l) => l.startsWith('datamonitor:'))?.slice(0, 100) ?? ''}`);
+      if (r.code !== 0) expect(r.err, `${ms} ms`).toMatch(/^datamonitor: the query ran over the time limit of .* and was stopped/m);
+    }
+    expect(outcomes.filter((o) => /busy|a bug/.test(o))).toEqual([]);
+    expect(outcomes.some((o) => /exit 69/.test(o)), outcomes.join('\n')).toBe(true);
+  }, 120_000);
 });

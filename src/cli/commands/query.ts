@@ -157,11 +157,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });
-    try {
-      return await fn(standalone);
-    } finally {
-      await standalone.close();
-    }
+    return closedAfter(async () => fn(standalone), () => standalone.close());
   }
   return withStore(dir, db, (store) => caughtUp(dir, store, db, fn), { readonly: true });
 }
@@ -169,7 +165,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
 async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
   const { VersionIndex, behindWarning } = await import('../../query/version-index.ts');
   const index = VersionIndex.open(dir, store, db);
-  try {
+  return closedAfter(async () => {
     const progress = new ProgressLine();
     const started = Date.now();
     const result = await index.catchUp((p: CatchUpProgress) => {
@@ -182,9 +178,25 @@ async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined,
       process.stderr.write(`${plural(result.failed, 'version')} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
     }
     return await fn(index.archive);
-  } finally {
-    await index.close();
+  }, () => index.close());
+}
+
+/**
+ * Runs `fn`, then `close`. A close that fails after `fn` failed does not replace fn's error: a query
+ * stopped by a limit or Ctrl-C while it read rows (the watchdog ends the evaluation without unwinding it)
+ * leaves SQLite's statement busy, and closing then threw "This database connection is busy", reported
+ * as a bug instead of the limit's message. The process exits after the error either way.
+ */
+async function closedAfter<T>(fn: () => Promise<T>, close: () => Promise<void>): Promise<T> {
+  let result: T;
+  try {
+    result = await fn();
+  } catch (e) {
+    await close().catch(() => undefined);
+    throw e;
   }
+  await close();
+  return result;
 }
 
 function queryText(query: string | undefined, flags: QueryFlags): string {
