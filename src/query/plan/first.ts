@@ -15,7 +15,7 @@ import { parseForPlan, type SparqlNode } from '../sparql-ast.ts';
  * rows are added, so those queries are planned as before.
  */
 export interface FirstShape {
-  /** Solutions the engine must find over the rows read (LIMIT after OFFSET); for an ASK, 1. */
+  /** Solutions the answer must hold over the rows read (the LIMIT: the engine skips OFFSET ones first); for an ASK, 1. */
   needed: number;
   ask: boolean;
 }
