@@ -2,6 +2,16 @@ import type { Quad } from '@rdfjs/types';
 import type { LogGap } from './log-gaps.ts';
 import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, TriplePattern, VersionedGraphStore, VersionInfo } from './types.ts';
 
+/**
+ * ` ORDER BY <id> + 0 LIMIT n` when a limit is given (matchAt's): the first n rows by id, found by a top-n sort
+ * of the pattern's index range. The `+ 0` keeps either store from walking the table in id order instead and
+ * filtering it, which for a rare pattern reads every row.
+ */
+export function firstByRowId(idColumn: string, limit: number | undefined): string {
+  const clause = limitClause(limit);
+  return clause ? ` ORDER BY ${idColumn} + 0${clause}` : '';
+}
+
 /** The constants of a triple pattern as N-Triples terms (undefined: any term); `graph` a document or named graph. */
 export interface RowConstants { s?: string; p?: string; o?: string; graph?: string }
 
@@ -160,7 +170,11 @@ export interface VersionBackend extends VersionedGraphStore {
   // ---- the query planner (plan/) ----
   /** The quads valid at `at` in row-id order (the order every load keeps: plan/load.ts). */
   snapshotRows(at: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
-  matchAt(at: number, pattern: RowConstants, opts?: { graphs?: string[] }): number[];
+  /**
+   * The ids of the rows valid at `at` matching a pattern, in no set order; `limit`: only the first that
+   * many by id (a first-solutions round, plan/first.ts), sorted in SQL: no id of the rest is read here.
+   */
+  matchAt(at: number, pattern: RowConstants, opts?: { graphs?: string[]; limit?: number }): number[];
   rowsById(rowids: ArrayLike<number>): Iterable<[rowid: number, row: QuadRow]>;
   /**
    * Optional, for a store where each read is a round trip (PostgreSQL): the rows valid at `at` matching

@@ -82,8 +82,8 @@ function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | 
   for (let k = Math.max(FIRST_ROWS, 4 * plan.shape.needed); k <= plan.upTo; k *= GROWTH) {
     const cut = { more: false };
     const loader = new StoreLoader(graphIndexLine);
-    const rows = plan.source ? patternRows(archive, at, plan.source, graphs) : archive.snapshotRows(at, { graphs });
-    for (const [rowid, row] of firstOf(rows, k, cut)) loader.add(rowid, row);
+    const rows = plan.source ? firstPatternRows(archive, at, plan.source.patterns, graphs, k, cut) : firstOf(archive.snapshotRows(at, { graphs }), k, cut);
+    for (const [rowid, row] of rows) loader.add(rowid, row);
     const store = loader.finish();
     try {
       const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
@@ -95,6 +95,21 @@ function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | 
     }
   }
   return undefined;
+}
+
+/**
+ * The first `k` rows by id of each pattern valid at `at` (chosen in SQL: reading every matching id took
+ * 4.9 s and 367 MB for one predicate at 1,000,000 documents), each once, loaded in row-id order; the same
+ * rows from either store; `cut.more` when a pattern had more.
+ */
+function firstPatternRows(archive: VersionBackend, at: number, patterns: RowConstants[], graphs: string[] | undefined, k: number, cut: { more: boolean }): Iterable<[rowid: number, row: QuadRow]> {
+  const ids = new Set<number>();
+  for (const pattern of patterns) {
+    const found = archive.matchAt(at, pattern, { graphs, limit: k + 1 });
+    if (found.length > k) (cut.more = true), (found.length = k);
+    for (const id of found) ids.add(id);
+  }
+  return archive.rowsById(Float64Array.from(ids).sort());
 }
 
 /** Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once. */

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
-import { countSql, limitClause, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
+import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern,
@@ -569,13 +569,13 @@ export class VersionArchive implements VersionBackend {
    * undefined: any), through the index of its most selective bound position; no term is read. A constant
    * the dictionary lacks matches nothing.
    */
-  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): number[] {
+  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[]; limit?: number } = {}): number[] {
     const t = checkTime(at, 'matchAt');
     const inGraphs = this.inGraphs(opts.graphs);
     const where = this.patternWhere(pattern);
     if (inGraphs === false || where === undefined) return [];
     return this.db.prepare<unknown[], number>(
-      `SELECT q.rowid FROM quads q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`)
+      `SELECT q.rowid FROM quads q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}${firstByRowId('q.rowid', opts.limit)}`)
       .pluck().all(...where.args, t, t);
   }
 

@@ -215,7 +215,9 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
         expect(await doubledRows(killedUrl)).toBe(0);
         expect({ ...meanwhile.stats(), file: '', bytes: 0 }).toEqual({ ...sqlite.stats(), file: '', bytes: 0 });
         for (const [, at] of instants) {
-          for (const [, q] of QUERIES.slice(0, 6)) expect((await runQuery(meanwhile, q, { at })).body).toBe((await runQuery(sqlite, q, { at })).body);
+          // Every row of the queries' patterns, not the first-solutions plan: a resumed load numbers a
+          // version's rows otherwise than a straight one, and an unordered LIMIT may then take other (as right) solutions.
+          for (const [, q] of QUERIES.slice(0, 6)) expect((await runQuery(meanwhile, q, { at, plan: 'patterns' })).body).toBe((await runQuery(sqlite, q, { at, plan: 'patterns' })).body);
         }
       } finally {
         await meanwhile.close();

@@ -4,7 +4,7 @@ import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
-import { countSql, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
+import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, intervalsByQuad, termHash, toQuadRow, tripleHash, type RawRow,
 } from '../version-store.ts';
@@ -671,9 +671,10 @@ export class PgVersionArchive implements VersionBackend {
 
   // ---- reads for the query planner -------------------------------------------------------------------------
 
-  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[] } = {}): number[] {
+  matchAt(at: number, pattern: RowConstants, opts: { graphs?: string[]; limit?: number } = {}): number[] {
     const t = checkTime(at, 'matchAt');
-    return this.db.run<{ id: number }>([this.matchStatement(t, [pattern], opts.graphs, 'ids')])[0]!.map((r) => r.id);
+    const statement = this.matchStatement(t, [pattern], opts.graphs, 'ids');
+    return this.db.run<{ id: number }>([{ ...statement, sql: statement.sql + firstByRowId('id', opts.limit) }])[0]!.map((r) => r.id);
   }
 
   /**

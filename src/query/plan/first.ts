@@ -2,7 +2,8 @@ import { parseForPlan, type SparqlNode } from '../sparql-ast.ts';
 
 /**
  * A query that asks for its first solutions only: a SELECT with a LIMIT and no ORDER BY, or an ASK.
- * Such a query over the archive's first rows valid at T (in row-id order) may already have its answer:
+ * Such a query over the first rows valid at T by row id (the snapshot's, or each of its patterns') may
+ * already have its answer:
  * when the query is monotone (every solution over some of the snapshot's quads is a solution over all
  * of them: basic graph patterns, GRAPH, UNION, FILTER and BIND without EXISTS, VALUES, paths, DISTINCT),
  * LIMIT n solutions found there are n solutions of the snapshot, and SPARQL leaves the order of an

@@ -16,7 +16,7 @@ export type Plan =
   | { kind: 'count'; count: CountShape; sameTerm: Map<number, number> }
   /**
    * A query that asks for its first solutions (plan/first.ts), answered from the first rows of `source`
-   * (the patterns' rows, else the snapshot's) valid at T, read in growing rounds up to `upTo` rows; when
+   * (each pattern's, else the snapshot's) valid at T, read in growing rounds up to `upTo` rows; when
    * those do not hold the answer, `otherwise` answers.
    */
   | { kind: 'first'; shape: FirstShape; source?: PatternsPlan; upTo: number; otherwise: PatternsPlan | SnapshotPlan };
