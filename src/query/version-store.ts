@@ -39,6 +39,15 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 ${LOG_GAPS_DDL}
 `;
 
+/**
+ * The rows of named graphs valid at T, through the partial index of named-graph rows (quads_by_ng): the
+ * unary `+` keeps SQLite from taking the validity's index instead, which read every open row (2.5 s a
+ * count at 1,000,000 documents, where no row has a named graph) against 0.5 ms.
+ */
+const NAMED_ROWS_AT_T = 'q.ng IS NOT NULL AND +q.to_t > ? AND +q.from_t <= ?';
+/** Whether any row of a named graph is valid at T (countAt: the snapshot's dm:inDocument statements). */
+export const NAMED_ROW_AT_T = `SELECT 1 FROM quads q WHERE ${NAMED_ROWS_AT_T} LIMIT 1`;
+
 /** Every index the schema makes (quads_by_ng apart: it needs the `ng` column, which old stores gain on open). */
 const SCHEMA_INDEXES = [...[...SCHEMA.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!), 'quads_by_ng'];
 
@@ -606,7 +615,7 @@ export class VersionArchive implements VersionBackend {
 
   countAt(at: number, pattern: RowConstants, req: CountRequest): number {
     const t = checkTime(at, 'countAt');
-    const namedAtT = this.ngColumn !== 'NULL' && this.db.prepare('SELECT 1 FROM quads q WHERE q.ng IS NOT NULL AND q.to_t > ? AND q.from_t <= ? LIMIT 1').get(t, t) !== undefined;
+    const namedAtT = this.ngColumn !== 'NULL' && this.db.prepare(NAMED_ROW_AT_T).get(t, t) !== undefined;
     const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => '?', 'quads', this.ngColumn, namedAtT);
     return q ? (this.db.prepare<unknown[], { n: number }>(q.sql).get(...q.args)!.n) : 0;
   }
@@ -633,7 +642,7 @@ export class VersionArchive implements VersionBackend {
     if (inGraphs === false) return [];
     return this.db.prepare<[number, number], { g: string; ng: string }>(
       `SELECT DISTINCT tg.nt AS g, tn.nt AS ng FROM quads q JOIN terms tg ON tg.id = q.g JOIN terms tn ON tn.id = q.ng
-       WHERE q.ng IS NOT NULL AND q.to_t > ? AND q.from_t <= ?${inGraphs}`)
+       WHERE ${NAMED_ROWS_AT_T}${inGraphs}`)
       .all(t, t).map((r) => ({ graph: r.g.slice(1, -1), s: '', p: '', o: '', namedGraph: r.ng }));
   }
 
