@@ -80,9 +80,9 @@ function patternRows(archive: VersionBackend, at: number, plan: Extract<Plan, { 
 function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'first' }>,
   shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined): { body: string; quads: number } | undefined {
   for (let k = Math.max(FIRST_ROWS, 4 * plan.shape.needed); k <= plan.upTo; k *= GROWTH) {
-    const cut = { more: false };
+    const cut = { k, more: false };
     const loader = new StoreLoader(graphIndexLine);
-    const rows = plan.source ? firstPatternRows(archive, at, plan.source.patterns, graphs, k, cut) : firstOf(archive.snapshotRows(at, { graphs }), k, cut);
+    const rows = plan.source ? matchingRows(archive, at, plan.source.patterns, graphs, cut) : firstOf(archive.snapshotRows(at, { graphs }), k, cut);
     for (const [rowid, row] of rows) loader.add(rowid, row);
     const store = loader.finish();
     try {
@@ -98,24 +98,19 @@ function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | 
 }
 
 /**
- * The first `k` rows by id of each pattern valid at `at` (chosen in SQL: reading every matching id took
- * 4.9 s and 367 MB for one predicate at 1,000,000 documents), each once, loaded in row-id order; the same
- * rows from either store; `cut.more` when a pattern had more.
+ * Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once.
+ * With `first`: only the first `k` rows by id of each pattern (a first-solutions round; chosen in SQL:
+ * reading every matching id took 4.9 s and 367 MB for one predicate at 1,000,000 documents), the same rows
+ * from either store; `more` set when a pattern had more.
  */
-function firstPatternRows(archive: VersionBackend, at: number, patterns: RowConstants[], graphs: string[] | undefined, k: number, cut: { more: boolean }): Iterable<[rowid: number, row: QuadRow]> {
+function matchingRows(archive: VersionBackend, at: number, patterns: RowConstants[], graphs: string[] | undefined,
+  first?: { k: number; more: boolean }): Iterable<[rowid: number, row: QuadRow]> {
   const ids = new Set<number>();
   for (const pattern of patterns) {
-    const found = archive.matchAt(at, pattern, { graphs, limit: k + 1 });
-    if (found.length > k) (cut.more = true), (found.length = k);
-    for (const id of found) ids.add(id);
+    const found = archive.matchAt(at, pattern, { graphs, limit: first && first.k + 1 });
+    if (first && found.length > first.k) (first.more = true), (found.length = first.k);
+    for (const rowid of found) ids.add(rowid);
   }
-  return archive.rowsById(Float64Array.from(ids).sort());
-}
-
-/** Row ids first (8 bytes a row, whatever the number of patterns matching it), then each row's terms once. */
-function matchingRows(archive: VersionBackend, at: number, patterns: RowConstants[], graphs: string[] | undefined): Iterable<[rowid: number, row: QuadRow]> {
-  const ids = new Set<number>();
-  for (const pattern of patterns) for (const rowid of archive.matchAt(at, pattern, { graphs })) ids.add(rowid);
   return archive.rowsById(Float64Array.from(ids).sort());
 }
 
