@@ -188,6 +188,12 @@ export interface VersionBackend extends VersionedGraphStore {
   countAt(at: number, pattern: RowConstants, req: CountRequest): number;
   /** Literal terms with a datatype or a language tag, id above `after`, in id order, at most `limit` (plan/count.ts). */
   literalTerms(after: number, limit: number): Array<{ id: number; nt: string }>;
+  /**
+   * Optional, for a store that can filter its dictionary in SQL with engine-form.ts: literalTerms with ids in
+   * (after, upTo] not in the engine's form only, and the largest term id now (`upTo` for a first pass).
+   */
+  oddLiteralTerms?(after: number, limit: number, upTo: number): Array<{ id: number; nt: string }>;
+  lastTermId?(): number;
   /** The dictionary ids of N-Triples terms (undefined: not in it). */
   idsOfTerms(nts: string[]): Array<number | undefined>;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];

@@ -3,6 +3,7 @@ import { IriResolver, parseForPlan, type SparqlNode } from '../sparql-ast.ts';
 import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';
 import { DM } from '../../archive/namespace.ts';
+import { inEngineForm } from '../engine-form.ts';
 
 /**
  * An aggregate the index answers by itself: `SELECT (COUNT(*) AS ?n) WHERE { s p o }` over one triple
@@ -100,6 +101,21 @@ export function sameTerms(archive: VersionBackend): Map<number, number> | undefi
   if (!seen.exact) return undefined;
   if (archive.idsOfTerms([GRAPH_INDEX_NT])[0] !== undefined) return fail(seen);
   const CHUNK = 10_000;
+  // A first pass reads only the terms not in the engine's form where the store can tell in SQL (SQLite): every
+  // term up to the pass's horizon exists already, so one in the engine's form that is an odd term's form is
+  // found by looking that form up. 4,000,000 literal terms became objects to keep 100,000 at 1,000,000 documents.
+  if (seen.after === 0 && archive.oddLiteralTerms && archive.lastTermId) {
+    const horizon = archive.lastTermId();
+    for (let after = 0; ;) {
+      const odd = archive.oddLiteralTerms(after, CHUNK, horizon);
+      if (odd.length === 0) break;
+      after = odd.at(-1)!.id;
+      joinOdd(seen, archive, odd);
+      if (seen.same.size > MAX_SAME) return fail(seen);
+      if (odd.length < CHUNK) break;
+    }
+    seen.after = horizon;
+  }
   for (;;) {
     const terms = archive.literalTerms(seen.after, CHUNK);
     if (terms.length === 0) break;
@@ -107,38 +123,46 @@ export function sameTerms(archive: VersionBackend): Map<number, number> | undefi
     const odd = terms.filter((t) => !inEngineForm(t.nt));
     const isOdd = new Set(odd);
     // A term in the engine's form may be the form an odd term read earlier takes there. Only such forms are
-    // remembered (an odd term's form that is a term already is found by looking it up below): remembering
+    // remembered (an odd term's form that is a term already is found by looking it up in joinOdd): remembering
     // every literal held them all in memory, 852 MB at 1,000,000 documents (bench/SCALE-RUN.md).
     for (const t of terms) {
       if (isOdd.has(t)) continue;
       const first = seen.byForm.get(t.nt);
       if (first !== undefined && first !== t.id) (seen.same.set(first, first), seen.same.set(t.id, first));
     }
-    if (odd.length > 0) {
-      const store = new ox.Store();
-      let forms: Map<number, string>;
-      try {
-        store.load(odd.map((t) => `<x:${t.id}> <x:p> ${t.nt} .`).join('\n'), { format: 'application/n-triples', lenient: true });
-        forms = new Map(store.match().map((q) => [Number(q.subject.value.slice(2)), q.object.toString()]));
-      } finally {
-        ox.freeStore(store);
-      }
-      const known = archive.idsOfTerms([...new Set(forms.values())]);
-      [...new Set(forms.values())].forEach((form, i) => {
-        if (known[i] !== undefined) join(seen, form, known[i]!);
-      });
-      for (const t of odd) join(seen, forms.get(t.id) ?? t.nt, t.id);
-    }
-    // "x"^^xsd:string is "x" to the engine, and plain literals are not among these terms: look their twins up.
-    const strings = terms.filter((t) => t.nt.endsWith(XSD_STRING_SUFFIX));
-    const twins = archive.idsOfTerms(strings.map((t) => t.nt.slice(0, -XSD_STRING_SUFFIX.length)));
-    strings.forEach((t, i) => {
-      if (twins[i] !== undefined) join(seen, t.nt.slice(0, -XSD_STRING_SUFFIX.length), twins[i]!);
-    });
+    joinOdd(seen, archive, odd);
     if (seen.same.size > MAX_SAME) return fail(seen);
     if (terms.length < CHUNK) break;
   }
   return seen.same;
+}
+
+/**
+ * Joins terms not in the engine's form to the terms of their engine form: the form each takes in the engine
+ * (loaded to see), looked up in the dictionary, and "x"^^xsd:string to its plain twin "x" (plain literals are
+ * not among the literal terms read).
+ */
+function joinOdd(seen: Checked, archive: VersionBackend, odd: Array<{ id: number; nt: string }>): void {
+  if (odd.length === 0) return;
+  const store = new ox.Store();
+  let forms: Map<number, string>;
+  try {
+    store.load(odd.map((t) => `<x:${t.id}> <x:p> ${t.nt} .`).join('\n'), { format: 'application/n-triples', lenient: true });
+    forms = new Map(store.match().map((q) => [Number(q.subject.value.slice(2)), q.object.toString()]));
+  } finally {
+    ox.freeStore(store);
+  }
+  const distinct = [...new Set(forms.values())];
+  const known = archive.idsOfTerms(distinct);
+  distinct.forEach((form, i) => {
+    if (known[i] !== undefined) join(seen, form, known[i]!);
+  });
+  for (const t of odd) join(seen, forms.get(t.id) ?? t.nt, t.id);
+  const strings = odd.filter((t) => t.nt.endsWith(XSD_STRING_SUFFIX));
+  const twins = archive.idsOfTerms(strings.map((t) => t.nt.slice(0, -XSD_STRING_SUFFIX.length)));
+  strings.forEach((t, i) => {
+    if (twins[i] !== undefined) join(seen, t.nt.slice(0, -XSD_STRING_SUFFIX.length), twins[i]!);
+  });
 }
 
 /** More terms than this in classes of engine-equal terms: too long a CASE for the count's SQL. */
@@ -161,31 +185,6 @@ function join(seen: Checked, form: string, id: number): void {
   if (first === id) return;
   seen.same.set(first, first);
   seen.same.set(id, first);
-}
-
-const XSD = 'http://www.w3.org/2001/XMLSchema#';
-/** Lexical forms the engine keeps as they are, by datatype (found by loading them: test/query/plan-count.test.ts). */
-const ENGINE_FORM: Record<string, RegExp> = {
-  [`${XSD}integer`]: /^(0|-?[1-9]\d*)$/,
-  [`${XSD}decimal`]: /^(0|-?[1-9]\d*|-?(0|[1-9]\d*)\.\d*[1-9])$/,
-  [`${XSD}boolean`]: /^(true|false)$/,
-  [`${XSD}dateTime`]: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z?$/,
-  [`${XSD}date`]: /^\d{4}-\d\d-\d\dZ?$/,
-};
-
-/** Whether the engine surely keeps this literal's text (else it is loaded to see). */
-function inEngineForm(nt: string): boolean {
-  const lang = /"@([^"]*)$/.exec(nt);
-  if (lang) return lang[1] === lang[1]!.toLowerCase();
-  const typed = /"\^\^<([^>]*)>$/.exec(nt);
-  if (!typed) return true;
-  const datatype = typed[1]!;
-  if (!datatype.startsWith(XSD)) return true;
-  const form = ENGINE_FORM[datatype];
-  if (!form) return false;
-  // The lexical form unescaped is what the pattern is about; one with an escape is left to the engine.
-  const lexical = nt.slice(1, nt.length - typed[0].length);
-  return !lexical.includes('\\') && form.test(lexical);
 }
 
 const XSD_STRING_SUFFIX = '^^<http://www.w3.org/2001/XMLSchema#string>';
