@@ -51,12 +51,17 @@ export function warcPath(dataDir: string, rel: string): string {
   if (typeof rel !== 'string' || rel === '' || rel.includes('\0') || path.isAbsolute(rel)) throw outside();
   const abs = path.resolve(root, rel);
   if (!inside(root, abs)) throw outside();
-  const file = fs.existsSync(abs) ? abs : abs + '.open';
   let real: string;
   try {
-    real = fs.realpathSync(file);
+    real = fs.realpathSync(fs.existsSync(abs) ? abs : abs + '.open');
   } catch {
-    throw new ArchiveReadError('missing-file', `the WARC file ${rel} named by the crawl log is not in the data directory: restore it, or run \`datamonitor verify\` to list what is missing`, rel);
+    // Its writer may have finished the `.open` file (renamed it) between the two calls: a live index reads
+    // beside the crawl, which finishes every file at its end.
+    try {
+      real = fs.realpathSync(abs);
+    } catch {
+      throw new ArchiveReadError('missing-file', `the WARC file ${rel} named by the crawl log is not in the data directory: restore it, or run \`datamonitor verify\` to list what is missing`, rel);
+    }
   }
   if (inside(realRoot(root), real)) return real;
   // A link at the top of the data directory is the operator's (docs/workers.md: a reader ROOT of links to
@@ -76,4 +81,18 @@ function realRoot(root: string): string {
     realRoots.set(root, real);
   }
   return real;
+}
+
+/**
+ * A descriptor of the WARC file a store path stands for (warcPath), for reading. A `.open` file renamed by
+ * its writer between warcPath and the open is looked up again, once: the descriptor then reads the same
+ * bytes under the final name.
+ */
+export function openWarc(dataDir: string, rel: string): number {
+  try {
+    return fs.openSync(warcPath(dataDir, rel), 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    return fs.openSync(warcPath(dataDir, rel), 'r');
+  }
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { ArchiveReadError, warcPath } from './warc-files.ts';
+import { ArchiveReadError, openWarc } from './warc-files.ts';
 
 /** No record this archive writes is larger: a bigger length in the log is damage, not a record to allocate. */
 const MAX_RECORD_BYTES = 2 ** 31 - 1;
@@ -24,8 +24,7 @@ export interface HttpMessage {
  */
 export function readRecord(dataDir: string, rel: string, offset: number, length: number): StoredRecord {
   checkRange(rel, offset, length);
-  const file = warcPath(dataDir, rel);
-  const fd = fs.openSync(file, 'r');
+  const fd = openWarc(dataDir, rel);
   try {
     const buf = Buffer.alloc(length);
     const got = fs.readSync(fd, buf, 0, length, offset);
@@ -125,7 +124,7 @@ export class RecordReader {
       this.files.set(rel, f);
       return f;
     }
-    f = { fd: fs.openSync(warcPath(this.dataDir, rel), 'r'), start: 0, data: Buffer.alloc(0), served: 0, ahead: FIRST_AHEAD };
+    f = { fd: openWarc(this.dataDir, rel), start: 0, data: Buffer.alloc(0), served: 0, ahead: FIRST_AHEAD };
     if (this.files.size >= OPEN_FILES) {
       const [oldest, old] = this.files.entries().next().value as [string, OpenFile];
       this.files.delete(oldest);
