@@ -22,6 +22,8 @@ import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
 import { VOCAB_HOST } from '../src/testkit/linked-data-web.ts';
 import { flag, option, QUICK } from './args.ts';
 import { runCli, type CliRun } from './cli-run.ts';
+import { termText } from '../src/query/results/table.ts';
+import type { SparqlJsonTerm } from '../src/query/types.ts';
 
 const DOCS = Number(option('--docs') ?? (QUICK ? 10_000 : 100_000));
 const given = option('--data');
@@ -58,14 +60,6 @@ const key = (b: Binding) => JSON.stringify(Object.keys(b).sort().map((k) => [k, 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** A SPARQL JSON term as SPARQL text (UNDEF when unbound). */
-function sparqlTerm(t: { type: string; value: string; datatype?: string; 'xml:lang'?: string } | undefined): string {
-  if (!t) return 'UNDEF';
-  if (t.type === 'uri') return `<${t.value}>`;
-  const text = JSON.stringify(t.value);
-  return t['xml:lang'] ? `${text}@${t['xml:lang']}` : t.datatype ? `${text}^^<${t.datatype}>` : text;
-}
-
 const rows: string[] = [];
 for (const q of QUERIES) {
   process.stderr.write(`${q.name}\n`);
@@ -88,7 +82,7 @@ for (const q of QUERIES) {
     const vars = (JSON.parse(planner.stdout) as { head: { vars: string[] } }).head.vars;
     const plain = got.filter((b) => !Object.values(b).some((t) => t.type === 'bnode'));
     const body = q.sparql.slice(q.sparql.indexOf('WHERE') + 5, q.sparql.lastIndexOf('}') + 1);
-    const values = plain.map((b) => `(${vars.map((v) => sparqlTerm(b[v])).join(' ')})`).join(' ');
+    const values = plain.map((b) => `(${vars.map((v) => (b[v] ? termText(b[v] as SparqlJsonTerm) : 'UNDEF')).join(' ')})`).join(' ');
     const back = await queryUnlimited(`${q.sparql.slice(0, q.sparql.indexOf('SELECT'))}SELECT DISTINCT ${vars.map((v) => `?${v}`).join(' ')} WHERE { VALUES (${vars.map((v) => `?${v}`).join(' ')}) { ${values} } ${body} }`);
     const found = new Set(parsed(back).results!.bindings.map(key));
     const asked = Number(/LIMIT (\d+)/.exec(q.sparql)![1]);
