@@ -5,6 +5,7 @@ import { SqliteStore } from './sqlite.ts';
 import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { redactUrl } from './redact.ts';
+import { closedAfter } from '../util/close.ts';
 
 export type { MetadataStore } from './types.ts';
 export { ReadOnlyStoreError } from './read-only.ts';
@@ -65,9 +66,5 @@ export async function withStore<T>(dataDir: string, db: string | undefined, fn: 
   }
   const store = await openStore(dataDir, db, { readonly: opts.readonly });
   await store.init();
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
+  return closedAfter(() => fn(store), () => store.close());
 }

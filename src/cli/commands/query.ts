@@ -16,6 +16,7 @@ import { EXIT } from '../../util/exit-codes.ts';
 import { DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
 import { checkResult, guarded } from '../../query/engine/inline.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
+import { closedAfter } from '../../util/close.ts';
 
 export interface QueryFlags {
   data: string;
@@ -181,23 +182,6 @@ async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined,
   }, () => index.close());
 }
 
-/**
- * Runs `fn`, then `close`. A close that fails after `fn` failed does not replace fn's error: a query
- * stopped by a limit or Ctrl-C while it read rows (the watchdog ends the evaluation without unwinding it)
- * leaves SQLite's statement busy, and closing then threw "This database connection is busy", reported
- * as a bug instead of the limit's message. The process exits after the error either way.
- */
-async function closedAfter<T>(fn: () => Promise<T>, close: () => Promise<void>): Promise<T> {
-  let result: T;
-  try {
-    result = await fn();
-  } catch (e) {
-    await close().catch(() => undefined);
-    throw e;
-  }
-  await close();
-  return result;
-}
 
 function queryText(query: string | undefined, flags: QueryFlags): string {
   if (query && flags.file) throw new UserError('give the query either as an argument or with --file, not both');
