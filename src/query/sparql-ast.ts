@@ -33,12 +33,18 @@ export function sparqlGenerator(): Promise<Generator> {
  * decides: it may know an extension, or give the user its own error message).
  */
 export async function parseForPlan(text: string): Promise<SparqlNode | undefined> {
+  // The planner reads one query up to three times (count, patterns, first rows): parsed once. Readers do not change the AST.
+  if (lastPlanned?.text === text) return lastPlanned.ast;
+  let ast: SparqlNode | undefined;
   try {
-    return (await sparqlParser()).parse(text);
+    ast = (await sparqlParser()).parse(text);
   } catch {
-    return undefined;
+    ast = undefined;
   }
+  lastPlanned = { text, ast };
+  return ast;
 }
+let lastPlanned: { text: string; ast: SparqlNode | undefined } | undefined;
 
 /** Parses a query text; throws the parser's error (its message names the line and the token). */
 export async function parseSparql(text: string): Promise<SparqlNode> {
