@@ -1,5 +1,6 @@
 import type { Quad } from '@rdfjs/types';
 import type { LogGap } from './log-gaps.ts';
+import type { TermCheckMemo } from './term-check-memo.ts';
 import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, TriplePattern, VersionedGraphStore, VersionInfo } from './types.ts';
 
 /**
@@ -194,6 +195,8 @@ export interface VersionBackend extends VersionedGraphStore {
    */
   oddLiteralTerms?(after: number, limit: number, upTo: number): Array<{ id: number; nt: string }>;
   lastTermId?(): number;
+  /** Where the count planner keeps its term check between processes (term-check-memo.ts). */
+  termCheckMemo?(): TermCheckMemo;
   /** The dictionary ids of N-Triples terms (undefined: not in it). */
   idsOfTerms(nts: string[]): Array<number | undefined>;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];

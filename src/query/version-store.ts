@@ -6,6 +6,7 @@ import type { Quad } from '@rdfjs/types';
 import { iriTerm, skolemise, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import { inEngineForm } from './engine-form.ts';
+import { SQLITE_TERM_CHECK_DDL, SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import type {
@@ -38,6 +39,7 @@ DROP INDEX IF EXISTS quads_by_s;
 DROP INDEX IF EXISTS quads_by_o;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 ${LOG_GAPS_DDL}
+${SQLITE_TERM_CHECK_DDL}
 `;
 
 /** A term of the dictionary that is a literal with a datatype or a language tag (its N-Triples text). */
@@ -338,7 +340,7 @@ export class VersionArchive implements VersionBackend {
 
   /** Empties the store (inside `writeTransaction`), to index it again from the start. */
   clear(): void {
-    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM meta WHERE key <> '${BULK_LOADER}';`);
+    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM meta WHERE key <> '${BULK_LOADER}';`);
     this.logGaps.clear();
     this.termIds.clear();
     this.generationCounter++;
@@ -642,6 +644,10 @@ export class VersionArchive implements VersionBackend {
     }
     return this.db.prepare<[number, number, number], { id: number; nt: string }>(
       `SELECT id, nt FROM terms WHERE id > ? AND id <= ? AND ${LITERAL_TERM} AND dm_not_engine_form(nt) ORDER BY id LIMIT ?`).all(after, upTo, limit);
+  }
+
+  termCheckMemo(): TermCheckMemo {
+    return new SqliteTermCheckMemo(this.db);
   }
 
   lastTermId(): number {

@@ -59,9 +59,9 @@ export const VERSION_BACKENDS: BackendMaker[] = [sqliteBackend, postgresBackend]
  * A store of this backend made and filled by `build` once for the enclosing describe block, and removed
  * after it; `held.archive` is the store inside its tests (unset when the backend is skipped).
  */
-export function builtBackend(backend: BackendMaker, build: (archive: VersionBackend) => Promise<void>, timeoutMs = 600_000): { archive: VersionBackend } {
-  const held = {} as { archive: VersionBackend };
+export function builtBackend(backend: BackendMaker, build: (archive: VersionBackend) => Promise<void>, timeoutMs = 600_000): Pick<TempBackend, 'archive' | 'reopen'> {
   let made: TempBackend | undefined;
+  const held = { reopen: (opts) => made!.reopen(opts) } as Pick<TempBackend, 'archive' | 'reopen'>;
   beforeAll(async () => {
     if (backend.skip) return;
     made = backend.make();

@@ -4,6 +4,8 @@ import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
+import type { TermCheckMemo } from '../term-check-memo.ts';
+import { PG_TERM_CHECK_DDL, PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, intervalsByQuad, termHash, toQuadRow, tripleHash, type RawRow,
@@ -46,6 +48,7 @@ function ddl(partitions: number): string[] {
     'CREATE INDEX IF NOT EXISTS vs_quads_by_graph ON vs_quads (g, to_t)',
     'CREATE TABLE IF NOT EXISTS vs_meta (key text PRIMARY KEY, value bigint NOT NULL)',
     'CREATE TABLE IF NOT EXISTS vs_log_gaps (from_id bigint PRIMARY KEY, to_id bigint NOT NULL, seen_at bigint NOT NULL)',
+    ...PG_TERM_CHECK_DDL,
   ];
 }
 
@@ -142,7 +145,12 @@ export class PgVersionArchive implements VersionBackend {
       { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
     ];
     // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
-    if (this.db.query<{ t: string | null }>("SELECT to_regclass('vs_meta')::text AS t")[0]!.t !== null) return;
+    const have = this.db.query<{ meta: string | null; term_check: string | null }>(
+      "SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check")[0]!;
+    if (have.meta !== null) {
+      if (have.term_check === null) this.addTermCheckTables(statements);
+      return;
+    }
     if (schema) statements.push({ sql: `CREATE SCHEMA IF NOT EXISTS "${schema}"` });
     // IF NOT EXISTS throughout: another process may have created them while this one waited for the lock.
     statements.push(...ddl(partitions).map((sql) => ({ sql })), { sql: 'COMMIT' });
@@ -154,6 +162,19 @@ export class PgVersionArchive implements VersionBackend {
         throw new UserError(`cannot create the versioned store in PostgreSQL at ${redactUrl(this.file)}: ${(e as Error).message}; a database user who may create tables there must build it once (datamonitor query --db URL as that user)`);
       }
       throw e;
+    }
+  }
+
+  /**
+   * A store built before the count's term check was kept (term-check-memo.ts) gains its tables; a user who
+   * may not create them still opens the store, and the check is then made in memory by each process.
+   */
+  private addTermCheckTables(begin: SyncStatement[]): void {
+    try {
+      this.db.run([...begin, ...PG_TERM_CHECK_DDL.map((sql) => ({ sql })), { sql: 'COMMIT' }]);
+    } catch (e) {
+      this.db.query('ROLLBACK');
+      if ((e as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw e;
     }
   }
 
@@ -480,6 +501,8 @@ export class PgVersionArchive implements VersionBackend {
     if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), wrote: true });
     this.db.run([
       { sql: 'TRUNCATE vs_quads, vs_versions, vs_terms, vs_log_gaps' },
+      // Absent from a store built before them whose writer may not create tables (addTermCheckTables).
+      { sql: "DO $$ BEGIN IF to_regclass('vs_term_classes') IS NOT NULL THEN TRUNCATE vs_term_forms, vs_term_classes; END IF; END $$" },
       { sql: 'DELETE FROM vs_meta WHERE key <> $1', params: [BULK_LOADER] },
     ]);
     this.termIds.clear();
@@ -752,6 +775,10 @@ export class PgVersionArchive implements VersionBackend {
 
   idsOfTerms(nts: string[]): Array<number | undefined> {
     return nts.map((nt) => this.lookupTerm(nt));
+  }
+
+  termCheckMemo(): TermCheckMemo {
+    return new PgTermCheckMemo(this.db, this.readonly);
   }
 
   /** The highest row id handed out (rows are deleted only on a rebuild): no count of the table. */

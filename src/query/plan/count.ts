@@ -4,6 +4,7 @@ import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';
 import { DM } from '../../archive/namespace.ts';
 import { inEngineForm } from '../engine-form.ts';
+import type { TermCheckMemo } from '../term-check-memo.ts';
 
 /**
  * An aggregate the index answers by itself: `SELECT (COUNT(*) AS ?n) WHERE { s p o }` over one triple
@@ -88,14 +89,16 @@ export async function countShape(text: string): Promise<CountShape | undefined> 
  * The archive's literal terms that are one term to the engine (plan/count.ts's third point): each such
  * term's id mapped to one id of its class, for the count's SQL to count them as one; undefined when there
  * are too many to list in SQL, or when a document names dm:graphs (the graph of the `dm:inDocument`
- * statements): then the engine counts. Only terms added since the last call are read again (a process
- * keeps what it has seen); most are in the engine's own form already, told by their text, and only the
- * rest go through the engine.
+ * statements): then the engine counts. Only terms added since the last check are read again: the check is
+ * kept in the process and, where the store can (term-check-memo.ts), in the store for the next process.
+ * Most terms are in the engine's own form already, told by their text, and only the rest go through the engine.
  */
 export function sameTerms(archive: VersionBackend): Map<number, number> | undefined {
   let seen = checked.get(archive);
   if (!seen) {
-    seen = { after: 0, byForm: new Map(), same: new Map(), exact: true };
+    const memo = archive.termCheckMemo?.();
+    const saved = memo?.load();
+    seen = { after: saved?.after ?? 0, byForm: new Map(), fresh: new Map(), same: saved?.same ?? new Map(), exact: saved?.exact ?? true, memo, saving: true, savedAt: saved?.after ?? 0, resumed: saved !== undefined };
     checked.set(archive, seen);
   }
   if (!seen.exact) return undefined;
@@ -122,11 +125,12 @@ export function sameTerms(archive: VersionBackend): Map<number, number> | undefi
     seen.after = terms.at(-1)!.id;
     const odd = terms.filter((t) => !inEngineForm(t.nt));
     const isOdd = new Set(odd);
+    const plain = terms.filter((t) => !isOdd.has(t));
+    recall(seen, plain.map((t) => t.nt));
     // A term in the engine's form may be the form an odd term read earlier takes there. Only such forms are
     // remembered (an odd term's form that is a term already is found by looking it up in joinOdd): remembering
     // every literal held them all in memory, 852 MB at 1,000,000 documents (bench/SCALE-RUN.md).
-    for (const t of terms) {
-      if (isOdd.has(t)) continue;
+    for (const t of plain) {
       const first = seen.byForm.get(t.nt);
       if (first !== undefined && first !== t.id) (seen.same.set(first, first), seen.same.set(t.id, first));
     }
@@ -134,7 +138,30 @@ export function sameTerms(archive: VersionBackend): Map<number, number> | undefi
     if (seen.same.size > MAX_SAME) return fail(seen);
     if (terms.length < CHUNK) break;
   }
+  remember(seen);
   return seen.same;
+}
+
+/** Saves what this process checked since the saved check, for the next one. */
+function remember(seen: Checked): void {
+  if (!seen.memo || !seen.saving || (seen.exact && seen.after === seen.savedAt)) return;
+  if (seen.memo.save(seen.savedAt, { after: seen.after, exact: seen.exact, same: seen.same }, seen.fresh)) {
+    seen.savedAt = seen.after;
+    seen.fresh.clear();
+  } else {
+    // Another process saved first (or the store is read-only): this one goes on in memory, reading what is saved.
+    seen.saving = false;
+  }
+}
+
+/** Brings the saved first ids of these forms into memory: a process that went on from a saved check holds none. */
+function recall(seen: Checked, forms: string[]): void {
+  if (!seen.resumed || !seen.memo) return;
+  const missing = [...new Set(forms)].filter((f) => !seen.byForm.has(f));
+  if (missing.length === 0) return;
+  seen.memo.firstOfForms(missing).forEach((first, i) => {
+    if (first !== undefined) seen.byForm.set(missing[i]!, first);
+  });
 }
 
 /**
@@ -153,12 +180,13 @@ function joinOdd(seen: Checked, archive: VersionBackend, odd: Array<{ id: number
     ox.freeStore(store);
   }
   const distinct = [...new Set(forms.values())];
+  const strings = odd.filter((t) => t.nt.endsWith(XSD_STRING_SUFFIX));
+  recall(seen, [...distinct, ...odd.map((t) => t.nt), ...strings.map((t) => t.nt.slice(0, -XSD_STRING_SUFFIX.length))]);
   const known = archive.idsOfTerms(distinct);
   distinct.forEach((form, i) => {
     if (known[i] !== undefined) join(seen, form, known[i]!);
   });
   for (const t of odd) join(seen, forms.get(t.id) ?? t.nt, t.id);
-  const strings = odd.filter((t) => t.nt.endsWith(XSD_STRING_SUFFIX));
   const twins = archive.idsOfTerms(strings.map((t) => t.nt.slice(0, -XSD_STRING_SUFFIX.length)));
   strings.forEach((t, i) => {
     if (twins[i] !== undefined) join(seen, t.nt.slice(0, -XSD_STRING_SUFFIX.length), twins[i]!);
@@ -171,7 +199,9 @@ const MAX_SAME = 5_000;
 function fail(seen: Checked): undefined {
   seen.exact = false;
   seen.byForm.clear();
+  seen.fresh.clear();
   seen.same.clear();
+  remember(seen);
   return undefined;
 }
 
@@ -180,6 +210,7 @@ function join(seen: Checked, form: string, id: number): void {
   const first = seen.byForm.get(form);
   if (first === undefined) {
     seen.byForm.set(form, id);
+    seen.fresh.set(form, id);
     return;
   }
   if (first === id) return;
@@ -192,7 +223,15 @@ interface Checked {
   after: number;
   /** The engine's form of each odd term (and of each xsd:string twin) seen, to the first id that took it. */
   byForm: Map<string, number>;
+  /** The entries of byForm this process made and has not saved. */
+  fresh: Map<string, number>;
   same: Map<number, number>;
   exact: boolean;
+  /** Where the check is kept between processes; `saving` false once another process saved first. */
+  memo: TermCheckMemo | undefined;
+  saving: boolean;
+  /** The horizon of the saved check (0: none); `resumed`: this process went on from one. */
+  savedAt: number;
+  resumed: boolean;
 }
 const checked = new WeakMap<VersionBackend, Checked>();
