@@ -37,6 +37,8 @@ async function build(archive: VersionBackend): Promise<void> {
   for (let i = 0; i < DOCS; i += 3) await put(web.document(i), T1 + i, web.turtle(i).replace(`"Resource ${i}"@en`, `"Resource ${i}, revised"@en`));
   for (let i = 0; i < DOCS; i += 7) await archive.deleteGraph(web.document(i), T2 + i);
   await archive.deleteGraph('http://trig.lod.test/2.trig', T2);
+  // From here no named graph is valid: the count takes its other form (every row its own quad but the merged ones).
+  await archive.deleteGraph('http://trig.lod.test/1.trig', T2 + DAY / 2);
   archive.flush();
 }
 
@@ -126,10 +128,13 @@ describe.each(VERSION_BACKENDS)('counts at T from the index on $name', (backend)
   const anotherProcess = (opts?: { readonly?: boolean }) => {
     const archive = held.reopen(opts);
     const read = { terms: 0 };
-    for (const name of ['literalTerms', 'oddLiteralTerms'] as const) {
-      const own = archive[name]?.bind(archive);
-      if (own) archive[name] = (...args: [number, number, number]) => { const terms = own(...args); read.terms += terms.length; return terms; };
-    }
+    const counted = (own: (...args: number[]) => Array<{ id: number; nt: string }>) => (...args: number[]) => {
+      const terms = own(...args);
+      read.terms += terms.length;
+      return terms;
+    };
+    archive.literalTerms = counted(archive.literalTerms.bind(archive) as never);
+    if (archive.oddLiteralTerms) archive.oddLiteralTerms = counted(archive.oddLiteralTerms.bind(archive) as never);
     return { archive, read };
   };
 
