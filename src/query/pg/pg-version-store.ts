@@ -774,7 +774,14 @@ export class PgVersionArchive implements VersionBackend {
   }
 
   idsOfTerms(nts: string[]): Array<number | undefined> {
-    return nts.map((nt) => this.lookupTerm(nt));
+    const missing = [...new Set(nts.filter((nt) => !this.termIds.has(nt)))];
+    // A round trip a chunk, not a term: the count's term check looks up thousands of engine forms at once.
+    for (let i = 0; i < missing.length; i += PAGE) {
+      const part = missing.slice(i, i + PAGE);
+      const found = this.db.query<{ id: number; nt: string }>(idsOfTermsSql('$1', '$2', 'id, nt'), [part.map(termHash), part]);
+      for (const r of found) this.termIds.set(r.nt, Number(r.id));
+    }
+    return nts.map((nt) => this.termIds.get(nt));
   }
 
   termCheckMemo(): TermCheckMemo {
@@ -799,8 +806,8 @@ export class PgVersionArchive implements VersionBackend {
 }
 
 /** The ids of terms given as parameters: their hashes (an index probe each), then their N-Triples. */
-function idsOfTermsSql(hashes: string, nts: string): string {
-  return `SELECT id FROM vs_terms WHERE h = ANY(${hashes}::bigint[]) AND nt = ANY(${nts}::text[])`;
+function idsOfTermsSql(hashes: string, nts: string, columns = 'id'): string {
+  return `SELECT ${columns} FROM vs_terms WHERE h = ANY(${hashes}::bigint[]) AND nt = ANY(${nts}::text[])`;
 }
 
 /**
