@@ -151,3 +151,8 @@ function neighbourhoodHash(graph: string, node: string, quads: Quad[], named: Ma
   const lines = quads.map((q) => `${name(q.subject)} ${ntTerm(q.predicate)} ${name(q.object)}${q.graph.termType === 'DefaultGraph' ? '' : ` ${name(q.graph)}`}`).sort();
   return createHash('sha1').update(graph).update('\n').update(lines.join('\n')).digest('hex').slice(0, 24);
 }
+
+/** 48 bits of sha1: a dictionary key small enough for a JS number, collisions resolved by comparing text. */
+export function termHash(nt: string): number {
+  return createHash('sha1').update(nt).digest().readUIntBE(0, 6);
+}

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
-import { iriTerm, skolemise, type NtQuad } from './terms.ts';
+import { iriTerm, skolemise, termHash, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import { inEngineForm } from './engine-form.ts';
 import { SQLITE_TERM_CHECK_DDL, SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
@@ -751,11 +750,6 @@ export function tripleHash(s: string, p: string, o: string, ng: string): number 
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** 48 bits of sha1: a dictionary key small enough for a JS number, collisions resolved by comparing text. */
-export function termHash(nt: string): number {
-  return createHash('sha1').update(nt).digest().readUIntBE(0, 6);
 }
 
 /**

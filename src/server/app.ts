@@ -8,7 +8,7 @@ import { behindWarning, VersionIndex } from '../query/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
-import { registerCdxRoute } from './cdx.ts';
+import { registerCdxRoute } from './cdx-route.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerArchiveRoutes } from './archive-routes.ts';
 import { registerDashboardRoutes } from './dashboard.ts';

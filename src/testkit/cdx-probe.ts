@@ -11,7 +11,7 @@
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { openStore } from '../store/index.ts';
-import { registerCdxRoute } from '../server/cdx.ts';
+import { registerCdxRoute } from '../server/cdx-route.ts';
 
 export interface CdxProbeResult {
   /** The first status other than 200, else 200. */

@@ -2,13 +2,13 @@ import type { Quad } from '@rdfjs/types';
 import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
-import { iriTerm, skolemise, type NtQuad } from '../terms.ts';
+import { iriTerm, skolemise, termHash, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
 import type { TermCheckMemo } from '../term-check-memo.ts';
 import { PG_TERM_CHECK_DDL, PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
-  OPEN, checkGraph, checkTime, intervalsByQuad, termHash, toQuadRow, tripleHash, type RawRow,
+  OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow,
 } from '../version-store.ts';
 import type {
   ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind,

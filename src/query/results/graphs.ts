@@ -1,7 +1,7 @@
 import * as ox from '../oxigraph.ts';
 import { UserError } from '../../util/errors.ts';
 import type { ResultFormat } from '../types.ts';
-import { freeStore } from '../sparql.ts';
+import { freeStore } from '../oxigraph.ts';
 import { mediaTypeOf } from './formats.ts';
 
 /**
