@@ -3,9 +3,9 @@ import { termHash } from './terms.ts';
 
 /**
  * What the count planner's term check (plan/count.ts sameTerms) found, kept in the store so that the next
- * process goes on from it instead of reading the whole dictionary again: that read was most of a count's
- * time in a new process (0.9–1.3 s of a 0 ms count at 100,000 documents, 6–7 s at 1,000,000; bench/SCALE-QUERY.md
- * "Term check"). Terms are never deleted but by a rebuild, which empties this too, so a check up to a term id
+ * process goes on from it instead of reading the whole dictionary again: that read was about half of a COUNT's
+ * CPU in a new process at 100,000 documents (bench/SCALE-QUERY.md "Term check": 0.52–0.61× with the check saved).
+ * Terms are never deleted but by a rebuild, which empties this too, so a check up to a term id
  * stays true: only the terms added since are read.
  */
 export interface TermCheck {
