@@ -175,7 +175,14 @@ function joinOdd(seen: Checked, archive: VersionBackend, odd: Array<{ id: number
   let forms: Map<number, string>;
   try {
     store.load(odd.map((t) => `<x:${t.id}> <x:p> ${t.nt} .`).join('\n'), { format: 'application/n-triples', lenient: true });
-    forms = new Map(store.match().map((q) => [Number(q.subject.value.slice(2)), q.object.toString()]));
+    // A plain loop, not match().map(callback): each toString() is a call into WebAssembly, whose memory may grow
+    // there; a grow detaches the old buffer, V8 then deoptimizes the code that assumed none would be, and Node 20's
+    // V8 aborted ("Fatal error … unreachable code" in Deoptimizer::DoComputeBuiltinContinuation, signal 5) when the
+    // frame so deoptimized was map's callback: 3 of 4 first COUNTs on a 1,000,000-document archive
+    // (bench/SCALE-QUERY.md, "Term check").
+    forms = new Map();
+    const quads = store.match();
+    for (let i = 0; i < quads.length; i++) forms.set(Number(quads[i]!.subject.value.slice(2)), quads[i]!.object.toString());
   } finally {
     ox.freeStore(store);
   }
