@@ -1,7 +1,6 @@
 import * as ox from '../oxigraph.ts';
 import { UserError } from '../../util/errors.ts';
 import type { ResultFormat } from '../types.ts';
-import { freeStore } from '../oxigraph.ts';
 import { mediaTypeOf } from './formats.ts';
 
 /**
@@ -19,6 +18,6 @@ export function writeGraph(quads: ox.Quad[], format: ResultFormat): string {
     // RDF/XML and JSON-LD cannot carry every graph (a triple term, a predicate RDF/XML cannot name).
     throw new UserError(`this result cannot be written as ${format}: ${(e as Error).message ?? e}; ask for N-Triples or Turtle instead`);
   } finally {
-    freeStore(store);
+    ox.freeStore(store);
   }
 }
