@@ -126,9 +126,13 @@ describe('query engine, thread isolation', () => {
 });
 
 /**
- * A query on the asking thread (src/query/engine/inline.ts), as `datamonitor query` runs its one query:
- * node:vm's watchdog stops it at the time limit inside Oxigraph's WebAssembly, the companion thread
- * interrupts it past the memory limit. In-process here (vitest runs each file in a process of its own).
+ * A query on the asking thread (src/query/engine/inline.ts), as `datamonitor query` runs its one query.
+ * Only evaluations that end by themselves run in this process: vitest runs file after file in one fork
+ * (isolate: false), and an evaluation stopped inside Oxigraph's WebAssembly (time limit, memory limit,
+ * Ctrl-C) leaves its heap untrusted — a later garbage collection freed Oxigraph terms through it and
+ * crashed the fork ("RuntimeError: memory access out of bounds" in web.js's FinalizationRegistry, CI of
+ * stop 28). inline.ts says so: after a limit error the caller exits. The stopped evaluations are tried as
+ * a user meets them, in a `datamonitor query` process of their own: below, and in cli-limits.test.ts.
  */
 describe('query on the asking thread, under the limits', () => {
   const limits = (o: Partial<typeof DEFAULT_LIMITS> = {}) => ({ ...DEFAULT_LIMITS, ...o });
@@ -141,19 +145,6 @@ describe('query on the asking thread, under the limits', () => {
   it('answers as runQuery does', async () => {
     expect(names((await run(ALICE)).body)).toEqual(['Alice']);
   });
-
-  it('stops a query at its time limit inside the WebAssembly evaluation, with the limit error', async () => {
-    const err = await failure(run(COUNT3, limits({ timeMs: 1500 })));
-    expect(err).toBeInstanceOf(QueryLimitError);
-    expect((err as QueryLimitError).kind).toBe('time');
-    expect(err.message).toMatch(/time limit of 1\.5 s/);
-  });
-
-  it.skipIf(!linux)('stops a query that grows the process over the memory limit (WebAssembly memory included)', async () => {
-    const err = await failure(run(PRODUCT4, limits({ timeMs: 300_000, memoryBytes: 200 * 1024 ** 2 })));
-    expect((err as QueryLimitError).kind).toBe('memory');
-    expect(err.message).toMatch(/memory limit of 200\.0 MiB/);
-  }, 300_000);
 
   it('refuses a result over the size limit, and a wrong query with a plain UserError', async () => {
     const body = (await run('SELECT * WHERE { ?s ?p ?o }')).body;
