@@ -6,6 +6,7 @@ import { iriTerm, skolemise, termHash, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import { inEngineForm } from './engine-form.ts';
 import { SQLITE_TERM_CHECK_DDL, SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
+import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, SQLITE_TOTAL_STEP, buildTotalsSql, totalChange } from './count-totals.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import type {
@@ -39,6 +40,7 @@ DROP INDEX IF EXISTS quads_by_o;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 ${LOG_GAPS_DDL}
 ${SQLITE_TERM_CHECK_DDL}
+${SQLITE_COUNT_TOTALS_DDL}
 `;
 
 /** A term of the dictionary that is a literal with a datatype or a language tag (its N-Triples text). */
@@ -131,6 +133,7 @@ export class VersionArchive implements VersionBackend {
         this.db.exec(SCHEMA);
         if (this.hasNamedGraphColumn() === false) this.migrateNamedGraphs();
         this.createIndexes();
+        this.buildCountTotals();
       }
     }
     const current = this.hasNamedGraphColumn() !== false;
@@ -140,6 +143,28 @@ export class VersionArchive implements VersionBackend {
     this.ngKey = current ? 'ifnull(q.ng, 0)' : '0';
     this.stmts = prepareStatements(this.db);
     this.logGaps = new LogGaps(this.db);
+    this.keepsTotals = !opts.readonly && this.countTotals() !== undefined;
+  }
+
+  /** Whether this writer keeps count_totals (count-totals.ts) with each version. */
+  private readonly keepsTotals: boolean;
+
+  /** A store written before count_totals gains it, filled from its versions in one statement (once). */
+  private buildCountTotals(): void {
+    if (this.countTotals() !== undefined) return;
+    this.db.transaction(() => {
+      this.db.exec(`DELETE FROM count_totals; ${buildTotalsSql('count_totals', 'versions')}`);
+      this.db.prepare<[string, number]>('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(COUNT_TOTALS_KEY, 1);
+    })();
+  }
+
+  /** The table of rows valid per instant when it holds every version; undefined in a store without it. */
+  private countTotals(): string | undefined {
+    try {
+      return this.db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE key = ?').get(COUNT_TOTALS_KEY) ? 'count_totals' : undefined;
+    } catch {
+      return undefined; // a new file opened read-only: no meta table
+    }
   }
 
   private readonly cols: string;
@@ -337,7 +362,8 @@ export class VersionArchive implements VersionBackend {
 
   /** Empties the store (inside `writeTransaction`), to index it again from the start. */
   clear(): void {
-    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM meta WHERE key <> '${BULK_LOADER}';`);
+    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM count_totals;
+      DELETE FROM meta WHERE key NOT IN ('${BULK_LOADER}', '${COUNT_TOTALS_KEY}');`);
     this.logGaps.clear();
     this.termIds.clear();
     this.generationCounter++;
@@ -388,6 +414,11 @@ export class VersionArchive implements VersionBackend {
       removed = this.stmts.countRemovedAt.get(g, time)!.n;
     }
     this.stmts.putVersionRow.run(g, time, kind, added, removed, seen.size);
+    const change = totalChange(seen.size, last);
+    if (this.keepsTotals && change !== 0) {
+      this.stmts.openTotal().run({ t: time });
+      this.stmts.addTotal().run({ t: time, d: change });
+    }
     this.generationCounter++;
     return { added, removed };
   }
@@ -621,7 +652,7 @@ export class VersionArchive implements VersionBackend {
   countAt(at: number, pattern: RowConstants, req: CountRequest): number {
     const t = checkTime(at, 'countAt');
     const namedAtT = this.ngColumn !== 'NULL' && this.db.prepare(NAMED_ROW_AT_T).get(t, t) !== undefined;
-    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => '?', 'quads', this.ngColumn, namedAtT);
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => '?', 'quads', this.ngColumn, namedAtT, this.countTotals());
     return q ? (this.db.prepare<unknown[], { n: number }>(q.sql).get(...q.args)!.n) : 0;
   }
 
@@ -702,8 +733,11 @@ function prepareStatements(db: Database.Database) {
     termByHash: db.prepare<[number], { id: number; nt: string }>('SELECT id, nt FROM terms WHERE h = ?'),
     termById: db.prepare<[number], { nt: string }>('SELECT nt FROM terms WHERE id = ?'),
     insertTerm: db.prepare<[number, string]>('INSERT INTO terms (h, nt) VALUES (?, ?)'),
-    lastVersion: db.prepare<[number], { time: number; kind: VersionKind }>(
-      'SELECT time, kind FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1'),
+    lastVersion: db.prepare<[number], { time: number; kind: VersionKind; triples: number }>(
+      'SELECT time, kind, triples FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1'),
+    // Prepared on first use: a store opened read-only before count_totals has no such table.
+    openTotal: once(() => db.prepare<[{ t: number }]>(SQLITE_TOTAL_STEP.open)),
+    addTotal: once(() => db.prepare<[{ t: number; d: number }]>(SQLITE_TOTAL_STEP.add)),
     openRows: db.prepare<[number], { rowid: number; h: number; from_t: number }>(
       `SELECT rowid, h, from_t FROM quads WHERE g = ? AND to_t = ${OPEN}`),
     // Prepared on first use: a store from before `ng`, opened read-only, has no such column and never inserts.

@@ -6,6 +6,7 @@ import { iriTerm, skolemise, termHash, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
 import type { TermCheckMemo } from '../term-check-memo.ts';
 import { PG_TERM_CHECK_DDL, PgTermCheckMemo } from './pg-term-check-memo.ts';
+import { COUNT_TOTALS_KEY, PG_COUNT_TOTALS_DDL, PG_TOTAL_STEPS, buildTotalsSql, totalChange } from '../count-totals.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow,
@@ -49,6 +50,7 @@ function ddl(partitions: number): string[] {
     'CREATE TABLE IF NOT EXISTS vs_meta (key text PRIMARY KEY, value bigint NOT NULL)',
     'CREATE TABLE IF NOT EXISTS vs_log_gaps (from_id bigint PRIMARY KEY, to_id bigint NOT NULL, seen_at bigint NOT NULL)',
     ...PG_TERM_CHECK_DDL,
+    PG_COUNT_TOTALS_DDL,
   ];
 }
 
@@ -72,7 +74,7 @@ const PAGE = 20_000;
 const MAX_CACHED_TERMS = 200_000;
 
 interface OpenRow { id: number; from: number }
-interface GraphState { last: { time: number; kind: VersionKind } | undefined; open: Map<number, OpenRow> }
+interface GraphState { last: { time: number; kind: VersionKind; triples: number } | undefined; open: Map<number, OpenRow> }
 /** A row to insert, its terms as N-Triples: ids are looked up or handed out once per flush, for every row at once. */
 interface PendingQuad { id: number; g: string; s: string; p: string; o: string; h: number; from: number; to: number; ng: string | null }
 
@@ -110,6 +112,8 @@ export class PgVersionArchive implements VersionBackend {
     inserts: Map<number, PendingQuad>;
     closes: Map<number, { g: string; to: number }>;
     versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
+    /** How this transaction's versions change the rows valid from each instant on (count-totals.ts). */
+    totals: Map<number, number>;
   } | undefined;
   private generationSeen: number | undefined;
   /**
@@ -131,11 +135,36 @@ export class PgVersionArchive implements VersionBackend {
       this.readonly ||= !this.writable;
       // Put back the read indexes a bulk loader that died left down (its session is gone).
       if (this.writable && this.liveBulkLoader() === undefined && this.missingIndexes().length > 0) this.writeTransaction(() => this.restoreIndexes());
+      this.keepsTotals = this.writable && this.buildCountTotals();
     } catch (e) {
       void this.db.close();
       throw connectError(e, url);
     }
     this.logGaps = new PgLogGaps(this.db);
+  }
+
+  /** Whether this writer keeps vs_count_totals (count-totals.ts) with each version. */
+  private keepsTotals = false;
+
+  /**
+   * Fills vs_count_totals from the versions once (a store written before it), under the writers' lock; false
+   * when this user may not write it (or it could not be made): counts then scan, as before.
+   */
+  private buildCountTotals(): boolean {
+    const [state] = this.db.query<{ table: string | null; built: boolean }>(
+      "SELECT to_regclass('vs_count_totals')::text AS table, EXISTS (SELECT 1 FROM vs_meta WHERE key = $1) AS built", [COUNT_TOTALS_KEY]);
+    if (state!.table === null) return false;
+    if (!this.db.query<{ ok: boolean }>("SELECT has_table_privilege('vs_count_totals', 'INSERT') AND has_table_privilege('vs_count_totals', 'UPDATE') AS ok")[0]!.ok) return false;
+    if (state!.built) return true;
+    this.writeTransaction(() => {
+      if (this.meta(COUNT_TOTALS_KEY) !== undefined) return; // another writer built it while this one waited
+      this.db.run([
+        { sql: 'TRUNCATE vs_count_totals' },
+        { sql: buildTotalsSql('vs_count_totals', 'vs_versions') },
+        { sql: 'INSERT INTO vs_meta (key, value) VALUES ($1, 1) ON CONFLICT (key) DO NOTHING', params: [COUNT_TOTALS_KEY] },
+      ]);
+    });
+    return true;
   }
 
   private init(schema: string | undefined, partitions: number): void {
@@ -145,10 +174,12 @@ export class PgVersionArchive implements VersionBackend {
       { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
     ];
     // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
-    const have = this.db.query<{ meta: string | null; term_check: string | null }>(
-      "SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check")[0]!;
+    const have = this.db.query<{ meta: string | null; term_check: string | null; totals: string | null }>(
+      `SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check,
+              to_regclass('vs_count_totals')::text AS totals`)[0]!;
     if (have.meta !== null) {
-      if (have.term_check === null) this.addTermCheckTables(statements);
+      const missing = [...(have.term_check === null ? PG_TERM_CHECK_DDL : []), ...(have.totals === null ? [PG_COUNT_TOTALS_DDL] : [])];
+      if (missing.length > 0) this.addMissingTables(statements, missing);
       return;
     }
     if (schema) statements.push({ sql: `CREATE SCHEMA IF NOT EXISTS "${schema}"` });
@@ -166,12 +197,13 @@ export class PgVersionArchive implements VersionBackend {
   }
 
   /**
-   * A store built before the count's term check was kept (term-check-memo.ts) gains its tables; a user who
-   * may not create them still opens the store, and the check is then made in memory by each process.
+   * A store built before the count's term check (term-check-memo.ts) or its totals (count-totals.ts) were kept
+   * gains their tables; a user who may not create them still opens the store, and the check is then made in
+   * memory by each process, the count by a scan.
    */
-  private addTermCheckTables(begin: SyncStatement[]): void {
+  private addMissingTables(begin: SyncStatement[], ddl: string[]): void {
     try {
-      this.db.run([...begin, ...PG_TERM_CHECK_DDL.map((sql) => ({ sql })), { sql: 'COMMIT' }]);
+      this.db.run([...begin, ...ddl.map((sql) => ({ sql })), { sql: 'COMMIT' }]);
     } catch (e) {
       this.db.query('ROLLBACK');
       if ((e as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw e;
@@ -278,7 +310,7 @@ export class PgVersionArchive implements VersionBackend {
     this.nextRowSeen = undefined;
     this.tx = {
       nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false,
-      graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(),
+      graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), totals: new Map(),
     };
     try {
       const out = fn();
@@ -371,6 +403,12 @@ export class PgVersionArchive implements VersionBackend {
       });
       tx.versions.clear();
     }
+    const totals = [...tx.totals].filter(([, change]) => change !== 0);
+    tx.totals.clear();
+    if (totals.length > 0) {
+      const times = totals.map(([t]) => t);
+      statements.push({ sql: PG_TOTAL_STEPS.open, params: [times] }, { sql: PG_TOTAL_STEPS.add, params: [times, totals.map(([, change]) => change)] });
+    }
     if (statements.length > 0) tx.wrote = true;
     return statements;
   }
@@ -390,9 +428,9 @@ export class PgVersionArchive implements VersionBackend {
     if (!tx) return;
     const wanted = [...new Set(graphs.map(iriTerm))].filter((nt) => !tx.graphs.has(nt));
     if (wanted.length === 0) return;
-    const [lasts, open] = this.db.run<{ nt: string; time: number; kind: VersionKind; id: number; h: number; from_t: number }>(prefetchStatements(wanted));
+    const [lasts, open] = this.db.run<{ nt: string; time: number; kind: VersionKind; triples: number; id: number; h: number; from_t: number }>(prefetchStatements(wanted));
     for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
-    for (const r of lasts!) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind };
+    for (const r of lasts!) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind, triples: r.triples };
     for (const r of open!) tx.graphs.get(r.nt)!.open.set(r.h, { id: r.id, from: r.from_t });
   }
 
@@ -457,7 +495,8 @@ export class PgVersionArchive implements VersionBackend {
       removed = r!.n;
     }
     tx.versions.set(`${g} ${time}`, [g, time, kind, added, removed, seen.size]);
-    state.last = { time, kind };
+    if (this.keepsTotals) tx.totals.set(time, (tx.totals.get(time) ?? 0) + totalChange(seen.size, last));
+    state.last = { time, kind, triples: seen.size };
     tx.wrote = true;
     return { added, removed };
   }
@@ -498,12 +537,13 @@ export class PgVersionArchive implements VersionBackend {
 
   clear(): void {
     const tx = this.tx;
-    if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), wrote: true });
+    if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), totals: new Map(), wrote: true });
     this.db.run([
       { sql: 'TRUNCATE vs_quads, vs_versions, vs_terms, vs_log_gaps' },
-      // Absent from a store built before them whose writer may not create tables (addTermCheckTables).
+      // Absent from a store built before them whose writer may not create tables (addMissingTables).
       { sql: "DO $$ BEGIN IF to_regclass('vs_term_classes') IS NOT NULL THEN TRUNCATE vs_term_forms, vs_term_classes; END IF; END $$" },
-      { sql: 'DELETE FROM vs_meta WHERE key <> $1', params: [BULK_LOADER] },
+      { sql: "DO $$ BEGIN IF to_regclass('vs_count_totals') IS NOT NULL THEN TRUNCATE vs_count_totals; END IF; END $$" },
+      { sql: 'DELETE FROM vs_meta WHERE key <> ALL($1)', params: [[BULK_LOADER, COUNT_TOTALS_KEY]] },
     ]);
     this.termIds.clear();
   }
@@ -763,8 +803,10 @@ export class PgVersionArchive implements VersionBackend {
 
   countAt(at: number, pattern: RowConstants, req: CountRequest): number {
     const t = checkTime(at, 'countAt');
-    const namedAtT = this.db.query('SELECT 1 FROM vs_quads q WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1 LIMIT 1', [t]).length > 0;
-    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), (n) => `$${n}::bigint`, 'vs_quads', 'q.ng', namedAtT);
+    const [state] = this.db.query<{ named: boolean; totals: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM vs_quads q WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1) AS named,
+              EXISTS (SELECT 1 FROM vs_meta WHERE key = $2) AS totals`, [t, COUNT_TOTALS_KEY]);
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), (n) => `$${n}::bigint`, 'vs_quads', 'q.ng', state!.named, state!.totals ? 'vs_count_totals' : undefined);
     return q ? Number(this.db.query<{ n: number }>(q.sql.replace('count(*) AS n', 'count(*)::bigint AS n'), q.args)[0]!.n) : 0;
   }
 
@@ -817,8 +859,8 @@ function idsOfTermsSql(hashes: string, nts: string, columns = 'id'): string {
 export function prefetchStatements(documents: string[]): SyncStatement[] {
   const params = [documents.map(termHash), documents];
   return [
-    { sql: `SELECT t.nt, l.time, l.kind FROM vs_terms t CROSS JOIN LATERAL
-              (SELECT time, kind FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
+    { sql: `SELECT t.nt, l.time, l.kind, l.triples FROM vs_terms t CROSS JOIN LATERAL
+              (SELECT time, kind, triples FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
             WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[])`, params },
     // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
     // The documents' ids go in as one array (an InitPlan), not as a join: with the statistics of a store
