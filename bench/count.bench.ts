@@ -21,6 +21,9 @@ import pg from 'pg';
 import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
 import { parsePostgresUrl } from '../src/store/redact.ts';
 import { CHECK_INEXACT, CHECKED_AFTER } from '../src/query/term-check-memo.ts';
+import { COUNT_TOTALS_KEY } from '../src/query/count-totals.ts';
+import { openVersionStore, PgVersionArchive } from '../src/query/index.ts';
+import { sameTerms } from '../src/query/plan/count.ts';
 import { option, QUICK } from './args.ts';
 import { runCli, type CliRun } from './cli-run.ts';
 
@@ -106,6 +109,64 @@ for (const q of QUERIES) {
   rows.push(`| ${q.name} | ${cell(fresh)} | ${cell(resumed)} | ${ratio.toFixed(2)}× | ${answers.size === 1 ? [...answers][0] : `**differ**: ${[...answers].join(', ')}`}${failures} |`);
 }
 
+/**
+ * The count of every triple at T read from the totals kept per instant (src/query/count-totals.ts) against the
+ * scan of every row valid at T that the store ran before, in one warm process on one store opened read-only:
+ * between runs the totals' meta key is taken away (the table stays), which sends the store back to the scan.
+ */
+async function setTotalsKey(present: boolean): Promise<void> {
+  if (DB) {
+    const { connectionString, schema } = parsePostgresUrl(DB);
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      if (schema) await client.query(`SET search_path TO ${client.escapeIdentifier(schema)}`);
+      await client.query(present ? 'INSERT INTO vs_meta (key, value) VALUES ($1, 1) ON CONFLICT (key) DO NOTHING' : 'DELETE FROM vs_meta WHERE key = $1', [COUNT_TOTALS_KEY]);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(path.join(dir, 'versions.sqlite'));
+  try {
+    db.prepare(present ? 'INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)' : 'DELETE FROM meta WHERE key = ?').run(COUNT_TOTALS_KEY);
+  } finally {
+    db.close();
+  }
+}
+
+const totalsRows: string[] = [];
+{
+  const archive = DB ? new PgVersionArchive(DB, { readonly: true }) : openVersionStore(dir, { readonly: true });
+  try {
+    const sameTerm = sameTerms(archive);
+    const every = { inDocument: true, sameTerm };
+    for (const [name, at] of [['every triple, now', Date.now()], [`every triple at ${PAST.slice(0, 10)}`, Date.parse(PAST)]] as const) {
+      const timed = (): [number, number] => {
+        const t = performance.now();
+        const n = archive.countAt(at, {}, every);
+        return [performance.now() - t, n];
+      };
+      const kept: Array<[number, number]> = [];
+      const scanned: Array<[number, number]> = [];
+      for (let i = 0; i < RUNS; i++) {
+        kept.push(timed());
+        await setTotalsKey(false);
+        try {
+          scanned.push(timed());
+        } finally {
+          await setTotalsKey(true);
+        }
+      }
+      const ms = (xs: Array<[number, number]>) => median(xs.map(([t]) => t));
+      const answers = new Set([...kept, ...scanned].map(([, n]) => n));
+      totalsRows.push(`| ${name} | ${ms(scanned).toFixed(1)} ms | ${ms(kept).toFixed(2)} ms | ${(ms(kept) / ms(scanned)).toPrecision(2)}× | ${answers.size === 1 ? [...answers][0] : `**differ**: ${[...answers].join(', ')}`} |`);
+    }
+  } finally {
+    await archive.close();
+  }
+}
+
 console.log(`### ${DOCS.toLocaleString('en')} documents${DB ? ', versioned index in PostgreSQL' : ', SQLite'}`);
 console.log('');
 console.log(`Command: \`node bin/run-ts.mjs bench/count.bench.ts${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\`; index caught up by the first query in ${s(index.ms)}. ${RUNS} runs of each, medians; each \`datamonitor query\` is its own process with the CLI's default limits (wall, CPU of the CLI and its query process, peak RSS summed over both, the largest of the runs).`);
@@ -113,3 +174,9 @@ console.log('');
 console.log('| COUNT of | no saved check: wall | CPU | peak RSS | saved check: wall | CPU | peak RSS | CPU ratio | answer (every run) |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows) console.log(r);
+console.log('');
+console.log(`Totals kept per instant against the scan of the rows valid at T, in one warm process (the store's countAt, ${RUNS} runs each, alternated, medians):`);
+console.log('');
+console.log('| COUNT of | scan of the rows valid at T | totals kept per instant | ratio | answer (every run) |');
+console.log('| --- | ---: | ---: | ---: | ---: |');
+for (const r of totalsRows) console.log(r);
