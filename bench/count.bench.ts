@@ -26,6 +26,7 @@ import { openVersionStore, PgVersionArchive } from '../src/query/index.ts';
 import { sameTerms } from '../src/query/plan/count.ts';
 import { option, QUICK } from './args.ts';
 import { runCli, type CliRun } from './cli-run.ts';
+import { median } from '../src/util/stats.ts';
 
 const DOCS = Number(option('--docs') ?? (QUICK ? 10_000 : 100_000));
 const RUNS = Number(option('--runs') ?? (QUICK ? 3 : 5));
@@ -83,7 +84,6 @@ process.stderr.write(`index caught up in ${(index.ms / 1000).toFixed(1)} s\n`);
 const answer = (r: CliRun): string | undefined =>
   r.code === 0 ? (JSON.parse(r.stdout) as { results: { bindings: Array<{ n: { value: string } }> } }).results.bindings[0]!.n.value : undefined;
 const failure = (r: CliRun) => `exit ${r.code}: ${r.stderr.split('\n').find((l) => /Fatal error|datamonitor:|Error/.test(l))?.trim().slice(0, 80) ?? ''}`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 

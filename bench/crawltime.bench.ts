@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { crawlTimePlot, formatCrawlTimeReport, loadRange, runCrawlTimeLab, type CrawlTimeLabResult } from '../src/lab/crawltime/index.ts';
 import { postgresqlDocsMissing, unpackPostgresqlDocs } from '../src/testkit/postgresql-docs.ts';
+import { median } from '../src/util/stats.ts';
 
 const missing = postgresqlDocsMissing();
 if (missing) {
@@ -41,10 +42,6 @@ try {
   const plot = out.svg;
   fs.writeFileSync(path.join(import.meta.dirname, plot), crawlTimePlot(r));
   const pct = (v: number) => `${(100 * v).toFixed(0)} %`;
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  };
   const names = r.estimators.map((e) => e.name);
   const err = (name: string) => runs.map((x) => x.estimators.find((e) => e.name === name)!.meanAbsError);
   const ratio = (name: string) => runs.map((x) => x.estimators.find((e) => e.name === name)!.medianRatio);

@@ -4,6 +4,7 @@
  * The HTML engineer's RDFa case can reuse it (import { runExtractBench } and pass their cases).
  */
 import { performance } from 'node:perf_hooks';
+import { median } from '../src/util/stats.ts';
 
 export interface ExtractBenchCase {
   name: string;
@@ -20,11 +21,6 @@ export interface ExtractBenchRow {
   extractorQuadsPerSecond: number;
   /** extractor time / bare time (median of the repetitions); < 1.2 meets the 20 % budget. */
   ratio: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function timed(run: () => Promise<number>): Promise<{ ms: number; quads: number }> {

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { RdfaParser } from 'rdfa-streaming-parser';
 import { extractMarkup, htmlExtractor } from '../src/extract/html/index.ts';
 import { runExtractBench } from './extract-harness.ts';
+import { median } from '../src/util/stats.ts';
 
 const quick = process.argv.includes('--quick');
 const SECTIONS = quick ? 10 : 40;
@@ -65,7 +66,6 @@ const repetitions = quick ? 5 : 9;
 const [same] = await runExtractBench([{ name: 'RDFa only (same quads)', bare: bareRdfa, extractor: rdfaOnly }], repetitions);
 
 // The full extractor gives more quads than the peer: time against time, same interleaving.
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fullMs: number[] = [];
 const bareMs: number[] = [];
 let fullQuads = 0;

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 import type { Quad, Source, Store as RdfjsStore, Term } from '@rdfjs/types';
+import { median } from '../src/util/stats.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const BENCH_DIR = path.dirname(SELF);
@@ -174,10 +175,6 @@ async function child(mode: ChildMode, dataDir: string, at: number): Promise<void
 
 // ---------------------------------------------------------------- parent
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 async function elapsed(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await fn();

@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { median } from '../src/util/stats.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const at = process.argv.indexOf('--archive');
@@ -44,7 +45,6 @@ function cpuOf(args: string[]): number {
   if (p.status !== 0 || !m) throw new Error(`node ${args.join(' ')} failed: ${p.stderr}`);
   return (Number(m[1]) + Number(m[2])) * 1000;
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const node0: number[] = [];
 const worker: number[] = [];
 const laps: number[][] = [];

@@ -20,6 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { median } from '../src/util/stats.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const arg = (name: string, dflt: number) => {
@@ -77,10 +78,6 @@ for (let turn = 0; turn < RUNS; turn++) {
 }
 if (given < 0) fs.rmSync(dataDir, { recursive: true, force: true });
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const medians = times.map(median);
 const floor = medians[0];
 const version = medians[2];

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { crawl, type CrawlSummary } from '../src/crawler/crawl.ts';
 import { startVariantSite, type VariantKind } from '../src/testkit/variant-site.ts';
 import { option, QUICK } from './args.ts';
+import { median } from '../src/util/stats.ts';
 
 const DOCUMENTS = Number(option('--documents') ?? (QUICK ? 30 : 100));
 const ROUNDS = Number(option('--rounds') ?? (QUICK ? 1 : 3));
@@ -37,7 +38,6 @@ async function once(variants: boolean): Promise<Run> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rounds: Array<{ without: Run; with: Run }> = [];
 for (let r = 0; r < ROUNDS; r++) {
   // Alternate which goes first, so a warming JIT or a load spike does not favour one side.

@@ -8,6 +8,7 @@ import type { Claim, ClaimProvider, ProviderResult } from '../types.ts';
 import { verdictOf } from '../types.ts';
 import { pct, table } from '../format.ts';
 import { postgresqlDocsMissing, unpackPostgresqlDocs } from '../../../testkit/postgresql-docs.ts';
+import { median } from '../../../util/stats.ts';
 
 /** `suffix` tells the runs apart: '' for the seconds-long crawls, '-minutes' for the minutes-long ones. */
 export function crawltimeClaims(r: CrawlTimeLabResult, data: string, suffix = ''): Claim[] {
@@ -108,11 +109,6 @@ export const crawltimeProvider: ClaimProvider = {
       details: crawltimeDetails(r),
     };
   },
-};
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
 /** docs/strategies.md's "as the estimator's error over repeated runs": the median and range of each estimator's mean error over the runs. */
