@@ -15,10 +15,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import pg from 'pg';
 import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
 import { PgVersionArchive } from '../src/query/index.ts';
 import { parsePostgresUrl } from '../src/store/redact.ts';
+import { runOnStore } from '../src/testkit/store-sql.ts';
 import { flag, option } from './args.ts';
 import { runCli, type CliRun } from './cli-run.ts';
 
@@ -44,18 +44,6 @@ const dir = given ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dm-citus-'));
 if (!given && !flag('--keep')) process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 if (!fs.existsSync(path.join(dir, 'meta.sqlite'))) {
   await buildScaleArchive({ dataDir: dir, documents: DOCS, hosts: 20 });
-}
-
-async function sql(url: string, statements: string[]): Promise<void> {
-  const { connectionString, schema } = parsePostgresUrl(url);
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    if (schema) await client.query(`SET search_path TO ${client.escapeIdentifier(schema)}`);
-    for (const s of statements) await client.query(s);
-  } finally {
-    await client.end();
-  }
 }
 
 /** A bench child of scale-run.bench.ts (moving the log, catching up), timed as a process. */
@@ -86,7 +74,7 @@ const setup: string[] = [];
 for (const t of targets) {
   process.stderr.write(`${t.name}: tables, log, index\n`);
   await new PgVersionArchive(t.url).close();
-  if (t.distribute) await sql(t.url, CITUS_STATEMENTS);
+  if (t.distribute) await runOnStore(t.url, CITUS_STATEMENTS);
   const moved = await child(['--child', 'pg-log', '--dir', dir, '--db', t.url]);
   if (moved.code !== 0) throw new Error(`${t.name}: moving the log failed: ${moved.stderr.slice(-1500)}`);
   const idx = await child(['--child', 'pg-catch-up', '--dir', dir, '--db', t.url]);
@@ -122,7 +110,7 @@ for (const at of INSTANTS) {
   }
 }
 
-if (!flag('--keep')) for (const t of targets) await sql(t.url.replace(/\?.*$/, ''), [`DROP SCHEMA IF EXISTS "${parsePostgresUrl(t.url).schema}" CASCADE`]);
+if (!flag('--keep')) for (const t of targets) await runOnStore(t.url.replace(/\?.*$/, ''), [`DROP SCHEMA IF EXISTS "${parsePostgresUrl(t.url).schema}" CASCADE`]);
 
 console.log(`### ${DOCS.toLocaleString('en')} documents: SQLite, one PostgreSQL, Citus`);
 console.log('');

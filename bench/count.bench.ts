@@ -16,10 +16,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
-import { parsePostgresUrl } from '../src/store/redact.ts';
+import { runOnStore } from '../src/testkit/store-sql.ts';
 import { CHECK_INEXACT, CHECKED_AFTER } from '../src/query/term-check-memo.ts';
 import { COUNT_TOTALS_KEY } from '../src/query/count-totals.ts';
 import { openVersionStore, PgVersionArchive } from '../src/query/index.ts';
@@ -47,28 +45,14 @@ const QUERIES: Array<{ name: string; sparql: string; at?: string }> = [
 const store = DB ? ['--db', DB] : [];
 const query = (sparql: string, at?: string) => runCli(['query', '--data', dir, ...store, ...(at ? ['--at', at] : []), '--json', sparql]);
 
+/** The versioned store's database: the PostgreSQL schema, else the SQLite file. */
+const versionsDb = DB ?? path.join(dir, 'versions.sqlite');
+
 /** Empties the saved term check, as in a store written before it was kept. */
 async function forgetCheck(): Promise<void> {
-  if (DB) {
-    const { connectionString, schema } = parsePostgresUrl(DB);
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    try {
-      if (schema) await client.query(`SET search_path TO ${client.escapeIdentifier(schema)}`);
-      await client.query('TRUNCATE vs_term_forms, vs_term_classes');
-      await client.query('DELETE FROM vs_meta WHERE key = ANY($1)', [[CHECKED_AFTER, CHECK_INEXACT]]);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const db = new Database(path.join(dir, 'versions.sqlite'));
-  try {
-    db.prepare('DELETE FROM meta WHERE key IN (?, ?)').run(CHECKED_AFTER, CHECK_INEXACT);
-    db.exec('DELETE FROM term_forms; DELETE FROM term_classes;');
-  } finally {
-    db.close();
-  }
+  await runOnStore(versionsDb, DB
+    ? ['TRUNCATE vs_term_forms, vs_term_classes', ['DELETE FROM vs_meta WHERE key = ANY($1)', [[CHECKED_AFTER, CHECK_INEXACT]]]]
+    : [['DELETE FROM meta WHERE key IN (?, ?)', [CHECKED_AFTER, CHECK_INEXACT]], 'DELETE FROM term_forms; DELETE FROM term_classes;']);
 }
 
 if (!DB && (!given || !fs.existsSync(path.join(dir, 'meta.sqlite')))) {
@@ -115,24 +99,10 @@ for (const q of QUERIES) {
  * between runs the totals' meta key is taken away (the table stays), which sends the store back to the scan.
  */
 async function setTotalsKey(present: boolean): Promise<void> {
-  if (DB) {
-    const { connectionString, schema } = parsePostgresUrl(DB);
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    try {
-      if (schema) await client.query(`SET search_path TO ${client.escapeIdentifier(schema)}`);
-      await client.query(present ? 'INSERT INTO vs_meta (key, value) VALUES ($1, 1) ON CONFLICT (key) DO NOTHING' : 'DELETE FROM vs_meta WHERE key = $1', [COUNT_TOTALS_KEY]);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const db = new Database(path.join(dir, 'versions.sqlite'));
-  try {
-    db.prepare(present ? 'INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)' : 'DELETE FROM meta WHERE key = ?').run(COUNT_TOTALS_KEY);
-  } finally {
-    db.close();
-  }
+  const sql = DB
+    ? (present ? 'INSERT INTO vs_meta (key, value) VALUES ($1, 1) ON CONFLICT (key) DO NOTHING' : 'DELETE FROM vs_meta WHERE key = $1')
+    : (present ? 'INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)' : 'DELETE FROM meta WHERE key = ?');
+  await runOnStore(versionsDb, [[sql, [COUNT_TOTALS_KEY]]]);
 }
 
 const totalsRows: string[] = [];

@@ -1,13 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import N3 from 'n3';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import type { Quad } from '@rdfjs/types';
 const HOUR_MS = 3_600_000;
 import { T0 } from './helpers.ts';
 import { VERSION_BACKENDS, type BackendMaker } from './version-backends.ts';
 import type { VersionBackend } from '../../src/query/index.ts';
-import { parsePostgresUrl } from '../../src/store/redact.ts';
+import { runOnStore } from '../../src/testkit/store-sql.ts';
 import { linkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 
 /**
@@ -53,26 +51,8 @@ function instants(archive: VersionBackend): number[] {
 const rowsAt = (archive: VersionBackend, t: number) => [...archive.snapshotRows(t)].length;
 
 /** Runs SQL on the store's own database, as an older datamonitor or a hand edit would leave it. */
-async function onStore(backend: BackendMaker, archive: VersionBackend, sqlite: string[], postgres: string[]): Promise<void> {
-  if (backend.name === 'sqlite') {
-    const db = new Database(archive.file);
-    try {
-      for (const sql of sqlite) db.exec(sql);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const { connectionString, schema } = parsePostgresUrl(archive.file);
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(`SET search_path TO "${schema}"`);
-    for (const sql of postgres) await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const onStore = (backend: BackendMaker, archive: VersionBackend, sqlite: string[], postgres: string[]) =>
+  runOnStore(archive.file, backend.name === 'sqlite' ? sqlite : postgres);
 
 describe.each(VERSION_BACKENDS)('the count of every triple kept per instant, on $name', (backend) => {
   it.skipIf(backend.skip)('equals the rows valid at every instant of a history written out of time order, with replacements and deletions', async () => {
