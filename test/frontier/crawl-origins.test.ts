@@ -69,8 +69,10 @@ describe('origins in a crawl', () => {
     const [robots, page] = site.requests;
     expect(robots.path).toBe('/robots.txt');
     expect(page.path).toBe('/a');
-    // Measured where the server sees them, so jitter on a loaded machine is allowed for.
-    expect(page.time - robots.time).toBeGreaterThanOrEqual(270);
+    // Measured where the server sees them, in this process: on a loaded machine the server's handler for the first
+    // request (a new connection) ran up to 37 ms behind the time the crawler spaced from (263 ms seen, stop 29's
+    // check beside two benches), so the bound leaves room for that; a robots.txt that did not count gives 0–20 ms.
+    expect(page.time - robots.time).toBeGreaterThanOrEqual(200);
   });
 
   it('a Retry-After past the cap gives the URL up for this crawl (left queued) and the crawl ends', async () => {
