@@ -30,7 +30,7 @@ export const CITUS_STATEMENTS = [
   "SELECT create_reference_table('vs_versions')",
   "SELECT create_reference_table('vs_term_forms')",
   "SELECT create_reference_table('vs_term_classes')",
-  "SELECT create_reference_table('vs_count_totals')",
+  "SELECT create_reference_table('vs_count_sums')",
 ];
 
 const CITUS = option('--citus') ?? process.env.DATAMONITOR_CITUS_URL;

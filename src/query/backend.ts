@@ -68,7 +68,7 @@ const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
  * from the dictionary, and no dm:inDocument statement that could). Rows of a named graph are counted as the
  * snapshot holds them: once per (s, p, o, graph), the graph being the named graph else the document; the
  * dm:inDocument statements are one per (named graph, document), in a graph (id -2) no row has. `totals`: the
- * store's table of rows valid per instant (count-totals.ts), when it keeps one.
+ * store's table of changes summed per bucket of time (count-totals.ts), when it keeps one.
  */
 export function countSql(pattern: RowConstants, req: CountRequest, at: number, lookup: (nt: string) => number | undefined,
   param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, totals?: string): { sql: string; args: number[] } | undefined {
@@ -93,27 +93,16 @@ export function countSql(pattern: RowConstants, req: CountRequest, at: number, l
     return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}`;
   };
   if (!missing && !named && req.distinct === undefined) {
-    const everyRow = totals !== undefined && ids.s === undefined && ids.p === undefined && ids.o === undefined;
-    if (everyRow) {
-      // Every row valid at T, kept per instant (count-totals.ts): one probe. Rows whose object is in a class of
-      // engine-equal terms are taken out and counted again through DISTINCT, as below.
-      const total = totalAtSql(totals, arg(at));
-      if (!merging) return { sql: `SELECT ${total} AS n`, args };
-      return {
-        sql: `SELECT ${total} - (SELECT count(*) FROM (${matching(`q.o IN (${members})`)}) z)
-          + (SELECT count(*) FROM (SELECT DISTINCT s, p, o, gg FROM (${matching(`q.o IN (${members})`)}) m) y) AS n`,
-        args,
-      };
-    }
-    if (!merging) return { sql: `SELECT count(*) AS n FROM (${matching()}) x`, args };
+    // Every row, without a constant, is the store's kept total when it keeps one (count-totals.ts): a few ranges of
+    // its key instead of a scan of the rows valid at T.
+    const total = totals !== undefined && ids.s === undefined && ids.p === undefined && ids.o === undefined ? `(${totalAtSql(totals, at, arg)})` : undefined;
+    if (!merging) return { sql: `SELECT ${total ?? `count(*)`} AS n${total ? '' : ` FROM (${matching()}) x`}`, args };
     // Rows valid at T are distinct quads here (no named graph): only rows whose object is in a class of
-    // engine-equal terms can fall together, so only those go through DISTINCT. Taking every row through it
-    // cost 43.8 s for every triple at 1,000,000 documents (docs/scale.md point 3).
-    return {
-      sql: `SELECT (SELECT count(*) FROM (${matching(`q.o NOT IN (${members})`)}) x)
-        + (SELECT count(*) FROM (SELECT DISTINCT s, p, o, gg FROM (${matching(`q.o IN (${members})`)}) m) y) AS n`,
-      args,
-    };
+    // engine-equal terms can fall together, so only those go through DISTINCT, the others are counted as they
+    // are (or taken from the total). Taking every row through it cost 43.8 s for every triple at 1,000,000
+    // documents (docs/scale.md point 3).
+    const plain = total ? `${total} - (SELECT count(*) FROM (${matching(`q.o IN (${members})`)}) z)` : `(SELECT count(*) FROM (${matching(`q.o NOT IN (${members})`)}) x)`;
+    return { sql: `SELECT ${plain} + (SELECT count(*) FROM (SELECT DISTINCT s, p, o, gg FROM (${matching(`q.o IN (${members})`)}) m) y) AS n`, args };
   }
   if (!missing) parts.push(matching());
   if (req.inDocument && named) {

@@ -6,7 +6,7 @@ import { iriTerm, skolemise, termHash, type NtQuad } from './terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import { inEngineForm } from './engine-form.ts';
 import { SQLITE_TERM_CHECK_DDL, SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
-import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, SQLITE_TOTAL_STEP, buildTotalsSql, totalChange } from './count-totals.ts';
+import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql, sumRows, totalChange } from './count-totals.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type RowConstants, type VersionBackend } from './backend.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import type {
@@ -146,22 +146,22 @@ export class VersionArchive implements VersionBackend {
     this.keepsTotals = !opts.readonly && this.countTotals() !== undefined;
   }
 
-  /** Whether this writer keeps count_totals (count-totals.ts) with each version. */
+  /** Whether this writer keeps count_sums (count-totals.ts) with each version. */
   private readonly keepsTotals: boolean;
 
-  /** A store written before count_totals gains it, filled from its versions in one statement (once). */
+  /** A store written before count_sums gains it, filled from its versions in one statement (once). */
   private buildCountTotals(): void {
     if (this.countTotals() !== undefined) return;
     this.db.transaction(() => {
-      this.db.exec(`DELETE FROM count_totals; ${buildTotalsSql('count_totals', 'versions')}`);
+      this.db.exec(`DELETE FROM count_sums; ${buildTotalsSql('count_sums', 'versions')}`);
       this.db.prepare<[string, number]>('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(COUNT_TOTALS_KEY, 1);
     })();
   }
 
-  /** The table of rows valid per instant when it holds every version; undefined in a store without it. */
+  /** The table of changes summed per bucket of time when it holds every version; undefined in a store without it. */
   private countTotals(): string | undefined {
     try {
-      return this.db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE key = ?').get(COUNT_TOTALS_KEY) ? 'count_totals' : undefined;
+      return this.db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE key = ?').get(COUNT_TOTALS_KEY) ? 'count_sums' : undefined;
     } catch {
       return undefined; // a new file opened read-only: no meta table
     }
@@ -362,7 +362,7 @@ export class VersionArchive implements VersionBackend {
 
   /** Empties the store (inside `writeTransaction`), to index it again from the start. */
   clear(): void {
-    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM count_totals;
+    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM count_sums;
       DELETE FROM meta WHERE key NOT IN ('${BULK_LOADER}', '${COUNT_TOTALS_KEY}');`);
     this.logGaps.clear();
     this.termIds.clear();
@@ -414,11 +414,7 @@ export class VersionArchive implements VersionBackend {
       removed = this.stmts.countRemovedAt.get(g, time)!.n;
     }
     this.stmts.putVersionRow.run(g, time, kind, added, removed, seen.size);
-    const change = totalChange(seen.size, last);
-    if (this.keepsTotals && change !== 0) {
-      this.stmts.openTotal().run({ t: time });
-      this.stmts.addTotal().run({ t: time, d: change });
-    }
+    if (this.keepsTotals) for (const row of sumRows([[time, totalChange(seen.size, last)]])) this.stmts.addChange().run(...row);
     this.generationCounter++;
     return { added, removed };
   }
@@ -735,9 +731,8 @@ function prepareStatements(db: Database.Database) {
     insertTerm: db.prepare<[number, string]>('INSERT INTO terms (h, nt) VALUES (?, ?)'),
     lastVersion: db.prepare<[number], { time: number; kind: VersionKind; triples: number }>(
       'SELECT time, kind, triples FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1'),
-    // Prepared on first use: a store opened read-only before count_totals has no such table.
-    openTotal: once(() => db.prepare<[{ t: number }]>(SQLITE_TOTAL_STEP.open)),
-    addTotal: once(() => db.prepare<[{ t: number; d: number }]>(SQLITE_TOTAL_STEP.add)),
+    // Prepared on first use: a store opened read-only before count_sums has no such table.
+    addChange: once(() => db.prepare<[number, number, number]>(SQLITE_ADD_CHANGE)),
     openRows: db.prepare<[number], { rowid: number; h: number; from_t: number }>(
       `SELECT rowid, h, from_t FROM quads WHERE g = ? AND to_t = ${OPEN}`),
     // Prepared on first use: a store from before `ng`, opened read-only, has no such column and never inserts.

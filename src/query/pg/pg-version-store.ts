@@ -6,7 +6,7 @@ import { iriTerm, skolemise, termHash, type NtQuad } from '../terms.ts';
 import type { LogGap } from '../log-gaps.ts';
 import type { TermCheckMemo } from '../term-check-memo.ts';
 import { PG_TERM_CHECK_DDL, PgTermCheckMemo } from './pg-term-check-memo.ts';
-import { COUNT_TOTALS_KEY, PG_COUNT_TOTALS_DDL, PG_TOTAL_STEPS, buildTotalsSql, totalChange } from '../count-totals.ts';
+import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, PG_COUNT_TOTALS_DDL, buildTotalsSql, sumRows, totalChange } from '../count-totals.ts';
 import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
 import {
   OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow,
@@ -143,24 +143,24 @@ export class PgVersionArchive implements VersionBackend {
     this.logGaps = new PgLogGaps(this.db);
   }
 
-  /** Whether this writer keeps vs_count_totals (count-totals.ts) with each version. */
+  /** Whether this writer keeps vs_count_sums (count-totals.ts) with each version. */
   private keepsTotals = false;
 
   /**
-   * Fills vs_count_totals from the versions once (a store written before it), under the writers' lock; false
+   * Fills vs_count_sums from the versions once (a store written before it), under the writers' lock; false
    * when this user may not write it (or it could not be made): counts then scan, as before.
    */
   private buildCountTotals(): boolean {
     const [state] = this.db.query<{ table: string | null; built: boolean }>(
-      "SELECT to_regclass('vs_count_totals')::text AS table, EXISTS (SELECT 1 FROM vs_meta WHERE key = $1) AS built", [COUNT_TOTALS_KEY]);
+      "SELECT to_regclass('vs_count_sums')::text AS table, EXISTS (SELECT 1 FROM vs_meta WHERE key = $1) AS built", [COUNT_TOTALS_KEY]);
     if (state!.table === null) return false;
-    if (!this.db.query<{ ok: boolean }>("SELECT has_table_privilege('vs_count_totals', 'INSERT') AND has_table_privilege('vs_count_totals', 'UPDATE') AS ok")[0]!.ok) return false;
+    if (!this.db.query<{ ok: boolean }>("SELECT has_table_privilege('vs_count_sums', 'INSERT') AND has_table_privilege('vs_count_sums', 'UPDATE') AS ok")[0]!.ok) return false;
     if (state!.built) return true;
     this.writeTransaction(() => {
       if (this.meta(COUNT_TOTALS_KEY) !== undefined) return; // another writer built it while this one waited
       this.db.run([
-        { sql: 'TRUNCATE vs_count_totals' },
-        { sql: buildTotalsSql('vs_count_totals', 'vs_versions') },
+        { sql: 'TRUNCATE vs_count_sums' },
+        { sql: buildTotalsSql('vs_count_sums', 'vs_versions') },
         { sql: 'INSERT INTO vs_meta (key, value) VALUES ($1, 1) ON CONFLICT (key) DO NOTHING', params: [COUNT_TOTALS_KEY] },
       ]);
     });
@@ -176,7 +176,7 @@ export class PgVersionArchive implements VersionBackend {
     // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
     const have = this.db.query<{ meta: string | null; term_check: string | null; totals: string | null }>(
       `SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check,
-              to_regclass('vs_count_totals')::text AS totals`)[0]!;
+              to_regclass('vs_count_sums')::text AS totals`)[0]!;
     if (have.meta !== null) {
       const missing = [...(have.term_check === null ? PG_TERM_CHECK_DDL : []), ...(have.totals === null ? [PG_COUNT_TOTALS_DDL] : [])];
       if (missing.length > 0) this.addMissingTables(statements, missing);
@@ -403,12 +403,9 @@ export class PgVersionArchive implements VersionBackend {
       });
       tx.versions.clear();
     }
-    const totals = [...tx.totals].filter(([, change]) => change !== 0);
+    const sums = sumRows(tx.totals);
     tx.totals.clear();
-    if (totals.length > 0) {
-      const times = totals.map(([t]) => t);
-      statements.push({ sql: PG_TOTAL_STEPS.open, params: [times] }, { sql: PG_TOTAL_STEPS.add, params: [times, totals.map(([, change]) => change)] });
-    }
+    if (sums.length > 0) statements.push({ sql: PG_ADD_CHANGES, params: [0, 1, 2].map((i) => sums.map((r) => r[i])) });
     if (statements.length > 0) tx.wrote = true;
     return statements;
   }
@@ -542,7 +539,7 @@ export class PgVersionArchive implements VersionBackend {
       { sql: 'TRUNCATE vs_quads, vs_versions, vs_terms, vs_log_gaps' },
       // Absent from a store built before them whose writer may not create tables (addMissingTables).
       { sql: "DO $$ BEGIN IF to_regclass('vs_term_classes') IS NOT NULL THEN TRUNCATE vs_term_forms, vs_term_classes; END IF; END $$" },
-      { sql: "DO $$ BEGIN IF to_regclass('vs_count_totals') IS NOT NULL THEN TRUNCATE vs_count_totals; END IF; END $$" },
+      { sql: "DO $$ BEGIN IF to_regclass('vs_count_sums') IS NOT NULL THEN TRUNCATE vs_count_sums; END IF; END $$" },
       { sql: 'DELETE FROM vs_meta WHERE key <> ALL($1)', params: [[BULK_LOADER, COUNT_TOTALS_KEY]] },
     ]);
     this.termIds.clear();
@@ -807,7 +804,7 @@ export class PgVersionArchive implements VersionBackend {
     const [state] = this.db.query<{ named: boolean; totals: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM vs_quads q WHERE q.ng IS NOT NULL AND q.to_t > $1 AND q.from_t <= $1) AS named,
               EXISTS (SELECT 1 FROM vs_meta WHERE key = $2) AS totals`, [t, COUNT_TOTALS_KEY]);
-    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), (n) => `$${n}::bigint`, 'vs_quads', 'q.ng', state!.named, state!.totals ? 'vs_count_totals' : undefined);
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), (n) => `$${n}::bigint`, 'vs_quads', 'q.ng', state!.named, state!.totals ? 'vs_count_sums' : undefined);
     return q ? Number(this.db.query<{ n: number }>(q.sql.replace('count(*) AS n', 'count(*)::bigint AS n'), q.args)[0]!.n) : 0;
   }
 
