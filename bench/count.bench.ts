@@ -94,7 +94,7 @@ for (const q of QUERIES) {
 }
 
 /**
- * The count of every triple at T read from the totals kept per instant (src/query/count-totals.ts) against the
+ * The count of every triple at T read from the kept totals (src/query/count-totals.ts: changes summed per bucket of time) against the
  * scan of every row valid at T that the store ran before, in one warm process on one store opened read-only:
  * between runs the totals' meta key is taken away (the table stays), which sends the store back to the scan.
  */
@@ -145,8 +145,8 @@ console.log('| COUNT of | no saved check: wall | CPU | peak RSS | saved check: w
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows) console.log(r);
 console.log('');
-console.log(`Totals kept per instant against the scan of the rows valid at T, in one warm process (the store's countAt, ${RUNS} runs each, alternated, medians):`);
+console.log(`Kept totals against the scan of the rows valid at T, in one warm process (the store's countAt, ${RUNS} runs each, alternated, medians):`);
 console.log('');
-console.log('| COUNT of | scan of the rows valid at T | totals kept per instant | ratio | answer (every run) |');
+console.log('| COUNT of | scan of the rows valid at T | kept totals | ratio | answer (every run) |');
 console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const r of totalsRows) console.log(r);

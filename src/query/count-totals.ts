@@ -1,7 +1,7 @@
 /**
  * The number of rows valid at each instant, kept as the store is written: a COUNT of every triple at T is
  * then a few index ranges instead of a scan of every row valid at T (at 1,000,000 documents, 34,000,000 triples:
- * 270–280 ms against 5.6–5.8 s in a warm process; bench/SCALE-QUERY.md "Count totals", docs/scale.md point 3).
+ * 428–454 ms against 8.2–8.4 s in one process; bench/SCALE-QUERY.md "Count totals", docs/scale.md point 3).
  *
  * A graph's rows valid at T are those of its last version at or before T, and a version records how many
  * it has (`versions.triples`; 0 for a deletion). So the rows valid at T are the sum of every version's change
