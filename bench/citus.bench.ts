@@ -18,7 +18,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
 import { PgVersionArchive } from '../src/query/index.ts';
-import { parsePostgresUrl } from '../src/store/redact.ts';
+import { dropSchema } from '../test/store/pg.ts';
 import { runOnStore } from '../src/testkit/store-sql.ts';
 import { flag, option } from './args.ts';
 import { runCli, type CliRun } from './cli-run.ts';
@@ -112,7 +112,7 @@ for (const at of INSTANTS) {
   }
 }
 
-if (!flag('--keep')) for (const t of targets) await runOnStore(t.url.replace(/\?.*$/, ''), [`DROP SCHEMA IF EXISTS "${parsePostgresUrl(t.url).schema}" CASCADE`]);
+if (!flag('--keep')) for (const t of targets) await dropSchema(t.url);
 
 console.log(`### ${DOCS.toLocaleString('en')} documents: SQLite, one PostgreSQL, Citus`);
 console.log('');
