@@ -1,5 +1,5 @@
 /**
- * Canonicalisation per document (issue 16): the crawl's `canonicalize` (src/archive/canonical.ts:
+ * Canonicalisation per document (issue 16): the crawl's `canonicalize` (src/rdf/canonical.ts:
  * RDFC-1.0 labels from first-degree hashes where they are all distinct) against rdf-canonize's
  * RDFC-1.0 on the same quads (what every document with a blank node paid before), and against the
  * sorted lines a graph without blank nodes gets (the same documents with the blank node's triples
@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { Quad } from '@rdfjs/types';
 import { Parser } from 'n3';
 import canonize from 'rdf-canonize';
-import { canonicalize, quadToNQuads } from '../src/archive/canonical.ts';
+import { canonicalize, quadToNQuads } from '../src/rdf/canonical.ts';
 import { linkedDataDocument } from '../src/testkit/linked-data-site.ts';
 import { realVocabulary } from '../src/testkit/real-vocabulary.ts';
 import { option, QUICK } from './args.ts';

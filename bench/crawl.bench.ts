@@ -505,15 +505,15 @@ export function stackShare(file: string, match: (url: string) => boolean): { ms:
   return { ms: us / 1000, busyMs: busy / 1000 };
 }
 
-/** Canonicalisation: the project's own (src/archive/canonical.ts) and rdf-canonize's. */
-const isCanonicalisation = (url: string) => url.includes('/src/archive/canonical.ts') || url.includes('/rdf-canonize/');
+/** Canonicalisation: the project's own (src/rdf/canonical.ts) and rdf-canonize's. */
+const isCanonicalisation = (url: string) => url.includes('/src/rdf/canonical.ts') || url.includes('/rdf-canonize/');
 
 function profileMarkdown(file: string, top: number): string {
   const { functions, files, project, totalMs } = summariseProfile(file);
   const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   const canon = stackShare(file, isCanonicalisation);
   return [
-    `Canonicalisation (src/archive/canonical.ts or rdf-canonize anywhere on the stack): ${canon.ms.toFixed(0)} ms of ${canon.busyMs.toFixed(0)} ms busy (not idle) on the crawler's main thread, ${pct(canon.ms / canon.busyMs)}.`,
+    `Canonicalisation (src/rdf/canonical.ts or rdf-canonize anywhere on the stack): ${canon.ms.toFixed(0)} ms of ${canon.busyMs.toFixed(0)} ms busy (not idle) on the crawler's main thread, ${pct(canon.ms / canon.busyMs)}.`,
     '',
     `Profile: \`${path.relative(ROOT, file)}\` (${(totalMs / 1000).toFixed(1)} s sampled). Self time = time with the function on top of the stack.`,
     '',

@@ -7,7 +7,7 @@
  *     versions captured): `datamonitor query` as a user runs it, and the same queries in one warm process (the
  *     server's query processes), a new subject each time: median and p95;
  *   - an unselective COUNT of every triple at the end of the crawl;
- *   - stats, `export --format warc`, and the CDX + dashboard reads (src/testkit/cdx-probe.ts);
+ *   - stats, `export --format warc`, and the CDX + dashboard reads (src/server/cdx-probe.ts);
  *   - disk: WARC files, crawl log, version index, in bytes per triple-version.
  * Every command runs in its own process under GNU time (wall, CPU, peak RSS of that command).
  *
@@ -324,7 +324,7 @@ async function main(): Promise<void> {
     // 5. Whole-archive reads.
     const reads: Array<[string, Measured]> = [];
     if (!flag('--skip-reads')) reads.push(['`stats --json`', must('stats', await cli(['stats', '--data', dir, '--json']))]);
-    if (!flag('--skip-reads')) reads.push(['CDX domain query paged to its end over HTTP + dashboard overview reads (src/testkit/cdx-probe.ts)', must('probe', await timed([process.execPath, RUN_TS, path.join(ROOT, 'src/testkit/cdx-probe.ts'), dir, '10000']))]);
+    if (!flag('--skip-reads')) reads.push(['CDX domain query paged to its end over HTTP + dashboard overview reads (src/server/cdx-probe.ts)', must('probe', await timed([process.execPath, RUN_TS, path.join(ROOT, 'src/server/cdx-probe.ts'), dir, '10000']))]);
     const warcOut = path.join(os.tmpdir(), `dm-scale-run-export-${process.pid}.warc.gz`);
     if (!flag('--skip-reads')) reads.push(['`export --format warc`', must('export warc', await cli(['export', '--data', dir, '--format', 'warc', '-o', warcOut]))]);
     fs.rmSync(warcOut, { force: true });

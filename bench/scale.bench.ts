@@ -94,8 +94,8 @@ const floor = await measure([...cliOf(ROOT), '--help']);
 const rows: string[] = [];
 const mb = (m: Measured) => (m.ok ? `${(m.rssKb / 1024).toFixed(0)} MB` : `failed (${m.note}) at ${(m.rssKb / 1024).toFixed(0)} MB`);
 for (const c of [...COMMANDS, { name: 'CDX domain query paged to its end over HTTP + dashboard overview reads (in one process)', args: () => [] as string[], probe: true }]) {
-  // The probe is the one the bounded-memory test runs (src/testkit/cdx-probe.ts), paged by the route's default 10,000 lines.
-  const argsOf = (d: string) => ('probe' in c ? [path.join(ROOT, 'bin/run-ts.mjs'), path.join(ROOT, 'src/testkit/cdx-probe.ts'), d, '10000'] : c.args(d));
+  // The probe is the one the bounded-memory test runs (src/server/cdx-probe.ts), paged by the route's default 10,000 lines.
+  const argsOf = (d: string) => ('probe' in c ? [path.join(ROOT, 'bin/run-ts.mjs'), path.join(ROOT, 'src/server/cdx-probe.ts'), d, '10000'] : c.args(d));
   const runOn = (root: string, d: string) => ('probe' in c ? measure([process.execPath, ...argsOf(d)]) : run(root, c.name, argsOf(d)));
   const a = await runOn(ROOT, small.dir);
   const b = await runOn(ROOT, large.dir);

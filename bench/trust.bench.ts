@@ -2,7 +2,7 @@
  * What `crawl --trust` adds per document (issue 17 part 2): checking one eddsa-rdfc-2022 proof
  * (src/trust/proof.ts: split off the proof, RDFC-1.0 of the graph and of the proof options, two
  * SHA-256, one Ed25519 verify) against what capture already pays for every document: the graph's
- * canonicalisation (src/archive/canonical.ts). The documents are the crawl bench's
+ * canonicalisation (src/rdf/canonical.ts). The documents are the crawl bench's
  * (src/testkit/linked-data-site.ts, ~35 triples with a blank node), each signed with one key.
  * Both run in turns in one process, a batch of documents at a time (generated, signed and parsed per
  * batch, so memory stays flat at 100,000 documents), so the machine's load falls on each alike.
@@ -14,7 +14,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Quad } from '@rdfjs/types';
-import { canonicalize } from '../src/archive/canonical.ts';
+import { canonicalize } from '../src/rdf/canonical.ts';
 import { linkedDataDocument } from '../src/testkit/linked-data-site.ts';
 import { realVocabulary } from '../src/testkit/real-vocabulary.ts';
 import { parseDocument, signText } from '../src/trust/document.ts';

@@ -12,9 +12,9 @@
 
 // ---- Capture ------------------------------------------------------------------------------
 export { crawl, Crawl, type CrawlOptions, type CrawlSummary, type CrawlProgress, type CapturedDocument } from './crawler/crawl.ts';
-export { REASONS, REASON_NAMES, isReason, type Reason } from './crawler/reasons.ts';
+export { REASONS, REASON_NAMES, isReason, type Reason } from './vocabulary/reasons.ts';
 export { importWarcs, type ImportSummary } from './crawler/import-warc.ts';
-export { runCycle, DEFAULT_STRATEGY, type CycleOptions, type CycleResult } from './schedule/cycle.ts';
+export { runCycle, DEFAULT_STRATEGY, type CycleOptions, type CycleResult } from './recrawl/cycle.ts';
 export { strategies, getStrategy, SEED_STRATEGIES } from './schedule/strategies/index.ts';
 export { VERSION, buildUserAgent } from './fetch/accept.ts';
 

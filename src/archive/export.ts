@@ -6,7 +6,7 @@ import type { Quad } from '@rdfjs/types';
 import type { CrawlLog, CrawlLogEntry, LatestKind } from '../store/types.ts';
 import { headerValue } from '../util/headers.ts';
 import { readRecord, type RecordReader } from './warc-reader.ts';
-import { quadToNQuads, termToNQuads } from './canonical.ts';
+import { quadToNQuads, termToNQuads } from '../rdf/canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
 import { IMPORT_DIR, readImportIndex, type ImportedRecord } from './import-index.ts';

@@ -9,7 +9,7 @@ import { httpPayload } from './http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import { eachImportIndex } from './import-index.ts';
 import { listWarcFiles, warcPath } from './warc-files.ts';
-import { graphHashOf } from './canonical.ts';
+import { graphHashOf } from '../rdf/canonical.ts';
 
 /** What can be wrong with an archived capture. */
 export type ProblemKind = 'missing-file' | 'unreadable' | 'record-type' | 'target-uri' | 'block-digest' | 'payload-digest' | 'graph-hash' | 'copy-changed';

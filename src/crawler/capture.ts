@@ -4,9 +4,9 @@ import type { FoundLink, Diagnostic } from '../extract/types.ts';
 import type { ChangeState, CrawlLog, DocumentRow } from '../store/types.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
-import type { CanonicalMethod } from '../archive/canonical.ts';
+import type { CanonicalMethod } from '../rdf/canonical.ts';
 import type { ExtractInput } from '../extract/types.ts';
-import type { Reason } from './reasons.ts';
+import type { Reason } from '../vocabulary/reasons.ts';
 import { analyse } from './analyse/analyse.ts';
 import { AnalysePool, DEFAULT_BUDGET, type AnalysisBudget, type PoolResult } from './analyse/pool.ts';
 import { mimeAccepted } from '../frontier/filters.ts';
@@ -17,6 +17,7 @@ import { cssRequisites } from '../extract/css.ts';
 import { decodeText } from '../extract/charset.ts';
 import { SCAN_LIMITS } from '../extract/html/scanner.ts';
 import { headerValue } from '../util/headers.ts';
+import type { Vetting } from '../trust/vet.ts';
 
 /**
  * One URL through the pipeline after its fetch: extract, decide whether it changed, archive, and
@@ -56,18 +57,6 @@ export interface CapturedDocument {
   pageQuadsFrom?: number;
   /** The vetting of its graph (`crawl --trust`): the line the crawl log got, and whether its graph was dropped. */
   vetting?: Vetting;
-}
-
-/**
- * A verdict on a document's graph, given before it is archived (`crawl --trust`, src/trust/vet.ts):
- * the crawl log's line for it, and whether the graph is dropped (neither archived as RDF nor
- * followed; the response's bytes stay in the WARC file, as every fetch's do).
- */
-export interface Vetting {
-  line: string;
-  drop: boolean;
-  /** What the vetting found, for the crawl's consumer (e.g. the trust verdict and key). */
-  detail?: unknown;
 }
 
 /**

@@ -21,7 +21,7 @@ import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
 import { ContextLoader, OriginSpacing } from './contexts.ts';
 import { DEFAULTS, type CrawlOptions, type CrawlStore } from './options.ts';
 import { filtersOf } from './banner.ts';
-import type { Reason } from './reasons.ts';
+import type { Reason } from '../vocabulary/reasons.ts';
 import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
 import { Fates } from './stages/fates.ts';
 import { ScopeStage } from './stages/scope.ts';
@@ -56,7 +56,7 @@ export interface CrawlSummary {
   new: number;
   /** URLs skipped: disallowed by robots.txt, kept out by a filter (each URL once), dropped with a failing origin. */
   skipped: { robots: number; filtered: number; hostFailing: number };
-  /** How many URLs met each fate (src/crawler/reasons.ts): every crawl-log row, and each filtered URL once. */
+  /** How many URLs met each fate (src/vocabulary/reasons.ts): every crawl-log row, and each filtered URL once. */
   reasons: Record<Reason, number>;
   /** With `trust`: how many documents got each verdict (src/trust/proof.ts). */
   trust?: Partial<Record<Verdict, number>>;

@@ -1,5 +1,5 @@
 import type { Quad } from '@rdfjs/types';
-import type { Reason } from '../crawler/reasons.ts';
+import type { Reason } from '../vocabulary/reasons.ts';
 
 /** A link found in a document: a candidate for the frontier. */
 export interface FoundLink {

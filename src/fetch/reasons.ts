@@ -1,5 +1,5 @@
-/** A fetch failure in the crawl's one vocabulary of fates (src/crawler/reasons.ts). */
-import type { Reason } from '../crawler/reasons.ts';
+/** A fetch failure in the crawl's one vocabulary of fates (src/vocabulary/reasons.ts). */
+import type { Reason } from '../vocabulary/reasons.ts';
 import type { FetchError } from './types.ts';
 
 export function reasonOfFetchError(e: FetchError): Reason {

@@ -1,5 +1,5 @@
 import { UserError } from '../util/errors.ts';
-import type { Reason } from '../crawler/reasons.ts';
+import type { Reason } from '../vocabulary/reasons.ts';
 import { isUrlTooLong, MAX_URL_LENGTH } from './normalize.ts';
 
 /** Seed 003's filtering conditions, applied to every candidate URL before it is queued. */

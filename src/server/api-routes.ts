@@ -6,7 +6,7 @@ import { bearerMatches } from '../util/secret.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import type { ServerContext } from './context.ts';
-import { runCycle } from '../schedule/cycle.ts';
+import { runCycle } from '../recrawl/cycle.ts';
 
 /** Sends 403/401 and returns false unless the request carries the configured token. */
 async function authorised(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {

@@ -159,7 +159,7 @@ async function overview(ctx: ServerContext): Promise<string> {
     const byStatus = new Map(counts.byStatus.map((g) => [g.status ? String(g.status) : 'no response', g.entries]));
     const byChange = new Map<string, number>(counts.byChange.map((g) => [g.change, g.entries]));
     body += `<div class="charts" id="progress-charts">${progressChart(await ctx.store.logProgress(PROGRESS_POINTS), counts.entries)}${countsChart('Log entries by HTTP status', byStatus)}${countsChart('Log entries by change', byChange)}</div>`;
-    // Why each URL ended as it did (src/crawler/reasons.ts): what `datamonitor log --reason R` lists.
+    // Why each URL ended as it did (src/vocabulary/reasons.ts): what `datamonitor log --reason R` lists.
     const byReason = new Map<string, number>(counts.byReason.map((g) => [g.reason || '(before reasons)', g.entries]));
     body += `<div class="charts">${countsTable('status', byStatus)}${countsTable('change', byChange)}<div id="reasons">${countsTable('reason', byReason)}</div></div>`;
     body += `<h2>Change frequency</h2><div class="charts" id="change-histogram">${changeHistogram(await ctx.store.changeFrequencies())}</div>`;

@@ -5,7 +5,7 @@
  */
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
 import { BULK_READ, LOG_COLS, fromRow, type Dialect } from './schema.ts';
-import { UNREQUESTED_REASONS } from '../crawler/reasons.ts';
+import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
 
 /** Entries of the log counted by HTTP status and by change; groups in the order they first appear in the log. */
 export interface LogCounts {

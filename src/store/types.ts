@@ -5,7 +5,7 @@
  * that both backends fit.
  */
 
-import type { Reason } from '../crawler/reasons.ts';
+import type { Reason } from '../vocabulary/reasons.ts';
 import type { ArchiveCounts, ArchivedUrl, Capture, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LatestQuery, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
 
 export type { ArchiveCounts, ArchivedUrl, Capture, CaptureCursor, CaptureQuery, ChangeFrequency, FateQuery, HeldLease, LatestKind, LatestQuery, LogCounts, ProgressPoint, UrlSearch } from './log-reads.ts';
@@ -50,7 +50,7 @@ export interface CrawlLogEntry {
   graphHash?: string;
   change: ChangeState;
   error?: string;
-  /** Why the URL met this fate, in the crawl's reason vocabulary (src/crawler/reasons.ts); absent in rows older than the column. */
+  /** Why the URL met this fate, in the crawl's reason vocabulary (src/vocabulary/reasons.ts); absent in rows older than the column. */
   reason?: Reason;
   triples: number;
   truncated?: boolean;

@@ -7,7 +7,7 @@ import { SqliteStore } from '../store/sqlite.ts';
 import type { CrawlLogEntry } from '../store/types.ts';
 import { WarcWriter } from '../archive/warc-writer.ts';
 import { httpHeadText, sha1Digest } from '../archive/warc-record.ts';
-import { termToNQuads } from '../archive/canonical.ts';
+import { termToNQuads } from '../rdf/canonical.ts';
 import { hostOf } from '../frontier/normalize.ts';
 import { linkedDataWeb } from './linked-data-web.ts';
 

@@ -1,5 +1,5 @@
 import type { Quad } from '@rdfjs/types';
-import { quadToNQuads, termToNQuads } from '../archive/canonical.ts';
+import { quadToNQuads, termToNQuads } from '../rdf/canonical.ts';
 import { type N3Format, parseN3Text } from '../extract/n3.ts';
 import { UserError } from '../util/errors.ts';
 import type { SigningKey, TrustList } from './multikey.ts';

@@ -1,7 +1,7 @@
 import { createHash, sign as edSign, verify as edVerify } from 'node:crypto';
 import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { canonicalize, quadToNQuads } from '../archive/canonical.ts';
+import { canonicalize, quadToNQuads } from '../rdf/canonical.ts';
 import { didKeyProblem, fromMultibase, multibase, multikeyOfMethod, publicKeyFromMultibase, publicKeyObject, type SigningKey, type TrustList } from './multikey.ts';
 
 /**
@@ -11,7 +11,7 @@ import { didKeyProblem, fromMultibase, multibase, multikeyOfMethod, publicKeyFro
  * A proof is the RDF form JSON-LD gives one: `<doc> sec:proof P`, and P's triples (type
  * sec:DataIntegrityProof, cryptosuite, verificationMethod, proofPurpose, created, proofValue), in any
  * graph; so a Turtle document carries one as `<> sec:proof [ … ]`, and a JSON-LD credential's proof
- * graph is found the same way. Canonicalisation is the archive's (src/archive/canonical.ts), so the
+ * graph is found the same way. Canonicalisation is the archive's (src/rdf/canonical.ts), so the
  * form that is signed is the form whose hash the archive records.
  */
 

@@ -1,10 +1,21 @@
 import type { Quad } from '@rdfjs/types';
-import type { Vetting } from '../crawler/capture.ts';
 import { parseLinkHeader } from '../util/link-format.ts';
 import type { HeaderPair } from '../util/headers.ts';
 import type { TrustList } from './multikey.ts';
 import { type DetachedProofDocument, PROOF_REL, type TrustReport, type Verdict, verifyGraph } from './proof.ts';
 import { trustLine } from './record.ts';
+
+/**
+ * A verdict on a document's graph, given before it is archived (`crawl --trust`, trustVetter below):
+ * the crawl log's line for it, and whether the graph is dropped (neither archived as RDF nor
+ * followed; the response's bytes stay in the WARC file, as every fetch's do).
+ */
+export interface Vetting {
+  line: string;
+  drop: boolean;
+  /** What the vetting found, for the crawl's consumer (e.g. the trust verdict and key). */
+  detail?: unknown;
+}
 
 /** What the vetter knows of the response a graph came from. */
 export interface VettedResponse {

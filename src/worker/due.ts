@@ -7,7 +7,7 @@ import { crawl, type CrawlOptions } from '../crawler/crawl.ts';
 import type { CrawlSummary } from '../crawler/crawl.ts';
 import type { DocumentRow, DocumentStore } from '../store/types.ts';
 import { DEFAULT_BOUNDS } from '../schedule/bounds.ts';
-import { reschedule } from '../schedule/cycle.ts';
+import { reschedule } from '../recrawl/cycle.ts';
 
 export async function fetchDue(due: DocumentRow[], store: DocumentStore, options: CrawlOptions): Promise<CrawlSummary> {
   const byUrl = new Map(due.map((d) => [d.url, d]));

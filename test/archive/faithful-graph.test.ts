@@ -6,7 +6,7 @@ import type { Quad } from '@rdfjs/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
-import { canonicalize } from '../../src/archive/canonical.ts';
+import { canonicalize } from '../../src/rdf/canonical.ts';
 import { versionQuads } from '../../src/archive/export.ts';
 import { withStore } from '../../src/store/index.ts';
 import { startServer, staticRoutes, type TestServer } from '../../src/testkit/server.ts';

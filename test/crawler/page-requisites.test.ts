@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { cssReferences } from '../../src/extract/css.ts';
 import { extractMarkup } from '../../src/extract/html/index.ts';
 import { SCAN_LIMITS } from '../../src/extract/html/scanner.ts';
-import { runCycle } from '../../src/schedule/cycle.ts';
+import { runCycle } from '../../src/recrawl/cycle.ts';
 import { openStore } from '../../src/store/index.ts';
 import { hostOf } from '../../src/frontier/normalize.ts';
 import { cli, crawlLog, documents, tempDir } from '../helpers.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { buildFederationServer } from '../../src/federation/server.ts';
+import { buildFederationServer } from '../../src/server/federator.ts';
 
 interface Fake {
   base: string;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { buildServer } from '../../src/server/index.ts';
-import { buildFederationServer } from '../../src/federation/server.ts';
+import { buildFederationServer } from '../../src/server/federator.ts';
 import { BloomFilter } from '../../src/federation/bloom.ts';
 import { assignArchive } from '../../src/federation/rendezvous.ts';
 import { parseLinkFormat, rels } from '../../src/util/link-format.ts';

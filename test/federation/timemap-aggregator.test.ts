@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLinkFormat, rels } from '../../src/util/link-format.ts';
 import { aggregateTimeMap, timeMapToJson, timeMapToLinkFormat } from '../../src/federation/timemap-aggregator.ts';
-import { buildFederationServer } from '../../src/federation/server.ts';
+import { buildFederationServer } from '../../src/server/federator.ts';
 
 const URL_X = 'http://data.example/x?q=1';
 

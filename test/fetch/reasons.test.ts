@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { reasonOfFetchError, type FetchError } from '../../src/fetch/index.ts';
-import { isReason } from '../../src/crawler/reasons.ts';
+import { isReason } from '../../src/vocabulary/reasons.ts';
 
 describe('every fetch error has a reason in the shared vocabulary', () => {
   const cases: Array<[Omit<FetchError, 'message'>, string]> = [

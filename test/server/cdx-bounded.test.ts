@@ -32,8 +32,8 @@ const HEAP_MB = 32;
  * 24 MB heap to its limit on a machine with a cold tsx cache); through tsx otherwise.
  */
 function probeCommand(dir: string, limit: number): string[] {
-  const bundle = process.env.DATAMONITOR_SRC_BUNDLES && path.join(process.env.DATAMONITOR_SRC_BUNDLES, 'testkit/cdx-probe.mjs');
-  if (!bundle || !fs.existsSync(bundle)) return [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'src/testkit/cdx-probe.ts'), dir, String(limit)];
+  const bundle = process.env.DATAMONITOR_SRC_BUNDLES && path.join(process.env.DATAMONITOR_SRC_BUNDLES, 'server/cdx-probe.mjs');
+  if (!bundle || !fs.existsSync(bundle)) return [path.join(repoRoot, 'bin/run-ts.mjs'), path.join(repoRoot, 'src/server/cdx-probe.ts'), dir, String(limit)];
   const script = `const { cdxProbe } = await import(${JSON.stringify(pathToFileURL(bundle).href)}); process.stdout.write(JSON.stringify(await cdxProbe(${JSON.stringify(dir)}, ${limit})) + '\\n');`;
   return ['--input-type=module', '-e', script];
 }

@@ -24,7 +24,7 @@ const CACHE = path.join(ROOT, '.cache/src-bundles');
  * tsx's own transforms would take a share of the cap that the route under test must have).
  */
 export function bootedEntries(): string[] {
-  const entries = new Set(['cli/early.ts', 'cli/main.ts', 'testkit/cdx-probe.ts']);
+  const entries = new Set(['cli/early.ts', 'cli/main.ts', 'server/cdx-probe.ts']);
   for (const rel of fs.readdirSync(SRC, { recursive: true }) as string[]) {
     if (!rel.endsWith('.ts')) continue;
     const text = fs.readFileSync(path.join(SRC, rel), 'utf8');

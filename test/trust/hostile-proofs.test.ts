@@ -1,6 +1,6 @@
 import { randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalize, quadToNQuads } from '../../src/archive/canonical.ts';
+import { canonicalize, quadToNQuads } from '../../src/rdf/canonical.ts';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { parseDocument, signText, verifyText } from '../../src/trust/document.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalize } from '../../src/archive/canonical.ts';
+import { canonicalize } from '../../src/rdf/canonical.ts';
 import { parseDocument, signText, verifyText } from '../../src/trust/document.ts';
 import { generateKeyFile, parseTrustList, signingKeyFromSecret } from '../../src/trust/multikey.ts';
 import { createProof, verifyGraph } from '../../src/trust/proof.ts';
@@ -114,7 +114,7 @@ describe('sign and verify a Turtle document', () => {
     // Re-sign the same proof options over the document's lines in parse order (a naive signer).
     const { sign } = await import('node:crypto');
     const { hashData } = await import('../../src/trust/proof.ts');
-    const { quadToNQuads } = await import('../../src/archive/canonical.ts');
+    const { quadToNQuads } = await import('../../src/rdf/canonical.ts');
     const { multibase } = await import('../../src/trust/multikey.ts');
     const cfg = (await canonicalize(proof.slice(1, -1))).nquads;
     const naive = multibase(sign(null, hashData(cfg, quads.map(quadToNQuads).join('')), key.privateKey));

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseCount, parseDuration } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
-import { buildFederationServer } from '../../federation/server.ts';
+import { buildFederationServer } from '../../server/federator.ts';
 import { collect } from '../config.ts';
 
 interface FederateFlags {

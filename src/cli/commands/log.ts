@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
 import type { CrawlLogEntry } from '../../store/types.ts';
-import { REASONS, REASON_NAMES, isReason } from '../../crawler/reasons.ts';
+import { REASONS, REASON_NAMES, isReason } from '../../vocabulary/reasons.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';

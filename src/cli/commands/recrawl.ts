@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
-import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '../../schedule/cycle.ts';
+import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '../../recrawl/cycle.ts';
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';

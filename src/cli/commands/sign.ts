@@ -8,7 +8,7 @@ import { EXIT } from '../../util/exit-codes.ts';
 import { detachedProofText, formatOfFile, parseDocument, signText, verifyText } from '../../trust/document.ts';
 import { generateKeyFile, readSigningKey, readTrustList } from '../../trust/multikey.ts';
 import { PROOF_REL, type TrustReport } from '../../trust/proof.ts';
-import { quadToNQuads } from '../../archive/canonical.ts';
+import { quadToNQuads } from '../../rdf/canonical.ts';
 
 interface SignFlags {
   key?: string;

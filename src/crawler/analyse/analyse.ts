@@ -1,6 +1,6 @@
 import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { canonicalize, type CanonicalMethod } from '../../archive/canonical.ts';
+import { canonicalize, type CanonicalMethod } from '../../rdf/canonical.ts';
 import { extract } from '../../extract/registry.ts';
 import { documentLinks } from '../../extract/links.ts';
 import type { Diagnostic, ExtractInput, FoundLink } from '../../extract/types.ts';

@@ -1,6 +1,6 @@
 import type { FetchError } from '../../fetch/types.ts';
 import type { ChangeState, CrawlLog, CrawlLogEntry, DocumentRow, DocumentState } from '../../store/types.ts';
-import { POLICY_REASONS, REASON_NAMES, type Reason } from '../reasons.ts';
+import { POLICY_REASONS, REASON_NAMES, type Reason } from '../../vocabulary/reasons.ts';
 import { reasonOfFetchError } from '../../fetch/reasons.ts';
 import type { Logger } from '../../util/log.ts';
 

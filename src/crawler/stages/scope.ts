@@ -2,7 +2,7 @@ import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { SeenSet } from '../../frontier/seen/index.ts';
 import type { DocumentStore } from '../../store/types.ts';
 import { rejectReason, type FilterOptions } from '../../frontier/filters.ts';
-import type { Reason } from '../reasons.ts';
+import type { Reason } from '../../vocabulary/reasons.ts';
 import { hostOf, normalizeUrl, originOf } from '../../frontier/normalize.ts';
 import { rejectionReason } from '../../frontier/filters.ts';
 

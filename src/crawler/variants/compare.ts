@@ -1,6 +1,6 @@
 import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { canonicalize } from '../../archive/canonical.ts';
+import { canonicalize } from '../../rdf/canonical.ts';
 import { HTML_MEDIA_TYPES } from '../../extract/registry.ts';
 import { XHV } from '../../extract/html/vocab.ts';
 import { essenceOf } from '../../util/content-type.ts';
@@ -9,7 +9,7 @@ const { namedNode, quad } = DataFactory;
 
 /** One representation's graph, as it is compared with the others of its document. */
 export interface ComparedGraph {
-  /** The canonical N-Quads (src/archive/canonical.ts), one line a quad. */
+  /** The canonical N-Quads (src/rdf/canonical.ts), one line a quad. */
   nquads: string;
   hash: string;
   triples: number;

@@ -24,7 +24,7 @@ import { Knowledge } from '../../crawler/follow/knowledge.ts';
 import { hostOf } from '../../frontier/normalize.ts';
 import { barChart, lineChart, stack } from '../../plot/svg.ts';
 import { VersionIndex } from '../../query/version-index.ts';
-import { DEFAULT_STRATEGY, runCycle } from '../../schedule/cycle.ts';
+import { DEFAULT_STRATEGY, runCycle } from '../../recrawl/cycle.ts';
 import { openStore } from '../../store/index.ts';
 import { startForwardProxy } from '../../testkit/forward-proxy.ts';
 import { SCHEMA, startScholarlyWeb, type ScholarlyWeb } from '../../testkit/scholarly-web.ts';

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { isReason, type Reason } from '../../crawler/reasons.ts';
+import { isReason, type Reason } from '../../vocabulary/reasons.ts';
 import { readRecord } from '../../archive/warc-reader.ts';
 
 export interface LogRow {

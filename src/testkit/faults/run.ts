@@ -6,7 +6,7 @@
  */
 import { crawl, type CrawlSummary } from '../../crawler/crawl.ts';
 import type { CrawlOptions } from '../../crawler/options.ts';
-import type { Reason } from '../../crawler/reasons.ts';
+import type { Reason } from '../../vocabulary/reasons.ts';
 import { verifyArchive } from '../../archive/verify.ts';
 import { openStore } from '../../store/index.ts';
 import { startSyntheticSite } from '../synthetic-site.ts';

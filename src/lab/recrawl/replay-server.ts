@@ -1,5 +1,5 @@
-import { startServer, type TestServer } from './server.ts';
-import type { HistoryRecord } from '../lab/recrawl/histories.ts';
+import { startServer, type TestServer } from '../../testkit/server.ts';
+import type { HistoryRecord } from './histories.ts';
 
 /**
  * Serves documents whose content changes at the times of a change history, under a virtual clock

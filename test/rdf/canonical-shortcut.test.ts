@@ -2,7 +2,7 @@ import type { Quad } from '@rdfjs/types';
 import { Parser, Writer } from 'n3';
 import canonize from 'rdf-canonize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalize, firstDegreeLabels } from '../../src/archive/canonical.ts';
+import { canonicalize, firstDegreeLabels } from '../../src/rdf/canonical.ts';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir } from '../helpers.ts';
@@ -11,7 +11,7 @@ import { generatedVocabulary } from '../../src/testkit/real-vocabulary.ts';
 
 /**
  * Canonical labels without the general algorithm where first-degree hashes decide them
- * (src/archive/canonical.ts, firstDegreeLabels): the archive must hold exactly what RDFC-1.0 gives,
+ * (src/rdf/canonical.ts, firstDegreeLabels): the archive must hold exactly what RDFC-1.0 gives,
  * and a version must count as changed exactly when its graph changed.
  */
 const parse = (text: string, format = 'text/turtle'): Quad[] => new Parser({ baseIRI: 'http://example.org/', format }).parse(text) as Quad[];

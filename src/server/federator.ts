@@ -12,11 +12,11 @@
  */
 import { bearerMatches } from '../util/secret.ts';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { Federation, submittedUrl, type FederationOptions } from './federation.ts';
+import { Federation, submittedUrl, type FederationOptions } from '../federation/federation.ts';
 import type { Link } from '../util/link-format.ts';
-import { timeMapToJson, timeMapToLinkFormat, type AggregatedTimeMap, type Memento } from './timemap-aggregator.ts';
-import { checkPublicUrl, listenUrl, targetAfter } from '../server/context.ts';
-import { linkHeader } from '../server/mementos.ts';
+import { timeMapToJson, timeMapToLinkFormat, type AggregatedTimeMap, type Memento } from '../federation/timemap-aggregator.ts';
+import { checkPublicUrl, listenUrl, targetAfter } from './context.ts';
+import { linkHeader } from './mementos.ts';
 
 export interface FederationServerOptions extends FederationOptions {
   /** Bearer token that allows POST /api/urls; without one, submissions are refused (403). */

@@ -5,13 +5,13 @@
  * a domain query for `lod.test` read by a client as it streams (lines counted, not kept), page after page of
  * LIMIT lines following X-Resume-Key to the end; then the reads behind the dashboard's overview.
  *
- * Usage: node bin/run-ts.mjs src/testkit/cdx-probe.ts DIR LIMIT
+ * Usage: node bin/run-ts.mjs src/server/cdx-probe.ts DIR LIMIT
  * Prints {status, lines, pages, resumeKey, entries} as one JSON line (`resumeKey`: the last page's, null).
  */
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { openStore } from '../store/index.ts';
-import { registerCdxRoute } from '../server/cdx-route.ts';
+import { registerCdxRoute } from './cdx-route.ts';
 
 export interface CdxProbeResult {
   /** The first status other than 200, else 200. */
@@ -58,7 +58,7 @@ export async function cdxProbe(dir: string, limit: number): Promise<CdxProbeResu
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [dir, limit] = process.argv.slice(2);
   if (!dir || !limit) {
-    process.stderr.write('usage: node bin/run-ts.mjs src/testkit/cdx-probe.ts DIR LIMIT\n');
+    process.stderr.write('usage: node bin/run-ts.mjs src/server/cdx-probe.ts DIR LIMIT\n');
     process.exit(2);
   }
   process.stdout.write(JSON.stringify(await cdxProbe(dir, Number(limit))) + '\n');

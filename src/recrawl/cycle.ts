@@ -5,11 +5,11 @@ import type { Sitemap } from '../extract/sitemap.ts';
 import { hostOf } from '../frontier/normalize.ts';
 import type { DocumentRow, DocumentStore, HostStore, MetadataStore } from '../store/types.ts';
 import { withStore } from '../store/index.ts';
-import { getStrategy } from './strategies/index.ts';
-import { DEFAULT_BOUNDS } from './bounds.ts';
-import { planBatch, type DueHost } from './crawl-time.ts';
-import { acquireCycleLock } from './lock.ts';
-import { HOUR, type StrategyBounds } from './types.ts';
+import { getStrategy } from '../schedule/strategies/index.ts';
+import { DEFAULT_BOUNDS } from '../schedule/bounds.ts';
+import { planBatch, type DueHost } from '../schedule/crawl-time.ts';
+import { acquireCycleLock } from '../schedule/lock.ts';
+import { HOUR, type StrategyBounds } from '../schedule/types.ts';
 
 /**
  * One scheduler/downloader cycle (seed 000, section 3): read the URLs that are due, plan the batch
