@@ -179,101 +179,51 @@ interface Payload {
   body: Buffer;
 }
 
-export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
-  const t0 = Date.now();
-  const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
-    skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
-  };
-  fs.mkdirSync(o.dataDir, { recursive: true });
-  const store = o.store ?? (await openStore(o.dataDir));
-  await store.init();
-  await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
-  const index = new ImportIndex(o.dataDir);
-  const contexts = archivedContexts(files);
-  const writer = new ImportWriter();
-  const ctx: CaptureContext = { store, warc: writer, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
+/**
+ * One import's state: the store it captures into, the index of records copied so far (revisits resolve
+ * through it) and the running summary. Each WARC record goes copy, then capture, as a crawl's response would.
+ */
+class WarcImport {
+  readonly writer = new ImportWriter();
+  readonly index: ImportIndex;
+  readonly ctx: CaptureContext;
 
-  /** The payload of the archived response at `at`, if it is a response and (when given) has `digest`. */
-  const payloadAt = (at: { file: string; offset: number; length: number }, digest: string | undefined): Payload | undefined => {
-    let rec;
+  constructor(
+    readonly dataDir: string,
+    readonly store: StoreLifecycle & DocumentStore & CrawlLog,
+    readonly s: ImportSummary,
+    contexts: ReturnType<typeof archivedContexts>,
+    readonly onProgress?: (s: ImportSummary) => void,
+  ) {
+    this.index = new ImportIndex(dataDir);
+    this.ctx = { store, warc: this.writer, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
+  }
+
+  /** Copies every record of `file` into the archive and captures its responses and revisits. */
+  async importFile(file: string): Promise<void> {
+    this.s.files++;
+    const dest = new ImportFile(this.dataDir, file);
     try {
-      rec = readRecord(o.dataDir, at.file, at.offset, at.length);
-    } catch {
-      return undefined;
-    }
-    if (rec.headers.get('warc-type') !== 'response') return undefined;
-    const m = httpPayload(rec.block);
-    if (digest && digestMatches(m.body, digest) === false && digestMatches(parseEntity(rec.block), digest) === false) return undefined;
-    return { status: m.status, statusText: m.statusText, headers: m.headers, body: m.body };
-  };
-
-  /** The payload a revisit stands for, from this archive: by record ID, by target URI and date, by digest. */
-  const resolveRevisit = async (r: ScannedRecord, url: string): Promise<Payload | undefined> => {
-    const digest = r.headers.get('warc-payload-digest');
-    const refId = r.headers.get('warc-refers-to');
-    for (const at of refId ? index.byId.get(refId) ?? [] : []) {
-      const p = payloadAt(at, digest);
-      if (p) return p;
-    }
-    const refUri = normalizeUrl(unbracket(r.headers.get('warc-refers-to-target-uri') ?? '') || '');
-    const refDate = Date.parse(r.headers.get('warc-refers-to-date') ?? '');
-    if (refUri && Number.isFinite(refDate)) {
-      const imported = index.byUriDate.get(`${refUri} ${refDate}`);
-      const p = imported && payloadAt(imported, digest);
-      if (p) return p;
-      for (const v of await store.versions(refUri)) {
-        if (v.time !== refDate || !v.warcFile) continue;
-        const q = payloadAt({ file: v.warcFile, offset: v.warcOffset!, length: v.warcLength! }, digest);
-        if (q) return q;
+      for (const item of scanWarc(file)) {
+        if ('error' in item) {
+          this.s.unreadable.push(`${file} at offset ${item.offset}: ${item.error}`);
+          continue;
+        }
+        await this.importRecord(file, dest, item);
       }
+    } catch (e) {
+      this.s.unreadable.push(`${file}: ${(e as Error).message}`);
+    } finally {
+      dest.close();
     }
-    if (!digest) return undefined;
-    const key = digestKey(digest);
-    const imported = key ? index.byPayload.get(key) : undefined;
-    const p = imported && payloadAt(imported, digest);
-    if (p) return p;
-    // An earlier crawl's captures of the URL: its log holds sha1 digests, the revisit may use another.
-    const candidates = (await store.versions(refUri ?? url)).filter((v) => v.warcFile && v.status >= 200 && v.status < 300 && v.change !== 'unchanged');
-    for (const v of candidates.reverse().slice(0, MAX_DIGEST_CANDIDATES)) {
-      if (plainlyOther(v.checksum, key)) continue;
-      const q = payloadAt({ file: v.warcFile!, offset: v.warcOffset!, length: v.warcLength! }, digest);
-      if (q) return q;
-    }
-    return undefined;
-  };
+  }
 
-  const archive = async (url: string, time: number, r: ScannedRecord, status: { code: number; text: string; version: string }, headers: [string, string][], payload: Buffer, encoding: string | undefined): Promise<void> => {
-    const prev = await store.getDocument(url);
-    if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
-      s.skipped.notNewer++;
-      return;
-    }
-    if (!prev) await store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
-    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
-    const contentType = headerValue(headers, 'content-type');
-    const response: FetchResponse = {
-      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
-      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
-      truncated: decoded.truncated || r.headers.has('warc-truncated'),
-      ...parseContentType(contentType),
-      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
-    };
-    const outcome: FetchOutcome = { response };
-    if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${url}: ${decoded.error}` };
-    const doc = await capture(url, outcome, ctx, prev);
-    s.imported++;
-    if (doc.change === 'error') s.errors++;
-    else s[doc.change]++;
-    o.onProgress?.(s);
-  };
-
-  const importRecord = async (file: string, dest: ImportFile, r: ScannedRecord): Promise<void> => {
-    s.records++;
+  async importRecord(file: string, dest: ImportFile, r: ScannedRecord): Promise<void> {
+    this.s.records++;
     const id = r.headers.get('warc-record-id');
     const sha1 = createHash('sha1').update(r.raw).digest('hex');
-    if (index.holds(id, sha1)) {
-      s.skipped.alreadyImported++;
+    if (this.index.holds(id, sha1)) {
+      this.s.skipped.alreadyImported++;
       return;
     }
     const type = r.headers.get('warc-type');
@@ -293,47 +243,117 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
       if (recorded && !at.payload.includes(recorded)) at.payload.push(recorded);
     }
     dest.records.push(at);
-    index.add(at);
-    s.copied++;
+    this.index.add(at);
+    this.s.copied++;
     if (type !== 'response' && type !== 'revisit') return;
-    s[type === 'response' ? 'responses' : 'revisits']++;
+    this.s[type === 'response' ? 'responses' : 'revisits']++;
     const head = /^HTTP\/([\d.]+)/.exec(r.block.subarray(0, 16).toString('latin1'));
     if (!url || !isHttp || (type === 'response' && !msg)) {
-      s.skipped.notHttp++;
+      this.s.skipped.notHttp++;
       return;
     }
-    writer.current = { file: dest, at, date: new Date(time) };
+    this.writer.current = { file: dest, at, date: new Date(time) };
     const status = { code: msg?.status ?? 200, text: msg?.statusText ?? '', version: head?.[1] ?? '1.1' };
-    if (type === 'response') return archive(url, time, r, status, msg!.headers, msg!.body, headerValue(msg!.headers, 'content-encoding'));
-    if (msg?.status === 304) return archive(url, time, r, status, msg.headers, Buffer.alloc(0), undefined);
-    const original = await resolveRevisit(r, url);
+    if (type === 'response') return this.archive(url, time, r, status, msg!.headers, msg!.body, headerValue(msg!.headers, 'content-encoding'));
+    if (msg?.status === 304) return this.archive(url, time, r, status, msg.headers, Buffer.alloc(0), undefined);
+    const original = await this.resolveRevisit(r, url);
     if (!original) {
-      s.skipped.revisitWithoutPayload++;
+      this.s.skipped.revisitWithoutPayload++;
       return;
     }
     // The revisit's own head (its date, its status) where it has one, the payload's encoding from the original.
     const own = msg ?? original;
-    return archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerValue(original.headers, 'content-encoding'));
-  };
+    return this.archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerValue(original.headers, 'content-encoding'));
+  }
 
-  try {
-    for (const file of files) {
-      s.files++;
-      const dest = new ImportFile(o.dataDir, file);
-      try {
-        for (const item of scanWarc(file)) {
-          if ('error' in item) {
-            s.unreadable.push(`${file} at offset ${item.offset}: ${item.error}`);
-            continue;
-          }
-          await importRecord(file, dest, item);
-        }
-      } catch (e) {
-        s.unreadable.push(`${file}: ${(e as Error).message}`);
-      } finally {
-        dest.close();
+  /** The payload of the archived response at `at`, if it is a response and (when given) has `digest`. */
+  private payloadAt(at: { file: string; offset: number; length: number }, digest: string | undefined): Payload | undefined {
+    let rec;
+    try {
+      rec = readRecord(this.dataDir, at.file, at.offset, at.length);
+    } catch {
+      return undefined;
+    }
+    if (rec.headers.get('warc-type') !== 'response') return undefined;
+    const m = httpPayload(rec.block);
+    if (digest && digestMatches(m.body, digest) === false && digestMatches(parseEntity(rec.block), digest) === false) return undefined;
+    return { status: m.status, statusText: m.statusText, headers: m.headers, body: m.body };
+  }
+
+  /** The payload a revisit stands for, from this archive: by record ID, by target URI and date, by digest. */
+  private async resolveRevisit(r: ScannedRecord, url: string): Promise<Payload | undefined> {
+    const digest = r.headers.get('warc-payload-digest');
+    const refId = r.headers.get('warc-refers-to');
+    for (const at of refId ? this.index.byId.get(refId) ?? [] : []) {
+      const p = this.payloadAt(at, digest);
+      if (p) return p;
+    }
+    const refUri = normalizeUrl(unbracket(r.headers.get('warc-refers-to-target-uri') ?? '') || '');
+    const refDate = Date.parse(r.headers.get('warc-refers-to-date') ?? '');
+    if (refUri && Number.isFinite(refDate)) {
+      const imported = this.index.byUriDate.get(`${refUri} ${refDate}`);
+      const p = imported && this.payloadAt(imported, digest);
+      if (p) return p;
+      for (const v of await this.store.versions(refUri)) {
+        if (v.time !== refDate || !v.warcFile) continue;
+        const q = this.payloadAt({ file: v.warcFile, offset: v.warcOffset!, length: v.warcLength! }, digest);
+        if (q) return q;
       }
     }
+    if (!digest) return undefined;
+    const key = digestKey(digest);
+    const imported = key ? this.index.byPayload.get(key) : undefined;
+    const p = imported && this.payloadAt(imported, digest);
+    if (p) return p;
+    // An earlier crawl's captures of the URL: its log holds sha1 digests, the revisit may use another.
+    const candidates = (await this.store.versions(refUri ?? url)).filter((v) => v.warcFile && v.status >= 200 && v.status < 300 && v.change !== 'unchanged');
+    for (const v of candidates.reverse().slice(0, MAX_DIGEST_CANDIDATES)) {
+      if (plainlyOther(v.checksum, key)) continue;
+      const q = this.payloadAt({ file: v.warcFile!, offset: v.warcOffset!, length: v.warcLength! }, digest);
+      if (q) return q;
+    }
+    return undefined;
+  }
+
+  private async archive(url: string, time: number, r: ScannedRecord, status: { code: number; text: string; version: string }, headers: [string, string][], payload: Buffer, encoding: string | undefined): Promise<void> {
+    const prev = await this.store.getDocument(url);
+    if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
+      this.s.skipped.notNewer++;
+      return;
+    }
+    if (!prev) await this.store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
+    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
+    const contentType = headerValue(headers, 'content-type');
+    const response: FetchResponse = {
+      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
+      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
+      truncated: decoded.truncated || r.headers.has('warc-truncated'),
+      ...parseContentType(contentType),
+      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
+    };
+    const outcome: FetchOutcome = { response };
+    if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${url}: ${decoded.error}` };
+    const doc = await capture(url, outcome, this.ctx, prev);
+    this.s.imported++;
+    if (doc.change === 'error') this.s.errors++;
+    else this.s[doc.change]++;
+    this.onProgress?.(this.s);
+  }
+}
+
+export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
+  const t0 = Date.now();
+  const s: ImportSummary = {
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
+  };
+  fs.mkdirSync(o.dataDir, { recursive: true });
+  const store = o.store ?? (await openStore(o.dataDir));
+  await store.init();
+  await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
+  const run = new WarcImport(o.dataDir, store, s, archivedContexts(files), o.onProgress);
+  try {
+    for (const file of files) await run.importFile(file);
   } finally {
     await store.flush();
     if (!o.store) await store.close();
