@@ -132,21 +132,32 @@ export interface LogGapStore {
 }
 
 /**
- * The versioned store as its readers and its indexer see it, whatever holds it: SQLite
- * (`<data>/versions.sqlite`, version-store.ts) or PostgreSQL (pg/pg-version-store.ts, shared by every
- * reader of one crawl database). The planner, the query process, the catch-up and the evolution queries
- * talk to this and nothing else. It is synchronous, as better-sqlite3 is; the PostgreSQL store blocks on
- * a connection thread (src/util/sync-pg.ts) and batches its writes per transaction to pay for that.
+ * The versioned store, whatever holds it: SQLite (`<data>/versions.sqlite`, version-store.ts) or PostgreSQL
+ * (pg/pg-version-store.ts, shared by every reader of one crawl database). It is synchronous, as better-sqlite3
+ * is; the PostgreSQL store blocks on a connection thread (src/util/sync-pg.ts) and batches its writes per
+ * transaction to pay for that. Each consumer takes the roles it uses: the catch-up writes (VersionWriter,
+ * IndexMaintenance), `diff` and the Memento routes read the history (HistoryReads), the SPARQL planner and
+ * engine read rows and counts at an instant (ArchiveReads).
  */
-export interface VersionBackend extends VersionedGraphStore {
+export type VersionBackend = VersionedGraphStore & StoreIdentity & VersionWriter & IndexMaintenance & ArchiveReads;
+
+/** What a query answers from: the history, the rows at an instant and the counts, and whose they are. */
+export type ArchiveReads = StoreIdentity & HistoryReads & PlannerReads & CountReads;
+
+/** Which store this is, for a query process to open the same one, and a key that changes with every write. */
+export interface StoreIdentity {
   /** What a query process opens to read the same store: a file path, or a postgres:// URL. */
   readonly file: string;
   readonly kind: 'sqlite' | 'postgres';
   /** Changes whenever this or another process writes: a cache key for loaded snapshots. */
   readonly generation: string;
-  readonly logGaps: LogGapStore;
+  /** Commits writes made outside writeTransaction (putVersion's batch), so that other readers see them. */
+  flush(): void;
+}
 
-  // ---- the indexer (catch-up.ts) ----
+/** The indexer's side (catch-up.ts): versions written from the crawl log, and how far the log is indexed. */
+export interface VersionWriter {
+  readonly logGaps: LogGapStore;
   /** Runs `fn` holding the store's write lock; commits if it returns, rolls back if it throws. */
   writeTransaction<T>(fn: () => T): T;
   putVersionNow(graph: string, time: number, quads: Iterable<Quad>): { added: number; removed: number };
@@ -166,15 +177,18 @@ export interface VersionBackend extends VersionedGraphStore {
    * commits in place (SQLite) has them read one at a time inside it, holding one version in memory, not a batch's.
    */
   readonly commitsBehind?: boolean;
-  /** Commits writes made outside writeTransaction (putVersion's batch), so that other readers see them. */
-  flush(): void;
-  /** Bulk loading: the read indexes down for the load, built once at its end (see catch-up.ts). */
+}
+
+/** Bulk loading: the read indexes down for the load, built once at its end (see catch-up.ts). */
+export interface IndexMaintenance {
   dropReadIndexes(): string[];
   restoreIndexes(): void;
   liveBulkLoader(): number | undefined;
   missingIndexes(): string[];
+}
 
-  // ---- readers ----
+/** The archive's history: documents, their versions, the state at an instant and the changes between two. */
+export interface HistoryReads {
   graphs(): GraphSummary[];
   versions(graph: string): VersionInfo[];
   /** Distinct instants of versions, oldest first; `limit`: only the first ones (the first version is one index probe). */
@@ -183,8 +197,10 @@ export interface VersionBackend extends VersionedGraphStore {
   delta(from: number, to: number, opts?: { graphs?: string[] }): Delta;
   patternVersions(pattern: TriplePattern): PatternVersions[];
   stats(): ArchiveStats;
+}
 
-  // ---- the query planner (plan/) ----
+/** The rows the query planner (plan/) loads into the engine: at an instant, by pattern, by row id. */
+export interface PlannerReads {
   /** The quads valid at `at` in row-id order (the order every load keeps: plan/load.ts). */
   snapshotRows(at: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
   /**
@@ -201,6 +217,11 @@ export interface VersionBackend extends VersionedGraphStore {
   rowsMatchingAt?(at: number, patterns: RowConstants[], estimate: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
   countMatching(pattern: RowConstants, cap: number): number;
   rowsEstimate(): number;
+  namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];
+}
+
+/** What the count planner (plan/count.ts) reads: counts in SQL, and the dictionary's terms to check. */
+export interface CountReads {
   /** The count of countSql at `at` (plan/count.ts: only where it is the engine's count). */
   countAt(at: number, pattern: RowConstants, req: CountRequest): number;
   /** Literal terms with a datatype or a language tag, id above `after`, in id order, at most `limit` (plan/count.ts). */
@@ -215,5 +236,4 @@ export interface VersionBackend extends VersionedGraphStore {
   termCheckMemo?(): TermCheckMemo;
   /** The dictionary ids of N-Triples terms (undefined: not in it). */
   idsOfTerms(nts: string[]): Array<number | undefined>;
-  namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];
 }

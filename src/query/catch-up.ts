@@ -3,7 +3,10 @@ import { PROVENANCE_GRAPH, versionQuads } from '../archive/export.ts';
 import { trustFactOf, trustQuads } from '../trust/record.ts';
 import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
-import type { VersionBackend } from './backend.ts';
+import type { IndexMaintenance, StoreIdentity, VersionWriter } from './backend.ts';
+
+/** What the catch-up writes to: versions, the log position, and the read indexes it takes down for a bulk load. */
+type IndexTarget = StoreIdentity & VersionWriter & IndexMaintenance;
 import { entriesForHeapShare } from '../util/memory.ts';
 import { changesIndex } from './version-index.ts';
 
@@ -88,7 +91,7 @@ export const GAP_TTL_MS = 3_600_000;
  * and re-reads the last indexed id and the open holes inside it, so a row is applied once whoever gets
  * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
  */
-export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
+export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
   const now = opts.now ?? Date.now();
   const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId: 0, diagnostics: [] };
   const reader = new RecordReader(dataDir);
@@ -133,7 +136,7 @@ export async function catchUpVersions(archive: VersionBackend, store: CrawlLog, 
 }
 
 /** One batch of log rows (their versions: versionsOf), in the caller's write transaction; returns the last log id indexed. */
-function applyBatch(archive: VersionBackend, rows: CrawlLogEntry[], read: (i: number) => ReadVersion, now: number, result: CatchUpResult): number {
+function applyBatch(archive: IndexTarget, rows: CrawlLogEntry[], read: (i: number) => ReadVersion, now: number, result: CatchUpResult): number {
   let indexed = archive.indexedLogId();
   if (indexed === undefined) {
     // Versions but no indexed id: written live by a crawler before the store became an index.
@@ -167,7 +170,7 @@ function applyBatch(archive: VersionBackend, rows: CrawlLogEntry[], read: (i: nu
  * Re-reads the holes the index went past (one `id > from - 1 ORDER BY id LIMIT size` seek each), applies
  * the rows that have committed since, then forgets holes older than `expireBefore` that are still empty.
  */
-async function fillLogGaps(archive: VersionBackend, store: CrawlLog, reader: RecordReader, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
+async function fillLogGaps(archive: IndexTarget, store: CrawlLog, reader: RecordReader, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
   const gaps = archive.logGaps.list();
   if (gaps.length === 0) return;
   for (const gap of gaps) {
@@ -201,7 +204,7 @@ type ReadVersion = { quads: Quad[] } | { error: Error } | undefined;
  * store commits behind the caller (the previous batch is written meanwhile: bench/SCALE-RUN.md, third run),
  * else read one at a time as the transaction asks (one version in memory: a server under a 48 MB heap).
  */
-function versionsOf(archive: VersionBackend, reader: RecordReader, rows: CrawlLogEntry[]): (i: number) => ReadVersion {
+function versionsOf(archive: IndexTarget, reader: RecordReader, rows: CrawlLogEntry[]): (i: number) => ReadVersion {
   if (!archive.commitsBehind) return (i) => readVersion(reader, rows[i]!);
   const read = rows.map((e) => readVersion(reader, e));
   return (i) => read[i];
@@ -221,7 +224,7 @@ function readVersion(reader: RecordReader, e: CrawlLogEntry): ReadVersion {
 }
 
 /** One log row into the store; a row that cannot be applied costs its version, not the index. */
-function applyLogRow(archive: VersionBackend, e: CrawlLogEntry, read: ReadVersion, result: CatchUpResult): void {
+function applyLogRow(archive: IndexTarget, e: CrawlLogEntry, read: ReadVersion, result: CatchUpResult): void {
   const graph = e.finalUrl ?? e.url;
   try {
     if (read) {

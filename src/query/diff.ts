@@ -1,6 +1,6 @@
 import { UserError } from '../util/errors.ts';
 import { nquadLine, ntripleLine } from './version-store.ts';
-import type { VersionBackend } from './backend.ts';
+import type { HistoryReads } from './backend.ts';
 import type { QuadRow } from './types.ts';
 
 /** What `datamonitor diff` and `GET /api/diff` show: the lines added and removed between two instants. */
@@ -18,7 +18,7 @@ export interface DiffLines {
  * Diff(from, to) of one document's graph or of the whole archive as sorted lines, with the archive's stable
  * blank-node labels, so that the CLI and the server print the same text for the same question.
  */
-export function diffLines(archive: VersionBackend, url: string | undefined, from: number, to: number): DiffLines {
+export function diffLines(archive: HistoryReads, url: string | undefined, from: number, to: number): DiffLines {
   if (to < from) throw new UserError(`the later time (${new Date(to).toISOString()}) is before the earlier one (${new Date(from).toISOString()}): swap them`);
   if (url && archive.versions(url).length === 0) throw new UserError(`the archive has no version of ${url}: see datamonitor query --list`);
   const delta = archive.delta(from, to, { graphs: url ? [url] : undefined });

@@ -2,7 +2,7 @@ import * as ox from './oxigraph.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { evaluateShape, freeStore, graphIndexLine } from './sparql.ts';
 import { nquadLine } from './version-store.ts';
-import type { VersionBackend } from './backend.ts';
+import type { ArchiveReads } from './backend.ts';
 import { UserError } from '../util/errors.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
 
@@ -17,7 +17,7 @@ type Answer = AnswerVersions['answer'];
  * version falls there: what held at the window's start is the reference the window's changes are
  * measured against. The other points are the change points in (from, to].
  */
-export function* answersOverTime(archive: VersionBackend, sparql: string, opts: EvolutionOptions = {}): Generator<{ time: number; answers: Map<string, Answer>; baseline?: true }> {
+export function* answersOverTime(archive: ArchiveReads, sparql: string, opts: EvolutionOptions = {}): Generator<{ time: number; answers: Map<string, Answer>; baseline?: true }> {
   const shape = analyseQuery(sparql);
   const graphs = shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
   const { from, to } = opts;
@@ -91,7 +91,7 @@ function answersOf(store: ox.Store, shape: QueryShape): Map<string, Answer> {
  * An answer already holding at `from` is dated from `from` and flagged `clippedFrom`; one still holding at
  * `to` is cut there and flagged `clippedTo`, unless no version at all came after `to` (then it holds now).
  */
-export async function queryVersions(archive: VersionBackend, sparql: string, opts: EvolutionOptions = {}): Promise<AnswerVersions[]> {
+export async function queryVersions(archive: ArchiveReads, sparql: string, opts: EvolutionOptions = {}): Promise<AnswerVersions[]> {
   const byKey = new Map<string, AnswerVersions>();
   let previous = new Set<string>();
   for (const { time, answers, baseline } of answersOverTime(archive, sparql, opts)) {
@@ -111,7 +111,7 @@ export async function queryVersions(archive: VersionBackend, sparql: string, opt
 }
 
 /** Whether a selected graph got a version after the window's end (so an answer open at `to` may have ended). */
-function laterChanges(archive: VersionBackend, sparql: string, opts: EvolutionOptions): boolean {
+function laterChanges(archive: ArchiveReads, sparql: string, opts: EvolutionOptions): boolean {
   const shape = analyseQuery(sparql);
   const graphs = shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
   return archive.changePoints({ graphs, from: opts.to! + 1 }).length > 0;
@@ -122,7 +122,7 @@ function laterChanges(archive: VersionBackend, sparql: string, opts: EvolutionOp
  * point counts if non-empty (against the empty archive); with it, the state at `from` is the reference and
  * only change points in (from, to] are reported.
  */
-export async function queryChanges(archive: VersionBackend, sparql: string, opts: EvolutionOptions = {}): Promise<AnswerChange[]> {
+export async function queryChanges(archive: ArchiveReads, sparql: string, opts: EvolutionOptions = {}): Promise<AnswerChange[]> {
   const changes: AnswerChange[] = [];
   let previous = new Set<string>();
   for (const { time, answers, baseline } of answersOverTime(archive, sparql, opts)) {

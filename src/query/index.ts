@@ -4,7 +4,7 @@ export { LiveIndex, type LiveIndexOptions, type LiveIndexSummary } from './live-
 export { catchUpVersions, GAP_TTL_MS, type CatchUpOptions, type CatchUpProgress, type CatchUpResult } from './catch-up.ts';
 export { VersionIndex, openVersionBackend } from './version-index.ts';
 export { PgVersionArchive } from './pg/pg-version-store.ts';
-export type { VersionBackend, LogGapStore, RowConstants } from './backend.ts';
+export type { VersionBackend, ArchiveReads, HistoryReads, PlannerReads, CountReads, VersionWriter, IndexMaintenance, StoreIdentity, LogGapStore, RowConstants } from './backend.ts';
 export { runQuery, materialise, freeStore, evaluate, evaluateShape, renderTable, termText, formatsFor, mediaTypeOf, NOW, type Dataset } from './sparql.ts';
 export { COMMON_PREFIXES } from './prefixes.ts';
 export { formatFromParam, acceptOffers, defaultFormat, ALL_FORMATS, formatInfo } from './results/index.ts';

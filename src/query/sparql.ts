@@ -1,7 +1,7 @@
 import * as ox from './oxigraph.ts';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
-import type { RowConstants, VersionBackend } from './backend.ts';
+import type { ArchiveReads, RowConstants } from './backend.ts';
 import { iriTerm } from './terms.ts';
 import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
@@ -47,7 +47,7 @@ export interface Snapshot {
  * Blank nodes keep the archive's labels. Rows are streamed from the archive into the store a group at a
  * time (src/query/plan/load.ts): what must fit in memory is the engine's store, not a text of it.
  */
-export function materialise(archive: VersionBackend, at: number, graphs?: string[]): Snapshot {
+export function materialise(archive: ArchiveReads, at: number, graphs?: string[]): Snapshot {
   const loader = new StoreLoader(graphIndexLine);
   for (const [rowid, row] of archive.snapshotRows(at, { graphs })) loader.add(rowid, row);
   const store = loader.finish();
@@ -58,7 +58,7 @@ export function materialise(archive: VersionBackend, at: number, graphs?: string
  * The part of Mat(at) a query reads: the rows valid at `at` that match one of its triple patterns (and,
  * when a pattern may match them, every `dm:inDocument` statement), in the snapshot's order.
  */
-export function materialisePatterns(archive: VersionBackend, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
+export function materialisePatterns(archive: ArchiveReads, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
   const loader = new StoreLoader(graphIndexLine);
   for (const [rowid, row] of patternRows(archive, at, plan, graphs)) loader.add(rowid, row);
   const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).flatMap((r) => graphIndexLine(r) ?? []) : [];
@@ -67,7 +67,7 @@ export function materialisePatterns(archive: VersionBackend, at: number, plan: E
 }
 
 /** The rows valid at `at` that match one of the plan's patterns, each once, in row-id order. */
-function patternRows(archive: VersionBackend, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs: string[] | undefined): Iterable<[rowid: number, row: QuadRow]> {
+function patternRows(archive: ArchiveReads, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs: string[] | undefined): Iterable<[rowid: number, row: QuadRow]> {
   return archive.rowsMatchingAt?.(at, plan.patterns, plan.estimate, { graphs }) ?? matchingRows(archive, at, plan.patterns, graphs);
 }
 
@@ -77,7 +77,7 @@ function patternRows(archive: VersionBackend, at: number, plan: Extract<Plan, { 
  * or there are no more rows; undefined when `upTo` rows did not hold them (the plan's `otherwise` answers).
  * Each round's store is freed before the next is loaded: memory is that of the last round's rows.
  */
-function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'first' }>,
+function firstSolutions(archive: ArchiveReads, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'first' }>,
   shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined): { body: string; quads: number } | undefined {
   for (let k = Math.max(FIRST_ROWS, 4 * plan.shape.needed); k <= plan.upTo; k *= GROWTH) {
     const cut = { k, more: false };
@@ -103,7 +103,7 @@ function firstSolutions(archive: VersionBackend, at: number, graphs: string[] | 
  * reading every matching id took 4.9 s and 367 MB for one predicate at 1,000,000 documents), the same rows
  * from either store; `more` set when a pattern had more.
  */
-function matchingRows(archive: VersionBackend, at: number, patterns: RowConstants[], graphs: string[] | undefined,
+function matchingRows(archive: ArchiveReads, at: number, patterns: RowConstants[], graphs: string[] | undefined,
   first?: { k: number; more: boolean }): Iterable<[rowid: number, row: QuadRow]> {
   const ids = new Set<number>();
   for (const pattern of patterns) {
@@ -126,14 +126,14 @@ const METADATA_GRAPH = `<${PROVENANCE_GRAPH}>`;
  * The last query's pattern rows are kept beside it (a client repeating a query), never in its place:
  * a selective query does not throw away a snapshot that cost seconds.
  */
-const lastSnapshot = new WeakMap<VersionBackend, { key: string; snapshot: Snapshot }>();
-const lastPatterns = new WeakMap<VersionBackend, { key: string; snapshot: Snapshot }>();
+const lastSnapshot = new WeakMap<ArchiveReads, { key: string; snapshot: Snapshot }>();
+const lastPatterns = new WeakMap<ArchiveReads, { key: string; snapshot: Snapshot }>();
 
-function snapshotKey(archive: VersionBackend, at: number, graphs: string[] | undefined): string {
+function snapshotKey(archive: ArchiveReads, at: number, graphs: string[] | undefined): string {
   return JSON.stringify([archive.generation, at, graphs ?? null]);
 }
 
-function cachedSnapshot(archive: VersionBackend, key: string, at: number, graphs: string[] | undefined): Snapshot {
+function cachedSnapshot(archive: ArchiveReads, key: string, at: number, graphs: string[] | undefined): Snapshot {
   const hit = lastSnapshot.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
   if (hit) {
@@ -145,7 +145,7 @@ function cachedSnapshot(archive: VersionBackend, key: string, at: number, graphs
   return snapshot;
 }
 
-function cachedPatterns(archive: VersionBackend, stateKey: string, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
+function cachedPatterns(archive: ArchiveReads, stateKey: string, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
   const key = JSON.stringify([stateKey, plan.patterns, plan.indexLines]);
   const hit = lastPatterns.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
@@ -168,7 +168,7 @@ export const freeStore = ox.freeStore;
  * Blank nodes keep the archive's labels and the body is the same bytes for the same query and archive.
  * Updates and malformed queries throw UserError.
  */
-export async function runQuery(archive: VersionBackend, sparql: string, opts: QueryOptions = {}): Promise<QueryResult> {
+export async function runQuery(archive: ArchiveReads, sparql: string, opts: QueryOptions = {}): Promise<QueryResult> {
   return (await prepareQuery(archive, sparql, opts)).execute();
 }
 
@@ -185,7 +185,7 @@ export interface PreparedQuery {
 }
 
 /** runQuery's first half: the query checked and planned, nothing of the archive read but its statistics. */
-export async function prepareQuery(archive: VersionBackend, sparql: string, opts: QueryOptions = {}): Promise<PreparedQuery> {
+export async function prepareQuery(archive: ArchiveReads, sparql: string, opts: QueryOptions = {}): Promise<PreparedQuery> {
   const shape = analyseQuery(sparql);
   const format = opts.format ?? defaultFormat(shape.form);
   if (!formatsFor(shape.form).includes(format)) {

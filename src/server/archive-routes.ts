@@ -11,7 +11,7 @@ import { diffLines, type DiffLines } from '../query/diff.ts';
 // Ver/Change evaluate with Oxigraph: in a query process under the server's limits, never on the event loop.
 import { locationOf, QueryLimitError } from '../query/engine/index.ts';
 import { parseTriplePattern } from '../query/pattern.ts';
-import type { VersionBackend } from '../query/backend.ts';
+import type { HistoryReads } from '../query/backend.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../query/types.ts';
 import type { ArchivedUrl, HeldLease } from '../store/types.ts';
 import type { ServerContext } from './context.ts';
@@ -199,7 +199,7 @@ export function patternQuestion(q: Params): { pattern: string; sparql: string; o
 export const MAX_CHANGE_POINTS = 10_000;
 
 /** Refuses a window with more change points than a request may evaluate, before any is evaluated. */
-function checkWork(archive: VersionBackend, options: EvolutionOptions): void {
+function checkWork(archive: HistoryReads, options: EvolutionOptions): void {
   const points = archive.changePoints(options).length;
   if (points > MAX_CHANGE_POINTS) {
     throw new UserError(`the window has ${points} change points, more than the ${MAX_CHANGE_POINTS} one request evaluates: narrow it with from=/to= or a document (graph=), or use datamonitor query --versions/--changes`);

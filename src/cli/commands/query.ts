@@ -5,7 +5,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 // Module by module, not from query/index.ts, and the heavy ones (Oxigraph, SQLite) when a command needs
 // them: --version and --help load none of it, and the SPARQL modules load once the archive is open.
-import type { VersionBackend } from '../../query/backend.ts';
+import type { ArchiveReads, HistoryReads, VersionBackend } from '../../query/backend.ts';
 import { renderTable } from '../../query/results/table.ts';
 import { ALL_FORMATS } from '../../query/results/formats.ts';
 import type { AnswerVersions, Interval, PatternVersions, ResultFormat, SparqlJsonResults } from '../../query/types.ts';
@@ -97,7 +97,7 @@ export async function queryCommand(
  * Oxigraph on the query's critical path (bench/STARTUP.md). A runaway query or Ctrl-C ends the
  * evaluation with a clear message; after that the process exits, as the command does anyway.
  */
-async function answer(archive: VersionBackend, limits: QueryLimits, query: string | undefined, flags: QueryFlags, note: (text: string) => void, signal?: AbortSignal): Promise<string> {
+async function answer(archive: ArchiveReads, limits: QueryLimits, query: string | undefined, flags: QueryFlags, note: (text: string) => void, signal?: AbortSignal): Promise<string> {
   signal?.throwIfAborted(); // a signal while the index caught up
   if (flags.list) return listDocuments(archive, flags);
   const text = queryText(query, flags);
@@ -208,7 +208,7 @@ function looksLikeSparql(text: string): boolean {
   return /\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b/i.test(text) && /[{]/.test(text);
 }
 
-function listDocuments(archive: VersionBackend, flags: QueryFlags): string {
+function listDocuments(archive: HistoryReads, flags: QueryFlags): string {
   const graphs = archive.graphs();
   if (flags.json) return JSON.stringify(graphs.map((g) => ({ ...g, firstTime: iso(g.firstTime), lastTime: iso(g.lastTime), versions: archive.versions(g.graph).map((v) => ({ ...v, time: iso(v.time) })) })), null, 1) + '\n';
   return graphs.map((g) => `${g.graph}  ${plural(g.versions, 'version')} ${iso(g.firstTime)} … ${iso(g.lastTime)}  ${g.deleted ? 'deleted' : plural(g.triples, 'triple')}`).join('\n') + `\n${plural(graphs.length, 'document')}\n`;

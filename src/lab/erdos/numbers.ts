@@ -6,7 +6,7 @@
 import { analyseQuery } from '../../query/sparql-text.ts';
 import { runQuery } from '../../query/sparql.ts';
 import type { SparqlJsonResults } from '../../query/types.ts';
-import type { VersionBackend } from '../../query/backend.ts';
+import type { ArchiveReads } from '../../query/backend.ts';
 import type { Knowledge } from '../../crawler/follow/knowledge.ts';
 import { SCHEMA } from '../../testkit/scholarly-web.ts';
 
@@ -50,7 +50,7 @@ export async function erdosNumbersBySparql(select: SelectIris, erdos: string): P
 }
 
 /** ?b's IRIs from the archive as it was at `at` (default now), through the project's query API. */
-export function archiveSelect(archive: VersionBackend, at?: number): SelectIris {
+export function archiveSelect(archive: ArchiveReads, at?: number): SelectIris {
   return async (sparql) => {
     const result = await runQuery(archive, sparql, { at, format: 'json' });
     const json = JSON.parse(result.body) as SparqlJsonResults;

@@ -1,6 +1,6 @@
 import { text } from 'node:stream/consumers';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QueryOptions } from '../types.ts';
-import type { VersionBackend } from '../backend.ts';
+import type { StoreIdentity } from '../backend.ts';
 import { DEFAULT_ENGINE, QueryLimitError, type EngineOptions, type LimitKind } from './limits.ts';
 import { QueryUnit, type EngineResult, type UnitJob } from './unit.ts';
 import type { ArchiveLocation, QueryTask } from './wire.ts';
@@ -10,8 +10,8 @@ const REPEATABLE: LimitKind[] = ['time', 'memory', 'result'];
 /** Refusals remembered at most. */
 const MAX_REFUSED = 1000;
 
-/** Where a VersionBackend lives, for a query process to open (its open batch of writes committed first: that process reads the file). */
-export function locationOf(archive: VersionBackend): ArchiveLocation {
+/** Where a versioned store lives, for a query process to open (its open batch of writes committed first: that process reads the file). */
+export function locationOf(archive: StoreIdentity): ArchiveLocation {
   archive.flush();
   return { file: archive.file, generation: archive.generation };
 }

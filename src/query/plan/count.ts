@@ -1,6 +1,6 @@
 import * as ox from '../oxigraph.ts';
 import { IriResolver, parseForPlan, type SparqlNode } from '../sparql-ast.ts';
-import { IN_DOCUMENT_TERM, type VersionBackend } from '../backend.ts';
+import { IN_DOCUMENT_TERM, type CountReads } from '../backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';
 import { DM } from '../../archive/namespace.ts';
 import { inEngineForm } from '../engine-form.ts';
@@ -93,7 +93,7 @@ export async function countShape(text: string): Promise<CountShape | undefined> 
  * kept in the process and, where the store can (term-check-memo.ts), in the store for the next process.
  * Most terms are in the engine's own form already, told by their text, and only the rest go through the engine.
  */
-export function sameTerms(archive: VersionBackend): Map<number, number> | undefined {
+export function sameTerms(archive: CountReads): Map<number, number> | undefined {
   let seen = checked.get(archive);
   if (!seen) {
     const memo = archive.termCheckMemo?.();
@@ -169,7 +169,7 @@ function recall(seen: Checked, forms: string[]): void {
  * (loaded to see), looked up in the dictionary, and "x"^^xsd:string to its plain twin "x" (plain literals are
  * not among the literal terms read).
  */
-function joinOdd(seen: Checked, archive: VersionBackend, odd: Array<{ id: number; nt: string }>): void {
+function joinOdd(seen: Checked, archive: CountReads, odd: Array<{ id: number; nt: string }>): void {
   if (odd.length === 0) return;
   const store = new ox.Store();
   let forms: Map<number, string>;
@@ -241,4 +241,4 @@ interface Checked {
   savedAt: number;
   resumed: boolean;
 }
-const checked = new WeakMap<VersionBackend, Checked>();
+const checked = new WeakMap<CountReads, Checked>();

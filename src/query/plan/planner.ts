@@ -1,4 +1,4 @@
-import type { VersionBackend } from '../backend.ts';
+import type { ArchiveReads } from '../backend.ts';
 import { queryReads, type RowPattern } from './patterns.ts';
 import { countShape, sameTerms, type CountShape } from './count.ts';
 import { FIRST_ROWS, firstShape, type FirstShape } from './first.ts';
@@ -40,7 +40,7 @@ export const SMALL_ARCHIVE_ROWS = 10_000;
 export const UNSELECTIVE_SHARE = 0.25;
 
 export interface PlanInput {
-  archive: VersionBackend;
+  archive: ArchiveReads;
   /** The query text as the engine runs it (common prefixes declared). */
   text: string;
   /** The snapshot of this instant and dataset is already loaded: it costs nothing. */
