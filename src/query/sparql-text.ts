@@ -22,6 +22,12 @@ export interface QueryShape {
   prelude: number;
   /** Prefixes the query uses but neither declares nor finds among the common ones (without the colon). */
   unknownPrefixes: string[];
+  /**
+   * For `SELECT *`: the query's variables in the order they first appear. The engine lists the columns of
+   * `SELECT *` alphabetically; Jena, Fuseki and the SPARQL results people compare with list them in order of
+   * appearance, so the columns are reordered to this (the engine's set of columns is kept as it is).
+   */
+  variableOrder?: string[];
 }
 
 const UPDATE_WORDS = new Set(['INSERT', 'DELETE', 'LOAD', 'CLEAR', 'CREATE', 'DROP', 'COPY', 'MOVE', 'ADD', 'WITH']);
@@ -29,6 +35,8 @@ const FORMS = new Set(['SELECT', 'ASK', 'CONSTRUCT', 'DESCRIBE']);
 
 type Token = { kind: 'iri' | 'word' | 'punct' | 'string'; text: string };
 
+/** A variable inside a lexer word (`?x`, `$x`, also in `ex:p/?x` or `?x=?y` which the lexer keeps as one word). */
+const VARIABLE = /[?$]([A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)/g;
 const IRIREF = /<[^<>"{}|^`\\\u0000-\u0020]*>/y;
 const WORD = /[^\s{}()<>"'#,;.]+(?:\.[^\s{}()<>"'#,;.]+)*/y;
 
@@ -95,6 +103,9 @@ export function analyseQuery(text: string): QueryShape {
     next = it.next();
   }
   if (!form) throw new UserError('not a SPARQL query: expected SELECT, ASK, CONSTRUCT or DESCRIBE');
+  // SELECT's projection: `*` (after DISTINCT or REDUCED) is decided by the first tokens; 'open' until then.
+  let star: boolean | 'open' = form === 'select' ? 'open' : false;
+  const variables = new Set<string>();
   // Dataset clauses sit before the first top-level `{` (braces inside parentheses belong to EXISTS in a projection).
   let depth = 0;
   let inDatasetPart = true;
@@ -104,6 +115,8 @@ export function analyseQuery(text: string): QueryShape {
   for (let t = it.next(); !t.done; t = it.next()) {
     const tok = t.value;
     if (tok.kind === 'word') for (const p of prefixesIn(tok.text)) used.add(p);
+    if (star === 'open' && !(tok.kind === 'word' && /^(DISTINCT|REDUCED)$/i.test(tok.text))) star = tok.text === '*';
+    if (star === true && tok.kind === 'word') for (const v of tok.text.matchAll(VARIABLE)) variables.add(v[1]);
     if (!inDatasetPart) continue;
     if (tok.kind === 'punct') {
       if (tok.text === '(') depth++;
@@ -133,7 +146,9 @@ export function analyseQuery(text: string): QueryShape {
   const prelude = predeclared.join('');
   // FROM clauses with a predeclared prefix resolve once it is declared.
   if (hasDataset && graphs === undefined && prelude) return { ...analyseQuery(prelude + text), text: prelude + text, prelude: prelude.length };
-  return { form, hasDataset, datasetGraphs: hasDataset ? graphs : undefined, text: prelude + text, prelude: prelude.length, unknownPrefixes };
+  const shape: QueryShape = { form, hasDataset, datasetGraphs: hasDataset ? graphs : undefined, text: prelude + text, prelude: prelude.length, unknownPrefixes };
+  if (star === true) shape.variableOrder = [...variables];
+  return shape;
 }
 
 /**

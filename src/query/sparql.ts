@@ -89,7 +89,7 @@ function firstSolutions(archive: ArchiveReads, at: number, graphs: string[] | un
       const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
       const results = JSON.parse(json) as SparqlJsonResults;
       const enough = plan.shape.ask ? results.boolean === true : (results.results?.bindings.length ?? 0) >= plan.shape.needed;
-      if (enough || !cut.more) return { body: writeJson(json, results, format), quads: loader.quads };
+      if (enough || !cut.more) return { body: writeJson(json, results, format, shape), quads: loader.quads };
     } finally {
       freeStore(store);
     }
@@ -243,14 +243,21 @@ function serialise(store: ox.Store, shape: QueryShape, format: QueryResult['form
   if (shape.form === 'construct' || shape.form === 'describe') {
     return writeGraph(relabelQuads(evaluateShape(store, shape, undefined, dataset) as ox.Quad[]), format);
   }
-  return writeJson(evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string, undefined, format);
+  return writeJson(evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string, undefined, format, shape);
+}
+
+/** `columns` (the engine's) in the order of `order`; a column `order` does not name keeps its place after those it does. */
+function inOrder(columns: string[], order: string[]): string[] {
+  const rank = new Map(order.map((v, i) => [v, i]));
+  return columns.map((v, i) => ({ v, r: rank.get(v) ?? order.length + i })).sort((a, b) => a.r - b.r).map((c) => c.v);
 }
 
 /** The engine's SPARQL JSON results (`parsed`, when the caller has read them already) written in `format`. */
-function writeJson(json: string, parsed: SparqlJsonResults | undefined, format: QueryResult['format']): string {
-  // Without blank nodes there is nothing to relabel: the engine's JSON is the answer.
-  if (format === 'json' && !json.includes('"bnode"')) return json;
+function writeJson(json: string, parsed: SparqlJsonResults | undefined, format: QueryResult['format'], shape: QueryShape): string {
+  // Without blank nodes and a column order to fix there is nothing to do: the engine's JSON is the answer.
+  if (format === 'json' && !json.includes('"bnode"') && !shape.variableOrder) return json;
   const results = parsed ?? (JSON.parse(json) as SparqlJsonResults);
+  if (shape.variableOrder && results.head.vars) results.head.vars = inOrder(results.head.vars, shape.variableOrder);
   relabelSolutions(results);
   return writeSolutions(results, format);
 }

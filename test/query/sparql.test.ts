@@ -43,6 +43,24 @@ describe('SPARQL over the archive at any time', () => {
     expect(fromNamed.quads).toBe(2); // only the named graph was loaded (alice's 2 triples)
   });
 
+  it('lists the columns of SELECT * in the order the variables first appear, as Jena and Fuseki do', async () => {
+    const t = await fixture(); cleanup = t.cleanup;
+    const q = 'SELECT * WHERE { ?who <http://xmlns.com/foaf/0.1/name> ?name . OPTIONAL { ?who a ?class } BIND(lang(?name) AS ?lang) }';
+    const json = JSON.parse((await runQuery(t.archive, q, { at: T0 })).body) as SparqlJsonResults;
+    expect(json.head.vars).toEqual(['who', 'name', 'class', 'lang']);
+    expect(json.results!.bindings[0].lang.value).toBe('en');
+    const csv = await runQuery(t.archive, q, { at: T0, format: 'csv' });
+    expect(csv.body.split(/\r?\n/).filter(Boolean)).toEqual(['who,name,class,lang', 'http://example.org/alice,Alice,http://xmlns.com/foaf/0.1/Person,en']);
+    const tsv = await runQuery(t.archive, `SELECT DISTINCT * { ?z ?y "Carol" }`);
+    expect(tsv.body.length).toBeGreaterThan(0);
+    expect((JSON.parse(tsv.body) as SparqlJsonResults).head.vars).toEqual(['z', 'y']);
+    // A variable that is not in scope (only inside FILTER) is not made a column; an explicit projection keeps its order.
+    const scoped = JSON.parse((await runQuery(t.archive, 'SELECT * { ?s ?p ?o FILTER(!BOUND(?nothing)) } LIMIT 1')).body) as SparqlJsonResults;
+    expect(scoped.head.vars).toEqual(['s', 'p', 'o']);
+    const explicit = JSON.parse((await runQuery(t.archive, 'SELECT ?o ?s { ?s ?p ?o } LIMIT 1')).body) as SparqlJsonResults;
+    expect(explicit.head.vars).toEqual(['o', 's']);
+  });
+
   it('writes SPARQL 1.1 JSON results, CSV, and N-Triples / Turtle for CONSTRUCT', async () => {
     const t = await fixture(); cleanup = t.cleanup;
     const json = JSON.parse((await runQuery(t.archive, 'SELECT ?s ?name WHERE { ?s <http://xmlns.com/foaf/0.1/name> ?name }', { at: T0 })).body);
