@@ -65,7 +65,7 @@ export class StoreRetry {
         const left = this.since + this.limits.totalMs - now;
         if (left <= 0) {
           throw new DatabaseUnavailableError(
-            `lost PostgreSQL at ${this.where} and could not write to it again for ${formatDuration(now - this.since)} (${(e as Error).message || (e as { code?: string }).code})`,
+            `PostgreSQL at ${this.where} was lost or refused writes for ${formatDuration(now - this.since)}, retried all the while (last error: ${(e as Error).message || (e as { code?: string }).code})`,
             { cause: e },
           );
         }
