@@ -1,7 +1,7 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { commandModules, type CommandModule, type CommandSummary } from './commands/index.ts';
 import { labCommand } from './commands/lab.ts';
-import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
+import { OptionError, UserError, isStorageFailure, storageExitCode } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
@@ -104,9 +104,12 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (isStorageFailure(e)) {
-      // Any command that writes (an index catch-up, a cycle's bookkeeping) can meet a full disk.
-      process.stderr.write(`datamonitor: could not write to disk: ${(e as Error).message}. Free some space and run the command again.\n`);
-      process.exitCode = EXIT.ioError;
+      // Any command that writes (an index catch-up, a cycle's bookkeeping) can meet a full disk, or lose its database.
+      const lost = storageExitCode(e) === EXIT.tempFail;
+      process.stderr.write(lost
+        ? `datamonitor: ${(e as Error).message}. Nothing written was lost: run the command again once the database answers.\n`
+        : `datamonitor: could not write to disk: ${(e as Error).message}. Free some space and run the command again.\n`);
+      process.exitCode = storageExitCode(e);
       return;
     }
     process.stderr.write(`datamonitor: unexpected error (a bug: please report it with this text): ${(e as Error).stack ?? e}\n`);

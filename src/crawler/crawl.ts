@@ -12,7 +12,7 @@ import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen, openFrontierSpill } from './scratch-dirs.ts';
-import { OptionError, UserError, isStorageFailure } from '../util/errors.ts';
+import { OptionError, UserError, isStorageFailure, storageExitCode } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes, plural } from '../util/units.ts';
@@ -71,11 +71,12 @@ export interface CrawlSummary {
   frontier?: { peakInMemory: number; spilled: number };
   /**
    * What ended the crawl before its frontier was empty: a traffic limit, a signal, too little free
-   * disk space (`minFreeBytes`), or the archive's storage failing (disk full, I/O error). After the
-   * last two the URLs not archived stay queued: free space and run the same crawl again to resume.
+   * disk space (`minFreeBytes`), the archive's storage failing (disk full, I/O error), or its database
+   * lost for longer than the store waits for it (src/store/pg-retry.ts). After the last three the URLs
+   * not archived stay queued: free space, or wait for the database, and run the same crawl again to resume.
    */
-  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'answered';
-  /** Why, for `disk-space`, `storage-error` and `answered`, in words. */
+  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'database-unavailable' | 'answered';
+  /** Why, for `disk-space`, `storage-error`, `database-unavailable` and `answered`, in words. */
   stopMessage?: string;
   /** Set when there were seeds and not one of them could be had (each failed or was refused): nothing to crawl from. */
   allSeedsFailed?: boolean;
@@ -302,7 +303,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const running = new Set<Promise<void>>();
   let stopReason: CrawlSummary['stoppedBy'];
-  let storageFailed = false;
+  let storageStop: 'storage-error' | 'database-unavailable' | undefined;
   const done: CapturedDocument[] = [];
 
   const minFree = o.minFreeBytes ?? DEFAULTS.minFreeBytes;
@@ -316,12 +317,11 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     return true;
   };
   const stopForStorage = (err: unknown): void => {
-    if (!storageFailed) s.stopMessage = `the archive could not be written (${(err as Error).message}): free space or fix ${o.dataDir}, then run the same crawl again to resume`;
-    storageFailed = true;
-    stopReason = 'storage-error';
+    if (!storageStop) ({ stoppedBy: storageStop, stopMessage: s.stopMessage } = storageStopOf(err, o.dataDir));
+    stopReason = storageStop;
   };
   const limitHit = (): CrawlSummary['stoppedBy'] => {
-    if (storageFailed) return 'storage-error';
+    if (storageStop) return storageStop;
     if (o.signal?.aborted || o.drain?.aborted) return 'signal';
     if (diskLow()) return 'disk-space';
     if (o.maxDocs !== undefined && s.documents + (variants?.negotiatedRequests ?? 0) + running.size >= o.maxDocs) return 'max-docs';
@@ -512,6 +512,14 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (ownsStore) await closing(() => store.close());
     setSummary(s);
   }
+}
+
+/** How a crawl or worker that met a storage failure (isStorageFailure) says why it stopped. */
+export function storageStopOf(err: unknown, dataDir: string): { stoppedBy: 'storage-error' | 'database-unavailable'; stopMessage: string } {
+  const message = (err as Error).message;
+  return storageExitCode(err) === 75
+    ? { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` }
+    : { stoppedBy: 'storage-error', stopMessage: `the archive could not be written (${message}): free space or fix ${dataDir}, then run the same crawl again to resume` };
 }
 
 /**

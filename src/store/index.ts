@@ -6,6 +6,7 @@ import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { redactUrl } from './redact.ts';
 import { closedAfter } from '../util/close.ts';
+import type { BatchLimits } from './pg-batch.ts';
 
 export type { MetadataStore } from './types.ts';
 export { ReadOnlyStoreError } from './read-only.ts';
@@ -17,6 +18,8 @@ export interface OpenStoreOptions {
    * ReadOnlyStoreError.
    */
   readonly?: boolean;
+  /** PostgreSQL: group the per-page writes into one transaction per batch (src/store/pg-batch.ts), as a crawl does. */
+  batch?: BatchLimits;
 }
 
 /**
@@ -29,7 +32,7 @@ export async function openStore(dataDir: string, db?: string, opts: OpenStoreOpt
     const mod = await import('./postgres.ts').catch((e: unknown) => {
       throw isMissingPg(e) ? new UserError(`--db '${redactUrl(db)}' needs PostgreSQL support, and this build has none (the 'pg' package is not installed): install it (npm install pg), or leave --db out to use the embedded SQLite store`) : e;
     });
-    return new mod.PostgresStore(db, { readonly: opts.readonly });
+    return new mod.PostgresStore(db, { readonly: opts.readonly, batch: opts.batch });
   }
   if (db) throw new UserError(`--db '${db}' is not a postgres:// URL; leave it out to use the embedded SQLite store in --data`);
   const file = path.join(dataDir, 'meta.sqlite');

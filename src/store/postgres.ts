@@ -3,11 +3,12 @@ import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection,
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
 import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
-import { UserError } from '../util/errors.ts';
+import { UserError, isDatabaseLost } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError } from './read-only.ts';
 import { parsePostgresUrl, redactUrl } from './redact.ts';
 import { WriteBatcher, type BatchLimits } from './pg-batch.ts';
+import { StoreRetry } from './pg-retry.ts';
 
 /** Each step runs once, in order, inside the migration transaction; DDL is idempotent anyway. */
 const MIGRATIONS: { version: number; sql: string[] }[] = [
@@ -53,6 +54,8 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
 
   /** Group commit of the per-page writes, when opened with `batch`. */
   private readonly batcher: WriteBatcher | undefined;
+  /** Every statement but init's goes through it: a lost database is waited for, up to a bound (src/store/pg-retry.ts). */
+  private readonly retry: StoreRetry;
 
   constructor(readonly url: string, opts: { max?: number; readonly?: boolean; batch?: BatchLimits } = {}) {
     super();
@@ -71,9 +74,11 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     });
     // An idle client that loses its server must not crash the process; the next query reports it.
     this.pool.on('error', () => {});
+    // Opened read-only, a refused write (25006) is the caller's mistake, not a fail-over.
+    this.retry = new StoreRetry(redactUrl(url), (e) => isDatabaseLost(e) && !(this.readonly && (e as { code?: string }).code === '25006'));
     if (opts.batch && !this.readonly) {
       this.batcher = new WriteBatcher(opts.batch, {
-        query: (sql, values) => this.pool.query(sql, values),
+        query: (sql, values) => this.retry.run(() => this.pool.query(sql, values)),
         unregistered: (hosts) => newHosts(hosts.map((host) => ({ host })), this.registered),
         registered: (hosts) => hosts.forEach((h) => this.registered.add(h)),
         wrapError: (e) => this.storeError(e, 'INSERT INTO crawl_log'),
@@ -90,7 +95,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
 
   private async send(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.pool.query(sql, values);
+      return await this.retry.run(() => this.pool.query(sql, values));
     } catch (e) {
       throw this.storeError(e, sql);
     }

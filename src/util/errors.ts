@@ -34,14 +34,74 @@ export function flagOf(option: string): string {
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EFBIG', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', '53100']);
 
 /**
- * Whether an error is the archive's storage failing. Such an error is no page's fault: a crawl that
- * met it must stop and leave its URLs queued, instead of marking every remaining URL failed.
+ * SQLSTATEs that mean the database went away or cannot take writes for now (a restart, a crash, a
+ * fail-over that left this connection on a standby, too many connections, a full server), not that a
+ * statement was wrong: the same statement may succeed on a new connection. Classes 08 (connection
+ * exception) and 53 (insufficient resources) are matched by their prefix.
  */
-export function isStorageFailure(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+const DATABASE_LOST_STATES = new Set(['57P01', '57P02', '57P03', '25006']);
+const isLostState = (code: string) => DATABASE_LOST_STATES.has(code) || /^(08|53)[0-9A-Z]{3}$/.test(code);
+/**
+ * Socket errors, and what node-postgres throws without a code when the socket of a query closed
+ * under it. An HTTP fetch meets the same codes: they mean a lost database only on the store's
+ * connection, so isStorageFailure sees them only inside a DatabaseUnavailableError.
+ */
+const SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const SOCKET_MESSAGE = /^Connection terminated\b|^Client has encountered a connection error|^terminating connection\b/;
+
+type Chained = { code?: unknown; cause?: unknown; message?: unknown } | undefined;
+
+/** The error and its causes, the first four. */
+function* causes(err: unknown): Generator<NonNullable<Chained>> {
+  for (let e = err as Chained, depth = 0; e && depth < 4; e = e.cause as Chained, depth++) yield e;
+}
+
+/**
+ * Whether an error of a statement sent to PostgreSQL says the database was lost or cannot take writes
+ * for a while: what the store retries on a new connection (src/store/pg-retry.ts).
+ */
+export function isDatabaseLost(err: unknown): boolean {
+  for (const e of causes(err)) {
     const code = typeof e.code === 'string' ? e.code : '';
-    if (STORAGE_CODES.has(code) || STORAGE_CODES.has(code.split('_').slice(0, 2).join('_'))) return true;
-    if (/\b(ENOSPC|EDQUOT|EROFS|SQLITE_FULL)\b|no space left on device|database or disk is full/i.test(String((e as Error).message ?? ''))) return true;
+    if (isLostState(code) || SOCKET_CODES.has(code)) return true;
+    if (!code && SOCKET_MESSAGE.test(String(e.message ?? ''))) return true;
   }
   return false;
+}
+
+/** A full disk, an I/O error, a read-only file system: EX_IOERR (74). */
+function isDiskFailure(err: unknown): boolean {
+  for (const e of causes(err)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (STORAGE_CODES.has(code) || STORAGE_CODES.has(code.split('_').slice(0, 2).join('_'))) return true;
+    if (/\b(ENOSPC|EDQUOT|EROFS|SQLITE_FULL)\b|no space left on device|database or disk is full/i.test(String(e.message ?? ''))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether an error is the archive's storage failing: its disk, or its database lost. Such an error is
+ * no page's fault: a crawl that met it must stop and leave its URLs queued, instead of marking every
+ * remaining URL failed.
+ */
+export function isStorageFailure(err: unknown): boolean {
+  if (isDiskFailure(err)) return true;
+  for (const e of causes(err)) if (e instanceof DatabaseUnavailableError || isLostState(typeof e.code === 'string' ? e.code : '')) return true;
+  return false;
+}
+
+/** The exit status of a command a storage failure ended: 74 for a disk (fix it first), 75 for a database lost (try again later). */
+export function storageExitCode(err: unknown): 74 | 75 {
+  return isDiskFailure(err) ? 74 : 75;
+}
+
+/**
+ * The database stayed lost (or unable to take writes) for longer than the store retries: thrown
+ * instead of the last error (its `cause`). Nothing of the failed write was kept.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
 }

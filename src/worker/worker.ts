@@ -14,12 +14,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openCrawlSeen } from '../crawler/scratch-dirs.ts';
-import { crawl, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
+import { crawl, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
 import type { DocumentRow } from '../store/types.ts';
 import type { Partition, WorkerStore } from '../store/worker-types.ts';
 import { checkPartition } from '../store/host-partition.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
-import { UserError } from '../util/errors.ts';
+import { UserError, isStorageFailure } from '../util/errors.ts';
 import { archiveScopedStore, checkArchiveId } from './archive-store.ts';
 import { fetchDue } from './due.ts';
 import { recoverOpenFiles } from '../archive/warc-writer.ts';
@@ -71,8 +71,8 @@ export interface WorkerSummary {
   hostsReleased: number;
   leasesLost: number;
   durationMs: number;
-  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error';
-  /** Why, for `disk-space` and `storage-error`. */
+  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error' | 'database-unavailable';
+  /** Why, for `disk-space`, `storage-error` and `database-unavailable`. */
   stopMessage?: string;
   /**
    * WARC files a previous run with this id left open (killed mid-crawl), repaired at start: cut back
@@ -123,10 +123,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle', recovered,
   };
   /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
-  let storageStop: { stoppedBy: 'disk-space' | 'storage-error'; stopMessage?: string } | undefined;
+  let storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'database-unavailable'; stopMessage?: string } | undefined;
   const add = (c: CrawlSummary) => {
     for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) s[k] += c[k];
-    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
+    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'database-unavailable') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
   };
 
   if (o.seeds?.length) {
@@ -262,6 +262,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       const now = Date.now();
       for (const h of [...held]) if ((await store.hostDocuments(h, now, 1)).length === 0) await release(h);
     }
+  } catch (e) {
+    // The store's own statements (leases, reads) met what a round's would: stop the same way.
+    if (!isStorageFailure(e)) throw e;
+    ({ stoppedBy: s.stoppedBy, stopMessage: s.stopMessage } = storageStopOf(e, archiveDir));
   } finally {
     clearInterval(renewTimer);
     o.signal?.removeEventListener('abort', onStop);

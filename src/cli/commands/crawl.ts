@@ -5,6 +5,8 @@ import { readTrustList } from '../../trust/multikey.ts';
 import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
+import { writeBehind } from '../../store/write-behind.ts';
+import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseResolveEntry } from '../../fetch/address.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
@@ -21,6 +23,8 @@ import { VERSIONS_FILE } from '../../query/version-store.ts';
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
 export const STORAGE_EXIT_CODE = EXIT.ioError;
+/** Exit status of a crawl stopped because its database stayed lost (sysexits' EX_TEMPFAIL): run it again later. */
+export const DATABASE_EXIT_CODE = EXIT.tempFail;
 /** Exit status when every seed failed or was refused (sysexits' EX_UNAVAILABLE): a script must not take it for a crawl. */
 export const UNAVAILABLE_EXIT_CODE = EXIT.unavailable;
 /** Exit status after Ctrl-C (128 + SIGINT), as shells report it: the crawl was cut short, and resumes. */
@@ -134,7 +138,9 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     seeds,
     ...fetchOptionsFrom(flags),
     dataDir: path.resolve(flags.data),
-    store: flags.db ? await openStore(path.resolve(flags.data), flags.db) : undefined,
+    // Into PostgreSQL, a page is written with the links it found, in batches committed in order (src/store/write-behind.ts):
+    // a database lost for good between the two cannot leave a page fetched whose links nobody adds.
+    store: flags.db ? writeBehind(await openStore(path.resolve(flags.data), flags.db, { batch: BATCH_DEFAULTS })) : undefined,
     depth: opt(flags.depth, (s) => parseCount(s, '--depth')),
     include: flags.include,
     exclude: flags.exclude,
@@ -256,6 +262,9 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
       process.exitCode = STORAGE_EXIT_CODE;
+    } else if (summary.stoppedBy === 'database-unavailable') {
+      process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
+      process.exitCode = DATABASE_EXIT_CODE;
     } else if (summary.stoppedBy === 'signal') {
       process.exitCode = INTERRUPTED_EXIT_CODE;
     } else if (summary.allSeedsFailed) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { STORAGE_EXIT_CODE, addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
+import { DATABASE_EXIT_CODE, STORAGE_EXIT_CODE, addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
 import { runWorker, WORKER_DEFAULTS, type WorkerSummary } from '../../worker/worker.ts';
 import type { WorkerStore } from '../../store/worker-types.ts';
 import { UserError } from '../../util/errors.ts';
@@ -90,6 +90,9 @@ export function register(program: Command): void {
       if (summary.stoppedBy === 'disk-space' || summary.stoppedBy === 'storage-error') {
         process.stderr.write(`datamonitor: worker stopped early: ${summary.stopMessage}\n`);
         process.exitCode = STORAGE_EXIT_CODE;
+      } else if (summary.stoppedBy === 'database-unavailable') {
+        process.stderr.write(`datamonitor: worker stopped early: ${summary.stopMessage}\n`);
+        process.exitCode = DATABASE_EXIT_CODE;
       }
     } finally {
       process.off('SIGINT', onSignal);
