@@ -21,19 +21,26 @@ export interface Lookup {
   list: Memento[];
 }
 
-/** The mementos of the URL in the request target, or a 400/404 already sent. */
+/**
+ * The mementos of the URL in the request target, or a 400/404 already sent. A target without a scheme
+ * (`/timegate/example.org/doc`, as CDX queries take it and pywb answers it) is tried as http, then https.
+ */
 async function lookup(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, target: string): Promise<Lookup | undefined> {
-  const original = archivedUrlKey(target);
-  if (!original) {
+  const candidates = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? [target] : [`http://${target}`, `https://${target}`];
+  let first: string | undefined;
+  for (const candidate of candidates) {
+    const original = archivedUrlKey(candidate);
+    if (!original) continue;
+    first ??= original;
+    const list = await mementosOf(ctx.store, original);
+    if (list.length > 0) return { original, list };
+  }
+  if (!first) {
     await reply.code(400).type('text/plain').send(`'${target}' is not an http(s) URL: use ${req.routeOptions.url?.replace('*', '<url>')}\n`);
     return undefined;
   }
-  const list = await mementosOf(ctx.store, original);
-  if (list.length === 0) {
-    await reply.code(404).type('text/plain').send(`no memento of ${original} in this archive\n`);
-    return undefined;
-  }
-  return { original, list };
+  await reply.code(404).type('text/plain').send(`no memento of ${candidates.length > 1 ? target.replace(/^\/+/, '') : first} in this archive\n`);
+  return undefined;
 }
 
 export function registerMementoRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -148,7 +155,11 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   }
   if (contentType !== undefined) reply.header('content-type', contentType);
   if (contentEncoding !== undefined) reply.header('content-encoding', contentEncoding);
-  // A 3xx replayed with its Location would send the client off the archive: keep the status, say where it went.
+  // A 3xx keeps its status, and its Location points into the archive: the target at this memento's time,
+  // which the memento route answers with the target's closest memento (pywb and Wayback do the same). The
+  // original Location, which would send a client off the archive, is X-Archive-Orig-Location.
+  const redirect = location !== undefined && status >= 300 && status < 400 ? resolveHttp(location, found.original) : undefined;
+  if (redirect) reply.header('location', `${ctx.publicUrl()}/memento/${timestamp}/${redirect}`);
   return reply.code(status).send(res.body);
 }
 

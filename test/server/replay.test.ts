@@ -101,4 +101,34 @@ describe('replay: browsing the archive, links rewritten into it', () => {
     expect((await get(`/replay/20250101000000/http://never.example/`)).statusCode).toBe(404);
     expect((await get(`/replay/2025x/${origin.url}/a.html`)).statusCode).toBe(400);
   });
+
+  it('gives a memento of a redirect a Location into the archive: the target at that time, as pywb does', async () => {
+    const tm = await ts(`${origin.url}/moved`);
+    const moved = await get(`/memento/${tm}/${origin.url}/moved`);
+    expect(moved.statusCode).toBe(301);
+    expect(moved.headers['x-archive-orig-location']).toBe('/b.html');
+    const location = moved.headers.location as string;
+    expect(new URL(location).pathname).toBe(`/memento/${tm}/${origin.url}/b.html`);
+    // Followed as a client would: the memento route sends it on to the target's closest memento.
+    let res = await get(new URL(location).pathname);
+    for (let hops = 0; res.statusCode === 302 && hops < 3; hops++) res = await get(new URL(res.headers.location as string, 'http://localhost').pathname);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('<p>bee</p>');
+    expect(res.headers['memento-datetime']).toBeDefined();
+  });
+
+  it('takes a URL without a scheme in the TimeGate, the TimeMap and replay, as CDX and pywb do', async () => {
+    const bare = origin.url.replace(/^http:\/\//, '');
+    const gate = await get(`/timegate/${bare}/b.html`);
+    expect(gate.statusCode).toBe(302);
+    expect(gate.headers.location).toMatch(new RegExp(`/memento/\\d+/${origin.url}/b\\.html$`));
+    const tm = JSON.parse((await get(`/timemap/json/${bare}/b.html`)).body);
+    expect(tm.original_uri).toBe(`${origin.url}/b.html`);
+    const page = await browse(`/replay/${await ts(`${origin.url}/b.html`)}/${bare}/b.html`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<p>bee</p>');
+    const never = await get(`/timegate/never.example/x`);
+    expect(never.statusCode).toBe(404);
+    expect(never.body).toContain('never.example/x');
+  });
 });
