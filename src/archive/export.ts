@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLog, CrawlLogEntry, LatestKind } from '../store/types.ts';
-import { headerValue } from '../util/headers.ts';
+import { headerValue, locationUrl } from '../util/headers.ts';
 import { readRecord, type RecordReader } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from './canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
@@ -46,7 +46,7 @@ export function redirectQuads(e: CrawlLogEntry): Quad[] {
   const location = headerValue(e.headers, 'location');
   let target: string | undefined;
   try {
-    target = location === undefined ? undefined : new URL(location.trim(), e.url).href;
+    target = location === undefined ? undefined : locationUrl(location, e.url).href;
   } catch {
     target = undefined;
   }

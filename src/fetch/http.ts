@@ -9,7 +9,7 @@ import { decodeBody } from './decode.ts';
 import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
 import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
-import { headerValue } from '../util/headers.ts';
+import { headerValue, locationUrl } from '../util/headers.ts';
 import type {
   ConditionalHeaders,
   RequestOverrides,
@@ -103,13 +103,6 @@ function toHeaders(flat: string[]): Header[] {
   const out: Header[] = new Array(flat.length >> 1);
   for (let i = 0; i < flat.length; i += 2) out[i >> 1] = [flat[i], flat[i + 1]];
   return out;
-}
-
-/** Header bytes arrive as latin1; a Location with UTF-8 bytes (a common server bug) is read as UTF-8. */
-function locationText(value: string): string {
-  if (!/[^\x00-\x7f]/.test(value)) return value;
-  const utf8 = Buffer.from(value, 'latin1').toString('utf8');
-  return utf8.includes('\ufffd') ? value : utf8;
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -421,14 +414,13 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       // maxRedirects 0: the redirect is the response (the crawl archives the hop and queues its target itself).
       const location = REDIRECT_STATUSES.has(status) && opts.maxRedirects > 0 ? headerValue(headers, 'location') : undefined;
       if (location !== undefined) {
-        const text = locationText(location);
         let next: URL;
         try {
-          next = new URL(text, current);
+          next = locationUrl(location, current);
         } catch {
-          throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(text)}`);
+          throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(location)}`);
         }
-        hops.push({ url: current.href, status, location: text });
+        hops.push({ url: current.href, status, location });
         if (status === 303 && seeOtherResource === undefined) seeOtherResource = current.href;
         if (next.protocol !== 'http:' && next.protocol !== 'https:') {
           throw new FetchFailure('bad-url', `${current.href} redirected to unsupported scheme ${next.protocol}`);
