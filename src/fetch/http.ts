@@ -6,6 +6,7 @@ import { Agent, EnvHttpProxyAgent, Pool, buildConnector, type Dispatcher } from 
 import { DEFAULT_ACCEPT, buildUserAgent } from './accept.ts';
 import { BlockedAddressError, addressBlocker, checkedNodeLookup, systemLookup, type LookupFn } from './address.ts';
 import { decodeBody } from './decode.ts';
+import { skipContinue } from './interim.ts';
 import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
 import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
@@ -295,6 +296,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     const socket = baseConnect(target, (err, sock) => {
       if (remoteAddresses.size > MAX_TRACKED_ORIGINS) remoteAddresses.clear();
       if (sock?.remoteAddress) remoteAddresses.set(key, sock.remoteAddress);
+      if (sock) skipContinue(sock as unknown as Socket);
       callback(err as Error, sock as never);
     }) as unknown as Socket | undefined;
     // A TLS socket says 'connect' when TCP is up and 'secureConnect' after the handshake.

@@ -142,6 +142,11 @@ beforeAll(async () => {
       res.writeHead(429, { 'retry-after': 'Wed, 21 Oct 2065 07:28:00 GMT' });
       res.end();
     },
+    '/continue': (_req, res) => {
+      // Unasked for (the request has no Expect): RFC 9110 §15.2 says a client must read past it.
+      res.writeContinue();
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('HTTP/1.1 100 Continue\r\n\r\na body that starts like one'), 20);
+    },
     '/utf8-location': (_req, res) => {
       res.writeHead(302, { location: Buffer.from('/caf\u00e9.ttl', 'utf8').toString('latin1') });
       res.end();
@@ -190,6 +195,15 @@ describe('http fetcher: normal responses', () => {
     expect(br.response!.body.toString()).toBe('<s> <p> "brotli" .\n');
     const deflate = await fetcher.fetch(server.url('/raw-deflate'));
     expect(deflate.response!.body.toString()).toBe('<s> <p> "raw deflate" .\n');
+  });
+
+  it('reads past an unsolicited 100 Continue, on a new connection and a reused one, and keeps a body that looks like one', async () => {
+    for (let i = 0; i < 3; i++) {
+      const { response, error } = await fetcher.fetch(server.url('/continue'));
+      expect(error).toBeUndefined();
+      expect(response!.status).toBe(200);
+      expect(response!.body.toString()).toBe('HTTP/1.1 100 Continue\r\n\r\na body that starts like one');
+    }
   });
 
   it('conditional GET: a matching ETag or Last-Modified gives a 304 marked notModified', async () => {
