@@ -441,7 +441,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       }
 
       const rawBody = res.chunks.length === 1 ? res.chunks[0] : Buffer.concat(res.chunks, res.size);
-      const decoded = await decodeBody(rawBody, headerValue(headers, 'content-encoding'), opts.maxInflatedBytes);
+      const decoded = await decodeBody(rawBody, headerValue(headers, 'content-encoding'), opts.maxInflatedBytes, { cut: res.truncated });
       const { mediaType, charset } = parseContentType(headerValue(headers, 'content-type'));
       const finalUrl = current.href;
       const outcome: FetchOutcome = {
@@ -462,7 +462,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
           ...(charset !== undefined ? { charset } : {}),
           startedAt,
           durationMs: performance.now() - t0,
-          notModified: status === 304,
+          notModified: status === 304 && Boolean(conditional?.etag || conditional?.lastModified),
           remoteAddress: proxied ? undefined : remoteAddresses.get(hop.key),
           ...(addressUnchecked ? { addressUnchecked } : {}),
         },

@@ -100,6 +100,11 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/turtle', 'content-encoding': 'gzip' });
       res.end(zlib.gzipSync('<s> <p> "gzipped" .\n'));
     },
+    '/cut-gzip': (_req, res) => {
+      const gz = zlib.gzipSync(`<s> <p> "${'x'.repeat(10_000)}" .\n`);
+      res.writeHead(200, { 'content-type': 'text/turtle', 'content-encoding': 'gzip' });
+      res.end(gz.subarray(0, gz.length - 12));
+    },
     '/br': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/turtle', 'content-encoding': 'br' });
       res.end(zlib.brotliCompressSync('<s> <p> "brotli" .\n'));
@@ -339,6 +344,16 @@ describe('http fetcher: bad input is reported, never thrown', () => {
     expect(response!.truncated).toBe(true);
     expect(response!.rawBody.length).toBe(gzipBomb.length);
     expect(response!.body.length).toBe(4 * MiB);
+  });
+
+  it('a gzip body cut at --max-body keeps what it decodes and is no decode error; one that arrives whole but cut short is', async () => {
+    const cutHere = await withFetcher({ maxBodyBytes: 1024 }, (f) => f.fetch(server.url('/bomb')));
+    expect(cutHere.error).toBeUndefined();
+    expect(cutHere.response!.truncated).toBe(true);
+    expect(cutHere.response!.body.length).toBeGreaterThan(0);
+    const cutThere = await fetcher.fetch(server.url('/cut-gzip'));
+    expect(cutThere.error).toMatchObject({ code: 'decode', message: expect.stringMatching(/gzip: the compressed body stops before its end/) });
+    expect(cutThere.response!.body.toString()).toMatch(/^<s> <p> "/);
   });
 
   it('a body that is not what its Content-Encoding says: decode error, raw bytes kept', async () => {
