@@ -29,11 +29,11 @@ export function describeEntry(e: CrawlLogEntry): string {
 export function register(program: Command): void {
   program
     .command('log')
-    .description("each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures)")
+    .description("each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures); with --url, every row of that URL")
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--reason <reason>', 'only entries with this reason (repeatable, or comma-separated), e.g. refused-address,timeout-headers', collect)
-    .option('--url <url>', 'only entries of this URL (asked for, or reached by redirect)')
+    .option('--url <url>', 'every entry of this URL and of the URLs its redirects led to, plain captures included')
     .option('--limit <n>', 'at most this many entries', '100')
     .option('--json', 'print the entries as JSON')
     .addHelpText('after', `\nReasons:\n${REASON_NAMES.map((r) => `  ${r.padEnd(20)} ${REASONS[r]}`).join('\n')}\n`)
