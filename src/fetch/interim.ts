@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 const STATUS_LINE = 'HTTP/1.x 100 ';
 /** A 100 response head longer than this is no 100 Continue: passed on for undici to refuse. */
 const MAX_HEAD_BYTES = 16 * 1024;
-const EMPTY = Buffer.alloc(0);
+const EMPTY: Buffer = Buffer.alloc(0);
 
 /**
  * What the bytes at the start of a response are: the length of a whole 100 response head that opens
@@ -39,7 +39,7 @@ export function leadingContinue(bytes: Buffer): number {
 /** Drops each 100 response that opens a response on `socket` before its reader (undici) sees it. */
 export function skipContinue(socket: Socket): void {
   let awaiting = false;
-  let held = EMPTY;
+  let held: Buffer = EMPTY;
   const write = socket.write;
   socket.write = function (this: Socket, ...args: unknown[]) {
     awaiting = true;
