@@ -97,6 +97,8 @@ describe('`datamonitor log --url U`', () => {
       ]);
       const text = await cli(['log', '--data', dataDir, '--url', `${site.url}/doc`]);
       expect(text.out).not.toMatch(/no log entries match/);
+      // A redirect's line names where it led as the crawl followed it: a whole URL, not the header as written.
+      expect((await cli(['log', '--data', dataDir, '--url', `${site.url}/old`])).out).toContain(`${site.url}/old -> ${site.url}/moved`);
     } finally {
       await site.close();
     }
