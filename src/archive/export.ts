@@ -4,12 +4,12 @@ import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLog, CrawlLogEntry, LatestKind } from '../store/types.ts';
-import { headerValue } from '../util/headers.ts';
+import { headerValue, locationUrl } from '../util/headers.ts';
 import { readRecord, type RecordReader } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from '../rdf/canonical.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
-import { IMPORT_DIR, readImportIndex, type ImportedRecord } from './import-index.ts';
+import { isImportFile, readImportIndex, type ImportedRecord } from './import-index.ts';
 import { trustFactOf, trustQuads } from '../trust/record.ts';
 
 const { quad, namedNode, literal } = DataFactory;
@@ -46,7 +46,7 @@ export function redirectQuads(e: CrawlLogEntry): Quad[] {
   const location = headerValue(e.headers, 'location');
   let target: string | undefined;
   try {
-    target = location === undefined ? undefined : new URL(location.trim(), e.url).href;
+    target = location === undefined ? undefined : locationUrl(location, e.url).href;
   } catch {
     target = undefined;
   }
@@ -139,7 +139,7 @@ class ImportedFrom {
     if (e.warcFile === undefined || e.warcOffset === undefined) return undefined;
     const file = path.normalize(e.warcFile);
     // Only import files have an index (warc/import/<file>.records.jsonl); a crawled file costs no look-up.
-    if (!file.startsWith(IMPORT_DIR + path.sep)) return undefined;
+    if (!isImportFile(file)) return undefined;
     let byOffset = this.held.get(file);
     if (!byOffset) {
       byOffset = new Map(readImportIndex(this.dataDir, file)[1].map((r) => [r.offset, r]));

@@ -29,6 +29,9 @@ export interface ImportedRecord {
 export const IMPORT_DIR = path.join('warc', 'import');
 export const INDEX_SUFFIX = '.records.jsonl';
 
+/** Is `file` (a path below the data directory, as the crawl log holds it) an import file? */
+export const isImportFile = (file: string): boolean => path.normalize(file).startsWith(IMPORT_DIR + path.sep);
+
 /**
  * Every import file's index, file by file in name order: [file, its records, lines that are no record].
  * A damaged line is passed over (verify reports it), so one bad index never stops an import or export.

@@ -7,7 +7,7 @@ import { readRecord } from './warc-reader.ts';
 import { digestKey, digestMatches } from './digest.ts';
 import { httpPayload } from './http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
-import { eachImportIndex } from './import-index.ts';
+import { eachImportIndex, isImportFile } from './import-index.ts';
 import { listWarcFiles, warcPath } from './warc-files.ts';
 import { graphHashOf } from '../rdf/canonical.ts';
 
@@ -25,7 +25,7 @@ export interface VerifyProblem {
 }
 
 export interface VerifyReport {
-  /** Crawl-log entries read, and WARC records checked (a capture has one or two: the response or revisit, and its RDF). */
+  /** Crawl-log entries read, and WARC records checked, each once (a capture has one or two: the response or revisit, and its RDF; an import file's every record). */
   entries: number;
   records: number;
   problems: VerifyProblem[];
@@ -68,7 +68,9 @@ export async function verifyArchive(
       entries++;
       if (e.warcFile === undefined || e.warcOffset === undefined || e.warcLength === undefined) continue;
       referenced.add(path.normalize(e.warcFile));
-      records += checkCapture(dataDir, e, report);
+      const checked = checkCapture(dataDir, e, report);
+      // A copied record is counted once, with every other record of its import file (checkImported).
+      if (!isImportFile(e.warcFile)) records += checked;
       if (e.rdfOffset !== undefined && e.rdfLength !== undefined) {
         records++;
         checkGraph(dataDir, e, report);

@@ -145,6 +145,12 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   if (!ok && !r.notModified) {
     doc.change = 'error';
     doc.error = `HTTP ${r.status}`;
+    if (r.status === 304) {
+      // RFC 9110 §15.4.5: a 304 answers a conditional request only. To one without validators it says
+      // nothing about the document, least of all that it is unchanged.
+      doc.reason = 'protocol-error';
+      doc.error = 'HTTP 304 Not Modified to a request that sent no validator (If-None-Match, If-Modified-Since): nothing to be unchanged from';
+    }
     if (r.status === 404 || r.status === 410) {
       // The document is gone: its graph is empty from now on.
       if (prev?.graphHash) await ctx.onVersion?.(r.finalUrl, time, []);
@@ -222,7 +228,8 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   if (doc.vetting) diagnostics.push(doc.vetting.line);
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
-    mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error,
+    // A body that would not decode: the row says what went wrong, not only that the bytes would not parse.
+    mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error ?? (outcome.error?.code === 'decode' ? outcome.error.message : undefined),
     // Every capture row says why, also outside a crawl (import): what capture alone knows, else what status and change show.
     reason: doc.reason ?? (requisiteHad ? 'requisite' : undefined) ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large'
       : reasonOfCapture({ status: r.status, change: doc.change, parseFailed: doc.diagnostics.some((d) => d.level === 'error' && d.reason === 'parse-error') })),

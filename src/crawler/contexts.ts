@@ -4,6 +4,7 @@ import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import type { CrawlLog } from '../store/types.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
+import { locationUrl } from '../util/headers.ts';
 
 /**
  * Remote JSON-LD contexts, fetched the way documents are: robots.txt obeyed, each fetch in its origin's
@@ -263,7 +264,7 @@ export class ArchivedContexts {
     if (![301, 302, 303, 307, 308].includes(status) || !location) return;
     let target: string | undefined;
     try {
-      target = normalizeUrl(new URL(location, url).href) ?? undefined;
+      target = normalizeUrl(locationUrl(location, url).href) ?? undefined;
     } catch {
       return; // a Location that is no URL leads nowhere
     }

@@ -499,6 +499,10 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
     if (queues instanceof HostQueues) s.frontier = { peakInMemory: queues.peakMemoryEntries, spilled: queues.spilledEntries };
     s.durationMs = Date.now() - t0;
     s.stoppedBy = stopReason;
+    // The limit bounds a run, not the crawl a resume goes on with: the summary says so where it was hit.
+    if (stopReason === 'max-docs' && o.maxDocs !== undefined) {
+      s.stopMessage = `${plural(o.maxDocs, 'document')} in this run (--max-docs counts per run: the same crawl run again resumes and fetches up to ${o.maxDocs} more)`;
+    }
     if (driver) {
       if (stopReason === 'answered') s.stopMessage = `the --until question was answered after ${plural(driver.stats.answeredAfter ?? 0, 'document')} learnt`;
       s.query = driver.finish();

@@ -322,7 +322,7 @@ class WarcImport {
       return;
     }
     if (!prev) await this.store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
-    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
+    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES, { cut: r.headers.has('warc-truncated') });
     const contentType = headerValue(headers, 'content-type');
     const response: FetchResponse = {
       requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,

@@ -18,6 +18,9 @@ export const DEFAULT_ACCEPT = [
   '*/*;q=0.1',
 ].join(', ');
 
+/** Accept of a robots.txt request: RFC 9309 §2.3 defines it as text/plain; the RDF preferences would only invite a 406 or a wrong representation. */
+export const ROBOTS_ACCEPT = 'text/plain';
+
 /** The robots.txt product token: what robots.txt groups name us by. */
 export const USER_AGENT_TOKEN = 'datamonitor';
 

@@ -29,9 +29,15 @@ function codecFor(encoding: string, raw: Buffer): Codec | undefined {
   }
 }
 
-// Z_SYNC_FLUSH at the end lets a body cut by --max-body still yield what it holds.
-const zOpts = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
-const brOpts = { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+/**
+ * zlib's default finish: a compressed stream that stops before its end is an error ("unexpected end of
+ * file"), which is how a body cut in transfer shows (a Content-Length the server did not keep to is not
+ * always seen: a connection closed early ends a body without one). The stream path still yields what
+ * decoded before that, so a body cut on purpose (--max-body) keeps it; its error is then dropped.
+ */
+const zOpts = {};
+const brOpts = {};
+const ENDS_EARLY = /unexpected end of file/i;
 
 function syncDecode(codec: Codec, raw: Buffer, max: number): Buffer {
   const opts = { maxOutputLength: max };
@@ -90,8 +96,11 @@ function streamDecode(codec: Codec, raw: Buffer, max: number): Promise<Decoded> 
   });
 }
 
-/** Decodes `raw` per Content-Encoding (a comma list is undone last-applied first); at most `maxBytes` of output. */
-export async function decodeBody(raw: Buffer, contentEncoding: string | undefined, maxBytes: number): Promise<Decoded> {
+/**
+ * Decodes `raw` per Content-Encoding (a comma list is undone last-applied first); at most `maxBytes` of
+ * output. `cut`: the bytes were cut short on purpose (at the size limit), so a stream that ends early is expected.
+ */
+export async function decodeBody(raw: Buffer, contentEncoding: string | undefined, maxBytes: number, opts: { cut?: boolean } = {}): Promise<Decoded> {
   if (!contentEncoding) return { body: raw, truncated: false };
   const codings = contentEncoding
     .toLowerCase()
@@ -104,7 +113,13 @@ export async function decodeBody(raw: Buffer, contentEncoding: string | undefine
     const codec = codecFor(codings[i], body);
     if (!codec) return { body, truncated, error: `unsupported content-encoding "${codings[i]}"` };
     const step = await decodeOne(codec, body, maxBytes);
-    if (step.error) return { body: step.body, truncated, error: `${codings[i]}: ${step.error}` };
+    const endsEarly = step.error !== undefined && ENDS_EARLY.test(step.error);
+    if (step.error && !(endsEarly && opts.cut)) {
+      const error = endsEarly
+        ? `${codings[i]}: the compressed body stops before its end (${step.error}): cut short in transfer, ${step.body.length} bytes decoded`
+        : `${codings[i]}: ${step.error}`;
+      return { body: step.body, truncated, error };
+    }
     body = step.body;
     truncated ||= step.truncated;
   }

@@ -6,10 +6,11 @@ import { Agent, EnvHttpProxyAgent, Pool, buildConnector, type Dispatcher } from 
 import { DEFAULT_ACCEPT, buildUserAgent } from './accept.ts';
 import { BlockedAddressError, addressBlocker, checkedNodeLookup, systemLookup, type LookupFn } from './address.ts';
 import { decodeBody } from './decode.ts';
+import { skipContinue } from './interim.ts';
 import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
 import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
-import { headerValue } from '../util/headers.ts';
+import { headerValue, locationUrl } from '../util/headers.ts';
 import type {
   ConditionalHeaders,
   RequestOverrides,
@@ -103,13 +104,6 @@ function toHeaders(flat: string[]): Header[] {
   const out: Header[] = new Array(flat.length >> 1);
   for (let i = 0; i < flat.length; i += 2) out[i >> 1] = [flat[i], flat[i + 1]];
   return out;
-}
-
-/** Header bytes arrive as latin1; a Location with UTF-8 bytes (a common server bug) is read as UTF-8. */
-function locationText(value: string): string {
-  if (!/[^\x00-\x7f]/.test(value)) return value;
-  const utf8 = Buffer.from(value, 'latin1').toString('utf8');
-  return utf8.includes('\ufffd') ? value : utf8;
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -302,6 +296,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     const socket = baseConnect(target, (err, sock) => {
       if (remoteAddresses.size > MAX_TRACKED_ORIGINS) remoteAddresses.clear();
       if (sock?.remoteAddress) remoteAddresses.set(key, sock.remoteAddress);
+      if (sock) skipContinue(sock as unknown as Socket);
       callback(err as Error, sock as never);
     }) as unknown as Socket | undefined;
     // A TLS socket says 'connect' when TCP is up and 'secureConnect' after the handshake.
@@ -421,14 +416,13 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       // maxRedirects 0: the redirect is the response (the crawl archives the hop and queues its target itself).
       const location = REDIRECT_STATUSES.has(status) && opts.maxRedirects > 0 ? headerValue(headers, 'location') : undefined;
       if (location !== undefined) {
-        const text = locationText(location);
         let next: URL;
         try {
-          next = new URL(text, current);
+          next = locationUrl(location, current);
         } catch {
-          throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(text)}`);
+          throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(location)}`);
         }
-        hops.push({ url: current.href, status, location: text });
+        hops.push({ url: current.href, status, location });
         if (status === 303 && seeOtherResource === undefined) seeOtherResource = current.href;
         if (next.protocol !== 'http:' && next.protocol !== 'https:') {
           throw new FetchFailure('bad-url', `${current.href} redirected to unsupported scheme ${next.protocol}`);
@@ -447,7 +441,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       }
 
       const rawBody = res.chunks.length === 1 ? res.chunks[0] : Buffer.concat(res.chunks, res.size);
-      const decoded = await decodeBody(rawBody, headerValue(headers, 'content-encoding'), opts.maxInflatedBytes);
+      const decoded = await decodeBody(rawBody, headerValue(headers, 'content-encoding'), opts.maxInflatedBytes, { cut: res.truncated });
       const { mediaType, charset } = parseContentType(headerValue(headers, 'content-type'));
       const finalUrl = current.href;
       const outcome: FetchOutcome = {
@@ -468,7 +462,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
           ...(charset !== undefined ? { charset } : {}),
           startedAt,
           durationMs: performance.now() - t0,
-          notModified: status === 304,
+          notModified: status === 304 && Boolean(conditional?.etag || conditional?.lastModified),
           remoteAddress: proxied ? undefined : remoteAddresses.get(hop.key),
           ...(addressUnchecked ? { addressUnchecked } : {}),
         },

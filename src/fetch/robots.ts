@@ -1,6 +1,6 @@
 /** robots.txt (RFC 9309): fetched through the Fetcher, matched with robots-parser, cached per origin. */
 import { createRequire } from 'node:module';
-import { userAgentToken } from './accept.ts';
+import { ROBOTS_ACCEPT, userAgentToken } from './accept.ts';
 import { hostOf } from '../frontier/normalize.ts';
 import type { FetchOutcome, Fetcher } from './types.ts';
 
@@ -182,7 +182,7 @@ export class RobotsCache {
   private async load(origin: string): Promise<Entry> {
     const robotsUrl = `${origin}/robots.txt`;
     this.options.onRequest?.(origin, this.now());
-    const outcome = await this.fetcher.fetch(robotsUrl);
+    const outcome = await this.fetcher.fetch(robotsUrl, undefined, undefined, { accept: ROBOTS_ACCEPT });
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
     if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);

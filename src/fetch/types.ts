@@ -65,7 +65,7 @@ export interface FetchResponse {
   startedAt: Date;
   /** Time from sending the request to the end of the body. */
   durationMs: number;
-  /** The server answered 304 to a conditional request. */
+  /** The server answered 304 to a conditional request (a 304 to a request without validators is not this: it is a broken answer). */
   notModified: boolean;
   /** IP address the final response came from. */
   remoteAddress?: string;

@@ -1,8 +1,9 @@
 /**
  * URL normalisation for the seen test: two spellings of one URL must meet, while triples keep the
  * exact IRIs. WHATWG URL already lower-cases scheme and host, drops default ports and resolves dot
- * segments; we add percent-encoding case, unreserved-character decoding, fragment removal and, as
- * Heritrix's canonicalisation rules do (StripSessionIDs, StripSessionCFIDs), session-id removal.
+ * segments; we add percent-encoding case, unreserved-character decoding, fragment and user-info
+ * removal and, as Heritrix's canonicalisation rules do (StripSessionIDs, StripSessionCFIDs),
+ * session-id removal.
  */
 
 /**
@@ -66,6 +67,12 @@ export function normalizeUrl(input: string, base?: string): string | undefined {
   if (!u.hostname) return undefined;
   // URL setters re-parse the whole URL: only call them when something changes (most links need none).
   if (input.includes('#')) u.hash = ''; // an empty fragment too: 'http://h/p#' has hash '' but keeps its '#'
+  // User info names a way in, not a resource (RFC 9110 §4.2.4: deprecated in http(s) URIs), and its
+  // password must reach no WARC record, log row or summary: dropped, so http://u:pw@h/x is http://h/x.
+  if (u.username || u.password) {
+    u.username = '';
+    u.password = '';
+  }
   if (u.pathname.includes(';')) {
     const path = u.pathname.replace(JSESSIONID_PATH, '');
     if (path !== u.pathname) u.pathname = path;

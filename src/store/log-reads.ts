@@ -6,6 +6,8 @@
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
 import { BULK_READ, LOG_COLS, fromRow, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
+import { normalizeUrl } from '../frontier/normalize.ts';
+import { headerValue, locationUrl, type HeaderPair } from '../util/headers.ts';
 
 /** Entries of the log counted by HTTP status and by change; groups in the order they first appear in the log. */
 export interface LogCounts {
@@ -136,7 +138,11 @@ export async function latestLog(db: LogReader, limit: number): Promise<CrawlLogE
   return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
 }
 
-/** Which log entries `datamonitor log` lists: by reason (default: every fate but a plain capture, and captures with diagnostics), by URL. */
+/**
+ * Which log entries `datamonitor log` lists: by reason (default: every fate but a plain capture, and
+ * captures with diagnostics, unless a URL is asked for), by URL (its rows and those of the URLs its
+ * redirects led to, every capture included).
+ */
 export interface FateQuery {
   reasons?: readonly string[];
   url?: string;
@@ -149,16 +155,43 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
   if (q.reasons?.length) {
     where.push(`reason IN (${q.reasons.map(() => '?').join(', ')})`);
     params.push(...q.reasons);
-  } else {
+  } else if (q.url === undefined) {
     // Rows from before the reason column have none: a failure among them still shows as one.
     where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite', 'variant') OR diagnostics IS NOT NULL)`);
   }
   if (q.url !== undefined) {
-    where.push('(url = ? OR final_url = ?)');
-    params.push(q.url, q.url);
+    const urls = await redirectedTo(db, q.url);
+    const list = urls.map(() => '?').join(', ');
+    where.push(`(url IN (${list}) OR final_url IN (${list}))`);
+    params.push(...urls, ...urls);
   }
   const rows = await db.all(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...params, q.limit]);
   return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+}
+
+/** URLs a chain of redirects may visit before `log --url` stops following it (a loop ends sooner). */
+const MAX_REDIRECT_URLS = 20;
+
+/**
+ * `url` and, hop by hop, every URL its logged redirects led to: a crawl logs a redirect under the URL
+ * that answered it and its target under its own, so what became of `url` is spread over both.
+ */
+async function redirectedTo(db: LogReader, url: string): Promise<string[]> {
+  const urls = [url];
+  for (let i = 0; i < urls.length && urls.length < MAX_REDIRECT_URLS; i++) {
+    const rows = await db.all(`SELECT headers FROM crawl_log WHERE url = ? AND status IN (301, 302, 303, 307, 308) AND headers IS NOT NULL`, [urls[i]]);
+    for (const r of rows) {
+      const location = headerValue(JSON.parse(r.headers as string) as HeaderPair[], 'location');
+      let target: string | undefined;
+      try {
+        target = location === undefined ? undefined : normalizeUrl(locationUrl(location, urls[i]!).href);
+      } catch {
+        target = undefined; // a Location that is no URL led nowhere
+      }
+      if (target && !urls.includes(target) && urls.length < MAX_REDIRECT_URLS) urls.push(target);
+    }
+  }
+  return urls;
 }
 
 /** `time` as an integer (SQLite may hold a fractional ms value; PostgreSQL's column is BIGINT already). */

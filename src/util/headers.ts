@@ -12,3 +12,19 @@ export function headerValue(headers: Iterable<HeaderPair> | undefined, lowerName
   for (const [name, value] of headers) if (name.length === lowerName.length && name.toLowerCase() === lowerName) return value;
   return undefined;
 }
+
+/**
+ * The URL a Location header leads to, resolved against `base`. Header values arrive as latin1 text, one
+ * character a byte; a server that writes raw UTF-8 (or any byte past ASCII) is read as browsers and
+ * curl read it: each such byte percent-encoded as it is, so `/café` in UTF-8 leads to `/caf%C3%A9`, not
+ * to the double-encoded `/caf%C3%83%C2%A9`. Throws (as `new URL` does) when the value is no URL.
+ */
+export function locationUrl(value: string, base: string | URL): URL {
+  const ascii = value.trim().replace(/[^\x00-\x7f]/gu, (c) => {
+    const code = c.charCodeAt(0);
+    // Above 0xff is text, not a byte (a header set by code, not read off the wire): its UTF-8 bytes.
+    const bytes = code <= 0xff ? [code] : [...Buffer.from(c, 'utf8')];
+    return bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  });
+  return new URL(ascii, base);
+}

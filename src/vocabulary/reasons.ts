@@ -41,7 +41,7 @@ export const REASONS = {
   'redirect-loop': 'the redirects loop',
   'too-many-redirects': 'more redirects than the limit',
   'bad-url': 'not a fetchable URL (or a redirect to one)',
-  'protocol-error': 'the server broke HTTP',
+  'protocol-error': 'the server broke HTTP (a malformed response, a 304 to a request without validators)',
   // The document
   'too-large': 'the body was cut at --max-body (archived, marked truncated)',
   'decode-error': 'the content encoding could not be decoded',

@@ -73,3 +73,34 @@ describe("every URL's fate is a record with its reason", () => {
     expect(r.out).toMatch(/reasons +fetched 2, parse-error 2, robots-disallowed 1, http-error 1/);
   });
 });
+
+describe('`datamonitor log --url U`', () => {
+  it('shows every row of U and of the URLs it redirected to, captures included', async () => {
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      if (url.pathname === '/old') return res.writeHead(301, { location: '/moved' }).end();
+      if (url.pathname === '/moved') return res.writeHead(302, { location: '/doc' }).end();
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<${url.origin}/doc> <http://example.org/p> "the document" .\n`);
+    });
+    try {
+      const dataDir = tempDir();
+      const options = { seeds: [`${site.url}/doc`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, refetch: true };
+      // Captured three times: twice asked for, once reached through two redirects.
+      await crawl(options).run();
+      await crawl(options).run();
+      await crawl({ ...options, seeds: [`${site.url}/old`] }).run();
+      const doc = JSON.parse((await cli(['log', '--data', dataDir, '--url', `${site.url}/doc`, '--json'])).out);
+      expect(doc.map((e: { reason: string }) => e.reason)).toEqual(['unchanged', 'unchanged', 'fetched']);
+      const old = JSON.parse((await cli(['log', '--data', dataDir, '--url', `${site.url}/old`, '--json'])).out);
+      expect(old.map((e: { url: string; reason: string }) => `${new URL(e.url).pathname} ${e.reason}`)).toEqual([
+        '/doc unchanged', '/moved redirected', '/old redirected', '/doc unchanged', '/doc fetched',
+      ]);
+      const text = await cli(['log', '--data', dataDir, '--url', `${site.url}/doc`]);
+      expect(text.out).not.toMatch(/no log entries match/);
+      // A redirect's line names where it led as the crawl followed it: a whole URL, not the header as written.
+      expect((await cli(['log', '--data', dataDir, '--url', `${site.url}/old`])).out).toContain(`${site.url}/old -> ${site.url}/moved`);
+    } finally {
+      await site.close();
+    }
+  });
+});

@@ -11,7 +11,7 @@ import { exportArchive, exportWarc } from '../../src/archive/export.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { withStore } from '../../src/store/index.ts';
 import { buildServer } from '../../src/server/index.ts';
-import { base32, crawlLog, repoRoot, tempDir } from '../helpers.ts';
+import { base32, crawlLog, repoRoot, runMain, tempDir } from '../helpers.ts';
 
 /**
  * Preservation-grade import (#13): a realistic source WARC, written by warcio as Browsertrix and
@@ -136,6 +136,12 @@ describe('import is preservation-grade', () => {
     const check = await verify(dir);
     expect(check.problems).toEqual([]);
     expect(check.unreferencedFiles).toEqual([]);
+    // Each record once: the 13 copied ones and the RDF record of each new graph (a version's record is one of the 13).
+    expect(check.records).toBe(13 + log.filter((e) => e.rdf_offset !== null).length);
+
+    // The CLI's summary: counts a reader can add up, and a plural only for more than one.
+    const text = await runMain(['import', '--data', tempDir(), m1.file, m2File]);
+    expect(text.out).toMatch(/^13 of 13 records in 2 files kept byte for byte in [\d.]+ s; 6 of 6 responses and revisits \(3 responses, 3 revisits\) archived as versions: 3 new, 0 changed, 3 unchanged, 0 errors$/m);
 
     // Each version says where it came from (export --provenance): the fetch activity of A's version was imported from that file and record.
     let prov = '';
@@ -182,7 +188,7 @@ describe('import is preservation-grade', () => {
     expect(s).toMatchObject({ records: 8, copied: 8, imported: 3, new: 3, unreadable: [] });
     const out = path.join(src, 'export.warc.gz');
     const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), 'export', '--data', dir, '--format', 'warc', '-o', out], { encoding: 'utf8' });
-    expect(r.stderr).toContain('exported 8 records from 1 WARC files');
+    expect(r.stderr).toContain('exported 8 records from 1 WARC file\n');
     expect(r.status).toBe(0);
     const back = await records(fs.readFileSync(out));
     const source = await records(fs.readFileSync(m1.file));

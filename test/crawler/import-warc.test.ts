@@ -52,6 +52,10 @@ describe('import: WARC files made elsewhere become versions of the archive', () 
     expect(await nquads(dir)).toEqual(await nquads(crawled));
     const check = await withStore(dir, undefined, (store) => verifyArchive(dir, store), { readonly: true });
     expect(check.problemCount).toBe(0);
+    // Each record once: every copied one, and the RDF (conversion) record of each version whose graph changed.
+    const graphs = crawlLog(dir).filter((e) => e.rdf_offset !== null).length;
+    expect(graphs).toBeGreaterThan(0);
+    expect(check.records).toBe(s.copied + graphs);
     const again = await importWarcs(files, { dataDir: dir });
     expect(again.imported).toBe(0);
     expect(again.copied).toBe(0);

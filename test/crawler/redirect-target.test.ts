@@ -39,3 +39,24 @@ describe('a queued URL that another URL redirects to', () => {
     expect(crawlLog(dataDir).filter((e) => e.url === `${site.url}/old`)).toMatchObject([{ status: 301, reason: 'redirected', triples: 0 }]);
   });
 });
+
+// Servers that write a Location in raw UTF-8 are common; browsers and curl percent-encode its bytes as they are.
+describe('a redirect whose Location is raw UTF-8', () => {
+  it('leads to the percent-encoded UTF-8 path, not a double-encoded one', async () => {
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      // node:http writes a header string as latin1, one byte a character: these are the UTF-8 bytes of /café.ttl.
+      if (url.pathname === '/moved') return res.writeHead(301, { location: Buffer.from('/café.ttl?q=ü', 'utf8').toString('latin1') }).end();
+      if (url.pathname === '/caf%C3%A9.ttl' && url.search === '?q=%C3%BC') return res.writeHead(200, { 'content-type': 'text/turtle' }).end('<urn:x:cafe> <http://example.org/p> "café" .\n');
+      res.writeHead(404).end();
+    });
+    try {
+      const dataDir = tempDir();
+      await crawl({ seeds: [`${site.url}/moved`], dataDir, depth: 2, delayMs: 0, perHost: 1, concurrency: 1, allowPrivate: true, domains: ['127.0.0.1'] }).run();
+      expect(site.requests.map((r) => r.path)).not.toContain('/caf%C3%83%C2%A9.ttl?q=%C3%83%C2%BC');
+      expect(crawlLog(dataDir).filter((e) => e.url === `${site.url}/caf%C3%A9.ttl?q=%C3%BC`)).toMatchObject([{ status: 200, reason: 'fetched', triples: 1 }]);
+    } finally {
+      await site.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { WARCParser } from 'warcio';
 import { startSyntheticSite } from '../../src/testkit/synthetic-site.ts';
 import type { TestServer } from '../../src/testkit/server.ts';
 import { readRecord } from '../../src/archive/warc-reader.ts';
-import { crawlLog, repoRoot, tempDir, warcFiles } from '../helpers.ts';
+import { LOADED_TIMEOUT_MS, crawlLog, repoRoot, runMain, tempDir, warcFiles } from '../helpers.ts';
 
 const PAGES = 300;
 
@@ -107,3 +107,21 @@ describe('stopped with Ctrl-C (SIGINT) and started again', () => {
   }, 60_000);
 });
 
+
+describe('--max-docs on a resumed crawl', () => {
+  it('counts per run, and the summary and --help say so', async () => {
+    const site = await startSyntheticSite({ pages: 12, linksPerPage: 3 });
+    try {
+      const dataDir = tempDir();
+      const options = ['crawl', site.seed, '--data', dataDir, '--allow-private', '--delay', '0', '--no-vocabularies', '--depth', '10', '--max-docs', '3'];
+      const first = await runMain([...options, '--json']);
+      expect(JSON.parse(first.out)).toMatchObject({ stoppedBy: 'max-docs', stopMessage: expect.stringMatching(/^3 documents in this run .*run again resumes .*up to 3 more/) });
+      const second = await runMain(options);
+      expect(second.out).toMatch(/^Crawled 3 documents .*\(resumed\)/m);
+      expect(second.out).toMatch(/stopped by max-docs: 3 documents in this run/);
+      expect((await runMain(['crawl', '--help'])).out).toMatch(/--max-docs <n> +stop after this many documents in this run/);
+    } finally {
+      await site.close();
+    }
+  }, LOADED_TIMEOUT_MS);
+});

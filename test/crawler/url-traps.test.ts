@@ -1,9 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { MAX_URL_LENGTH, normalizeUrl } from '../../src/frontier/normalize.ts';
 import { rejectReason, rejectionReason, type FilterOptions } from '../../src/frontier/filters.ts';
 import { startServer } from '../../src/testkit/server.ts';
-import { crawlLog, tempDir } from '../helpers.ts';
+import { LOADED_TIMEOUT_MS, crawlLog, runMain, tempDir } from '../helpers.ts';
 
 describe('session ids are not part of a URL', () => {
   it('strips the session parameters of Java, PHP, ASP, ColdFusion and the generic names, and keeps everything else as it was', () => {
@@ -68,4 +71,42 @@ describe('URL traps in a crawl', () => {
       await site.close();
     }
   });
+});
+
+describe('user info is not part of a URL', () => {
+  it('drops user and password from a URL; the rest is as it was', () => {
+    expect(normalizeUrl('http://user:pw@h.example/x?q=1')).toBe('http://h.example/x?q=1');
+    expect(normalizeUrl('https://user@h.example:8443/')).toBe('https://h.example:8443/');
+    expect(normalizeUrl('x', 'http://u:p@h.example/a/')).toBe('http://h.example/a/x');
+  });
+
+  it('a seed with a password and the same seed without are one URL, and the password is nowhere in the data, the log or the summary', async () => {
+    const SECRET = 'pw-c0rrect-h0rse';
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<${url.origin}/doc> <http://example.org/p> "a page" .\n`);
+    });
+    try {
+      const dataDir = tempDir();
+      const withPw = `http://user:${SECRET}@127.0.0.1:${site.port}/doc`;
+      const crawlRun = await runMain(['crawl', withPw, `${site.url}/doc`, `http://${SECRET}@127.0.0.1:${site.port}/doc`, '--data', dataDir, '--allow-private', '--delay', '0', '--no-vocabularies', '--json']);
+      expect(crawlRun.code, crawlRun.err).toBe(0);
+      expect(site.requests.filter((r) => r.path === '/doc')).toHaveLength(1);
+      expect(site.requests.some((r) => r.headers.authorization !== undefined)).toBe(false);
+      const logRun = await runMain(['log', '--data', dataDir, '--url', withPw, '--json']);
+      const stats = await runMain(['stats', '--data', dataDir]);
+      const printed = [crawlRun.out, crawlRun.err, logRun.out, logRun.err, stats.out, stats.err].join('\n');
+      expect(printed).not.toContain(SECRET);
+      // Every file of the data directory, WARC files read inflated (gunzip reads all their members).
+      for (const f of fs.readdirSync(dataDir, { recursive: true }) as string[]) {
+        const file = path.join(dataDir, f);
+        if (!fs.statSync(file).isFile()) continue;
+        const bytes = f.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(file)) : fs.readFileSync(file);
+        expect(bytes.includes(SECRET), f).toBe(false);
+      }
+      expect(crawlLog(dataDir).map((e) => e.url)).toContain(`${site.url}/doc`);
+    } finally {
+      await site.close();
+    }
+  }, LOADED_TIMEOUT_MS);
 });

@@ -100,6 +100,11 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/turtle', 'content-encoding': 'gzip' });
       res.end(zlib.gzipSync('<s> <p> "gzipped" .\n'));
     },
+    '/cut-gzip': (_req, res) => {
+      const gz = zlib.gzipSync(`<s> <p> "${'x'.repeat(10_000)}" .\n`);
+      res.writeHead(200, { 'content-type': 'text/turtle', 'content-encoding': 'gzip' });
+      res.end(gz.subarray(0, gz.length - 12));
+    },
     '/br': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/turtle', 'content-encoding': 'br' });
       res.end(zlib.brotliCompressSync('<s> <p> "brotli" .\n'));
@@ -141,6 +146,11 @@ beforeAll(async () => {
     '/too-many': (_req, res) => {
       res.writeHead(429, { 'retry-after': 'Wed, 21 Oct 2065 07:28:00 GMT' });
       res.end();
+    },
+    '/continue': (_req, res) => {
+      // Unasked for (the request has no Expect): RFC 9110 §15.2 says a client must read past it.
+      res.writeContinue();
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('HTTP/1.1 100 Continue\r\n\r\na body that starts like one'), 20);
     },
     '/utf8-location': (_req, res) => {
       res.writeHead(302, { location: Buffer.from('/caf\u00e9.ttl', 'utf8').toString('latin1') });
@@ -190,6 +200,15 @@ describe('http fetcher: normal responses', () => {
     expect(br.response!.body.toString()).toBe('<s> <p> "brotli" .\n');
     const deflate = await fetcher.fetch(server.url('/raw-deflate'));
     expect(deflate.response!.body.toString()).toBe('<s> <p> "raw deflate" .\n');
+  });
+
+  it('reads past an unsolicited 100 Continue, on a new connection and a reused one, and keeps a body that looks like one', async () => {
+    for (let i = 0; i < 3; i++) {
+      const { response, error } = await fetcher.fetch(server.url('/continue'));
+      expect(error).toBeUndefined();
+      expect(response!.status).toBe(200);
+      expect(response!.body.toString()).toBe('HTTP/1.1 100 Continue\r\n\r\na body that starts like one');
+    }
   });
 
   it('conditional GET: a matching ETag or Last-Modified gives a 304 marked notModified', async () => {
@@ -253,9 +272,9 @@ describe('http fetcher: redirects', () => {
     expect(response!.hops[0].status).toBe(308);
   });
 
-  it('reads a UTF-8 Location header as UTF-8', async () => {
+  it('percent-encodes the bytes of a raw UTF-8 Location as they are, as browsers and curl do', async () => {
     const { response } = await fetcher.fetch(server.url('/utf8-location'));
-    expect(response!.hops[0].location).toBe('/café.ttl');
+    expect(response!.finalUrl).toBe(server.url('/caf%C3%A9.ttl'));
     expect(response!.body.toString()).toContain('café');
   });
 
@@ -325,6 +344,16 @@ describe('http fetcher: bad input is reported, never thrown', () => {
     expect(response!.truncated).toBe(true);
     expect(response!.rawBody.length).toBe(gzipBomb.length);
     expect(response!.body.length).toBe(4 * MiB);
+  });
+
+  it('a gzip body cut at --max-body keeps what it decodes and is no decode error; one that arrives whole but cut short is', async () => {
+    const cutHere = await withFetcher({ maxBodyBytes: 1024 }, (f) => f.fetch(server.url('/bomb')));
+    expect(cutHere.error).toBeUndefined();
+    expect(cutHere.response!.truncated).toBe(true);
+    expect(cutHere.response!.body.length).toBeGreaterThan(0);
+    const cutThere = await fetcher.fetch(server.url('/cut-gzip'));
+    expect(cutThere.error).toMatchObject({ code: 'decode', message: expect.stringMatching(/gzip: the compressed body stops before its end/) });
+    expect(cutThere.response!.body.toString()).toMatch(/^<s> <p> "/);
   });
 
   it('a body that is not what its Content-Encoding says: decode error, raw bytes kept', async () => {

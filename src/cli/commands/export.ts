@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
 import { exportArchive, exportWarc, type ExportFormat } from '../../archive/export.ts';
 import { UserError } from '../../util/errors.ts';
-import { parseTime } from '../../util/units.ts';
+import { parseTime, plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { streamSink } from '../../util/stream-sink.ts';
 
@@ -30,7 +30,7 @@ export function register(program: Command): void {
           try {
             // Waits for the stream to drain: an archive's records are far more than memory should buffer.
             const r = await exportWarc(store, dataDir, streamSink(out));
-            process.stderr.write(`exported ${r.records} records from ${r.files} WARC files\n`);
+            process.stderr.write(`exported ${plural(r.records, 'record')} from ${plural(r.files, 'WARC file')}\n`);
             for (const p of r.problems) process.stderr.write(`skipped a damaged stretch: ${p} (run datamonitor verify)\n`);
             if (r.problems.length) process.exitCode = EXIT.problems;
           } finally {
@@ -44,7 +44,7 @@ export function register(program: Command): void {
         try {
           // As for WARC: the output is the archive's size, so it goes out as fast as the stream takes it.
           const r = await exportArchive(store, dataDir, format, streamSink(out), { at, provenance: flags.provenance });
-          process.stderr.write(`exported ${r.quads} quads from ${r.documents} documents\n`);
+          process.stderr.write(`exported ${plural(r.quads, 'quad')} from ${plural(r.documents, 'document')}\n`);
         } finally {
           if (flags.output) await new Promise((r) => (out as fs.WriteStream).end(r));
         }

@@ -7,7 +7,7 @@ import { REASONS, REASON_NAMES, isReason } from '../../vocabulary/reasons.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
-import { headerValue } from '../../util/headers.ts';
+import { headerValue, locationUrl } from '../../util/headers.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -16,11 +16,20 @@ function reasonsFrom(given: string[] | undefined): string[] | undefined {
   return given;
 }
 
+/** Where a redirect led, as the crawl followed it; the header as it came when it is no URL. */
+function redirectTarget(location: string, base: string): string {
+  try {
+    return locationUrl(location, base).href;
+  } catch {
+    return location;
+  }
+}
+
 /** One line a person reads: when, why, the HTTP status, the URL, and the details. */
 export function describeEntry(e: CrawlLogEntry): string {
   const when = new Date(e.time).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
   const location = e.reason === 'redirected' ? headerValue(e.headers, 'location') : undefined;
-  const to = location ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
+  const to = (location === undefined ? undefined : redirectTarget(location, e.url)) ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
   const target = to ? `${e.url} -> ${to}` : e.url;
   const details = [e.error, ...(e.diagnostics ?? [])].filter(Boolean).join('; ');
   return `${when}  ${(e.reason ?? '(none)').padEnd(18)} ${String(e.status || '-').padStart(3)}  ${target}${details ? `  ${details}` : ''}`;
@@ -29,11 +38,11 @@ export function describeEntry(e: CrawlLogEntry): string {
 export function register(program: Command): void {
   program
     .command('log')
-    .description("each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures)")
+    .description("each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures); with --url, every row of that URL")
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--reason <reason>', 'only entries with this reason (repeatable, or comma-separated), e.g. refused-address,timeout-headers', collect)
-    .option('--url <url>', 'only entries of this URL (asked for, or reached by redirect)')
+    .option('--url <url>', 'every entry of this URL and of the URLs its redirects led to, plain captures included')
     .option('--limit <n>', 'at most this many entries', '100')
     .option('--json', 'print the entries as JSON')
     .addHelpText('after', `\nReasons:\n${REASON_NAMES.map((r) => `  ${r.padEnd(20)} ${REASONS[r]}`).join('\n')}\n`)

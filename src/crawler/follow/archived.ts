@@ -4,7 +4,7 @@ import { normalizeUrl } from '../../frontier/normalize.ts';
 import { DEFAULT_BOUNDS, startInterval } from '../../schedule/bounds.ts';
 import type { StrategyBounds } from '../../schedule/types.ts';
 import type { CrawlLog, DocumentRow, DocumentStore } from '../../store/types.ts';
-import { headerValue } from '../../util/headers.ts';
+import { headerValue, locationUrl } from '../../util/headers.ts';
 
 /**
  * When the re-crawl policy (src/schedule/) wants a URL fetched again. A monitored URL has its
@@ -64,7 +64,7 @@ export class ArchiveRecall {
 
 function safeTarget(location: string, base: string): string | undefined {
   try {
-    return normalizeUrl(new URL(location.trim(), base).href);
+    return normalizeUrl(locationUrl(location, base).href);
   } catch {
     return undefined;
   }

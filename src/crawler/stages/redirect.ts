@@ -1,7 +1,7 @@
 import type { ArchiveWriter } from '../../archive/warc-writer.ts';
 import { sha1Digest } from '../../archive/warc-record.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
-import { headerValue } from '../../util/headers.ts';
+import { headerValue, locationUrl } from '../../util/headers.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import type { Fates } from './fates.ts';
 import type { ScopeStage } from './scope.ts';
@@ -48,7 +48,7 @@ export class RedirectStage implements Stage {
     const text = headerValue(r.headers, 'location')!.trim();
     let target: string | undefined;
     try {
-      target = normalizeUrl(new URL(text, entry.url).href);
+      target = normalizeUrl(locationUrl(text, entry.url).href);
     } catch {
       target = undefined;
     }

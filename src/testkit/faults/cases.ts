@@ -138,6 +138,32 @@ export const FAULT_CASES: FaultCase[] = [
     },
   },
   {
+    name: 'interim-responses', group: 'transport',
+    about: 'an unsolicited 100 Continue (once, twice, in a packet of its own or with the response), a 103 Early Hints, then a 200',
+    async start() {
+      const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
+      const interim: Record<string, string> = {
+        '/continue': CONTINUE,
+        '/continue-twice': `${CONTINUE}HTTP/1.1 100 Continue\r\nX-Why: because\r\n\r\n`,
+        '/early-hints': 'HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n',
+      };
+      const doc = '<urn:x:doc> <http://example.org/p> "after an interim response" .\n';
+      const s = await startRawHttp((req, socket) => {
+        if (noRobots(req.path, socket)) return;
+        if (req.path === '/continue-same-packet') return answer(socket, 200, doc, { 'Content-Type': TTL }, CONTINUE);
+        // The interim response in a packet of its own, the final one a moment later (a server still working).
+        socket.write(interim[req.path] ?? '');
+        setTimeout(() => answer(socket, 200, doc, { 'Content-Type': TTL }), 20);
+      });
+      const urls = [...Object.keys(interim), '/continue-same-packet'].map((p) => `${s.url}${p}`);
+      return {
+        seeds: urls, watch: urls.map((url) => ({ url, reasons: ['fetched'] })),
+        // Once each: an interim response is no failure to try again.
+        requests: { count: () => total(s.hits) - (s.hits.get('/robots.txt') ?? 0), max: urls.length }, close: s.close,
+      };
+    },
+  },
+  {
     name: 'endless-body', group: 'transport',
     about: 'no Content-Length, a body that never ends',
     async start() {

@@ -85,11 +85,11 @@ export async function startRawHttp(onRequest: (req: RawRequest, socket: net.Sock
   return { port, url: `http://127.0.0.1:${port}`, hits, close: life.close };
 }
 
-/** Writes a complete small HTTP/1.1 answer and closes. */
-export function answer(socket: net.Socket, status: number, body = '', headers: Record<string, string> = {}): void {
+/** Writes a complete small HTTP/1.1 answer (after `before`, raw bytes in the same write) and closes. */
+export function answer(socket: net.Socket, status: number, body = '', headers: Record<string, string> = {}, before = ''): void {
   const lines = [`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Status'}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
-  socket.end(lines.join('\r\n') + '\r\n\r\n' + body);
+  socket.end(before + lines.join('\r\n') + '\r\n\r\n' + body);
 }
 
 /**

@@ -244,6 +244,22 @@ export function readModelContract(make: StoreMaker<MetadataStore>): void {
       ]);
     });
 
+    it('fates of one URL: every row of it and of the URLs its logged redirects led to, plain captures included', async () => {
+      const { s } = fx;
+      const id = async (e: Partial<CrawlLogEntry>) => s.appendLog(logEntry(e));
+      const first = await id({ url: 'http://b.example/doc', reason: 'fetched' });
+      const hop = await id({ url: 'http://b.example/old', status: 301, reason: 'redirected', headers: [['Location', '/mid']] });
+      const mid = await id({ url: 'http://b.example/mid', status: 303, reason: 'redirected', headers: [['location', 'doc']] });
+      const again = await id({ url: 'http://b.example/doc', reason: 'unchanged', change: 'unchanged' });
+      const loop = await id({ url: 'http://b.example/doc', status: 302, reason: 'redirected', headers: [['Location', '/old']] });
+      await id({ url: 'http://b.example/other', reason: 'fetched' });
+      await s.flush();
+      const ids = async (url: string) => (await (await fx.openReadOnly()).fates({ url, limit: 100 })).map((e) => e.id);
+      expect(await ids('http://b.example/doc')).toEqual([loop, again, mid, hop, first]);
+      expect(await ids('http://b.example/mid')).toEqual([loop, again, mid, hop, first]);
+      expect(await ids('http://b.example/nowhere')).toEqual([]);
+    });
+
     it('heldLeases is empty on a store that no worker ever used', async () => {
       expect(await fx.s.heldLeases(10)).toEqual([]);
       expect(await (await fx.openReadOnly()).heldLeases(10)).toEqual([]);
