@@ -118,7 +118,7 @@ async function n3Snapshot(archive: Archive, at: number): Promise<RdfjsStore> {
  */
 async function archiveSourceAt(archive: Archive, at: number): Promise<Source> {
   const { nquadLine } = await import('../src/query/version-store.ts');
-  const { ntTerm } = await import('../src/query/terms.ts');
+  const { ntTerm } = await import('../src/rdf/terms.ts');
   const N3 = (await import('n3')).default;
   const memo = new Map<string, Quad[]>();
   const position = (t: Term | null | undefined, name: string): { term: string } | { variable: string } =>

@@ -7,12 +7,13 @@ import type { CrawlLog, CrawlLogEntry, LatestKind } from '../store/types.ts';
 import { headerValue, locationUrl } from '../util/headers.ts';
 import { readRecord, type RecordReader } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from '../rdf/canonical.ts';
+import { blankNodeLabels } from '../rdf/terms.ts';
 import { listWarcFiles } from './warc-files.ts';
 import { scanWarc } from './warc-scan.ts';
 import { isImportFile, readImportIndex, type ImportedRecord } from './import-index.ts';
 import { trustFactOf, trustQuads } from '../trust/record.ts';
 
-const { quad, namedNode, literal } = DataFactory;
+const { quad, namedNode, literal, blankNode } = DataFactory;
 
 import { DM } from './namespace.ts';
 
@@ -91,6 +92,19 @@ export function versionQuads(from: string | RecordReader, e: CrawlLogEntry, blan
   const graph = namedNode(e.finalUrl ?? e.url);
   const parsed = new Parser({ format: 'N-Quads', blankNodePrefix: blankPrefix }).parse(rec.block.toString('utf8'));
   return parsed.map((q) => (q.graph.termType === 'DefaultGraph' ? quad(q.subject, q.predicate, q.object, graph) : q));
+}
+
+/** A version's quads with its blank nodes under the archive's labels (blankNodeLabels), as queries show them. */
+function withArchiveLabels(graph: string, qs: Quad[]): Quad[] {
+  if (!qs.some((q) => q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode' || q.graph.termType === 'BlankNode')) return qs;
+  const labels = blankNodeLabels(graph, qs);
+  const label = (value: string) => blankNode(labels.get(value)!);
+  return qs.map((q) => quad(
+    q.subject.termType === 'BlankNode' ? label(q.subject.value) : q.subject,
+    q.predicate,
+    q.object.termType === 'BlankNode' ? label(q.object.value) : q.object,
+    q.graph.termType === 'BlankNode' ? label(q.graph.value) : q.graph,
+  ));
 }
 
 /** `G dm:inDocument D` for each named graph G of document D's version (export's provenance). */
@@ -225,7 +239,7 @@ export async function exportArchive(store: CrawlLog, dataDir: string, format: Ex
   };
   const imported = opts.provenance ? new ImportedFrom(dataDir) : undefined;
   for await (const e of latestEntries(store, 'version', opts.at)) {
-    const qs = versionQuads(dataDir, e, `d${documents++}_`);
+    const qs = withArchiveLabels(e.finalUrl ?? e.url, versionQuads(dataDir, e, `d${documents++}_`));
     if (imported) qs.push(...namedGraphQuads(qs, e.finalUrl ?? e.url), ...provenanceQuads(e), ...importQuads(e, imported));
     emit(qs);
     await out.flush();

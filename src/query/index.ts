@@ -11,5 +11,5 @@ export { formatFromParam, acceptOffers, defaultFormat, ALL_FORMATS, formatInfo }
 export { analyseQuery, type QueryShape } from './sparql-text.ts';
 export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';
 export { parseTriplePattern } from './pattern.ts';
-export { skolemise, ntTerm } from './terms.ts';
+export { skolemise, ntTerm } from '../rdf/terms.ts';
 export type * from './types.ts';

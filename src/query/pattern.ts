@@ -1,7 +1,7 @@
 import N3 from 'n3';
 import type { Term } from '@rdfjs/types';
 import { UserError } from '../util/errors.ts';
-import { ntTerm } from './terms.ts';
+import { ntTerm } from '../rdf/terms.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
 import type { PatternTerm, TriplePattern } from './types.ts';
 

@@ -2,7 +2,7 @@ import * as ox from './oxigraph.ts';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import type { ArchiveReads, RowConstants } from './backend.ts';
-import { iriTerm } from './terms.ts';
+import { iriTerm } from '../rdf/terms.ts';
 import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
 import { defaultFormat, formatsFor, mediaTypeOf, relabelQuads, relabelSolutions, writeGraph, writeSolutions } from './results/index.ts';

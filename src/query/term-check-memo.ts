@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { termHash } from './terms.ts';
+import { termHash } from '../rdf/terms.ts';
 
 /**
  * What the count planner's term check (plan/count.ts sameTerms) found, kept in the store so that the next

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Quad } from '@rdfjs/types';
-import { iriTerm, skolemise, termHash, type NtQuad } from './terms.ts';
+import { iriTerm, skolemise, termHash, type NtQuad } from '../rdf/terms.ts';
 import { LOG_GAPS_DDL, LogGaps } from './log-gaps.ts';
 import { inEngineForm } from './engine-form.ts';
 import { SQLITE_TERM_CHECK_DDL, SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';

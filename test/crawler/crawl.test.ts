@@ -6,6 +6,8 @@ import { startWebOfData, type WebOfData } from '../../src/testkit/web-of-data.ts
 import { openStore } from '../../src/store/index.ts';
 import { exportArchive } from '../../src/archive/export.ts';
 import { crawlLog, documents, tempDir, warcFiles } from '../helpers.ts';
+import { indexVersions } from '../query/helpers.ts';
+import { runQuery, type SparqlJsonResults } from '../../src/query/index.ts';
 
 describe('crawling the bundled Web of Data', () => {
   let web: WebOfData;
@@ -112,5 +114,26 @@ describe('crawling the bundled Web of Data', () => {
     expect(new Parser().parse(ttl).length).toBeGreaterThan(50);
     expect(prolog).toContain(`triple('http://xmlns.com/foaf/0.1/knows', '${web.url}/people/alice#me', '${web.url}/people/bob#me').`);
     expect(prov).toMatch(new RegExp(`<${web.url}/people/alice> <http://www.w3.org/ns/prov#generatedAtTime> "[^"]+"\\^\\^<http://www.w3.org/2001/XMLSchema#dateTime> <https://w3id.org/datamonitor/ns#provenance> \\.`));
+  });
+
+  it('labels blank nodes in an export as SPARQL and diff do, so that an export joins with query results', async () => {
+    const store = await openStore(dataDir);
+    await store.init();
+    let first = '';
+    let second = '';
+    await exportArchive(store, dataDir, 'nquads', (s) => (first += s));
+    await exportArchive(store, dataDir, 'nquads', (s) => (second += s));
+    await store.close();
+    expect(second).toBe(first);
+    const exported = new Set([...first.matchAll(/_:([A-Za-z0-9_]+)/g)].map((m) => m[1]));
+    expect(exported.size).toBeGreaterThan(0);
+    const index = await indexVersions(dataDir);
+    try {
+      const q = 'SELECT DISTINCT ?b WHERE { { ?b ?p ?o } UNION { ?s ?p ?b } FILTER(isBlank(?b)) }';
+      const answered = (JSON.parse((await runQuery(index.archive, q)).body) as SparqlJsonResults).results!.bindings.map((b) => b.b.value);
+      expect(new Set(answered)).toEqual(exported);
+    } finally {
+      await index.close();
+    }
   });
 });

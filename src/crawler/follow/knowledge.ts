@@ -1,6 +1,6 @@
 import * as ox from '../../query/oxigraph.ts';
 import type { Quad } from '@rdfjs/types';
-import { ntTerm } from '../../query/terms.ts';
+import { ntTerm } from '../../rdf/terms.ts';
 import type { SparqlJsonTerm } from '../../query/types.ts';
 import { evaluateShape } from '../../query/sparql.ts';
 import type { QueryShape } from '../../query/sparql-text.ts';

@@ -2,7 +2,7 @@ import type { Quad } from '@rdfjs/types';
 import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
-import { iriTerm, skolemise, termHash, type NtQuad } from '../terms.ts';
+import { iriTerm, skolemise, termHash, type NtQuad } from '../../rdf/terms.ts';
 import type { LogGap } from '../log-gaps.ts';
 import type { TermCheckMemo } from '../term-check-memo.ts';
 import { PG_TERM_CHECK_DDL, PgTermCheckMemo } from './pg-term-check-memo.ts';

@@ -1,4 +1,4 @@
-import { iriTerm, stringLiteralTerm } from '../terms.ts';
+import { iriTerm, stringLiteralTerm } from '../../rdf/terms.ts';
 import { IriResolver, parseForPlan, type SparqlNode } from '../sparql-ast.ts';
 
 /**

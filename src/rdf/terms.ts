@@ -84,7 +84,7 @@ export function skolemise(graph: string, quads: Iterable<Quad>): NtQuad[] {
     raw.push(q);
     if (q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode' || q.graph.termType === 'BlankNode') hasBlank = true;
   }
-  const labels = hasBlank ? blankLabels(graph, raw) : undefined;
+  const labels = hasBlank ? blankNodeLabels(graph, raw) : undefined;
   const own = iriTerm(graph);
   // Duplicates are dropped by the store (by triple hash), cheaper than a string set here.
   return raw.map((q) => {
@@ -98,7 +98,12 @@ function termWith(term: Term, labels: Map<string, string> | undefined): string {
   return ntTerm(term);
 }
 
-function blankLabels(graph: string, quads: Quad[]): Map<string, string> {
+/**
+ * The archive's label of each blank node of one document version (skolemise's): what the versioned store,
+ * SPARQL results and `diff` show, and `export` writes, so that an export joins with query results and two
+ * exports of one archive are the same bytes whatever labels the parser gave.
+ */
+export function blankNodeLabels(graph: string, quads: Quad[]): Map<string, string> {
   const around = new Map<string, Quad[]>();
   for (const t of quads) {
     for (const term of [t.subject, t.object, t.graph]) {
