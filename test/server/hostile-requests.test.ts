@@ -145,10 +145,10 @@ describe('hostile requests to serve and federate', () => {
       expect(again.status).toBe(400);
       expect(again.body).toMatch(/refused without running until/);
       await alice(base);
-      // A raised depth limit lets a deep query reach the engine: it traps, and the engine recovers the same way.
     } finally {
       await server.stop();
     }
+    // A raised depth limit lets a deep query reach the engine: it traps, and the engine recovers the same way.
     const lenient = await serveCli(dataDir, ['--query-max-depth', '10000', '--query-workers', '1']);
     try {
       const r = await post(lenient.info.url, DEEP.groups);

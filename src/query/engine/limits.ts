@@ -4,7 +4,7 @@ import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration } fr
 import { nestingDepth } from '../sparql-text.ts';
 import type { Isolation } from './host.ts';
 
-/** What one query may use. Every query runs under all three (docs/query.md#query-limits). */
+/** What one query may use. Every query runs under all of them (docs/query.md#query-limits). */
 export interface QueryLimits {
   /** Wall-clock time from the start of its evaluation to its first result byte, ms. */
   timeMs: number;
@@ -44,7 +44,7 @@ export const DEFAULT_LIMITS: QueryLimits = {
   timeMs: 30_000,
   memoryBytes: 1024 ** 3,
   resultBytes: 64 * 1024 ** 2,
-  // Measured on Oxigraph 0.4: nested function calls break the engine from ~250 deep, nested groups,
+  // Measured on Oxigraph 0.5.11: nested function calls break the engine from ~250 deep, nested groups,
   // OPTIONALs and subqueries from ~1000; real queries nest a few levels.
   maxDepth: 100,
   // Fastify's default body limit, which POST /sparql always had: a VALUES list of ~20,000 IRIs fits.
