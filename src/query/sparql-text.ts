@@ -68,6 +68,24 @@ function* tokens(text: string): Generator<Token> {
   }
 }
 
+/**
+ * The deepest nesting of brackets ( (, { and [ ) in a query text, strings, IRIs and comments skipped:
+ * a bound on how deep the engine's recursive parser and evaluator go, known without parsing.
+ */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const t of tokens(text)) {
+    if (t.kind === 'string' || t.kind === 'iri') continue;
+    // The lexer leaves `[` and `]` inside words (`[]`, `[[`): each counts.
+    for (const c of t.text) {
+      if (c === '(' || c === '{' || c === '[') deepest = Math.max(deepest, ++depth);
+      else if (c === ')' || c === '}' || c === ']') depth = Math.max(0, depth - 1);
+    }
+  }
+  return deepest;
+}
+
 export function analyseQuery(text: string): QueryShape {
   if (typeof text !== 'string' || text.trim() === '') throw new UserError('empty SPARQL query: give a SELECT, ASK, CONSTRUCT or DESCRIBE query');
   const prefixes = new Map<string, string>();

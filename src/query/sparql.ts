@@ -1,6 +1,7 @@
 import * as ox from './oxigraph.ts';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
+import { engineBroken } from './engine/limits.ts';
 import type { ArchiveReads, RowConstants } from './backend.ts';
 import { iriTerm } from '../rdf/terms.ts';
 import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
@@ -270,7 +271,7 @@ export function evaluate(store: ox.Store, sparql: string, hasDataset: boolean, r
 /**
  * Runs an analysed query on a loaded store; a parse or evaluation error becomes a UserError with Oxigraph's
  * message (or, for a prefix the query neither declares nor finds among COMMON_PREFIXES, a message saying
- * so). `resultsFormat` undefined gives the engine's objects (quads for CONSTRUCT/DESCRIBE).
+ * so), a trap that broke the engine a QueryLimitError of kind `engine` (engineBroken). `resultsFormat` undefined gives the engine's objects (quads for CONSTRUCT/DESCRIBE).
  */
 export function evaluateShape(store: ox.Store, shape: QueryShape, resultsFormat?: string, dataset?: Dataset): ReturnType<ox.Store['query']> {
   try {
@@ -289,6 +290,9 @@ export function evaluateShape(store: ox.Store, shape: QueryShape, resultsFormat?
 }
 
 function queryError(e: unknown, shape: QueryShape): UserError {
+  // A trap is not a message about the query's text: the engine instance is broken and must not be reused.
+  const broken = engineBroken(e);
+  if (broken) return broken;
   const message = String((e as Error).message ?? e);
   if (shape.unknownPrefixes.length > 0 && /^error at \d+:\d+/.test(message)) {
     const p = shape.unknownPrefixes[0]!;

@@ -5,7 +5,7 @@
 import { bearerMatches } from '../util/secret.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
-import type { ServerContext } from './context.ts';
+import { entryText, type ServerContext } from './context.ts';
 import { runCycle } from '../recrawl/cycle.ts';
 
 /** Sends 403/401 and returns false unless the request carries the configured token. */
@@ -41,7 +41,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
     for (const u of given) {
       const n = typeof u === 'string' ? normalizeUrl(u.trim()) : undefined;
       if (n) urls.push(n);
-      else invalid.push(String(u));
+      else invalid.push(entryText(u));
     }
     if (invalid.length) return reply.code(400).send({ error: 'not http(s) URLs', invalid });
     const unique = [...new Set(urls)];

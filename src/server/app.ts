@@ -19,6 +19,7 @@ import { registerFederationRoutes } from './federation-routes.ts';
 import { ArchiveReadError } from '../archive/warc-files.ts';
 import { checkPublicUrl, listenUrl } from './context.ts';
 import { securityHeaders } from './security-headers.ts';
+import { requestTimeoutOptions } from './request-timeout.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -44,6 +45,8 @@ export interface ServerOptions {
   query?: Partial<EngineOptions>;
   /** Use this query engine (the caller keeps ownership) instead of making one from `query`. */
   engine?: QueryEngine;
+  /** Time a client has to send a whole request (`serve --request-timeout`); default DEFAULT_REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -64,7 +67,11 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const log = o.logger === undefined ? defaultLog() : o.logger;
-  const app = Fastify({ ...(typeof log === 'boolean' ? { logger: log } : { loggerInstance: log as FastifyBaseLogger }), routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
+  const app = Fastify({
+    ...(typeof log === 'boolean' ? { logger: log } : { loggerInstance: log as FastifyBaseLogger }),
+    ...requestTimeoutOptions(o.requestTimeoutMs),
+    routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false },
+  });
   app.setErrorHandler((err: Error, _req, reply) => {
     if (err instanceof QueryLimitError) {
       if (err.retryAfter !== undefined) void reply.header('retry-after', String(err.retryAfter));

@@ -71,3 +71,14 @@ export function listenUrl(host: string, port: number): string {
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
 }
+
+/**
+ * A submitted list's entry as an error message shows it: a string as it is, anything else by its JSON
+ * type. Never String(): an array nested 100,000 deep (valid JSON, which JSON.parse takes) overflows the
+ * stack when written out, and the client got a 500 instead of its 400.
+ */
+export function entryText(entry: unknown): string {
+  if (typeof entry === 'string') return entry;
+  if (Array.isArray(entry)) return '(a JSON array, not a URL string)';
+  return entry === null ? '(null, not a URL string)' : `(a JSON ${typeof entry}, not a URL string)`;
+}

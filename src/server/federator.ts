@@ -15,8 +15,9 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { Federation, submittedUrl, type FederationOptions } from '../federation/federation.ts';
 import type { Link } from '../util/link-format.ts';
 import { timeMapToJson, timeMapToLinkFormat, type AggregatedTimeMap, type Memento } from '../federation/timemap-aggregator.ts';
-import { checkPublicUrl, listenUrl, targetAfter } from './context.ts';
+import { checkPublicUrl, entryText, listenUrl, targetAfter } from './context.ts';
 import { linkHeader } from './mementos.ts';
+import { requestTimeoutOptions } from './request-timeout.ts';
 
 export interface FederationServerOptions extends FederationOptions {
   /** Bearer token that allows POST /api/urls; without one, submissions are refused (403). */
@@ -24,6 +25,8 @@ export interface FederationServerOptions extends FederationOptions {
   logger?: boolean;
   /** Absolute base URL of the links it writes (`federate --public-url`); default the address it listens on, never the Host header. */
   publicUrl?: string;
+  /** Time a client has to send a whole request (`federate --request-timeout`); default DEFAULT_REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 }
 
 const httpDate = (ms: number) => new Date(ms).toUTCString();
@@ -43,7 +46,7 @@ function problemHeaders(reply: FastifyReply, tm: AggregatedTimeMap): void {
 
 export async function buildFederationServer(o: FederationServerOptions): Promise<{ app: FastifyInstance; federation: Federation }> {
   const federation = new Federation(o);
-  const app = Fastify({ logger: o.logger ?? false, routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
+  const app = Fastify({ logger: o.logger ?? false, ...requestTimeoutOptions(o.requestTimeoutMs), routerOptions: { maxParamLength: 8192, ignoreDuplicateSlashes: false } });
   // As in `serve`: the Host header is the client's to choose, so it never makes a link (#13).
   let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
   if (o.publicUrl === undefined) {
@@ -126,7 +129,7 @@ export async function buildFederationServer(o: FederationServerOptions): Promise
     for (const g of given) {
       const u = submittedUrl(g);
       if (u) urls.push(u);
-      else invalid.push(String(g));
+      else invalid.push(entryText(g));
     }
     // All or nothing on bad input: the client fixes the list and sends it again, nothing half-placed.
     if (invalid.length) return reply.code(400).send({ error: 'not http(s) URLs: nothing was submitted', invalid });

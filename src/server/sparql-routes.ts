@@ -141,6 +141,8 @@ export function registerSparqlRoutes(app: FastifyInstance, ctx: ServerContext): 
     });
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     scope.get('/sparql', (req, reply) => answer(ctx, req, reply));
-    scope.post('/sparql', (req, reply) => answer(ctx, req, reply));
+    // A raised query size limit (serve --query-max-size) takes a body that large (Fastify's default is 1 MiB).
+    const bodyLimit = Math.max(1024 ** 2, ctx.engine.options.queryBytes + 64 * 1024);
+    scope.post('/sparql', { bodyLimit }, (req, reply) => answer(ctx, req, reply));
   });
 }

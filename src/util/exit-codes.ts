@@ -20,6 +20,12 @@ export const EXIT = {
   ioError: 74,
   /** EX_TEMPFAIL: try again later (a cycle lock held by another run). */
   tempFail: 75,
+  /**
+   * A SPARQL query met one of its limits (time, memory, result size, or what the engine can evaluate).
+   * Outside sysexits' range (64-78) on purpose: none of its meanings fits (69 is "nothing could be
+   * fetched", 71 an operating-system failure), and a script must tell a query to narrow from a failed crawl.
+   */
+  queryLimit: 79,
   /** 128 + SIGINT: stopped by Ctrl-C or SIGTERM before the work was done (resumable). */
   interrupted: 130,
 } as const;

@@ -157,10 +157,10 @@ describe('query on the asking thread, under the limits', () => {
 
 /** `datamonitor query` as a user runs it: its one query on the main thread, stopped at the limits or by Ctrl-C. */
 describe('CLI: datamonitor query under the limits and Ctrl-C', () => {
-  it.skipIf(!linux)('ends a query over --max-memory with EX_UNAVAILABLE and says what to do', async () => {
+  it.skipIf(!linux)('ends a query over --max-memory with the query-limit status (79) and says what to do', async () => {
     const { ended } = start(['query', '--data', t.dir, '--timeout', '5m', '--max-memory', '200MiB', PRODUCT4]);
     const r = await ended;
-    expect(r.code).toBe(EXIT.unavailable);
+    expect(r.code).toBe(EXIT.queryLimit);
     expect(r.err).toMatch(/^datamonitor: the query needed more than the memory limit of 200\.0 MiB .*and was stopped: .*query --max-memory/m);
     expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
     expect(r.out).toBe('');

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
-import { parseCount, parseDuration } from '../../util/units.ts';
+import { formatDuration, parseCount, parseDuration } from '../../util/units.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, parseRequestTimeout } from '../../server/request-timeout.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { buildFederationServer } from '../../server/federator.ts';
 import { collect } from '../config.ts';
@@ -17,6 +18,7 @@ interface FederateFlags {
   refresh: string;
   json?: boolean;
   publicUrl?: string;
+  requestTimeout?: string;
 }
 
 
@@ -66,6 +68,7 @@ export function register(program: Command): void {
     .option('--refresh <duration>', "read the archives' capacity and holdings again after this long", '60s')
     .option('--public-url <url>', 'absolute base URL of the links it writes (behind a proxy); default the address it listens on')
     .option('--json', 'print the address as JSON')
+    .option('--request-timeout <duration>', `time a client has to send a whole request, headers and body; a slower one is answered 408 and its connection closed (default ${formatDuration(DEFAULT_REQUEST_TIMEOUT_MS)})`)
     .action(async (flags: FederateFlags) => {
       if (!flags.archive?.length) throw new UserError('federate needs at least one --archive URL (the base URL of a datamonitor serve); repeat --archive for each');
       const archives = flags.archive.map(archiveBase);
@@ -78,7 +81,8 @@ export function register(program: Command): void {
       const refreshMs = parseDuration(flags.refresh, '--refresh');
       if (!(timeoutMs > 0)) throw new UserError('--timeout must be positive, e.g. 5s');
       const token = flags.token ?? process.env.DATAMONITOR_TOKEN;
-      const { app } = await buildFederationServer({ archives, tokens, timeoutMs, refreshMs, token: token || undefined, publicUrl: flags.publicUrl });
+      const requestTimeoutMs = parseRequestTimeout(flags.requestTimeout, '--request-timeout');
+      const { app } = await buildFederationServer({ archives, tokens, timeoutMs, refreshMs, token: token || undefined, publicUrl: flags.publicUrl, requestTimeoutMs });
       await app.listen({ port, host: flags.host }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
         if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);

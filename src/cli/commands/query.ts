@@ -13,7 +13,7 @@ import type { CatchUpProgress } from '../../query/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
-import { DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
+import { checkQueryText, DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
 import { checkResult, guarded } from '../../query/engine/inline.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
 import { closedAfter } from '../../util/close.ts';
@@ -36,6 +36,8 @@ export interface QueryFlags {
   timeout?: string;
   maxMemory?: string;
   maxResult?: string;
+  maxDepth?: string;
+  maxQuerySize?: string;
 }
 
 export function register(program: Command): void {
@@ -60,6 +62,9 @@ export function register(program: Command): void {
     .option('--timeout <duration>', `time limit of the SPARQL query (default ${formatDuration(DEFAULT_LIMITS.timeMs)})`)
     .option('--max-memory <size>', `memory limit of the query's process, WebAssembly included (default ${formatBytes(DEFAULT_LIMITS.memoryBytes)})`)
     .option('--max-result <size>', `largest result written (default ${formatBytes(DEFAULT_LIMITS.resultBytes)})`)
+    .option('--max-depth <n>', `deepest nesting of brackets in the query text (default ${DEFAULT_LIMITS.maxDepth})`)
+    .option('--max-query-size <size>', `largest query text (default ${formatBytes(DEFAULT_LIMITS.queryBytes)})`)
+    .addHelpText('after', `\nA query stopped by a limit (--timeout, --max-memory, --max-result, or one the engine cannot evaluate) exits ${EXIT.queryLimit}; one refused by --max-depth or --max-query-size, before it runs, exits ${EXIT.usage}.`)
     .action(async (query: string | undefined, flags: QueryFlags) => {
       // Ctrl-C interrupts the evaluation (src/query/engine/inline.ts); outside it, Ctrl-C or SIGTERM
       // cancels the command before its query runs; a second signal gets node's default (the process ends there).
@@ -83,7 +88,11 @@ export async function queryCommand(
   note: (text: string) => void = (t) => void process.stderr.write(t),
   signal?: AbortSignal,
 ): Promise<string> {
-  const limits = { ...DEFAULT_LIMITS, ...parseLimits({ time: flags.timeout, memory: flags.maxMemory, result: flags.maxResult }, { time: '--timeout', memory: '--max-memory', result: '--max-result' }) };
+  const limits = {
+    ...DEFAULT_LIMITS,
+    ...parseLimits({ time: flags.timeout, memory: flags.maxMemory, result: flags.maxResult, depth: flags.maxDepth, size: flags.maxQuerySize },
+      { time: '--timeout', memory: '--max-memory', result: '--max-result', depth: '--max-depth', size: '--max-query-size' }),
+  };
   try {
     return await withVersions(flags.data, flags.db, (archive) => answer(archive, limits, query, flags, note, signal));
   } catch (e) {
@@ -103,6 +112,7 @@ async function answer(archive: ArchiveReads, limits: QueryLimits, query: string 
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
+  if (!flags.versions || looksLikeSparql(text)) checkQueryText(text, limits);
   const started = Date.now();
   if (flags.changes) {
     const { queryChanges } = await import('../../query/evolution.ts');

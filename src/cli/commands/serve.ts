@@ -10,6 +10,7 @@ import { checkPublicUrl } from '../../server/context.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { DEFAULT_ENGINE, parseLimits } from '../../query/engine/index.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, parseRequestTimeout } from '../../server/request-timeout.ts';
 
 interface ServeFlags {
   data: string;
@@ -22,6 +23,9 @@ interface ServeFlags {
   queryTimeout?: string;
   queryMemory?: string;
   queryMaxResult?: string;
+  queryMaxDepth?: string;
+  queryMaxSize?: string;
+  requestTimeout?: string;
   queryWorkers?: string;
   queryQueue?: string;
   publicUrl?: string;
@@ -42,6 +46,9 @@ export function register(program: Command): void {
     .option('--query-timeout <duration>', `time limit of one SPARQL query (default ${formatDuration(DEFAULT_ENGINE.timeMs)})`)
     .option('--query-memory <size>', `memory limit of one SPARQL query's process, WebAssembly included (default ${formatBytes(DEFAULT_ENGINE.memoryBytes)})`)
     .option('--query-max-result <size>', `largest SPARQL result sent (default ${formatBytes(DEFAULT_ENGINE.resultBytes)})`)
+    .option('--query-max-depth <n>', `deepest nesting of brackets in a SPARQL query's text; deeper is answered 400 before it runs (default ${DEFAULT_ENGINE.maxDepth})`)
+    .option('--query-max-size <size>', `largest SPARQL query text; larger is answered 400 before it runs (default ${formatBytes(DEFAULT_ENGINE.queryBytes)})`)
+    .option('--request-timeout <duration>', `time a client has to send a whole request, headers and body; a slower one is answered 408 and its connection closed (default ${formatDuration(DEFAULT_REQUEST_TIMEOUT_MS)})`)
     .option('--query-workers <n>', `SPARQL queries run at once, each in its own process (default ${DEFAULT_ENGINE.workers})`)
     .option('--query-queue <n>', `SPARQL queries that wait for a free process; more are answered 503 with Retry-After (default ${DEFAULT_ENGINE.queue})`)
     .action(async (flags: ServeFlags) => {
@@ -55,12 +62,14 @@ export function register(program: Command): void {
       const token = flags.token ?? process.env.DATAMONITOR_TOKEN;
       const publicUrl = flags.publicUrl === undefined ? undefined : checkPublicUrl(flags.publicUrl);
       const query = {
-        ...parseLimits({ time: flags.queryTimeout, memory: flags.queryMemory, result: flags.queryMaxResult }, { time: '--query-timeout', memory: '--query-memory', result: '--query-max-result' }),
+        ...parseLimits({ time: flags.queryTimeout, memory: flags.queryMemory, result: flags.queryMaxResult, depth: flags.queryMaxDepth, size: flags.queryMaxSize },
+          { time: '--query-timeout', memory: '--query-memory', result: '--query-max-result', depth: '--query-max-depth', size: '--query-max-size' }),
         workers: flags.queryWorkers === undefined ? undefined : parseCount(flags.queryWorkers, '--query-workers'),
         queue: flags.queryQueue === undefined ? undefined : parseCount(flags.queryQueue, '--query-queue'),
       };
       if (query.workers === 0) throw new UserError('--query-workers must be at least 1');
-      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl, query }).catch((e: NodeJS.ErrnoException) => {
+      const requestTimeoutMs = parseRequestTimeout(flags.requestTimeout, '--request-timeout');
+      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl, query, requestTimeoutMs }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
         if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);
         throw e;

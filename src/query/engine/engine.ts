@@ -1,12 +1,12 @@
 import { text } from 'node:stream/consumers';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QueryOptions } from '../types.ts';
 import type { StoreIdentity } from '../backend.ts';
-import { DEFAULT_ENGINE, QueryLimitError, type EngineOptions, type LimitKind } from './limits.ts';
+import { checkQueryText, DEFAULT_ENGINE, QueryLimitError, type EngineOptions, type LimitKind } from './limits.ts';
 import { QueryUnit, type EngineResult, type UnitJob } from './unit.ts';
 import type { ArchiveLocation, QueryTask } from './wire.ts';
 
 /** Limits a query keeps meeting when run again on the same archive state: worth refusing at once. */
-const REPEATABLE: LimitKind[] = ['time', 'memory', 'result'];
+const REPEATABLE: LimitKind[] = ['time', 'memory', 'result', 'engine'];
 /** Refusals remembered at most. */
 const MAX_REFUSED = 1000;
 
@@ -69,6 +69,7 @@ export class QueryEngine {
   }
 
   private async submit(location: ArchiveLocation, task: QueryTask, signal?: AbortSignal): Promise<EngineResult> {
+    checkQueryText(task.sparql, this.options);
     const key = JSON.stringify([location.generation ?? null, task]);
     for (;;) {
       signal?.throwIfAborted();

@@ -149,6 +149,7 @@ export class QueryUnit {
     if (m.type === 'error') {
       if (m.kind === 'user') return this.fail(new UserError(m.message, m.exitCode), false);
       if (m.kind === 'result') return this.fail(overResult(this.limits, m.bytes ?? 0), false);
+      if (m.kind === 'engine') return this.fail(new QueryLimitError('engine', m.message), true);
       return this.fail(this.crash(`the query engine failed: ${m.message}`), true);
     }
     if (m.type === 'head') return this.streamTo(job, m);

@@ -45,5 +45,8 @@ export type FromUnit =
   | ({ type: 'head'; id: number } & ResultHead)
   /** The body ends with the chunk that completes the head's `bytes`. */
   | { type: 'chunk'; id: number; data: Uint8Array }
-  /** `user`: the query is wrong (a UserError, e.g. a syntax error); `result`: over resultBytes; `failed`: the engine broke. */
-  | { type: 'error'; id: number; kind: 'user' | 'result' | 'failed'; message: string; exitCode?: number; bytes?: number };
+  /**
+   * `user`: the query is wrong (a UserError, e.g. a syntax error); `result`: over resultBytes; `engine`:
+   * the query broke Oxigraph (a trap: the process is not reused); `failed`: anything else broke.
+   */
+  | { type: 'error'; id: number; kind: 'user' | 'result' | 'engine' | 'failed'; message: string; exitCode?: number; bytes?: number };

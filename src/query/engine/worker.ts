@@ -14,6 +14,7 @@ import { VersionArchive } from '../version-store.ts';
 import { PgVersionArchive } from '../pg/pg-version-store.ts';
 import type { VersionBackend } from '../backend.ts';
 import { UserError } from '../../util/errors.ts';
+import { QueryLimitError } from './limits.ts';
 import type { FromUnit, ToUnit } from './wire.ts';
 
 /** Chunk size of a body: large enough that IPC costs little, small enough to keep the reader's pace. */
@@ -63,6 +64,8 @@ async function run(m: Extract<ToUnit, { type: 'run' }>): Promise<void> {
     if (body.length > m.resultBytes) return send({ type: 'error', id: m.id, kind: 'result', message: 'result too large', bytes: body.length });
     send({ type: 'head', id: m.id, form: result.form, format: result.format, mediaType: result.mediaType, at: result.at, quads: result.quads, bytes: body.length });
   } catch (e) {
+    // This process's Oxigraph is broken (a trap): the engine ends it, and the next query gets a fresh one.
+    if (e instanceof QueryLimitError && e.kind === 'engine') return send({ type: 'error', id: m.id, kind: 'engine', message: e.detail });
     if (e instanceof UserError) return send({ type: 'error', id: m.id, kind: 'user', message: e.message, exitCode: e.exitCode });
     // A panic inside Oxigraph leaves its WebAssembly state unusable: the engine ends this process.
     return send({ type: 'error', id: m.id, kind: 'failed', message: e instanceof Error ? e.message : String(e) });
