@@ -2,6 +2,7 @@ import * as ox from './oxigraph.ts';
 import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { engineBroken } from './engine/limits.ts';
+import { describeSyntaxError } from './syntax-error.ts';
 import type { ArchiveReads, RowConstants } from './backend.ts';
 import { iriTerm } from '../rdf/terms.ts';
 import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
@@ -294,12 +295,10 @@ function queryError(e: unknown, shape: QueryShape): UserError {
   const broken = engineBroken(e);
   if (broken) return broken;
   const message = String((e as Error).message ?? e);
-  if (shape.unknownPrefixes.length > 0 && /^error at \d+:\d+/.test(message)) {
-    const p = shape.unknownPrefixes[0]!;
-    return new UserError(`unknown prefix '${p}:' — declare it with PREFIX ${p}: <…> (predeclared: ${Object.keys(COMMON_PREFIXES).join(', ')})`);
-  }
   // Positions on the first line count from the query's own text, not from the PREFIX lines put before it.
   const shifted = message.replace(/^error at 1:(\d+)/, (_m, col: string) => `error at 1:${Math.max(1, Number(col) - shape.prelude)}`);
+  const described = describeSyntaxError({ message: shifted, text: shape.text.slice(shape.prelude), unknownPrefixes: shape.unknownPrefixes, predeclared: Object.keys(COMMON_PREFIXES) });
+  if (described) return new UserError(described);
   return new UserError(`SPARQL query failed: ${shifted}`);
 }
 
