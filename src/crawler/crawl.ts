@@ -24,6 +24,7 @@ import { filtersOf } from './banner.ts';
 import type { Reason } from '../vocabulary/reasons.ts';
 import { newJob, runChain, type Job, type Stage } from './stages/types.ts';
 import { Fates } from './stages/fates.ts';
+import type { Outcome } from '../vocabulary/outcomes.ts';
 import { ScopeStage } from './stages/scope.ts';
 import { PolitenessStage } from './stages/politeness.ts';
 import { RobotsStage, robotsFate } from './stages/robots.ts';
@@ -58,6 +59,8 @@ export interface CrawlSummary {
   skipped: { robots: number; filtered: number; hostFailing: number };
   /** How many URLs met each fate (src/vocabulary/reasons.ts): every crawl-log row, and each filtered URL once. */
   reasons: Record<Reason, number>;
+  /** The same URLs in the one way of counting shared with `stats`, `run` and the dashboard (src/vocabulary/outcomes.ts). */
+  outcomes: Record<Outcome, number>;
   /** With `trust`: how many documents got each verdict (src/trust/proof.ts). */
   trust?: Partial<Record<Verdict, number>>;
   /** Sitemaps fetched and read, and the URLs they listed (in scope; before the seen test and the filters). */
@@ -251,7 +254,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
-    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, ...(vet ? { trust: trustCounts } : {}), queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
+    skipped: { robots: 0, filtered: 0, hostFailing: 0 }, reasons: fates.counts, outcomes: fates.outcomes, ...(vet ? { trust: trustCounts } : {}), queued: 0, hosts: 0, resumed: false, dataDir: o.dataDir, sitemaps: { read: 0, urls: 0 },
     ...(o.variants ? { variants: zeroVariants() } : {}),
   };
 

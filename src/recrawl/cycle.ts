@@ -10,6 +10,8 @@ import { DEFAULT_BOUNDS } from '../schedule/bounds.ts';
 import { planBatch, type DueHost } from '../schedule/crawl-time.ts';
 import { acquireCycleLock } from '../schedule/lock.ts';
 import { HOUR, type StrategyBounds } from '../schedule/types.ts';
+import { plural } from '../util/units.ts';
+import { OUTCOMES, describeOutcomes, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 
 /**
  * One scheduler/downloader cycle (seed 000, section 3): read the URLs that are due, plan the batch
@@ -47,6 +49,8 @@ export interface CycleResult {
   downloads: number;
   changed: number;
   errors: number;
+  /** The cycle's crawl-log rows in the one way of counting (src/vocabulary/outcomes.ts). */
+  outcomes: Record<Outcome, number>;
   estimateMs: number;
   actualMs: number;
   /** URLs a sitemap said changed since their last fetch (made due now), and URLs it listed that were not monitored yet. */
@@ -148,7 +152,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
   const now = o.now ?? Date.now;
   const cycleMs = o.cycleMs ?? HOUR;
   const bounds = o.bounds ?? DEFAULT_BOUNDS;
-  const empty = { due: 0, planned: 0, deferred: 0, downloads: 0, changed: 0, errors: 0, estimateMs: 0, actualMs: 0 };
+  const empty = { due: 0, planned: 0, deferred: 0, downloads: 0, changed: 0, errors: 0, outcomes: zeroOutcomes(), estimateMs: 0, actualMs: 0 };
   const lock = acquireCycleLock(o.dataDir);
   if ('heldBy' in lock) {
     const note = `skipped: the previous cycle is still running (${lock.heldBy})`;
@@ -169,7 +173,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
       const plan = planBatch(await dueByHost(store, due, delayMs), cycleMs, { concurrency, perHost });
       const id = await store.startCycle({ startedAt: started, urls: plan.urls.length, estimateMs: plan.estimateMs, status: 'running' });
       const byUrl = new Map(due.map((d) => [d.url, d]));
-      const r: CycleResult = { id, status: 'done', due: allDue.length, planned: plan.urls.length, deferred: plan.deferred + allDue.length - due.length, downloads: 0, changed: 0, errors: 0, estimateMs: plan.estimateMs, actualMs: 0 };
+      const r: CycleResult = { id, status: 'done', due: allDue.length, planned: plan.urls.length, deferred: plan.deferred + allDue.length - due.length, downloads: 0, changed: 0, errors: 0, outcomes: zeroOutcomes(), estimateMs: plan.estimateMs, actualMs: 0 };
       try {
         // Due sitemaps are read in the same pass; what they say changed is fetched in a second pass of
         // this cycle, not an hour later.
@@ -214,6 +218,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
           }
           // Out of disk: the URLs not downloaded stay due for the next cycle, and this one says why it failed.
           const stop = downloader.summary;
+          if (stop) for (const k of OUTCOMES) r.outcomes[k] += stop.outcomes[k];
           if (stop?.stoppedBy === 'disk-space' || stop?.stoppedBy === 'storage-error' || stop?.stoppedBy === 'database-unavailable') throw new Error(stop.stopMessage ?? stop.stoppedBy);
         };
         const cycleBudgetMs = o.crawl?.maxTimeMs ?? cycleMs;
@@ -231,7 +236,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
         r.actualMs = Date.now() - t0;
         await store.finishCycle(id, {
           endedAt: now(), actualMs: r.actualMs, estimateMs: r.estimateMs, urls: r.planned, status: 'done',
-          note: `${r.downloads} downloads, ${r.changed} changed, ${r.errors} errors, ${r.deferred} deferred`,
+          note: `${plural(r.downloads, 'download')} (${describeOutcomes(r.outcomes)}), ${r.deferred} deferred`,
         });
       } catch (e) {
         r.status = 'failed';

@@ -15,6 +15,7 @@ import type { ChangeFrequency, DocumentState, ProgressPoint } from '../store/typ
 import type { ServerContext } from './context.ts';
 import { archivedUrlKey, mementosOf, type Memento } from './mementos.ts';
 import { UserError } from '../util/errors.ts';
+import { OUTCOMES } from '../vocabulary/outcomes.ts';
 import { NotArchived, PAGE_LIMITS, diffOf, pageOf, pageParams, param, searchPage, workersView, type Params } from './archive-routes.ts';
 
 const STYLE = `body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}h1{margin:0 0 .2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
@@ -157,11 +158,11 @@ async function overview(ctx: ServerContext): Promise<string> {
   else {
     // Maps in order of first appearance in the log, as the tables' tie order has always been.
     const byStatus = new Map(counts.byStatus.map((g) => [g.status ? String(g.status) : 'no response', g.entries]));
-    const byChange = new Map<string, number>(counts.byChange.map((g) => [g.change, g.entries]));
-    body += `<div class="charts" id="progress-charts">${progressChart(await ctx.store.logProgress(PROGRESS_POINTS), counts.entries)}${countsChart('Log entries by HTTP status', byStatus)}${countsChart('Log entries by change', byChange)}</div>`;
+    const byOutcome = new Map<string, number>(OUTCOMES.filter((o) => counts.byOutcome[o] > 0).map((o) => [o, counts.byOutcome[o]]));
+    body += `<div class="charts" id="progress-charts">${progressChart(await ctx.store.logProgress(PROGRESS_POINTS), counts.entries)}${countsChart('Log entries by HTTP status', byStatus)}${countsChart('Log entries by outcome', byOutcome)}</div>`;
     // Why each URL ended as it did (src/vocabulary/reasons.ts): what `datamonitor log --reason R` lists.
     const byReason = new Map<string, number>(counts.byReason.map((g) => [g.reason || '(before reasons)', g.entries]));
-    body += `<div class="charts">${countsTable('status', byStatus)}${countsTable('change', byChange)}<div id="reasons">${countsTable('reason', byReason)}</div></div>`;
+    body += `<div class="charts">${countsTable('status', byStatus)}${countsTable('outcome', byOutcome)}<div id="reasons">${countsTable('reason', byReason)}</div></div>`;
     body += `<h2>Change frequency</h2><div class="charts" id="change-histogram">${changeHistogram(await ctx.store.changeFrequencies())}</div>`;
   }
   body += `<h2>Re-crawl cycles</h2>${await cyclesSection(ctx)}`;

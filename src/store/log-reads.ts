@@ -6,6 +6,7 @@
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
 import { BULK_READ, LOG_COLS, fromRow, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
+import { outcomeOf, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import { headerValue, locationUrl, type HeaderPair } from '../util/headers.ts';
 
@@ -18,6 +19,8 @@ export interface LogCounts {
   byReason: Array<{ reason: string; entries: number }>;
   byStatus: Array<{ status: number; entries: number }>;
   byChange: Array<{ change: ChangeState; entries: number }>;
+  /** Entries in the one way of counting the crawl's summary, `run` and the dashboard share (src/vocabulary/outcomes.ts). */
+  byOutcome: Record<Outcome, number>;
 }
 
 /** How many documents showed a number of changes (error entries left out; a document never changed shows 0). */
@@ -80,6 +83,7 @@ export async function logCounts(db: LogReader): Promise<LogCounts> {
   const byStatus = new Map<number, { entries: number; first: number }>();
   const byChange = new Map<ChangeState, { entries: number; first: number }>();
   const byReason = new Map<string, { entries: number; first: number }>();
+  const byOutcome = zeroOutcomes();
   let entries = 0;
   let requests = 0;
   for (const r of rows) {
@@ -89,6 +93,7 @@ export async function logCounts(db: LogReader): Promise<LogCounts> {
     tally(byStatus, Number(r.status), Number(r.n), Number(r.first));
     tally(byChange, r.change as ChangeState, Number(r.n), Number(r.first));
     tally(byReason, reason, Number(r.n), Number(r.first));
+    byOutcome[outcomeOf(r.change as string, r.reason as string | null)] += Number(r.n);
   }
   const ordered = <K>(m: Map<K, { entries: number; first: number }>) => [...m].sort((a, b) => a[1].first - b[1].first);
   return {
@@ -97,6 +102,7 @@ export async function logCounts(db: LogReader): Promise<LogCounts> {
     byReason: ordered(byReason).map(([reason, g]) => ({ reason, entries: g.entries })),
     byStatus: ordered(byStatus).map(([status, g]) => ({ status, entries: g.entries })),
     byChange: ordered(byChange).map(([change, g]) => ({ change, entries: g.entries })),
+    byOutcome,
   };
 }
 

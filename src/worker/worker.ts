@@ -20,6 +20,7 @@ import type { Partition, WorkerStore } from '../store/worker-types.ts';
 import { checkPartition } from '../store/host-partition.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { UserError, isStorageFailure } from '../util/errors.ts';
+import { OUTCOMES, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 import { archiveScopedStore, checkArchiveId } from './archive-store.ts';
 import { fetchDue } from './due.ts';
 import { recoverOpenFiles } from '../archive/warc-writer.ts';
@@ -65,6 +66,8 @@ export interface WorkerSummary {
   changed: number;
   unchanged: number;
   errors: number;
+  /** Every round's URLs in the one way of counting (src/vocabulary/outcomes.ts). */
+  outcomes: Record<Outcome, number>;
   bytes: number;
   triples: number;
   hostsLeased: number;
@@ -119,13 +122,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const deadline = o.crawl?.maxTimeMs !== undefined ? t0 + o.crawl.maxTimeMs : Infinity;
   const s: WorkerSummary = {
     worker: id, archiveDir, archivePrefix: `${id}/`, partition: `${partition.index}/${partition.count}`,
-    rounds: 0, documents: 0, new: 0, changed: 0, unchanged: 0, errors: 0, bytes: 0, triples: 0,
+    rounds: 0, documents: 0, new: 0, changed: 0, unchanged: 0, errors: 0, outcomes: zeroOutcomes(), bytes: 0, triples: 0,
     hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle', recovered,
   };
   /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
   let storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'database-unavailable'; stopMessage?: string } | undefined;
   const add = (c: CrawlSummary) => {
     for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) s[k] += c[k];
+    for (const k of OUTCOMES) s.outcomes[k] += c.outcomes[k];
     if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'database-unavailable') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
   };
 

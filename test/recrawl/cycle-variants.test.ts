@@ -21,7 +21,7 @@ describe('re-crawl cycles with --variants', () => {
       const r = await cli([...command, '--data', dataDir, '--allow-private', '--delay', '0', '--variants']);
       expect(r.code, r.err).toBe(0);
       // Two documents downloaded and rescheduled, whatever number of representations they had.
-      if (command[0] === 'run') expect(r.out).toMatch(/: 2 due, 2 planned \(0 deferred to fit the cycle\), 2 downloaded, /);
+      if (command[0] === 'run') expect(r.out).toMatch(/: 2 due, 2 planned \(0 deferred to fit the cycle\), 2 downloaded \(2 new, /);
       const log = crawlLog(dataDir);
       const cycle = log.filter((e) => e.cycle_id !== null);
       expect(cycle.length).toBe(log.length); // every row belongs to the cycle

@@ -18,6 +18,7 @@ import { renderTable } from '../../query/sparql.ts';
 import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
 import type { VariantsSummary } from '../../crawler/variants/stage.ts';
 import { LiveIndex } from '../../query/live-index.ts';
+import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { VERSIONS_FILE } from '../../query/version-store.ts';
 
 
@@ -185,7 +186,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
   }
   const lines = [
     `Crawled ${plural(s.documents, 'document')} in ${formatDuration(s.durationMs)}${s.resumed ? ' (resumed)' : ''}: ${s.triples} triples, ${formatBytes(s.bytes)}`,
-    `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
+    `  ${describeOutcomes(s.outcomes)}`,
     `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
     ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),

@@ -60,7 +60,7 @@ export const commandModules: CommandModule[] = [
   {
     load: () => import('./log.ts'),
     commands: [
-      { path: 'log', term: '[options]', summary: "each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures)" },
+      { path: 'log', term: '[options]', summary: "each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures); with --url, every row of that URL" },
     ],
   },
   {

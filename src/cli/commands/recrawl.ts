@@ -8,6 +8,7 @@ import { UserError } from '../../util/errors.ts';
 import type { DueSelection } from '../../store/types.ts';
 import { formatDuration, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { addFetchFlags, fetchOptionsFrom, readSeeds } from './crawl.ts';
+import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 
 function cycleFlags(cmd: Command): Command {
@@ -33,7 +34,7 @@ function cycleOptions(flags: Record<string, any>) {
 
 function describe(r: CycleResult): string {
   if (r.status === 'skipped') return `cycle skipped: ${r.note}`;
-  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded, ${r.changed} changed, ${r.errors} errors${r.sitemapHints || r.sitemapAdded ? `; sitemaps: ${r.sitemapHints ?? 0} URLs due by lastmod, ${r.sitemapAdded ?? 0} newly monitored` : ''}; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
+  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded (${describeOutcomes(r.outcomes)})${r.sitemapHints || r.sitemapAdded ? `; sitemaps: ${r.sitemapHints ?? 0} URLs due by lastmod, ${r.sitemapAdded ?? 0} newly monitored` : ''}; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
 }
 
 export function register(program: Command): void {

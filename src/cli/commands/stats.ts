@@ -6,6 +6,7 @@ import type { ArchiveCounts, CycleRow, LogCounts } from '../../store/types.ts';
 import { estimationReport } from '../../schedule/crawl-time.ts';
 import { formatBytes, formatDuration, plural } from '../../util/units.ts';
 import { listWarcFiles } from '../../archive/warc-files.ts';
+import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 
 interface WarcFiles {
   files: number;
@@ -38,12 +39,10 @@ export function describeStats(s: ArchiveStats): string {
     `archive    ${s.dataDir}`,
     `documents  ${d.total} known on ${plural(s.hosts, 'host')}: ${d.fetched} fetched, ${d.queued} queued, ${d.failed} failed, ${d.skipped} skipped`,
   ];
-  const kinds = s.captures.byChange.map((c) => `${c.entries} ${c.change}`).join(', ');
-  const skipped = s.captures.entries - s.captures.requests;
   lines.push(s.captures.entries === 0
     ? 'log        empty: nothing fetched yet'
-    : `log        ${s.captures.requests} fetches (${kinds}) from ${when(s.firstLogged!)} to ${when(s.lastLogged!)}` +
-      (skipped ? `; ${skipped} URLs never requested (a policy or a failing origin)` : ''));
+    : `log        ${plural(s.captures.entries, 'entry', 'entries')} from ${when(s.firstLogged!)} to ${when(s.lastLogged!)}: ${describeOutcomes(s.captures.byOutcome)}` +
+      ` (${plural(s.captures.requests, 'fetch', 'fetches')})`);
   if (s.captures.entries) lines.push(`reasons    ${s.captures.byReason.map((r) => `${r.reason} ${r.entries}`).join(', ')} (datamonitor log --data ${s.dataDir} lists them)`);
   lines.push(`warc       ${plural(s.warc.files, 'file')}, ${formatBytes(s.warc.bytes)}${s.warc.open ? ` (${s.warc.open} still open: a crawl is running, or resume the one that was stopped)` : ''}`);
   lines.push(s.monitored === 0

@@ -6,6 +6,7 @@ import type { WorkerStore } from '../../store/worker-types.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseCount, parseDuration } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
+import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 
 /**
@@ -36,7 +37,7 @@ function printWorkerSummary(s: WorkerSummary, json: boolean): void {
   }
   const lines = [
     `Worker ${s.worker} (partition ${s.partition}) crawled ${s.documents} documents in ${formatDuration(s.durationMs)} over ${s.rounds} rounds: ${s.triples} triples, ${formatBytes(s.bytes)}`,
-    `  new ${s.new}, changed ${s.changed}, unchanged ${s.unchanged}, errors ${s.errors}`,
+    `  ${describeOutcomes(s.outcomes)}`,
     `  hosts leased ${s.hostsLeased}, given back ${s.hostsReleased}, leases lost ${s.leasesLost}; stopped: ${s.stoppedBy}${s.stopMessage ? ` (${s.stopMessage})` : ""}`,
     `  archive: ${s.archiveDir} (paths in the crawl log start with ${s.archivePrefix})`,
   ];

@@ -2,6 +2,7 @@ import type { FetchError } from '../../fetch/types.ts';
 import type { ChangeState, CrawlLog, CrawlLogEntry, DocumentRow, DocumentState } from '../../store/types.ts';
 import { POLICY_REASONS, REASON_NAMES, type Reason } from '../../vocabulary/reasons.ts';
 import { reasonOfFetchError } from '../../fetch/reasons.ts';
+import { outcomeOf, zeroOutcomes } from '../../vocabulary/outcomes.ts';
 import type { Logger } from '../../util/log.ts';
 
 /** What a capture shows, enough to name its reason. */
@@ -45,6 +46,8 @@ export function zeroCounts(): Record<Reason, number> {
  */
 export class Fates {
   readonly counts = zeroCounts();
+  /** The same rows (and filtered URLs) in the one way of counting the summaries, `stats` and the dashboard share. */
+  readonly outcomes = zeroOutcomes();
   /**
    * The store as capture (src/crawler/capture.ts, which speaks HTTP, not reasons) sees it: each log
    * row it writes gets the reason its status, change and error show, and is counted.
@@ -58,7 +61,7 @@ export class Fates {
   constructor(private readonly inner: CrawlLog, private readonly cycleId: number | undefined, private readonly log?: Logger) {
     const logFetch = (e: CrawlLogEntry, patch: Partial<DocumentRow>) => {
       const reason = e.reason ?? reasonOfCapture({ ...e, parseFailed: parseFailedIn(e.diagnostics) });
-      this.count(reason);
+      this.count(reason, 1, e.change);
       this.logLine(reason, e);
       return inner.logFetch({ ...e, reason }, patch);
     };
@@ -71,8 +74,10 @@ export class Fates {
     });
   }
 
-  count(reason: Reason, n = 1): void {
+  /** `n` URLs met `reason` (`change`: a capture's, else none: 'error'). */
+  count(reason: Reason, n = 1, change: ChangeState = 'error'): void {
     this.counts[reason] += n;
+    this.outcomes[outcomeOf(change, reason)] += n;
   }
 
   private logLine(reason: Reason, e: Pick<CrawlLogEntry, 'url' | 'status' | 'bytes' | 'durationMs' | 'triples' | 'change' | 'error'>): void {
