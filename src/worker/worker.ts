@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openCrawlSeen } from '../crawler/scratch-dirs.ts';
-import { crawl, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
+import { crawlRound, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
+import type { RoundOptions } from '../crawler/options.ts';
 import type { DocumentRow } from '../store/types.ts';
 import type { Partition, WorkerStore } from '../store/worker-types.ts';
 import { checkPartition } from '../store/host-partition.ts';
@@ -178,7 +179,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   };
   const renewTimer = setInterval(() => void renew(), Math.max(100, leaseMs / 3));
 
-  const roundOptions = (drain: AbortSignal): CrawlOptions => ({
+  const roundOptions = (drain: AbortSignal): RoundOptions => ({
     ...o.crawl,
     seeds: [],
     dataDir: archiveDir,
@@ -200,7 +201,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       const now = Date.now();
       for (const h of held) for (const d of await store.hostDocuments(h, now, 100_000)) (d.state === 'queued' ? queued : due).push(d);
       if (due.length && !drain.signal.aborted) add(await fetchDue(due, scoped, roundOptions(drain.signal)));
-      if (!drain.signal.aborted && !storageStop) add(await crawl({ ...roundOptions(drain.signal), round: { queued, seen: seen.seen } }).run());
+      if (!drain.signal.aborted && !storageStop) add(await crawlRound({ ...roundOptions(drain.signal), round: { queued, seen: seen.seen } }).run());
     } finally {
       clearTimeout(timer);
       drainRound = undefined;
