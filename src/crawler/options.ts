@@ -147,6 +147,17 @@ export interface CrawlOptions {
   refetch?: boolean;
   /** Follow no links: fetch exactly the seeds (the re-crawl downloader). */
   noFollow?: boolean;
+  /** Re-crawl cycle that these fetches belong to. */
+  cycleId?: number;
+  /** Stop cleanly (URLs left queued) when the data directory's file system has less free space than this. */
+  minFreeBytes?: number;
+}
+
+/**
+ * A crawl as a worker's round runs it (src/worker/): over the part of a shared store this worker
+ * leases. Not the crawl's users' to set, so kept out of CrawlOptions and the package's types.
+ */
+export interface RoundOptions extends CrawlOptions {
   /**
    * Cooperating workers: whether a discovered URL of this host is fetched by this crawl. URLs of
    * other hosts are only written to the (shared) store, for the worker that leases their host.
@@ -158,10 +169,6 @@ export interface CrawlOptions {
    * the store, not with the round. The crawl neither warms nor closes the seen set.
    */
   round?: { queued: Array<{ url: string; host: string; depth: number }>; seen: SeenSet };
-  /** Re-crawl cycle that these fetches belong to. */
-  cycleId?: number;
-  /** Stop cleanly (URLs left queued) when the data directory's file system has less free space than this. */
-  minFreeBytes?: number;
 }
 
 export const DEFAULTS = {

@@ -257,82 +257,206 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
   });
 }
 
-export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<FetchOptions, 'userAgent'>): Fetcher {
-  const opts: HttpFetcherOptions = { ...DEFAULT_FETCH_OPTIONS, ...options };
-  const accept = opts.accept ?? DEFAULT_ACCEPT;
-  const isBlocked = addressBlocker(opts);
-  const lookup = opts.lookup ?? systemLookup;
-  const limits: PhaseLimits = {
-    connectMs: opts.connectTimeoutMs,
-    tlsMs: opts.tlsTimeoutMs ?? opts.connectTimeoutMs,
-    headersMs: opts.headersTimeoutMs,
-    bodyIdleMs: opts.bodyIdleTimeoutMs ?? opts.headersTimeoutMs,
-    totalMs: opts.totalTimeoutMs,
-  };
+/**
+ * The connections of one fetcher: undici's dispatcher (direct, or through a proxy) with the address
+ * check at connect time, and what it learns of each transport that a response does not carry.
+ */
+class Transport {
+  readonly dispatcher: Dispatcher;
+  readonly proxied: boolean;
   /** host:port → address of the latest connection made there (the response does not carry its socket). */
-  const remoteAddresses = new Map<string, string>();
+  private readonly remoteAddresses = new Map<string, string>();
   /** host:port → when a transport (TCP, or a proxy's tunnel) there last came up: tells a TLS stall from a connect stall. */
-  const transportUp = new Map<string, number>();
-  const markUp = (key: string) => {
-    if (transportUp.size > MAX_TRACKED_ORIGINS) transportUp.clear();
-    transportUp.set(key, Date.now());
-  };
-  const signals = new SignalFanOut();
+  private readonly transportUp = new Map<string, number>();
+  private readonly baseConnect: buildConnector.connector;
 
-  // The connector's own timeout only tidies up a socket nobody waits for any more; the request's
-  // Deadline is what ends the fetch.
-  const baseConnect = buildConnector({
-    timeout: limits.connectMs + limits.tlsMs,
-    lookup: checkedNodeLookup(lookup, isBlocked),
-  } as buildConnector.BuildOptions);
+  constructor(opts: HttpFetcherOptions, limits: PhaseLimits, private readonly isBlocked: (address: string) => boolean, lookup: LookupFn) {
+    // The connector's own timeout only tidies up a socket nobody waits for any more; the request's
+    // Deadline is what ends the fetch.
+    this.baseConnect = buildConnector({
+      timeout: limits.connectMs + limits.tlsMs,
+      lookup: checkedNodeLookup(lookup, isBlocked),
+    } as buildConnector.BuildOptions);
+    const agentOptions = {
+      connect: this.connect,
+      connections: opts.connectionsPerOrigin,
+      // Backstops only: the Deadline fires first and aborts the request.
+      headersTimeout: 2 * limits.headersMs,
+      bodyTimeout: 2 * limits.bodyIdleMs,
+    };
+    this.proxied = Boolean(opts.proxy) || hasProxyEnv();
+    this.dispatcher = this.proxied
+      ? new EnvHttpProxyAgent({
+          ...agentOptions,
+          ...(opts.proxy ? { httpProxy: opts.proxy, httpsProxy: opts.proxy } : {}),
+          // Plain http goes as an absolute-URI request (what archiving proxies expect); https tunnels.
+          proxyTunnel: false,
+          // undici's own connectors for the proxy and for TLS inside a tunnel default to 10 s.
+          proxyTls: { timeout: limits.connectMs },
+          requestTls: { timeout: limits.tlsMs },
+          // The proxy's answer to CONNECT would otherwise be awaited for undici's default 300 s (a backstop: the Deadline comes first).
+          clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, { ...o, headersTimeout: 2 * limits.connectMs }),
+        } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
+      : new Agent(agentOptions);
+    if (this.proxied) diagnostics.subscribe('undici:proxy:connected', this.onTunnel);
+  }
+
+  /** The address the latest connection to host:port `key` reached. */
+  remoteAddress(key: string): string | undefined {
+    return this.remoteAddresses.get(key);
+  }
+
+  /** When the transport to `key` came up, if it did at `since` or later. */
+  upSince(key: string, since: number): number | undefined {
+    const at = this.transportUp.get(key);
+    return at !== undefined && at >= since ? at : undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.proxied) diagnostics.unsubscribe('undici:proxy:connected', this.onTunnel);
+    // Every fetch has settled by now; what undici still holds is work a deadline abandoned (a CONNECT
+    // nobody answers, say), which a graceful close() would wait for.
+    await this.dispatcher.destroy();
+  }
+
+  private markUp(key: string): void {
+    if (this.transportUp.size > MAX_TRACKED_ORIGINS) this.transportUp.clear();
+    this.transportUp.set(key, Date.now());
+  }
+
   // net.connect skips `lookup` for IP literals, so those are checked here before any packet is sent.
-  const connect: buildConnector.connector = (target, callback) => {
+  private readonly connect: buildConnector.connector = (target, callback) => {
     const host = stripBrackets(target.hostname);
-    if (isIP(host) !== 0 && isBlocked(host)) {
+    if (isIP(host) !== 0 && this.isBlocked(host)) {
       callback(new BlockedAddressError(host, host), null);
       return;
     }
     const key = transportKey(target.hostname, target.port, target.protocol);
-    const socket = baseConnect(target, (err, sock) => {
-      if (remoteAddresses.size > MAX_TRACKED_ORIGINS) remoteAddresses.clear();
-      if (sock?.remoteAddress) remoteAddresses.set(key, sock.remoteAddress);
+    const socket = this.baseConnect(target, (err, sock) => {
+      if (this.remoteAddresses.size > MAX_TRACKED_ORIGINS) this.remoteAddresses.clear();
+      if (sock?.remoteAddress) this.remoteAddresses.set(key, sock.remoteAddress);
       if (sock) skipContinue(sock as unknown as Socket);
       callback(err as Error, sock as never);
     }) as unknown as Socket | undefined;
     // A TLS socket says 'connect' when TCP is up and 'secureConnect' after the handshake.
-    if (target.protocol === 'https:') socket?.once?.('connect', () => markUp(key));
+    if (target.protocol === 'https:') socket?.once?.('connect', () => this.markUp(key));
   };
 
-  const agentOptions = {
-    connect,
-    connections: opts.connectionsPerOrigin,
-    // Backstops only: the Deadline fires first and aborts the request.
-    headersTimeout: 2 * limits.headersMs,
-    bodyTimeout: 2 * limits.bodyIdleMs,
-  };
-  const proxied = Boolean(opts.proxy) || hasProxyEnv();
-  const dispatcher: Dispatcher = proxied
-    ? new EnvHttpProxyAgent({
-        ...agentOptions,
-        ...(opts.proxy ? { httpProxy: opts.proxy, httpsProxy: opts.proxy } : {}),
-        // Plain http goes as an absolute-URI request (what archiving proxies expect); https tunnels.
-        proxyTunnel: false,
-        // undici's own connectors for the proxy and for TLS inside a tunnel default to 10 s.
-        proxyTls: { timeout: limits.connectMs },
-        requestTls: { timeout: limits.tlsMs },
-        // The proxy's answer to CONNECT would otherwise be awaited for undici's default 300 s (a backstop: the Deadline comes first).
-        clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, { ...o, headersTimeout: 2 * limits.connectMs }),
-      } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
-    : new Agent(agentOptions);
   // A CONNECT tunnel coming up is where, through a proxy, connecting ends and the TLS handshake begins.
-  const onTunnel = (message: unknown) => {
+  private readonly onTunnel = (message: unknown): void => {
     const path = (message as { connectParams?: { path?: string } }).connectParams?.path;
     const colon = path?.lastIndexOf(':') ?? -1;
-    if (path && colon > 0) markUp(transportKey(path.slice(0, colon), path.slice(colon + 1), 'https:'));
+    if (path && colon > 0) this.markUp(transportKey(path.slice(0, colon), path.slice(colon + 1), 'https:'));
   };
-  if (proxied) diagnostics.subscribe('undici:proxy:connected', onTunnel);
+}
 
-  const fixedHeaders = (acceptValue: string) => ['user-agent', opts.userAgent, 'accept', acceptValue, 'accept-encoding', 'gzip, deflate, br'];
+function parseTarget(href: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    throw new FetchFailure('bad-url', `${what} is not a valid URL: ${JSON.stringify(href)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FetchFailure('bad-url', `${what} has unsupported scheme ${url.protocol} (${href})`);
+  }
+  return url;
+}
+
+/** The hop in progress, as the deadline's probe sees it. */
+interface Hop {
+  key: string;
+  https: boolean;
+  since: number;
+  /** When the latest request of this fetch was written to its connection. */
+  sentAt?: number;
+}
+
+/** The redirects one fetch followed, and the target of the next hop, checked. */
+class RedirectTrail {
+  readonly hops: RedirectHop[] = [];
+  seeOtherResource: string | undefined;
+  private seen: Set<string> | undefined; // made on the first redirect: most fetches have none
+
+  constructor(private readonly requestUrl: string, private readonly maxRedirects: number) {}
+
+  /** The URL `location` leads to from `current`, or a FetchFailure: an invalid or non-http target, a loop, one hop too many. */
+  follow(current: URL, status: number, location: string): URL {
+    let next: URL;
+    try {
+      next = locationUrl(location, current);
+    } catch {
+      throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(location)}`);
+    }
+    const hops = this.hops;
+    hops.push({ url: current.href, status, location });
+    if (status === 303 && this.seeOtherResource === undefined) this.seeOtherResource = current.href;
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new FetchFailure('bad-url', `${current.href} redirected to unsupported scheme ${next.protocol}`);
+    }
+    next.hash = '';
+    this.seen ??= new Set([hops[0].url]);
+    if (this.seen.has(next.href)) {
+      throw new FetchFailure('redirect-loop', `redirect loop: ${hops.map((h) => h.url).join(' -> ')} -> ${next.href}`);
+    }
+    if (hops.length > this.maxRedirects) {
+      throw new FetchFailure('too-many-redirects', `more than ${this.maxRedirects} redirects starting at ${this.requestUrl}`);
+    }
+    this.seen.add(next.href);
+    return next;
+  }
+}
+
+/** The undici-based Fetcher; one per set of options, holding its connections until closed. */
+class HttpFetcher implements Fetcher {
+  private readonly opts: HttpFetcherOptions;
+  private readonly accept: string;
+  private readonly isBlocked: (address: string) => boolean;
+  private readonly lookup: LookupFn;
+  private readonly limits: PhaseLimits;
+  private readonly transport: Transport;
+  private readonly signals = new SignalFanOut();
+
+  constructor(options: Partial<HttpFetcherOptions> & Pick<FetchOptions, 'userAgent'>) {
+    const opts: HttpFetcherOptions = (this.opts = { ...DEFAULT_FETCH_OPTIONS, ...options });
+    this.accept = opts.accept ?? DEFAULT_ACCEPT;
+    this.isBlocked = addressBlocker(opts);
+    this.lookup = opts.lookup ?? systemLookup;
+    this.limits = {
+      connectMs: opts.connectTimeoutMs,
+      tlsMs: opts.tlsTimeoutMs ?? opts.connectTimeoutMs,
+      headersMs: opts.headersTimeoutMs,
+      bodyIdleMs: opts.bodyIdleTimeoutMs ?? opts.headersTimeoutMs,
+      totalMs: opts.totalTimeoutMs,
+    };
+    this.transport = new Transport(opts, this.limits, this.isBlocked, this.lookup);
+  }
+
+  async fetch(url: string, conditional?: ConditionalHeaders, callerSignal?: AbortSignal, overrides?: RequestOverrides): Promise<FetchOutcome> {
+    if (callerSignal?.aborted) return { error: { code: 'aborted', message: 'aborted before the request was sent' } };
+    const deadline = new Deadline(this.limits);
+    const hop: Hop = { key: '', https: false, since: 0 };
+    const transport = this.transport;
+    const probe: TransportProbe = {
+      get tls() { return hop.https; },
+      transportUpSince: (since: number) => transport.upSince(hop.key, Math.max(since, hop.since)),
+    };
+    const phaseOf: PhaseOf = () => (hop.https && probe.transportUpSince(hop.since) !== undefined ? 'tls' : 'connect');
+    const unwatch = callerSignal ? this.signals.watch(callerSignal, () => deadline.stop(new FetchFailure('aborted', 'aborted by the caller'))) : undefined;
+    const sent = (outcome: FetchOutcome): FetchOutcome => (hop.sentAt !== undefined ? { ...outcome, sentAt: hop.sentAt } : outcome);
+    try {
+      return sent(await Promise.race([this.run(url, conditional, deadline, hop, probe, overrides), deadline.expired]));
+    } catch (err) {
+      return sent({ error: classifyNetworkError(err, this.opts, phaseOf) });
+    } finally {
+      deadline.clear();
+      unwatch?.();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
 
   /**
    * Through a proxy the proxy resolves names, so the check happens here on our own resolution.
@@ -341,46 +465,25 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
    * The response says so (addressUnchecked) for the crawl to log; the proxy's own policy is then
    * what keeps it out of private networks.
    */
-  async function checkProxiedTarget(url: URL): Promise<boolean> {
+  private async checkProxiedTarget(url: URL): Promise<boolean> {
     const host = stripBrackets(url.hostname);
     if (isIP(host) !== 0) {
-      if (isBlocked(host)) throw new BlockedAddressError(host, host);
+      if (this.isBlocked(host)) throw new BlockedAddressError(host, host);
       return true;
     }
     let found;
     try {
-      found = await lookup(host);
+      found = await this.lookup(host);
     } catch {
       return false;
     }
-    const bad = found.find((a) => isBlocked(a.address));
+    const bad = found.find((a) => this.isBlocked(a.address));
     if (bad) throw new BlockedAddressError(host, bad.address);
     return true;
   }
 
-  function parseTarget(href: string, what: string): URL {
-    let url: URL;
-    try {
-      url = new URL(href);
-    } catch {
-      throw new FetchFailure('bad-url', `${what} is not a valid URL: ${JSON.stringify(href)}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new FetchFailure('bad-url', `${what} has unsupported scheme ${url.protocol} (${href})`);
-    }
-    return url;
-  }
-
-  /** The hop in progress, as the deadline's probe sees it. */
-  interface Hop {
-    key: string;
-    https: boolean;
-    since: number;
-    /** When the latest request of this fetch was written to its connection. */
-    sentAt?: number;
-  }
-
-  async function run(requestUrl: string, conditional: ConditionalHeaders | undefined, deadline: Deadline, hop: Hop, probe: TransportProbe, overrides?: RequestOverrides): Promise<FetchOutcome> {
+  private async run(requestUrl: string, conditional: ConditionalHeaders | undefined, deadline: Deadline, hop: Hop, probe: TransportProbe, overrides?: RequestOverrides): Promise<FetchOutcome> {
+    const { opts, transport } = this;
     // Timed once the request is written (a microtask runs after undici's synchronous write): so the
     // next request, spaced from this time, cannot leave sooner after it than the delay.
     const onSent = () => queueMicrotask(() => void (hop.sentAt = Date.now()));
@@ -388,15 +491,13 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
     const t0 = performance.now();
     let current = parseTarget(requestUrl, 'the URL');
     current.hash = ''; // never sent; keeps hop URLs comparable
-    const hops: RedirectHop[] = [];
-    let seen: Set<string> | undefined; // made on the first redirect: most fetches have none
-    let seeOtherResource: string | undefined;
+    const trail = new RedirectTrail(requestUrl, opts.maxRedirects);
     let addressUnchecked = false;
 
     for (;;) {
-      if (proxied && !opts.allowPrivate && !(await checkProxiedTarget(current))) addressUnchecked = true;
+      if (transport.proxied && !opts.allowPrivate && !(await this.checkProxiedTarget(current))) addressUnchecked = true;
       if (deadline.over) throw new FetchFailure('aborted', 'the deadline passed before the request was sent');
-      const headerList = ['host', current.host, ...fixedHeaders(overrides?.accept ?? accept)];
+      const headerList = ['host', current.host, 'user-agent', opts.userAgent, 'accept', overrides?.accept ?? this.accept, 'accept-encoding', 'gzip, deflate, br'];
       if (conditional?.etag) headerList.push('if-none-match', conditional.etag);
       if (conditional?.lastModified) headerList.push('if-modified-since', conditional.lastModified);
 
@@ -404,7 +505,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       hop.https = current.protocol === 'https:';
       hop.since = Date.now();
       const res = await exchange(
-        dispatcher,
+        transport.dispatcher,
         { origin: current.origin, path: current.pathname + current.search, method: 'GET', headers: headerList },
         deadline,
         probe,
@@ -416,27 +517,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       // maxRedirects 0: the redirect is the response (the crawl archives the hop and queues its target itself).
       const location = REDIRECT_STATUSES.has(status) && opts.maxRedirects > 0 ? headerValue(headers, 'location') : undefined;
       if (location !== undefined) {
-        let next: URL;
-        try {
-          next = locationUrl(location, current);
-        } catch {
-          throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(location)}`);
-        }
-        hops.push({ url: current.href, status, location });
-        if (status === 303 && seeOtherResource === undefined) seeOtherResource = current.href;
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-          throw new FetchFailure('bad-url', `${current.href} redirected to unsupported scheme ${next.protocol}`);
-        }
-        next.hash = '';
-        seen ??= new Set([hops[0].url]);
-        if (seen.has(next.href)) {
-          throw new FetchFailure('redirect-loop', `redirect loop: ${hops.map((h) => h.url).join(' -> ')} -> ${next.href}`);
-        }
-        if (hops.length > opts.maxRedirects) {
-          throw new FetchFailure('too-many-redirects', `more than ${opts.maxRedirects} redirects starting at ${requestUrl}`);
-        }
-        seen.add(next.href);
-        current = next;
+        current = trail.follow(current, status, location);
         continue;
       }
 
@@ -448,8 +529,8 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
         response: {
           requestUrl,
           finalUrl,
-          hops,
-          ...(seeOtherResource !== undefined ? { seeOther: { resource: seeOtherResource, document: finalUrl } } : {}),
+          hops: trail.hops,
+          ...(trail.seeOtherResource !== undefined ? { seeOther: { resource: trail.seeOtherResource, document: finalUrl } } : {}),
           status,
           statusText: res.statusText || STATUS_CODES[status] || '',
           httpVersion: '1.1',
@@ -463,7 +544,7 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
           startedAt,
           durationMs: performance.now() - t0,
           notModified: status === 304 && Boolean(conditional?.etag || conditional?.lastModified),
-          remoteAddress: proxied ? undefined : remoteAddresses.get(hop.key),
+          remoteAddress: transport.proxied ? undefined : transport.remoteAddress(hop.key),
           ...(addressUnchecked ? { addressUnchecked } : {}),
         },
       };
@@ -479,36 +560,8 @@ export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<Fe
       return outcome;
     }
   }
+}
 
-  return {
-    async fetch(url, conditional, callerSignal, overrides) {
-      if (callerSignal?.aborted) return { error: { code: 'aborted', message: 'aborted before the request was sent' } };
-      const deadline = new Deadline(limits);
-      const hop: Hop = { key: '', https: false, since: 0 };
-      const probe: TransportProbe = {
-        get tls() { return hop.https; },
-        transportUpSince(since: number) {
-          const at = transportUp.get(hop.key);
-          return at !== undefined && at >= Math.max(since, hop.since) ? at : undefined;
-        },
-      };
-      const phaseOf: PhaseOf = () => (hop.https && probe.transportUpSince(hop.since) !== undefined ? 'tls' : 'connect');
-      const unwatch = callerSignal ? signals.watch(callerSignal, () => deadline.stop(new FetchFailure('aborted', 'aborted by the caller'))) : undefined;
-      const sent = (outcome: FetchOutcome): FetchOutcome => (hop.sentAt !== undefined ? { ...outcome, sentAt: hop.sentAt } : outcome);
-      try {
-        return sent(await Promise.race([run(url, conditional, deadline, hop, probe, overrides), deadline.expired]));
-      } catch (err) {
-        return sent({ error: classifyNetworkError(err, opts, phaseOf) });
-      } finally {
-        deadline.clear();
-        unwatch?.();
-      }
-    },
-    async close() {
-      if (proxied) diagnostics.unsubscribe('undici:proxy:connected', onTunnel);
-      // Every fetch has settled by now; what undici still holds is work a deadline abandoned (a CONNECT
-      // nobody answers, say), which a graceful close() would wait for.
-      await dispatcher.destroy();
-    },
-  };
+export function createHttpFetcher(options: Partial<HttpFetcherOptions> & Pick<FetchOptions, 'userAgent'>): Fetcher {
+  return new HttpFetcher(options);
 }

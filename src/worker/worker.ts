@@ -14,8 +14,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openCrawlSeen } from '../crawler/scratch-dirs.ts';
-import { crawl, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
-import type { DocumentRow } from '../store/types.ts';
+import { crawlRound, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
+import type { RoundOptions } from '../crawler/options.ts';
+import type { DocumentRow, MetadataStore } from '../store/types.ts';
+import type { SeenSet } from '../frontier/seen/index.ts';
 import type { Partition, WorkerStore } from '../store/worker-types.ts';
 import { checkPartition } from '../store/host-partition.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
@@ -93,7 +95,17 @@ export function defaultWorkerId(): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
+/** The worker's settings, its defaults filled in and each checked. */
+interface Settings {
+  id: string;
+  partition: Partition;
+  leaseMs: number;
+  maxHosts: number;
+  idleExitMs: number;
+  roundMs: number;
+}
+
+function settingsOf(o: WorkerOptions): Settings {
   const id = checkArchiveId(o.id ?? defaultWorkerId());
   const partition = o.partition ?? { index: 0, count: 1 };
   try {
@@ -108,31 +120,20 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   if (!(leaseMs >= 1000)) throw new UserError(`--lease must be at least 1s, got ${leaseMs} ms`);
   if (!(maxHosts >= 1)) throw new UserError(`--max-hosts must be at least 1, got ${maxHosts}`);
   if (!(roundMs > 0)) throw new UserError(`--round must be positive, got ${roundMs} ms`);
-  const emit = o.onEvent ?? (() => {});
+  return { id, partition, leaseMs, maxHosts, idleExitMs, roundMs };
+}
+
+export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
+  const settings = settingsOf(o);
   const store = o.store;
-  const archiveDir = path.join(o.dataDir, id);
+  const archiveDir = path.join(o.dataDir, settings.id);
   fs.mkdirSync(archiveDir, { recursive: true });
-  const scoped = archiveScopedStore(store, id);
+  const scoped = archiveScopedStore(store, settings.id);
   await store.init();
   // Repair what a killed run left open now, not when this worker next gets work: a worker that
   // finds nothing to do (or runs out of disk first) must not leave unreadable files behind.
   const recovered = await recoverOpenFiles(archiveDir, (rel) => scoped.warcEnd(rel));
-
-  const t0 = Date.now();
-  const deadline = o.crawl?.maxTimeMs !== undefined ? t0 + o.crawl.maxTimeMs : Infinity;
-  const s: WorkerSummary = {
-    worker: id, archiveDir, archivePrefix: `${id}/`, partition: `${partition.index}/${partition.count}`,
-    rounds: 0, documents: 0, new: 0, changed: 0, unchanged: 0, errors: 0, outcomes: zeroOutcomes(), bytes: 0, triples: 0,
-    hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle', recovered,
-  };
-  /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
-  let storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'database-unavailable'; stopMessage?: string } | undefined;
-  const add = (c: CrawlSummary) => {
-    for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) s[k] += c[k];
-    for (const k of OUTCOMES) s.outcomes[k] += c.outcomes[k];
-    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'database-unavailable') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
-  };
-
+  const worker = new CrawlWorker(o, settings, archiveDir, scoped, recovered);
   if (o.seeds?.length) {
     const docs = [];
     for (const raw of o.seeds) {
@@ -142,141 +143,227 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     }
     await store.addDocuments(docs);
   }
+  return worker.run();
+}
 
-  /** The hosts this worker holds a lease on; a crawl round fetches exactly these. */
-  const held = new Set<string>();
-  let drainRound: AbortController | undefined;
-  const stopReason = (): WorkerSummary['stoppedBy'] | undefined => {
-    if (storageStop) {
-      s.stopMessage = storageStop.stopMessage;
-      return storageStop.stoppedBy;
+/**
+ * The hosts this worker holds a lease on. Renewal runs for the worker's whole life, also between
+ * rounds. A host missing from the answer was taken over (this process stalled past its lease):
+ * `onLost` stops fetching it at once.
+ */
+class Leases {
+  /** A crawl round fetches exactly these. */
+  readonly held = new Set<string>();
+  private renewing = false;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly store: WorkerStore,
+    private readonly s: Settings,
+    private readonly counts: Pick<WorkerSummary, 'hostsLeased' | 'hostsReleased' | 'leasesLost'>,
+    private readonly emit: (e: WorkerEvent) => void,
+    private readonly onLost: () => void,
+  ) {}
+
+  startRenewing(): void {
+    this.timer = setInterval(() => void this.renew(), Math.max(100, this.s.leaseMs / 3));
+  }
+
+  stopRenewing(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Leases free hosts of the partition, up to maxHosts held. */
+  async take(): Promise<void> {
+    const { id, partition, leaseMs, maxHosts } = this.s;
+    if (this.held.size >= maxHosts) return;
+    const got = await this.store.leaseHosts(id, partition, leaseMs, maxHosts - this.held.size);
+    for (const l of got) this.held.add(l.host);
+    if (got.length) {
+      this.counts.hostsLeased += got.length;
+      this.emit({ type: 'leased', hosts: got.map((l) => l.host) });
+    }
+  }
+
+  /** Gives back the hosts with nothing left to fetch now. */
+  async releaseFinished(): Promise<void> {
+    const now = Date.now();
+    for (const h of [...this.held]) if ((await this.store.hostDocuments(h, now, 1)).length === 0) await this.release(h);
+  }
+
+  /** Hands back what is left so that others need not wait for the leases to expire. */
+  async releaseAll(): Promise<void> {
+    for (const h of [...this.held]) await this.release(h).catch(() => undefined);
+  }
+
+  private async release(host: string): Promise<void> {
+    this.held.delete(host);
+    await this.store.releaseHost(this.s.id, host);
+    this.counts.hostsReleased++;
+    this.emit({ type: 'released', host });
+  }
+
+  private async renew(): Promise<void> {
+    const { held, s } = this;
+    if (this.renewing || held.size === 0) return;
+    this.renewing = true;
+    const asked = [...held];
+    try {
+      const still = new Set(await this.store.renewLease(s.id, asked, s.leaseMs));
+      const lost = asked.filter((h) => !still.has(h) && held.delete(h));
+      if (lost.length) {
+        this.counts.leasesLost += lost.length;
+        this.emit({ type: 'lost', hosts: lost });
+        this.onLost();
+      }
+    } catch (e) {
+      this.emit({ type: 'warning', message: `lease renewal failed (retrying every ${Math.round(s.leaseMs / 3000)} s): ${(e as Error).message}` });
+    } finally {
+      this.renewing = false;
+    }
+  }
+}
+
+/** One worker's life: lease, run a round over the leased hosts, give back the finished ones, until a stop. */
+class CrawlWorker {
+  private readonly s: WorkerSummary;
+  private readonly t0 = Date.now();
+  private readonly deadline: number;
+  private readonly leases: Leases;
+  private readonly emit: (e: WorkerEvent) => void;
+  /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
+  private storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'database-unavailable'; stopMessage?: string } | undefined;
+  private drainRound: AbortController | undefined;
+  private idleSince: number | undefined;
+
+  constructor(
+    private readonly o: WorkerOptions,
+    private readonly settings: Settings,
+    private readonly archiveDir: string,
+    private readonly scoped: MetadataStore,
+    recovered: WorkerSummary['recovered'],
+  ) {
+    const { id, partition } = settings;
+    this.deadline = o.crawl?.maxTimeMs !== undefined ? this.t0 + o.crawl.maxTimeMs : Infinity;
+    this.s = {
+      worker: id, archiveDir, archivePrefix: `${id}/`, partition: `${partition.index}/${partition.count}`,
+      rounds: 0, documents: 0, new: 0, changed: 0, unchanged: 0, errors: 0, outcomes: zeroOutcomes(), bytes: 0, triples: 0,
+      hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle', recovered,
+    };
+    this.emit = o.onEvent ?? (() => {});
+    this.leases = new Leases(o.store, settings, this.s, this.emit, () => this.drainRound?.abort());
+  }
+
+  async run(): Promise<WorkerSummary> {
+    const { o, s, leases } = this;
+    const onStop = () => this.drainRound?.abort();
+    o.signal?.addEventListener('abort', onStop);
+    leases.startRenewing();
+    // One seen set for the worker's life, filled from the store once: each round then reads only its
+    // hosts' queued URLs. URLs other workers add later are not in it; the shared store ignores a URL
+    // it already has, and a crawl skips one its store says was fetched, so that costs a write, no fetch.
+    const seen = openCrawlSeen(this.archiveDir, o.crawl ?? {});
+    const pollMs = Math.max(50, Math.min(1000, this.settings.leaseMs / 4, this.settings.idleExitMs));
+    try {
+      for await (const page of o.store.documentUrlPages()) for (const u of page) seen.seen.addIfNewSync(u);
+      for (;;) {
+        const stop = this.stopReason();
+        if (stop) {
+          s.stoppedBy = stop;
+          break;
+        }
+        await leases.take();
+        if (leases.held.size === 0) {
+          if (await this.idleLongEnough()) break;
+          await sleep(pollMs);
+          continue;
+        }
+        this.idleSince = undefined;
+        await this.runRound(seen.seen);
+        await leases.releaseFinished();
+      }
+    } catch (e) {
+      // The store's own statements (leases, reads) met what a round's would: stop the same way.
+      if (!isStorageFailure(e)) throw e;
+      ({ stoppedBy: s.stoppedBy, stopMessage: s.stopMessage } = storageStopOf(e, this.archiveDir));
+    } finally {
+      leases.stopRenewing();
+      o.signal?.removeEventListener('abort', onStop);
+      await leases.releaseAll();
+      await seen.close();
+      s.durationMs = Date.now() - this.t0;
+    }
+    return s;
+  }
+
+  private stopReason(): WorkerSummary['stoppedBy'] | undefined {
+    const { o, s } = this;
+    if (this.storageStop) {
+      s.stopMessage = this.storageStop.stopMessage;
+      return this.storageStop.stoppedBy;
     }
     if (o.signal?.aborted) return 'signal';
     if (o.crawl?.maxDocs !== undefined && s.documents >= o.crawl.maxDocs) return 'max-docs';
-    if (Date.now() >= deadline) return 'max-time';
+    if (Date.now() >= this.deadline) return 'max-time';
     return undefined;
-  };
-  const onStop = () => drainRound?.abort();
-  o.signal?.addEventListener('abort', onStop);
+  }
 
-  // Renewal runs for the worker's whole life, also between rounds. A host missing from the answer
-  // was taken over (this process stalled past its lease): stop fetching it at once.
-  let renewing = false;
-  const renew = async () => {
-    if (renewing || held.size === 0) return;
-    renewing = true;
-    const asked = [...held];
-    try {
-      const still = new Set(await store.renewLease(id, asked, leaseMs));
-      const lost = asked.filter((h) => !still.has(h) && held.delete(h));
-      if (lost.length) {
-        s.leasesLost += lost.length;
-        emit({ type: 'lost', hosts: lost });
-        drainRound?.abort();
-      }
-    } catch (e) {
-      emit({ type: 'warning', message: `lease renewal failed (retrying every ${Math.round(leaseMs / 3000)} s): ${(e as Error).message}` });
-    } finally {
-      renewing = false;
-    }
-  };
-  const renewTimer = setInterval(() => void renew(), Math.max(100, leaseMs / 3));
+  private add(c: CrawlSummary): void {
+    for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) this.s[k] += c[k];
+    for (const k of OUTCOMES) this.s.outcomes[k] += c.outcomes[k];
+    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'database-unavailable') this.storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
+  }
 
-  const roundOptions = (drain: AbortSignal): CrawlOptions => ({
-    ...o.crawl,
-    seeds: [],
-    dataDir: archiveDir,
-    store: scoped,
-    queueHost: (h) => held.has(h),
-    drain,
-    maxDocs: o.crawl?.maxDocs === undefined ? undefined : o.crawl.maxDocs - s.documents,
-    maxTimeMs: deadline === Infinity ? undefined : Math.max(0, deadline - Date.now()),
-  });
+  private roundOptions(drain: AbortSignal): RoundOptions {
+    const { o, s, deadline } = this;
+    const held = this.leases.held;
+    return {
+      ...o.crawl,
+      seeds: [],
+      dataDir: this.archiveDir,
+      store: this.scoped,
+      queueHost: (h) => held.has(h),
+      drain,
+      maxDocs: o.crawl?.maxDocs === undefined ? undefined : o.crawl.maxDocs - s.documents,
+      maxTimeMs: deadline === Infinity ? undefined : Math.max(0, deadline - Date.now()),
+    };
+  }
 
-  const runRound = async () => {
+  /** Fetches the held hosts' due documents again, then crawls their queued URLs, for at most roundMs. */
+  private async runRound(seen: SeenSet): Promise<void> {
+    const { s, leases } = this;
     const drain = new AbortController();
-    drainRound = drain;
-    const timer = setTimeout(() => drain.abort(), roundMs);
+    this.drainRound = drain;
+    const timer = setTimeout(() => drain.abort(), this.settings.roundMs);
     const before = s.documents;
     try {
       const due: DocumentRow[] = [];
       const queued: DocumentRow[] = [];
       const now = Date.now();
-      for (const h of held) for (const d of await store.hostDocuments(h, now, 100_000)) (d.state === 'queued' ? queued : due).push(d);
-      if (due.length && !drain.signal.aborted) add(await fetchDue(due, scoped, roundOptions(drain.signal)));
-      if (!drain.signal.aborted && !storageStop) add(await crawl({ ...roundOptions(drain.signal), round: { queued, seen: seen.seen } }).run());
+      for (const h of leases.held) for (const d of await this.o.store.hostDocuments(h, now, 100_000)) (d.state === 'queued' ? queued : due).push(d);
+      if (due.length && !drain.signal.aborted) this.add(await fetchDue(due, this.scoped, this.roundOptions(drain.signal)));
+      if (!drain.signal.aborted && !this.storageStop) this.add(await crawlRound({ ...this.roundOptions(drain.signal), round: { queued, seen } }).run());
     } finally {
       clearTimeout(timer);
-      drainRound = undefined;
+      this.drainRound = undefined;
     }
     s.rounds++;
-    emit({ type: 'round', hosts: held.size, documents: s.documents - before, totalDocuments: s.documents });
-  };
-
-  const release = async (host: string) => {
-    held.delete(host);
-    await store.releaseHost(id, host);
-    s.hostsReleased++;
-    emit({ type: 'released', host });
-  };
+    this.emit({ type: 'round', hosts: leases.held.size, documents: s.documents - before, totalDocuments: s.documents });
+  }
 
   /** Nothing to lease, nothing held: is someone else still at work, or work still waiting? */
-  const pollMs = Math.max(50, Math.min(1000, leaseMs / 4, idleExitMs));
-  let idleSince: number | undefined;
-  const idleLongEnough = async (): Promise<boolean> => {
+  private async idleLongEnough(): Promise<boolean> {
+    const { store } = this.o;
+    const { id, idleExitMs, leaseMs } = this.settings;
     const now = Date.now();
     if ((await store.activeLeases(now)).some((l) => l.worker !== id)) {
-      idleSince = undefined; // another worker may still discover URLs of our hosts, or die
+      this.idleSince = undefined; // another worker may still discover URLs of our hosts, or die
       return false;
     }
-    idleSince ??= now;
+    this.idleSince ??= now;
     // Work that is queued but not leasable yet (another partition's host, free for less than a
     // lease period) becomes ours within one lease period: wait that long before giving up.
     const waiting = (await store.countDocuments('queued')) > 0 || (await store.dueDocuments(now, 1)).length > 0;
-    return now - idleSince >= idleExitMs + (waiting ? leaseMs : 0);
-  };
-
-  // One seen set for the worker's life, filled from the store once: each round then reads only its
-  // hosts' queued URLs. URLs other workers add later are not in it; the shared store ignores a URL
-  // it already has, and a crawl skips one its store says was fetched, so that costs a write, no fetch.
-  const seen = openCrawlSeen(archiveDir, o.crawl ?? {});
-  try {
-    for await (const page of store.documentUrlPages()) for (const u of page) seen.seen.addIfNewSync(u);
-    for (;;) {
-      const stop = stopReason();
-      if (stop) {
-        s.stoppedBy = stop;
-        break;
-      }
-      if (held.size < maxHosts) {
-        const got = await store.leaseHosts(id, partition, leaseMs, maxHosts - held.size);
-        for (const l of got) held.add(l.host);
-        if (got.length) {
-          s.hostsLeased += got.length;
-          emit({ type: 'leased', hosts: got.map((l) => l.host) });
-        }
-      }
-      if (held.size === 0) {
-        if (await idleLongEnough()) break;
-        await sleep(pollMs);
-        continue;
-      }
-      idleSince = undefined;
-      await runRound();
-      const now = Date.now();
-      for (const h of [...held]) if ((await store.hostDocuments(h, now, 1)).length === 0) await release(h);
-    }
-  } catch (e) {
-    // The store's own statements (leases, reads) met what a round's would: stop the same way.
-    if (!isStorageFailure(e)) throw e;
-    ({ stoppedBy: s.stoppedBy, stopMessage: s.stopMessage } = storageStopOf(e, archiveDir));
-  } finally {
-    clearInterval(renewTimer);
-    o.signal?.removeEventListener('abort', onStop);
-    // Hand back what is left so that others need not wait for the leases to expire.
-    for (const h of [...held]) await release(h).catch(() => undefined);
-    await seen.close();
-    s.durationMs = Date.now() - t0;
+    return now - this.idleSince >= idleExitMs + (waiting ? leaseMs : 0);
   }
-  return s;
 }
