@@ -12,7 +12,7 @@ import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import type { DeferredOrigin } from '../frontier/politeness.ts';
 import { openCrawlSeen, openFrontierSpill } from './scratch-dirs.ts';
-import { OptionError, UserError, isStorageFailure, storageExitCode } from '../util/errors.ts';
+import { OptionError, UserError, isStorageFailure, permissionMessage, storageExitCode } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes, plural } from '../util/units.ts';
@@ -75,8 +75,8 @@ export interface CrawlSummary {
    * lost for longer than the store waits for it (src/store/pg-retry.ts). After the last three the URLs
    * not archived stay queued: free space, or wait for the database, and run the same crawl again to resume.
    */
-  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'database-unavailable' | 'answered';
-  /** Why, for `disk-space`, `storage-error`, `database-unavailable` and `answered`, in words. */
+  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'permission-denied' | 'database-unavailable' | 'answered';
+  /** Why, for `disk-space`, `storage-error`, `permission-denied`, `database-unavailable` and `answered`, in words. */
   stopMessage?: string;
   /** Set when there were seeds and not one of them could be had (each failed or was refused): nothing to crawl from. */
   allSeedsFailed?: boolean;
@@ -303,7 +303,7 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 
   const running = new Set<Promise<void>>();
   let stopReason: CrawlSummary['stoppedBy'];
-  let storageStop: 'storage-error' | 'database-unavailable' | undefined;
+  let storageStop: StorageStop['stoppedBy'] | undefined;
   const done: CapturedDocument[] = [];
 
   const minFree = o.minFreeBytes ?? DEFAULTS.minFreeBytes;
@@ -515,11 +515,17 @@ async function* runCrawl(o: CrawlOptions, setSummary: (s: CrawlSummary) => void,
 }
 
 /** How a crawl or worker that met a storage failure (isStorageFailure) says why it stopped. */
-export function storageStopOf(err: unknown, dataDir: string): { stoppedBy: 'storage-error' | 'database-unavailable'; stopMessage: string } {
+export function storageStopOf(err: unknown, dataDir: string): StorageStop {
   const message = (err as Error).message;
-  return storageExitCode(err) === 75
-    ? { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` }
-    : { stoppedBy: 'storage-error', stopMessage: `the archive could not be written (${message}): free space or fix ${dataDir}, then run the same crawl again to resume` };
+  const code = storageExitCode(err);
+  if (code === 75) return { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` };
+  if (code === 77) return { stoppedBy: 'permission-denied', stopMessage: permissionMessage(err, dataDir) };
+  return { stoppedBy: 'storage-error', stopMessage: `the archive could not be written (${message}): free space or fix ${dataDir}, then run the same crawl again to resume` };
+}
+
+export interface StorageStop {
+  stoppedBy: 'storage-error' | 'permission-denied' | 'database-unavailable';
+  stopMessage: string;
 }
 
 /**

@@ -71,8 +71,8 @@ export interface WorkerSummary {
   hostsReleased: number;
   leasesLost: number;
   durationMs: number;
-  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error' | 'database-unavailable';
-  /** Why, for `disk-space`, `storage-error` and `database-unavailable`. */
+  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error' | 'permission-denied' | 'database-unavailable';
+  /** Why, for `disk-space`, `storage-error`, `permission-denied` and `database-unavailable`. */
   stopMessage?: string;
   /**
    * WARC files a previous run with this id left open (killed mid-crawl), repaired at start: cut back
@@ -123,10 +123,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     hostsLeased: 0, hostsReleased: 0, leasesLost: 0, durationMs: 0, stoppedBy: 'idle', recovered,
   };
   /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
-  let storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'database-unavailable'; stopMessage?: string } | undefined;
+  let storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'permission-denied' | 'database-unavailable'; stopMessage?: string } | undefined;
   const add = (c: CrawlSummary) => {
     for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) s[k] += c[k];
-    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'database-unavailable') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
+    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'permission-denied' || c.stoppedBy === 'database-unavailable') storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
   };
 
   if (o.seeds?.length) {
