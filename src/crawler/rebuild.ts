@@ -20,7 +20,7 @@ const VERSIONS_FILE = 'versions.sqlite';
 /** What the WARC files do not hold, so that no rebuild brings it back: said by the command and in docs/recovery.md. */
 export const NOT_REBUILT = [
   'the monitored URLs and their re-crawl schedules (`datamonitor add` them again)',
-  'URLs queued but not fetched yet (crawl the seeds again: what is archived is not fetched twice)',
+  'URLs queued but not fetched yet (give them to a crawl again: what is archived is known and not fetched twice)',
   'crawl-log rows of fetches that wrote no WARC record (DNS failures, refused connections, timeouts, robots.txt and scope skips)',
   'the cycles of `run`/`daemon`, and the crawl depth at which each URL was found (rebuilt URLs have depth 0)',
 ];
@@ -56,7 +56,8 @@ export async function rebuildArchive(dataDir: string, o: RebuildOptions = {}): P
   const metaWhy = !fs.existsSync(path.join(dataDir, META_FILE)) ? 'missing' : damageOf(dataDir, META_FILE) ?? (o.force ? 'rebuilt on request (--force)' : undefined);
   const versionsDamage = damageOf(dataDir, VERSIONS_FILE);
   // A version store indexes the log by row id: a new log makes it wrong however sound it is.
-  const versionsWhy = versionsDamage ?? (metaWhy ? `it indexed the ${metaWhy === 'missing' ? 'lost' : 'replaced'} crawl log` : o.force ? 'rebuilt on request (--force)' : undefined);
+  const versionsWhy = versionsDamage ?? (!fs.existsSync(path.join(dataDir, VERSIONS_FILE)) ? 'missing'
+    : metaWhy ? `it indexed the ${metaWhy === 'missing' ? 'lost' : 'replaced'} crawl log` : o.force ? 'rebuilt on request (--force)' : undefined);
   if (!metaWhy && !versionsWhy) {
     result.nothingToDo = true;
     return result;
