@@ -105,12 +105,12 @@ export function isPermissionDenied(err: unknown): boolean {
  * A permission error in words: which file (Node's fs errors name it; SQLite's do not, so the metadata
  * store of `dataDir` is named), that this user cannot write it, and what to do.
  */
-export function permissionMessage(err: unknown, dataDir: string | undefined): string {
+export function permissionMessage(err: unknown, dataDir: string | undefined, outcome = 'Nothing was changed'): string {
   let file: string | undefined;
   for (const e of causes(err)) if (typeof (e as { path?: unknown }).path === 'string') file ??= (e as { path: string }).path;
   const sqlite = [...causes(err)].some((e) => /^(SQLITE_|42501$)/.test(String(e.code ?? '')));
   const what = file ? `'${file}'` : sqlite && dataDir ? `the metadata store in '${dataDir}' (meta.sqlite, or the directory it needs to write its journal in)` : `a file of the archive${dataDir ? ` in '${dataDir}'` : ''}`;
-  return `permission denied: you (${userName()}) cannot write ${what} (${(err as Error).message}). Nothing was changed; run the command as the archive's owner, give this user write access (chown or chmod), or work on a copy of the archive`;
+  return `permission denied: you (${userName()}) cannot write ${what} (${(err as Error).message}). ${outcome}; run the command as the archive's owner, give this user write access (chown or chmod), or work on a copy of the archive`;
 }
 
 /**

@@ -230,4 +230,29 @@ describe('an archive this user may not write', () => {
     expect(crawl.err).toContain(dataDir);
     expect(crawl.err).not.toMatch(/Free some space|disk/);
   }, 120_000);
+
+  it('a crawl that may write the store but not the WARC directory stops saying so, its URL still queued', async () => {
+    const as = asAnotherUser();
+    if (!as) {
+      console.warn('\n*** SKIPPED: running as root, and neither setpriv nor runuser can run a command as nobody here ***\n');
+      return;
+    }
+    const copy = path.join(tempDir(), 'archive');
+    fs.cpSync(dataDir, copy, { recursive: true });
+    fs.chmodSync(path.dirname(copy), 0o755);
+    const uid = as.length ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout) : process.getuid!();
+    // The store and the directory are the crawling user's; every directory under warc/ is not.
+    for (const f of fs.readdirSync(copy)) if (!f.startsWith('warc')) fs.chownSync(path.join(copy, f), uid, -1);
+    fs.chownSync(copy, uid, -1);
+    fs.chmodSync(copy, 0o755);
+    for (const f of fs.readdirSync(copy)) if (f.startsWith('meta.sqlite')) fs.chmodSync(path.join(copy, f), 0o644);
+    // A URL the archive does not hold (a 404, archived as it was): its WARC record is the first write.
+    const crawl = await run(['crawl', '--data', copy, '--allow-private', '--delay', '0', `${server.url}/doc/9`], as);
+    expect(crawl.code, crawl.err).toBe(EXIT.noPermission);
+    expect(crawl.err).toMatch(/crawl stopped early: permission denied: you \(.+\) cannot write '.*\/warc\/.*'.*URLs not archived stay queued/s);
+    const db = new Database(path.join(copy, 'meta.sqlite'), { readonly: true });
+    const state = db.prepare('SELECT state FROM documents WHERE url = ?').get(`${server.url}/doc/9`) as { state: string } | undefined;
+    db.close();
+    expect(state?.state).toBe('queued');
+  }, 120_000);
 });
