@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
+import { isRedirect, redirectRow } from './stages/redirect.ts';
 import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore } from '../store/index.ts';
@@ -49,10 +50,12 @@ export interface ImportSummary {
   /** Source records read, and those copied into the archive (all but those it already held). */
   records: number;
   copied: number;
-  /** Response and revisit records read, and those archived as a version (new, changed or unchanged). */
+  /** Response and revisit records read, and those archived as a version (new, changed or unchanged) or a redirect. */
   responses: number;
   revisits: number;
   imported: number;
+  /** Of those imported, redirects (3xx with a Location): logged as the crawl logs a redirect hop, no version. */
+  redirects: number;
   new: number;
   changed: number;
   unchanged: number;
@@ -399,6 +402,7 @@ class WarcImport {
       ...parseContentType(contentType),
       startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
     };
+    if (isRedirect(response)) return this.redirect(url, response);
     const outcome: FetchOutcome = { response };
     if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${url}: ${decoded.error}` };
     const doc = await capture(url, outcome, this.ctx, prev);
@@ -407,12 +411,30 @@ class WarcImport {
     else this.s[doc.change]++;
     this.onProgress?.(this.s);
   }
+
+  /** Logs a redirect hop the way the crawl does (src/crawler/stages/redirect.ts): the URL is known (queued) before it is fetched. */
+  private async redirect(url: string, response: FetchResponse): Promise<void> {
+    const at = this.writer.current!.at;
+    const location = headerValue(response.headers, 'location')!.trim();
+    let target: string | undefined;
+    try {
+      target = normalizeUrl(new URL(location, url).href);
+    } catch {
+      // not a URL: said in the row's error, as the crawl says it
+    }
+    const error = target ? undefined : `redirected (${response.status}) to ${JSON.stringify(location)}, which is not an http(s) URL`;
+    const prev = await this.store.getDocument(url);
+    await this.store.logFetch(...redirectRow(url, response, prev, { file: at.file, offset: at.offset, length: at.length, recordId: at.id ?? '' }, error));
+    this.s.imported++;
+    this.s.redirects++;
+    this.onProgress?.(this.s);
+  }
 }
 
 export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
   const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
     skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
   };
   fs.mkdirSync(o.dataDir, { recursive: true });
@@ -441,7 +463,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
 export async function rebuildFromWarcs(o: { dataDir: string; store: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
   const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
     skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
   };
   const { closed, open } = listWarcFiles(o.dataDir);

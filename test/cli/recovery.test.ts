@@ -25,15 +25,20 @@ const run = (args: string[], as: string[] = []) =>
     p.on('close', (code) => resolve({ code, out, err }));
   });
 
-/** Documents /doc/0../doc/5 linking each other; /doc/0 and /doc/3 follow `round`, /doc/5 is gone (410) from round 2. */
+/**
+ * Documents /doc/0../doc/5 linking each other, half of the links through /id/N (303 See Other to /doc/N);
+ * /doc/0 and /doc/3 follow `round`, /doc/5 is gone (410) from round 2.
+ */
 let round = 1;
 function site(): Promise<TestServer> {
   return startServer((_req, res, url) => {
+    const id = /^\/id\/(\d)$/.exec(url.pathname)?.[1];
+    if (id) return void (res.writeHead(303, { location: `/doc/${id}` }), res.end());
     const i = Number(/^\/doc\/(\d)$/.exec(url.pathname)?.[1] ?? -1);
     if (i < 0 || i > 5) return void (res.writeHead(404, { 'content-type': 'text/plain' }), res.end('not found'));
     if (i === 5 && round >= 2) return void (res.writeHead(410, { 'content-type': 'text/plain' }), res.end('gone'));
     res.writeHead(200, { 'content-type': 'text/turtle' });
-    res.end(`<#it> <http://ex.org/v> ${i % 3 === 0 ? round : 0} ; <http://ex.org/name> "doc ${i}" ; <http://ex.org/link> <${(i + 1) % 6}>, <${(i + 3) % 6}> .\n`);
+    res.end(`<#it> <http://ex.org/v> ${i % 3 === 0 ? round : 0} ; <http://ex.org/name> "doc ${i}" ; <http://ex.org/link> <${(i + 1) % 6}>, <../id/${(i + 3) % 6}> .\n`);
   });
 }
 
@@ -96,6 +101,7 @@ describe('a damaged or lost metadata store', () => {
     original = await answers(dataDir, instants, doc(0));
     expect(original.captures.some((c: any) => c.change === 'changed')).toBe(true);
     expect(original.captures.some((c: any) => c.status === 410)).toBe(true);
+    expect(original.captures.some((c: any) => c.status === 303)).toBe(true);
     expect(original.cdx).toContain('/doc/0');
     expect(original.at[0]).not.toBe(original.at[1]);
   }, 180_000);

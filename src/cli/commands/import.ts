@@ -33,7 +33,7 @@ export function register(program: Command): void {
       if (s.unreadable.length) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
-        `${s.copied} of ${s.records} records in ${plural(s.files, 'file')} kept byte for byte in ${s.seconds.toFixed(1)} s; ${s.imported} of ${s.responses} responses and ${s.revisits} revisits archived as versions: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.errors} errors`,
+        `${s.copied} of ${s.records} records in ${plural(s.files, 'file')} kept byte for byte in ${s.seconds.toFixed(1)} s; ${s.imported} of ${s.responses} responses and ${s.revisits} revisits archived as versions: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.redirects} redirects, ${s.errors} errors`,
       ];
       if (s.skipped.alreadyImported) lines.push(`${s.skipped.alreadyImported} records not copied: the archive already holds them (same WARC-Record-ID and bytes)`);
       if (s.skipped.revisitWithoutPayload) lines.push(`${s.skipped.revisitWithoutPayload} revisits kept as records, not versions: the response they refer to is not in the archive (import the crawl's earlier files first, or with them)`);

@@ -36,7 +36,7 @@ export function register(program: Command): void {
       const lines: string[] = [];
       for (const moved of r.movedAside) lines.push(`moved aside: ${moved}`);
       if (m) {
-        lines.push(`meta.sqlite (${r.meta!.why}) rebuilt from ${plural(m.files, 'WARC file')} (${m.records} records) in ${m.seconds.toFixed(1)} s: ${m.imported} of ${m.responses + m.revisits} responses and revisits are captures again: ${m.new} new, ${m.changed} changed, ${m.unchanged} unchanged, ${m.errors} errors`);
+        lines.push(`meta.sqlite (${r.meta!.why}) rebuilt from ${plural(m.files, 'WARC file')} (${m.records} records) in ${m.seconds.toFixed(1)} s: ${m.imported} of ${m.responses + m.revisits} responses and revisits are captures again: ${m.new} new, ${m.changed} changed, ${m.unchanged} unchanged, ${m.redirects} redirects, ${m.errors} errors`);
         if (m.rdfNotFound) lines.push(`${plural(m.rdfNotFound, 'version')} logged without RDF: no conversion record in its file holds the graph extracted now (the capture and its record are kept)`);
         if (m.skipped.revisitWithoutPayload) lines.push(`${m.skipped.revisitWithoutPayload} revisits kept as records, not captures: the response they refer to is not in the archive`);
         if (m.skipped.notNewer) lines.push(`${m.skipped.notNewer} responses kept as records, not captures: not newer than their URL's capture before them`);
