@@ -6,14 +6,16 @@ import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
 import { isRedirect, redirectRow } from './stages/redirect.ts';
-import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
+import { Fates } from './stages/fates.ts';
+import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS, archiveSideFetch } from './contexts.ts';
+import { PROOF_DOCUMENT_DIAGNOSTIC } from './detached-proofs.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore } from '../store/index.ts';
 import type { CrawlLog, DocumentStore, StoreLifecycle } from '../store/types.ts';
 import { parseContentType } from '../util/content-type.ts';
-import { recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
+import { FETCHED_FOR_HEADER, recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
 import { readRecord } from '../archive/warc-reader.ts';
-import { serializeRecord } from '../archive/warc-record.ts';
+import { serializeRecord, sha1Digest } from '../archive/warc-record.ts';
 import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
 import { httpPayload } from '../archive/http-payload.ts';
 import { headerValue } from '../util/headers.ts';
@@ -56,6 +58,8 @@ export interface ImportSummary {
   imported: number;
   /** Of those imported, redirects (3xx with a Location): logged as the crawl logs a redirect hop, no version. */
   redirects: number;
+  /** Of those imported, responses a datamonitor crawl fetched for a document (contexts, proofs, representations): logged as such, no version. */
+  fetchedFor: number;
   new: number;
   changed: number;
   unchanged: number;
@@ -387,21 +391,22 @@ class WarcImport {
   }
 
   private async archive(url: string, time: number, r: ScannedRecord, status: { code: number; text: string; version: string }, headers: [string, string][], payload: Buffer, encoding: string | undefined): Promise<void> {
+    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
+    const response: FetchResponse = {
+      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
+      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
+      truncated: decoded.truncated || r.headers.has('warc-truncated'),
+      ...parseContentType(headerValue(headers, 'content-type')),
+      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
+    };
+    const fetchedFor = r.headers.get(FETCHED_FOR_HEADER.toLowerCase());
+    if (fetchedFor) return this.fetchedFor(fetchedFor, url, response);
     const prev = await this.store.getDocument(url);
     if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
       this.s.skipped.notNewer++;
       return;
     }
     if (!prev) await this.store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
-    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES);
-    const contentType = headerValue(headers, 'content-type');
-    const response: FetchResponse = {
-      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
-      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
-      truncated: decoded.truncated || r.headers.has('warc-truncated'),
-      ...parseContentType(contentType),
-      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
-    };
     if (isRedirect(response)) return this.redirect(url, response);
     const outcome: FetchOutcome = { response };
     if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${url}: ${decoded.error}` };
@@ -410,6 +415,29 @@ class WarcImport {
     if (doc.change === 'error') this.s.errors++;
     else this.s[doc.change]++;
     this.onProgress?.(this.s);
+  }
+
+  /**
+   * A response the crawl fetched for a document rather than as one (FETCHED_FOR_HEADER): logged as the crawl
+   * logs it, with no documents row and no version. A context or proof's row is archiveSideFetch's; a
+   * representation's (`--variants`) keeps its reason, not the comparison the crawl made, which needs the
+   * document's other representations in memory.
+   */
+  private async fetchedFor(kind: string, url: string, r: FetchResponse): Promise<void> {
+    const at = this.writer.current!.at;
+    this.s.imported++;
+    this.s.fetchedFor++;
+    if (kind === 'context' || kind === 'proof') {
+      const problem = r.status === 200 ? undefined : `HTTP ${r.status}`;
+      // Through Fates, as in the crawl: the row gets the reason its status shows.
+      return archiveSideFetch({ warc: this.writer, store: new Fates(this.store, undefined).store }, url, r, problem, kind === 'context' ? CONTEXT_DIAGNOSTIC : PROOF_DOCUMENT_DIAGNOSTIC, kind);
+    }
+    await this.store.logFetch({
+      url, finalUrl: url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: 0, bytes: r.rawBody.length,
+      mediaType: r.mediaType, checksum: sha1Digest(r.rawBody), change: 'unchanged', reason: 'variant', triples: 0,
+      diagnostics: [`info: a representation of ${url} (--variants), read back from its WARC record: not compared with the others again`],
+      warcFile: at.file, warcOffset: at.offset, warcLength: at.length,
+    }, {});
   }
 
   /** Logs a redirect hop the way the crawl does (src/crawler/stages/redirect.ts): the URL is known (queued) before it is fetched. */
@@ -434,7 +462,7 @@ class WarcImport {
 export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
   const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, fetchedFor: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
     skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
   };
   fs.mkdirSync(o.dataDir, { recursive: true });
@@ -463,7 +491,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
 export async function rebuildFromWarcs(o: { dataDir: string; store: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
   const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, fetchedFor: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
     skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
   };
   const { closed, open } = listWarcFiles(o.dataDir);

@@ -27,17 +27,30 @@ const run = (args: string[], as: string[] = []) =>
 
 /**
  * Documents /doc/0../doc/5 linking each other, half of the links through /id/N (303 See Other to /doc/N);
- * /doc/0 and /doc/3 follow `round`, /doc/5 is gone (410) from round 2.
+ * /doc/0 and /doc/3 follow `round`, /doc/5 is gone (410) from round 2. /doc/4 is JSON-LD with a remote
+ * context; /doc/2 varies on Accept, and as N-Triples says something its Turtle does not (for `--variants`).
  */
 let round = 1;
 function site(): Promise<TestServer> {
-  return startServer((_req, res, url) => {
+  return startServer((req, res, url) => {
     const id = /^\/id\/(\d)$/.exec(url.pathname)?.[1];
     if (id) return void (res.writeHead(303, { location: `/doc/${id}` }), res.end());
+    if (url.pathname === '/ctx') {
+      res.writeHead(200, { 'content-type': 'application/ld+json' });
+      return void res.end(JSON.stringify({ '@context': { v: 'http://ex.org/v', name: 'http://ex.org/name', link: { '@id': 'http://ex.org/link', '@type': '@id' } } }));
+    }
     const i = Number(/^\/doc\/(\d)$/.exec(url.pathname)?.[1] ?? -1);
     if (i < 0 || i > 5) return void (res.writeHead(404, { 'content-type': 'text/plain' }), res.end('not found'));
     if (i === 5 && round >= 2) return void (res.writeHead(410, { 'content-type': 'text/plain' }), res.end('gone'));
-    res.writeHead(200, { 'content-type': 'text/turtle' });
+    if (i === 4) {
+      res.writeHead(200, { 'content-type': 'application/ld+json' });
+      return void res.end(JSON.stringify({ '@context': '/ctx', '@id': '#it', v: 0, name: 'doc 4', link: ['5', '../id/1'] }));
+    }
+    if (i === 2 && req.headers.accept === 'application/n-triples') {
+      res.writeHead(200, { 'content-type': 'application/n-triples', vary: 'Accept' });
+      return void res.end(`<${url.href}#it> <http://ex.org/name> "doc 2, as N-Triples" .\n`);
+    }
+    res.writeHead(200, { 'content-type': 'text/turtle', ...(i === 2 ? { vary: 'Accept' } : {}) });
     res.end(`<#it> <http://ex.org/v> ${i % 3 === 0 ? round : 0} ; <http://ex.org/name> "doc ${i}" ; <http://ex.org/link> <${(i + 1) % 6}>, <../id/${(i + 3) % 6}> .\n`);
   });
 }
@@ -46,7 +59,9 @@ function site(): Promise<TestServer> {
 async function answers(dataDir: string, instants: string[], doc: string) {
   const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
   const captures = db.prepare(`SELECT url, final_url, time, status, change, reason, checksum, graph_hash, triples, warc_file, warc_offset, warc_length,
-    rdf_offset, rdf_length FROM crawl_log WHERE warc_file IS NOT NULL ORDER BY time, url`).all();
+    rdf_offset, rdf_length FROM crawl_log WHERE warc_file IS NOT NULL ORDER BY time, url`).all() as Array<Record<string, unknown>>;
+  // A representation (--variants) comes back as one, but not its comparison with the others (docs/recovery.md).
+  for (const c of captures) if (/^variant/.test(String(c.reason))) Object.assign(c, { reason: 'variant*', graph_hash: undefined, triples: undefined });
   db.close();
   const at: string[] = [];
   for (const t of instants) {
@@ -88,7 +103,7 @@ describe('a damaged or lost metadata store', () => {
     server = await site();
     dataDir = path.join(tempDir(), 'archive');
     const doc = (i: number) => `${server.url}/doc/${i}`;
-    const crawl = await run(['crawl', '--data', dataDir, '--allow-private', '--delay', '0', doc(0)]);
+    const crawl = await run(['crawl', '--data', dataDir, '--allow-private', '--delay', '0', '--variants', doc(0)]);
     expect(crawl.code, crawl.err).toBe(0);
     const between = new Date(Date.now() + 50).toISOString();
     await new Promise((r) => setTimeout(r, 100)); // the second round's captures come after `between`
@@ -102,6 +117,8 @@ describe('a damaged or lost metadata store', () => {
     expect(original.captures.some((c: any) => c.change === 'changed')).toBe(true);
     expect(original.captures.some((c: any) => c.status === 410)).toBe(true);
     expect(original.captures.some((c: any) => c.status === 303)).toBe(true);
+    expect(original.captures.some((c: any) => c.reason === 'variant*')).toBe(true);
+    expect(original.captures.some((c: any) => c.url.endsWith('/ctx'))).toBe(true);
     expect(original.cdx).toContain('/doc/0');
     expect(original.at[0]).not.toBe(original.at[1]);
   }, 180_000);
