@@ -22,7 +22,7 @@ export class WarcWriterThread extends TsThread implements ArchiveWriter {
       for (const r of m.results) {
         const p = this.pending.get(r.id);
         this.pending.delete(r.id);
-        if (r.error) p?.reject(new Error(`WARC writer: ${r.error}`));
+        if (r.error) p?.reject(Object.assign(new Error(`WARC writer: ${r.error}`), { code: r.code, path: r.path }));
         else p?.resolve(r.result as ArchivedExchange);
       }
     });

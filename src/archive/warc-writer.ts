@@ -41,6 +41,7 @@ export interface WireExchange {
   payloadDigest: string;
   revisitOf?: { uri: string; time: number };
   nquads?: string;
+  fetchedFor?: FetchedFor;
 }
 
 export function toWire(ex: ExchangeInput, copyBody = false): WireExchange {
@@ -60,6 +61,7 @@ export function toWire(ex: ExchangeInput, copyBody = false): WireExchange {
     payloadDigest: ex.payloadDigest,
     revisitOf: ex.revisitOf && { uri: ex.revisitOf.uri, time: ex.revisitOf.date.getTime() },
     nquads: ex.nquads,
+    fetchedFor: ex.fetchedFor,
   };
 }
 
@@ -76,7 +78,18 @@ export interface ExchangeInput {
   revisitOf?: { uri: string; date: Date };
   /** Canonical N-Quads of this version, written as a conversion record. */
   nquads?: string;
+  /** A response fetched for a document rather than as one: said in its record (FETCHED_FOR_HEADER). */
+  fetchedFor?: FetchedFor;
 }
+
+/**
+ * What a response fetched for a document rather than as one is: a remote JSON-LD context, a detached
+ * proof, another representation of the document (`--variants`). The crawl logs it as such and makes no
+ * version of it; the record says so in this header, so that an import or rebuild of the WARC files
+ * does the same instead of taking it for a capture of its URL (src/crawler/import-warc.ts).
+ */
+export type FetchedFor = 'context' | 'proof' | 'variant';
+export const FETCHED_FOR_HEADER = 'WARC-Datamonitor-Fetched-For';
 
 interface OpenFile {
   rel: string;
@@ -223,6 +236,7 @@ export class WarcWriter implements ArchiveWriter {
     const head = Buffer.from(w.responseHead, 'latin1');
     const common: [string, string][] = [['WARC-Payload-Digest', w.payloadDigest]];
     if (w.remoteAddress) common.push(['WARC-IP-Address', w.remoteAddress]);
+    if (w.fetchedFor) common.push([FETCHED_FOR_HEADER, w.fetchedFor]);
     let main;
     if (w.notModified || w.revisitOf) {
       const headers: [string, string][] = [...common, ['WARC-Profile', w.notModified ? REVISIT_NOT_MODIFIED : REVISIT_IDENTICAL]];

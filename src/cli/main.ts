@@ -1,7 +1,8 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { commandModules, type CommandModule, type CommandSummary } from './commands/index.ts';
 import { labCommand } from './commands/lab.ts';
-import { OptionError, UserError, isStorageFailure, storageExitCode } from '../util/errors.ts';
+import path from 'node:path';
+import { OptionError, UserError, isPermissionDenied, isStorageFailure, permissionMessage, storageExitCode } from '../util/errors.ts';
 import { VERSION } from '../fetch/accept.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { PROGRESS_MODES, setProgressMode, type ProgressMode } from './progress.ts';
@@ -32,6 +33,8 @@ export async function buildProgram(args: string[] | 'all' = 'all'): Promise<Comm
   });
   program.hook('preAction', async (_program, action) => {
     if (placeholders.has(action)) return;
+    const data = (action.opts() as { data?: unknown }).data;
+    commandDataDir = typeof data === 'string' ? path.resolve(data) : undefined;
     setProgressMode(program.opts().progress as ProgressMode | undefined);
     const { logLevel, logFile } = program.opts() as { logLevel?: LogLevel; logFile?: string };
     // pino and pino-pretty (~100 ms of CPU to load) only when asked for, or when the command logs anyway.
@@ -48,6 +51,9 @@ export async function buildProgram(args: string[] | 'all' = 'all'): Promise<Comm
   }
   return program;
 }
+
+/** The --data of the command being run: what an error that does not name its file is about. */
+let commandDataDir: string | undefined;
 
 /** Thrown by a placeholder's action: the command line named a command buildProgram did not load. */
 class NotLoaded extends Error {}
@@ -101,6 +107,18 @@ export async function main(argv: string[]): Promise<void> {
     if (e instanceof UserError) {
       process.stderr.write(`datamonitor: ${e instanceof OptionError ? e.flagMessage : e.message}\n`);
       process.exitCode = e.exitCode;
+      return;
+    }
+    const damaged = await import('../store/damaged.ts');
+    if (damaged.isDamagedDatabase(e) && commandDataDir) {
+      // SQLite's error names no file: the archive's files are checked to say which.
+      process.stderr.write(`datamonitor: ${damaged.damagedStoreError(commandDataDir, e).message}\n`);
+      process.exitCode = EXIT.noInput;
+      return;
+    }
+    if (isPermissionDenied(e)) {
+      process.stderr.write(`datamonitor: ${permissionMessage(e, commandDataDir)}\n`);
+      process.exitCode = EXIT.noPermission;
       return;
     }
     if (isStorageFailure(e)) {

@@ -1,6 +1,6 @@
 import type { Fetcher, FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { RobotsVerdict } from '../fetch/robots.ts';
-import type { ArchiveWriter } from '../archive/warc-writer.ts';
+import type { ArchiveWriter, FetchedFor } from '../archive/warc-writer.ts';
 import type { CrawlLog } from '../store/types.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
@@ -215,7 +215,7 @@ export class ContextLoader {
 
   /** A context's exchange is part of the crawl's record: a WARC response record and a crawl-log row. */
   private async archive(url: string, r: FetchResponse, problem: string | undefined): Promise<void> {
-    if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, CONTEXT_DIAGNOSTIC);
+    if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, CONTEXT_DIAGNOSTIC, 'context');
   }
 }
 
@@ -224,9 +224,9 @@ export class ContextLoader {
  * response record and a crawl-log row marked by `diagnostic`. The row's patch is empty: no documents
  * row, never queued.
  */
-export async function archiveSideFetch(to: { warc: ArchiveWriter; store: CrawlLog; cycleId?: number }, url: string, r: FetchResponse, problem: string | undefined, diagnostic: string): Promise<void> {
+export async function archiveSideFetch(to: { warc: ArchiveWriter; store: CrawlLog; cycleId?: number }, url: string, r: FetchResponse, problem: string | undefined, diagnostic: string, fetchedFor: FetchedFor): Promise<void> {
   const payloadDigest = sha1Digest(r.rawBody);
-  const archived = await to.warc.writeExchange({ response: r, payloadDigest });
+  const archived = await to.warc.writeExchange({ response: r, payloadDigest, fetchedFor });
   await to.store.logFetch({
     url, finalUrl: r.finalUrl, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
     bytes: r.rawBody.length, mediaType: r.mediaType, checksum: payloadDigest, change: problem ? 'error' : 'new', error: problem,

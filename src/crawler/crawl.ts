@@ -11,7 +11,7 @@ import { Drain } from './drain.ts';
 
 export type { CrawlOptions, CrawlStore } from './options.ts';
 export type { CapturedDocument } from './capture.ts';
-export { storageStopOf } from './drain.ts';
+export { storageStopOf, type StorageStop } from './drain.ts';
 
 export interface CrawlSummary {
   documents: number;
@@ -45,8 +45,8 @@ export interface CrawlSummary {
    * lost for longer than the store waits for it (src/store/pg-retry.ts). After the last three the URLs
    * not archived stay queued: free space, or wait for the database, and run the same crawl again to resume.
    */
-  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'database-unavailable' | 'answered';
-  /** Why, for `disk-space`, `storage-error`, `database-unavailable` and `answered`, in words. */
+  stoppedBy?: 'max-docs' | 'max-bytes' | 'max-triples' | 'max-time' | 'signal' | 'disk-space' | 'storage-error' | 'permission-denied' | 'database-unavailable' | 'answered';
+  /** Why, for `disk-space`, `storage-error`, `permission-denied`, `database-unavailable` and `answered`, in words. */
   stopMessage?: string;
   /** Set when there were seeds and not one of them could be had (each failed or was refused): nothing to crawl from. */
   allSeedsFailed?: boolean;

@@ -86,7 +86,7 @@ export class ProofDocumentLoader {
     if (!r) return { error: `${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no response'}` };
     const problem = r.status !== 200 ? `HTTP ${r.status}`
       : r.truncated || r.body.length > this.limits.maxBytes ? `too-large: larger than ${this.limits.maxBytes} bytes, not read (a proof document is a few kilobytes)` : undefined;
-    if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, PROOF_DOCUMENT_DIAGNOSTIC);
+    if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, PROOF_DOCUMENT_DIAGNOSTIC, 'proof');
     if (problem) return { error: problem };
     const result = await extract({ url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: {} }, { maxQuads: this.limits.maxQuads, loadDocument: this.o.loadDocument });
     if (result.quads.length === 0) {

@@ -6,7 +6,7 @@
 import type { RobotsVerdict } from '../fetch/index.ts';
 import type { FrontierEntry } from '../frontier/types.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
-import { isStorageFailure, storageExitCode } from '../util/errors.ts';
+import { isStorageFailure, permissionMessage, storageExitCode } from '../util/errors.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes, plural } from '../util/units.ts';
 import type { CapturedDocument } from './capture.ts';
@@ -21,7 +21,7 @@ type StopReason = CrawlSummary['stoppedBy'];
 export class Drain {
   private readonly running = new Set<Promise<void>>();
   private stopReason: StopReason;
-  private storageStop: 'storage-error' | 'database-unavailable' | undefined;
+  private storageStop: StorageStop['stoppedBy'] | undefined;
   /** URLs the frontier let go because their origin's robots.txt refuses them: their fates are recorded here, as pop cannot wait. */
   private readonly rejected: Array<[FrontierEntry, RobotsVerdict]> = [];
   private wake: (() => void) | undefined;
@@ -241,9 +241,15 @@ export class Drain {
 }
 
 /** How a crawl or worker that met a storage failure (isStorageFailure) says why it stopped. */
-export function storageStopOf(err: unknown, dataDir: string): { stoppedBy: 'storage-error' | 'database-unavailable'; stopMessage: string } {
+export function storageStopOf(err: unknown, dataDir: string): StorageStop {
   const message = (err as Error).message;
-  return storageExitCode(err) === 75
-    ? { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` }
-    : { stoppedBy: 'storage-error', stopMessage: `the archive could not be written (${message}): free space or fix ${dataDir}, then run the same crawl again to resume` };
+  const code = storageExitCode(err);
+  if (code === 75) return { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` };
+  if (code === 77) return { stoppedBy: 'permission-denied', stopMessage: permissionMessage(err, dataDir, 'What was archived is kept and the URLs not archived stay queued') };
+  return { stoppedBy: 'storage-error', stopMessage: `the archive could not be written (${message}): free space or fix ${dataDir}, then run the same crawl again to resume` };
+}
+
+export interface StorageStop {
+  stoppedBy: 'storage-error' | 'permission-denied' | 'database-unavailable';
+  stopMessage: string;
 }

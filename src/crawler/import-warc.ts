@@ -5,19 +5,23 @@ import { createHash } from 'node:crypto';
 import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
-import { ArchivedContexts, CONTEXT_LIMITS } from './contexts.ts';
+import { isRedirect, redirectRow } from './stages/redirect.ts';
+import { Fates } from './stages/fates.ts';
+import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS, archiveSideFetch } from './contexts.ts';
+import { PROOF_DOCUMENT_DIAGNOSTIC } from './detached-proofs.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore } from '../store/index.ts';
 import type { CrawlLog, DocumentStore, StoreLifecycle } from '../store/types.ts';
 import { parseContentType } from '../util/content-type.ts';
-import { recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
+import { FETCHED_FOR_HEADER, recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
 import { readRecord } from '../archive/warc-reader.ts';
-import { serializeRecord } from '../archive/warc-record.ts';
+import { serializeRecord, sha1Digest } from '../archive/warc-record.ts';
 import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
 import { httpPayload } from '../archive/http-payload.ts';
 import { headerValue } from '../util/headers.ts';
 import { digestKey, digestMatches } from '../archive/digest.ts';
 import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
+import { listWarcFiles } from '../archive/warc-files.ts';
 
 /**
  * Imports WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor) into an archive,
@@ -48,10 +52,14 @@ export interface ImportSummary {
   /** Source records read, and those copied into the archive (all but those it already held). */
   records: number;
   copied: number;
-  /** Response and revisit records read, and those archived as a version (new, changed or unchanged). */
+  /** Response and revisit records read, and those archived as a version (new, changed or unchanged) or a redirect. */
   responses: number;
   revisits: number;
   imported: number;
+  /** Of those imported, redirects (3xx with a Location): logged as the crawl logs a redirect hop, no version. */
+  redirects: number;
+  /** Of those imported, responses a datamonitor crawl fetched for a document (contexts, proofs, representations): logged as such, no version. */
+  fetchedFor: number;
   new: number;
   changed: number;
   unchanged: number;
@@ -68,6 +76,8 @@ export interface ImportSummary {
   };
   /** Damaged or cut-short stretches of the files, `file at offset N: why` (every other record is archived). */
   unreadable: string[];
+  /** A rebuild: versions whose RDF no conversion record of their file holds as extracted now (logged without it). */
+  rdfNotFound?: number;
   seconds: number;
 }
 
@@ -102,8 +112,20 @@ class ImportIndex {
 
 let fileSeq = 0;
 
+/** Where an import's records go: a copy in a new file of the archive (ImportFile), or where they are (InPlaceFile). */
+interface RecordSink {
+  /** The file the records are in, relative to the data directory. */
+  readonly rel: string;
+  readonly records: ImportedRecord[];
+  /** The offset of record `r`, whose gzip member is `bytes`, in `rel`. */
+  place(r: ScannedRecord, bytes: Buffer): number;
+  /** Where the conversion record of record `id` with `nquads` lies in `rel` (`gz`: its gzip member); undefined: nowhere. */
+  conversion(id: string | undefined, nquads: string, gz: () => Buffer): { offset: number; length: number } | undefined;
+  close(): void;
+}
+
 /** One source file's copy in the archive: written under `.open`, renamed with its index when closed. */
-class ImportFile {
+class ImportFile implements RecordSink {
   private fd?: number;
   private size = 0;
   readonly rel: string;
@@ -113,6 +135,15 @@ class ImportFile {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
     const base = path.basename(source).replace(/\.gz$/, '').replace(/\.warc$/, '').replace(/[^A-Za-z0-9._-]/g, '_');
     this.rel = path.join(IMPORT_DIR, `${stamp}-${process.pid}-${String(fileSeq++).padStart(4, '0')}-${base}.warc.gz`);
+  }
+
+  place(_r: ScannedRecord, bytes: Buffer): number {
+    return this.append(bytes);
+  }
+
+  conversion(_id: string | undefined, _nquads: string, gz: () => Buffer): { offset: number; length: number } {
+    const bytes = gz();
+    return { offset: this.append(bytes), length: bytes.length };
   }
 
   /** Appends whole gzip members; returns the offset of the first. A failed write is cut off again (see WarcWriter's appendAt). */
@@ -147,23 +178,66 @@ class ImportFile {
 }
 
 /**
- * The archive writer capture uses during an import: the record is already copied, so a version's
- * "write" is only its conversion record (the RDF), placed after the copy in the same file.
+ * A file of the archive whose records a rebuild reads where they are (nothing is written into it): a
+ * version's RDF is the conversion record the crawl or import wrote after the record (`WARC-Refers-To` it),
+ * when it holds the N-Quads extracted now; found by a first pass over the file, which keeps their SHA-1s.
+ */
+class InPlaceFile implements RecordSink {
+  readonly records: ImportedRecord[] = [];
+  private readonly conversions = new Map<string, { offset: number; length: number; sha1: string }>();
+
+  constructor(abs: string, readonly rel: string) {
+    try {
+      for (const r of scanWarc(abs)) {
+        if ('error' in r || r.headers.get('warc-type') !== 'conversion' || !r.member) continue;
+        const of = r.headers.get('warc-refers-to');
+        if (of) this.conversions.set(of, { offset: r.offset, length: r.length, sha1: createHash('sha1').update(r.block).digest('hex') });
+      }
+    } catch {
+      // a damaged stretch: the main pass reports it
+    }
+  }
+
+  place(r: ScannedRecord): number {
+    // Read back by offset and length as one gzip member, as every file of an archive holds its records.
+    if (!r.member) throw new Error(`the record at offset ${r.offset} is not a gzip member of its own; it cannot be pointed at`);
+    return r.offset;
+  }
+
+  conversion(id: string | undefined, nquads: string): { offset: number; length: number } | undefined {
+    const c = id === undefined ? undefined : this.conversions.get(id);
+    return c && c.sha1 === createHash('sha1').update(nquads, 'utf8').digest('hex') ? { offset: c.offset, length: c.length } : undefined;
+  }
+
+  close(): void {}
+}
+
+/**
+ * The archive writer capture uses during an import: the record is already copied (or, in a rebuild, is
+ * where it was), so a version's "write" is only its conversion record (the RDF), placed after the copy in
+ * the same file (or found there).
  */
 class ImportWriter implements ArchiveWriter {
-  current?: { file: ImportFile; at: ImportedRecord; date: Date };
+  current?: { file: RecordSink; at: ImportedRecord; date: Date };
+  /** Versions whose RDF the file did not hold (a rebuild): counted by the caller. */
+  rdfNotFound = 0;
 
   async writeExchange(ex: ExchangeInput): Promise<ArchivedExchange> {
     const c = this.current!;
     const out: ArchivedExchange = { file: c.at.file, offset: c.at.offset, length: c.at.length, recordId: c.at.id ?? '' };
     if (ex.nquads !== undefined) {
-      const conv = serializeRecord({
+      const nquads = ex.nquads;
+      const gz = () => zlib.gzipSync(serializeRecord({
         type: 'conversion', date: c.date, targetUri: ex.response.finalUrl, contentType: 'application/n-quads',
-        headers: c.at.id ? [['WARC-Refers-To', c.at.id]] : [], block: Buffer.from(ex.nquads, 'utf8'),
-      });
-      const gz = zlib.gzipSync(conv.bytes);
-      out.rdfOffset = c.file.append(gz);
-      out.rdfLength = gz.length;
+        headers: c.at.id ? [['WARC-Refers-To', c.at.id]] : [], block: Buffer.from(nquads, 'utf8'),
+      }).bytes);
+      const at = c.file.conversion(c.at.id, nquads, gz);
+      if (at) {
+        out.rdfOffset = at.offset;
+        out.rdfLength = at.length;
+      } else {
+        this.rdfNotFound++;
+      }
     }
     return out;
   }
@@ -194,15 +268,16 @@ class WarcImport {
     readonly s: ImportSummary,
     contexts: ReturnType<typeof archivedContexts>,
     readonly onProgress?: (s: ImportSummary) => void,
+    /** A rebuild: the records are the archive's own, read where they are, none skipped as already held. */
+    readonly inPlace = false,
   ) {
     this.index = new ImportIndex(dataDir);
     this.ctx = { store, warc: this.writer, mime: [], maxQuads: 5_000_000, loadDocument: contexts.load };
   }
 
-  /** Copies every record of `file` into the archive and captures its responses and revisits. */
-  async importFile(file: string): Promise<void> {
+  /** Copies every record of `file` into the archive (`dest`: a new file, or where it is) and captures its responses and revisits. */
+  async importFile(file: string, dest: RecordSink = new ImportFile(this.dataDir, file)): Promise<void> {
     this.s.files++;
-    const dest = new ImportFile(this.dataDir, file);
     try {
       for (const item of scanWarc(file)) {
         if ('error' in item) {
@@ -218,11 +293,11 @@ class WarcImport {
     }
   }
 
-  async importRecord(file: string, dest: ImportFile, r: ScannedRecord): Promise<void> {
+  async importRecord(file: string, dest: RecordSink, r: ScannedRecord): Promise<void> {
     this.s.records++;
     const id = r.headers.get('warc-record-id');
     const sha1 = createHash('sha1').update(r.raw).digest('hex');
-    if (this.index.holds(id, sha1)) {
+    if (!this.inPlace && this.index.holds(id, sha1)) {
       this.s.skipped.alreadyImported++;
       return;
     }
@@ -232,7 +307,7 @@ class WarcImport {
     const isHttp = (type === 'response' || type === 'revisit') && url !== undefined && /^https?:/.test(url) && Number.isFinite(time);
     const msg = isHttp && r.block.subarray(0, 5).toString('latin1') === 'HTTP/' ? httpPayload(r.block) : undefined;
     const bytes = r.member ?? zlib.gzipSync(r.raw);
-    const offset = dest.append(bytes);
+    const offset = dest.place(r, bytes);
     const at: ImportedRecord = {
       id, type, uri: url, date: Number.isFinite(time) ? time : undefined, file: dest.rel, offset, length: bytes.length,
       source: path.resolve(file), sourceOffset: r.offset, sha1,
@@ -316,21 +391,23 @@ class WarcImport {
   }
 
   private async archive(url: string, time: number, r: ScannedRecord, status: { code: number; text: string; version: string }, headers: [string, string][], payload: Buffer, encoding: string | undefined): Promise<void> {
+    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES, { cut: r.headers.has('warc-truncated') });
+    const response: FetchResponse = {
+      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
+      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
+      truncated: decoded.truncated || r.headers.has('warc-truncated'),
+      ...parseContentType(headerValue(headers, 'content-type')),
+      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
+    };
+    const fetchedFor = r.headers.get(FETCHED_FOR_HEADER.toLowerCase());
+    if (fetchedFor) return this.fetchedFor(fetchedFor, url, response);
     const prev = await this.store.getDocument(url);
     if (prev?.lastFetched !== undefined && prev.lastFetched >= time) {
       this.s.skipped.notNewer++;
       return;
     }
     if (!prev) await this.store.addDocuments([{ url, host: hostOf(url), depth: 0 }]);
-    const decoded = await decodeBody(payload, encoding, MAX_DECODED_BYTES, { cut: r.headers.has('warc-truncated') });
-    const contentType = headerValue(headers, 'content-type');
-    const response: FetchResponse = {
-      requestUrl: url, finalUrl: url, hops: [], status: status.code, statusText: status.text, httpVersion: status.version,
-      requestHeaders: [], headers, rawBody: payload, body: decoded.body,
-      truncated: decoded.truncated || r.headers.has('warc-truncated'),
-      ...parseContentType(contentType),
-      startedAt: new Date(time), durationMs: 0, notModified: status.code === 304,
-    };
+    if (isRedirect(response)) return this.redirect(url, response);
     const outcome: FetchOutcome = { response };
     if (decoded.error) outcome.error = { code: 'decode', message: `could not decode the body of ${url}: ${decoded.error}` };
     const doc = await capture(url, outcome, this.ctx, prev);
@@ -339,12 +416,53 @@ class WarcImport {
     else this.s[doc.change]++;
     this.onProgress?.(this.s);
   }
+
+  /**
+   * A response the crawl fetched for a document rather than as one (FETCHED_FOR_HEADER): logged as the crawl
+   * logs it, with no documents row and no version. A context or proof's row is archiveSideFetch's; a
+   * representation's (`--variants`) keeps its reason, not the comparison the crawl made, which needs the
+   * document's other representations in memory.
+   */
+  private async fetchedFor(kind: string, url: string, r: FetchResponse): Promise<void> {
+    const at = this.writer.current!.at;
+    this.s.imported++;
+    this.s.fetchedFor++;
+    if (kind === 'context' || kind === 'proof') {
+      const problem = r.status === 200 ? undefined : `HTTP ${r.status}`;
+      // Through Fates, as in the crawl: the row gets the reason its status shows.
+      return archiveSideFetch({ warc: this.writer, store: new Fates(this.store, undefined).store }, url, r, problem, kind === 'context' ? CONTEXT_DIAGNOSTIC : PROOF_DOCUMENT_DIAGNOSTIC, kind);
+    }
+    await this.store.logFetch({
+      url, finalUrl: url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: 0, bytes: r.rawBody.length,
+      mediaType: r.mediaType, checksum: sha1Digest(r.rawBody), change: 'unchanged', reason: 'variant', triples: 0,
+      diagnostics: [`info: a representation of ${url} (--variants), read back from its WARC record: not compared with the others again`],
+      warcFile: at.file, warcOffset: at.offset, warcLength: at.length,
+    }, {});
+  }
+
+  /** Logs a redirect hop the way the crawl does (src/crawler/stages/redirect.ts): the URL is known (queued) before it is fetched. */
+  private async redirect(url: string, response: FetchResponse): Promise<void> {
+    const at = this.writer.current!.at;
+    const location = headerValue(response.headers, 'location')!.trim();
+    let target: string | undefined;
+    try {
+      target = normalizeUrl(new URL(location, url).href);
+    } catch {
+      // not a URL: said in the row's error, as the crawl says it
+    }
+    const error = target ? undefined : `redirected (${response.status}) to ${JSON.stringify(location)}, which is not an http(s) URL`;
+    const prev = await this.store.getDocument(url);
+    await this.store.logFetch(...redirectRow(url, response, prev, { file: at.file, offset: at.offset, length: at.length, recordId: at.id ?? '' }, error));
+    this.s.imported++;
+    this.s.redirects++;
+    this.onProgress?.(this.s);
+  }
 }
 
 export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
   const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, fetchedFor: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
     skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
   };
   fs.mkdirSync(o.dataDir, { recursive: true });
@@ -360,6 +478,44 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   }
   s.seconds = (Date.now() - t0) / 1000;
   return s;
+}
+
+/**
+ * Makes the crawl log and documents of `store` (a new, empty one) again from the WARC files of `dataDir`,
+ * as an import of them would, but reading each record where it is: a version's log row points at the
+ * crawl's (or earlier import's) own record and at the conversion record written after it. Nothing in the
+ * data directory is written or moved (an unfinished `.open` file is read as it is, not cut or renamed).
+ * Files go in the order they were begun (the time in their names), so each URL's captures come oldest
+ * first, and capture judges each new, changed or unchanged against the one before, as the crawl did.
+ */
+export async function rebuildFromWarcs(o: { dataDir: string; store: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
+  const t0 = Date.now();
+  const s: ImportSummary = {
+    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, fetchedFor: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
+    skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
+  };
+  const { closed, open } = listWarcFiles(o.dataDir);
+  const files = [...closed.map((rel) => ({ rel, name: rel })), ...open.map((rel) => ({ rel: rel.slice(0, -'.open'.length), name: rel }))]
+    .sort((a, b) => beganAt(a.rel).localeCompare(beganAt(b.rel)) || a.rel.localeCompare(b.rel));
+  const abs = (name: string) => path.join(o.dataDir, name);
+  const run = new WarcImport(o.dataDir, o.store, s, archivedContexts(files.map((f) => abs(f.name))), o.onProgress, true);
+  try {
+    for (const f of files) await run.importFile(abs(f.name), new InPlaceFile(abs(f.name), f.rel));
+  } finally {
+    await o.store.flush();
+  }
+  s.rdfNotFound = run.writer.rdfNotFound;
+  s.seconds = (Date.now() - t0) / 1000;
+  return s;
+}
+
+/**
+ * When a file of the archive was begun, as its name says: `datamonitor-20261206041615-…` (a crawl's) or
+ * `20261206T041615-…` (an import's); a name with neither sorts first.
+ */
+function beganAt(rel: string): string {
+  const m = /(\d{8})T?(\d{6})/.exec(path.basename(rel));
+  return m ? m[1]! + m[2]! : '';
 }
 
 /** The logged digest is of the same algorithm as `key` and differs: no need to read the record. */

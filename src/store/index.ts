@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { MetadataStore } from './types.ts';
-import { SqliteStore } from './sqlite.ts';
+import { SCHEMA_VERSION, SqliteStore } from './sqlite.ts';
 import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
 import { redactUrl } from './redact.ts';
@@ -52,6 +52,28 @@ export async function openStore(dataDir: string, db?: string, opts: OpenStoreOpt
 function isMissingPg(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown } | null;
   return err?.code === 'ERR_MODULE_NOT_FOUND' && /\bCannot find (package|module) 'pg'( |$)/.test(String(err.message));
+}
+
+/**
+ * Whether the SQLite store of `dataDir` predates this datamonitor's schema, so that a command reading what
+ * a newer schema added (`log`: the reasons) must open it writable once, to migrate it. Read from the file's
+ * header (SQLite's user_version, bytes 60-63) without opening it: a migration still in the WAL reads as
+ * old, which costs only a writable open. PostgreSQL stores say no: their readers take the schema as it is.
+ */
+export function storeNeedsUpgrade(dataDir: string, db?: string): boolean {
+  if (db) return false;
+  const header = Buffer.alloc(64);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path.join(dataDir, 'meta.sqlite'), 'r');
+    if (fs.readSync(fd, header, 0, 64, 0) < 64) return false;
+  } catch {
+    return false; // absent or unreadable: the open that follows says why
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  const version = header.readUInt32BE(60);
+  return version > 0 && version < SCHEMA_VERSION;
 }
 
 /** Whether `dataDir` (or the database `db` names) holds an archive to read. */

@@ -1,11 +1,13 @@
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
 import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
+import { DamagedStoreError } from './damaged.ts';
 
 /** 2: the crawl log's `reason` column. */
-const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 2;
 /** Built once: the crawler appends a log row per page, and the statement cache is keyed by this text. */
 const INSERT_LOG = `INSERT INTO crawl_log (${LOG_COLS.map(([, c]) => c).join(', ')}) VALUES (${LOG_COLS.map(() => '?').join(', ')})`;
 
@@ -46,7 +48,8 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       throw new Error(`${this.file} was written by a newer datamonitor (schema ${version}); upgrade datamonitor to read it`);
     }
     if (this.readonly) {
-      if (version === 0) throw new Error(`${this.file} holds no datamonitor metadata store (it was never initialised)`);
+      // A file SQLite reads as empty (cut to 0 bytes, or never written): nothing to read, and the WARC files may rebuild it.
+      if (version === 0) throw new DamagedStoreError(path.dirname(this.file), [path.basename(this.file)], 'it holds no tables');
       return;
     }
     this.db.transaction(() => {

@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 /**
  * An error caused by the user's input (bad argument, missing file): shown without a stack trace.
  * `exitCode` is its sysexits status (src/cli/exit-codes.ts): 64 (usage) unless said otherwise.
@@ -30,8 +32,14 @@ export function flagOf(option: string): string {
   return `--${option.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
-/** Error codes that mean the archive's storage failed (disk full, quota, read-only, I/O), not the page. */
-const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EFBIG', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', '53100']);
+/** Error codes that mean the archive's storage failed (disk full, quota, I/O), not the page. */
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EFBIG', 'SQLITE_FULL', 'SQLITE_IOERR', '53100']);
+/**
+ * Error codes that mean this user may not write (or open) a file of the archive: its modes, its owner, a
+ * read-only mount. SQLite says SQLITE_READONLY when it opened the file but may not write it, and
+ * SQLITE_CANTOPEN when it may not create it or its journal beside it; PostgreSQL's 42501 is a user without the privilege.
+ */
+const PERMISSION_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM', '42501']);
 
 /**
  * SQLSTATEs that mean the database went away or cannot take writes for now (a restart, a crash, a
@@ -69,14 +77,40 @@ export function isDatabaseLost(err: unknown): boolean {
   return false;
 }
 
-/** A full disk, an I/O error, a read-only file system: EX_IOERR (74). */
+/** A full disk or an I/O error: EX_IOERR (74). */
 function isDiskFailure(err: unknown): boolean {
   for (const e of causes(err)) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (STORAGE_CODES.has(code) || STORAGE_CODES.has(code.split('_').slice(0, 2).join('_'))) return true;
-    if (/\b(ENOSPC|EDQUOT|EROFS|SQLITE_FULL)\b|no space left on device|database or disk is full/i.test(String(e.message ?? ''))) return true;
+    if (/\b(ENOSPC|EDQUOT|SQLITE_FULL)\b|no space left on device|database or disk is full/i.test(String(e.message ?? ''))) return true;
   }
   return false;
+}
+
+/**
+ * Whether a write (or an open for writing) was refused because this user may not write the file: EX_NOPERM
+ * (77). Freeing space would not help, so it is told apart from a full disk. A full disk wins when both are
+ * in the chain.
+ */
+export function isPermissionDenied(err: unknown): boolean {
+  if (isDiskFailure(err)) return false;
+  for (const e of causes(err)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (PERMISSION_CODES.has(code) || PERMISSION_CODES.has(code.split('_').slice(0, 2).join('_'))) return true;
+  }
+  return false;
+}
+
+/**
+ * A permission error in words: which file (Node's fs errors name it; SQLite's do not, so the metadata
+ * store of `dataDir` is named), that this user cannot write it, and what to do.
+ */
+export function permissionMessage(err: unknown, dataDir: string | undefined, outcome = 'Nothing was changed'): string {
+  let file: string | undefined;
+  for (const e of causes(err)) if (typeof (e as { path?: unknown }).path === 'string') file ??= (e as { path: string }).path;
+  const sqlite = [...causes(err)].some((e) => /^(SQLITE_|42501$)/.test(String(e.code ?? '')));
+  const what = file ? `'${file}'` : sqlite && dataDir ? `the metadata store in '${dataDir}' (meta.sqlite, or the directory it needs to write its journal in)` : `a file of the archive${dataDir ? ` in '${dataDir}'` : ''}`;
+  return `permission denied: you (${userName()}) cannot write ${what} (${(err as Error).message}). ${outcome}; run the command as the archive's owner, give this user write access (chown or chmod), or work on a copy of the archive`;
 }
 
 /**
@@ -85,14 +119,18 @@ function isDiskFailure(err: unknown): boolean {
  * remaining URL failed.
  */
 export function isStorageFailure(err: unknown): boolean {
-  if (isDiskFailure(err)) return true;
+  if (isDiskFailure(err) || isPermissionDenied(err)) return true;
   for (const e of causes(err)) if (e instanceof DatabaseUnavailableError || isLostState(typeof e.code === 'string' ? e.code : '')) return true;
   return false;
 }
 
-/** The exit status of a command a storage failure ended: 74 for a disk (fix it first), 75 for a database lost (try again later). */
-export function storageExitCode(err: unknown): 74 | 75 {
-  return isDiskFailure(err) ? 74 : 75;
+/**
+ * The exit status of a command a storage failure ended: 74 for a disk (fix it first), 77 for a file this
+ * user may not write, 75 for a database lost (try again later).
+ */
+export function storageExitCode(err: unknown): 74 | 75 | 77 {
+  if (isDiskFailure(err)) return 74;
+  return isPermissionDenied(err) ? 77 : 75;
 }
 
 /**
@@ -103,5 +141,14 @@ export class DatabaseUnavailableError extends Error {
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
     this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** This process's user name, or its uid when the system has no name for it. */
+function userName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
   }
 }

@@ -10,7 +10,7 @@ export const EXIT = {
   usage: 64,
   /** EX_DATAERR: the input data is wrong (a malformed seeds file, a WARC that is not one). */
   dataError: 65,
-  /** EX_NOINPUT: an input file or archive does not exist. */
+  /** EX_NOINPUT: an input file or archive does not exist, or is damaged past reading (a corrupt metadata store). */
   noInput: 66,
   /** EX_UNAVAILABLE: nothing could be fetched (every seed refused or failed). */
   unavailable: 69,
@@ -18,6 +18,8 @@ export const EXIT = {
   software: 70,
   /** EX_IOERR: the archive could not be written (disk full, I/O error); running again resumes. */
   ioError: 74,
+  /** EX_NOPERM: this user may not write the archive (file modes, a read-only mount). */
+  noPermission: 77,
   /** EX_TEMPFAIL: try again later (a cycle lock held by another run). */
   tempFail: 75,
   /**

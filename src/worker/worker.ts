@@ -76,8 +76,8 @@ export interface WorkerSummary {
   hostsReleased: number;
   leasesLost: number;
   durationMs: number;
-  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error' | 'database-unavailable';
-  /** Why, for `disk-space`, `storage-error` and `database-unavailable`. */
+  stoppedBy: 'idle' | 'signal' | 'max-docs' | 'max-time' | 'disk-space' | 'storage-error' | 'permission-denied' | 'database-unavailable';
+  /** Why, for `disk-space`, `storage-error`, `permission-denied` and `database-unavailable`. */
   stopMessage?: string;
   /**
    * WARC files a previous run with this id left open (killed mid-crawl), repaired at start: cut back
@@ -232,7 +232,7 @@ class CrawlWorker {
   private readonly leases: Leases;
   private readonly emit: (e: WorkerEvent) => void;
   /** A round that ran out of disk ends the worker: leasing hosts again would only fail again. */
-  private storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'database-unavailable'; stopMessage?: string } | undefined;
+  private storageStop: { stoppedBy: 'disk-space' | 'storage-error' | 'permission-denied' | 'database-unavailable'; stopMessage?: string } | undefined;
   private drainRound: AbortController | undefined;
   private idleSince: number | undefined;
 
@@ -311,7 +311,7 @@ class CrawlWorker {
   private add(c: CrawlSummary): void {
     for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) this.s[k] += c[k];
     for (const k of OUTCOMES) this.s.outcomes[k] += c.outcomes[k];
-    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'database-unavailable') this.storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
+    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'permission-denied' || c.stoppedBy === 'database-unavailable') this.storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
   }
 
   private roundOptions(drain: AbortSignal): RoundOptions {

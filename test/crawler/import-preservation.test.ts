@@ -141,7 +141,7 @@ describe('import is preservation-grade', () => {
 
     // The CLI's summary: counts a reader can add up, and a plural only for more than one.
     const text = await runMain(['import', '--data', tempDir(), m1.file, m2File]);
-    expect(text.out).toMatch(/^13 of 13 records in 2 files kept byte for byte in [\d.]+ s; 6 of 6 responses and revisits \(3 responses, 3 revisits\) archived as versions: 3 new, 0 changed, 3 unchanged, 0 errors$/m);
+    expect(text.out).toMatch(/^13 of 13 records in 2 files kept byte for byte in [\d.]+ s; 6 of 6 responses and revisits \(3 responses, 3 revisits\) archived: 3 new, 0 changed, 3 unchanged, 0 redirects, 0 errors$/m);
 
     // Each version says where it came from (export --provenance): the fetch activity of A's version was imported from that file and record.
     let prov = '';

@@ -263,6 +263,9 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
       process.exitCode = STORAGE_EXIT_CODE;
+    } else if (summary.stoppedBy === 'permission-denied') {
+      process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
+      process.exitCode = EXIT.noPermission;
     } else if (summary.stoppedBy === 'database-unavailable') {
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
       process.exitCode = DATABASE_EXIT_CODE;

@@ -34,8 +34,9 @@ export function register(program: Command): void {
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
         `${s.copied} of ${plural(s.records, 'record')} in ${plural(s.files, 'file')} kept byte for byte in ${s.seconds.toFixed(1)} s; ` +
-          `${s.imported} of ${s.responses + s.revisits} responses and revisits (${plural(s.responses, 'response')}, ${plural(s.revisits, 'revisit')}) archived as versions: ` +
-          `${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${plural(s.errors, 'error')}`,
+          `${s.imported} of ${s.responses + s.revisits} responses and revisits (${plural(s.responses, 'response')}, ${plural(s.revisits, 'revisit')}) archived: ` +
+          `${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${plural(s.redirects, 'redirect')}, ${plural(s.errors, 'error')}` +
+          (s.fetchedFor ? `, ${s.fetchedFor} fetched for a document (contexts, proofs, representations)` : ''),
       ];
       if (s.skipped.alreadyImported) lines.push(`${s.skipped.alreadyImported} records not copied: the archive already holds them (same WARC-Record-ID and bytes)`);
       if (s.skipped.revisitWithoutPayload) lines.push(`${s.skipped.revisitWithoutPayload} revisits kept as records, not versions: the response they refer to is not in the archive (import the crawl's earlier files first, or with them)`);

@@ -83,6 +83,12 @@ export const commandModules: CommandModule[] = [
     ],
   },
   {
+    load: () => import('./rebuild.ts'),
+    commands: [
+      { path: 'rebuild', term: '[options]', summary: "make a damaged or lost meta.sqlite and/or versions.sqlite again from the archive's WARC files (the damaged files are moved aside, not deleted); says what WARC files cannot bring back" },
+    ],
+  },
+  {
     load: () => import('./query.ts'),
     commands: [
       { path: 'query', term: '[options] [query]', summary: 'SPARQL over the archive as it was at any time (each document in its named graph; default graph = their union), version queries and changes' },

@@ -1,7 +1,7 @@
 /** `datamonitor log`: each URL's fate as the crawl log records it, failures and diagnostics first of all. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { withStore } from '../../store/index.ts';
+import { storeNeedsUpgrade, withStore } from '../../store/index.ts';
 import type { CrawlLogEntry } from '../../store/types.ts';
 import { REASONS, REASON_NAMES, isReason } from '../../vocabulary/reasons.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
@@ -51,8 +51,10 @@ export function register(program: Command): void {
       const reasons = reasonsFrom(flags.reason);
       const limit = parseCount(flags.limit, '--limit');
       const url = flags.url === undefined ? undefined : normalizeUrl(flags.url) ?? flags.url;
-      // Not read-only: an archive from before the reason column gets it (and its rows their reasons) on open.
-      const entries = await withStore(dataDir, flags.db, (store) => store.fates({ reasons, url, limit }), { mustExist: true });
+      // Read-only, so that a user who may not write the archive can read it; but an archive from before the
+      // reason column is opened writable once, to get it (and its rows their reasons).
+      const readonly = !storeNeedsUpgrade(dataDir, flags.db);
+      const entries = await withStore(dataDir, flags.db, (store) => store.fates({ reasons, url, limit }), { mustExist: true, readonly });
       if (flags.json) return void process.stdout.write(JSON.stringify(entries.map(({ headers: _h, ...e }) => e), null, 2) + '\n');
       if (entries.length === 0) return void process.stdout.write(reasons || url ? 'no log entries match\n' : 'no failures, skips or diagnostics in the crawl log\n');
       process.stdout.write(entries.map(describeEntry).join('\n') + '\n');

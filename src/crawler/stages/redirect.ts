@@ -1,13 +1,32 @@
-import type { ArchiveWriter } from '../../archive/warc-writer.ts';
+import type { ArchivedExchange, ArchiveWriter } from '../../archive/warc-writer.ts';
 import { sha1Digest } from '../../archive/warc-record.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { headerValue, locationUrl } from '../../util/headers.ts';
-import type { CrawlLog } from '../../store/types.ts';
+import type { CrawlLog, CrawlLogEntry, DocumentRow } from '../../store/types.ts';
+import type { FetchResponse } from '../../fetch/types.ts';
 import type { Fates } from './fates.ts';
 import type { ScopeStage } from './scope.ts';
 import type { Job, Next, Stage } from './types.ts';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Whether a response is a redirect the crawl follows: a 3xx of REDIRECTS with a Location. */
+export function isRedirect(r: Pick<FetchResponse, 'status' | 'headers'>): boolean {
+  return REDIRECTS.has(r.status) && headerValue(r.headers, 'location') !== undefined;
+}
+
+/**
+ * The crawl-log row of a redirect hop archived at `archived`, and the document's new state: what the crawl
+ * logs, and an import (or a rebuild) of its WARC files logs the same. `prev`: the URL's row before the fetch.
+ */
+export function redirectRow(url: string, r: FetchResponse, prev: { checksum?: string } | undefined, archived: ArchivedExchange, error: string | undefined, cycleId?: number): [CrawlLogEntry, Partial<DocumentRow>] {
+  const checksum = sha1Digest(r.rawBody);
+  return [{
+    url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
+    bytes: r.rawBody.length, mediaType: r.mediaType, checksum, change: prev?.checksum === checksum ? 'unchanged' : prev ? 'changed' : 'new',
+    error, reason: 'redirected', triples: 0, warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId,
+  }, { state: 'fetched', lastFetched: r.startedAt.getTime(), checksum }];
+}
 
 /** Redirects followed from a URL found otherwise before the chain is cut (what the fetcher followed itself before). */
 export const MAX_REDIRECT_HOPS = 5;
@@ -39,7 +58,7 @@ export class RedirectStage implements Stage {
     // Another representation asked of a document's own URL is no page: its redirect is the variant stage's to note.
     if (job.entry.variant?.negotiated) return false;
     const r = job.outcome?.response;
-    return r !== undefined && REDIRECTS.has(r.status) && headerValue(r.headers, 'location') !== undefined;
+    return r !== undefined && isRedirect(r);
   }
 
   async process(job: Job): Promise<Next> {
@@ -62,11 +81,7 @@ export class RedirectStage implements Stage {
       ? `redirected (${r.status}) to ${JSON.stringify(text)}, which is not an http(s) URL`
       : loop ? `redirect loop: ${[...loop, target].join(' -> ')}`
       : hops > (this.d.maxHops ?? MAX_REDIRECT_HOPS) ? `more than ${this.d.maxHops ?? MAX_REDIRECT_HOPS} redirects in a row: ${target} is not followed` : undefined;
-    await this.d.store.logFetch({
-      url: entry.url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
-      bytes: r.rawBody.length, mediaType: r.mediaType, checksum, change: job.prev?.checksum === checksum ? 'unchanged' : job.prev ? 'changed' : 'new',
-      error, reason: 'redirected', triples: 0, warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: this.d.cycleId,
-    }, { state: 'fetched', lastFetched: r.startedAt.getTime(), checksum });
+    await this.d.store.logFetch(...redirectRow(entry.url, r, job.prev, archived, error, this.d.cycleId));
     if (!target) this.d.fates.count('bad-url');
     else if (loop) this.d.fates.count('redirect-loop');
     else if (error) this.d.fates.count('too-many-redirects');

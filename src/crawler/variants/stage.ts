@@ -254,7 +254,7 @@ export class Variants {
     this.had(set, r, digest, type);
     const parsed = await this.parse(r);
     const graph = parsed && (await comparedGraph(parsed.quads, parsed.mediaType, parsed.pageQuadsFrom, set.docUrl, set.docUrl));
-    const archived = await this.d.warc.writeExchange({ response: r, payloadDigest: digest });
+    const archived = await this.d.warc.writeExchange({ response: r, payloadDigest: digest, fetchedFor: 'variant' });
     c.variants.archived++;
     const verdict = graph ? this.compare(set, graph, set.entryUrl, type) : { reason: 'variant-mismatch' as const, lines: [`warning: ${variantOfLine(set.docUrl)}: ${type} could not be analysed (over its budget)`] };
     if (!graph) c.variants.mismatch++;
