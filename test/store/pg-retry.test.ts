@@ -78,12 +78,13 @@ async function startProxy(target: URL): Promise<{ port: number; down(): void; up
 
 describe.skipIf(!pgBase)('a crawl and a worker whose PostgreSQL goes away', () => {
   let site: TestServer & { seed: string };
+  // Read at each request: slowed while the killer looks for a busy connection (see terminateTwice).
+  const siteOptions = { pages: PAGES, linksPerPage: 3, bytesPerPage: 1_000, latencyMs: 20 };
   let killer: pg.Client;
   const schemas: string[] = [];
   const pageUrls = () => Array.from({ length: PAGES }, (_, i) => `${site.url}/page/${i}`);
   beforeAll(async () => {
-    // Slow enough answers that the crawl lasts through both terminations on a fast machine.
-    site = await startSyntheticSite({ pages: PAGES, linksPerPage: 3, bytesPerPage: 1_000, latencyMs: 20 });
+    site = await startSyntheticSite(siteOptions);
     killer = new pg.Client({ connectionString: pgBase! });
     killer.on('error', () => {});
     await killer.connect();
@@ -129,12 +130,21 @@ describe.skipIf(!pgBase)('a crawl and a worker whose PostgreSQL goes away', () =
     while (running() && (await logged(watcher)) < n) await new Promise((r) => setTimeout(r, 20));
   }
 
-  /** Terminates the crawl's connections twice, after a quarter and after half of the pages: how many times it did. */
+  /**
+   * Terminates the crawl's connections twice, after a quarter and after half of the pages: how many times it did.
+   * While the killer waits for a busy connection the site answers slowly, so that the crawl cannot run to its
+   * end first however loaded the machine (its writes go on, a few pages at a time).
+   */
   async function terminateTwice(watcher: PostgresStore, app: string, running: () => boolean): Promise<number> {
     let kills = 0;
     for (const share of [0.25, 0.5]) {
       await waitLogged(watcher, PAGES * share, running);
-      if (await terminateWhileBusy(app, running)) kills++;
+      siteOptions.latencyMs = 400;
+      try {
+        if (await terminateWhileBusy(app, running)) kills++;
+      } finally {
+        siteOptions.latencyMs = 20;
+      }
     }
     return kills;
   }
