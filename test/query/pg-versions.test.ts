@@ -198,7 +198,10 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
         // The loader's session is alive: its read indexes stay down for it to build once.
         expect(meanwhile.liveBulkLoader()).toBeDefined();
         expect(meanwhile.missingIndexes().length).toBeGreaterThan(0);
-        expect(meanwhile.indexedLogId()).toBe(400); // its first batch, committed
+        // Its first batch, committed: the progress line is printed once the COMMIT is sent, which the store's
+        // connection thread finishes while the loader stalls (on a loaded machine, a moment later).
+        for (let i = 0; i < 200 && meanwhile.indexedLogId() !== 400; i++) await new Promise((r) => setTimeout(r, 100));
+        expect(meanwhile.indexedLogId()).toBe(400);
       } finally {
         child.kill('SIGKILL');
         await exited;
