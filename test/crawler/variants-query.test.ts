@@ -6,6 +6,11 @@ import { runQuery } from '../../src/query/sparql.ts';
 import { VersionIndex } from '../../src/query/version-index.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, LOADED_TIMEOUT_MS, runMainOk, tempDir } from '../helpers.ts';
+import { catchUpVersions } from '../../src/query/catch-up.ts';
+import { PgVersionArchive } from '../../src/query/pg/pg-version-store.ts';
+import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
+
+const pgBase = await pgBaseUrl();
 
 /**
  * The alternates `crawl --variants` fetches (Link: rel="alternate") are documents of their own in the
@@ -88,5 +93,23 @@ describe('alternates in the query index', () => {
     expect(await query(`SELECT ?name FROM <${doc}.jsonld> WHERE { ?s <https://schema.org/name> ?name }`)).toEqual([['Ada Byron']]);
     expect(await query(`SELECT ?name FROM NAMED <${doc}.jsonld> WHERE { GRAPH ?g { ?s <https://schema.org/name> ?name } }`)).toEqual([['Ada Byron']]);
     expect(await query('SELECT ?name WHERE { ?s <https://schema.org/name> ?name } ORDER BY ?name', ['--graph', `${doc}.jsonld`, '--graph', doc])).toEqual([['Ada Byron'], ['Ada Lovelace']]);
+  }, LOADED_TIMEOUT_MS);
+
+  it.skipIf(!pgBase)('the same in a PostgreSQL index, whose flag of alternates is read with the generation', async () => {
+    const url = isolatedSchemaUrl(pgBase!, 'dm_alt');
+    const store = await openStore(dataDir);
+    const archive = new PgVersionArchive(url);
+    try {
+      await catchUpVersions(archive, store, dataDir);
+      const r = await runQuery(archive, 'SELECT ?name WHERE { ?s <https://schema.org/name> ?name }', { format: 'json' });
+      expect((JSON.parse(r.body) as Bindings).results.bindings.map((b) => b.name!.value)).toEqual(['Ada Lovelace']);
+      expect(archive.mayHoldAlternates()).toBe(true);
+      const named = await runQuery(archive, `SELECT ?name FROM <${doc}.jsonld> WHERE { ?s <https://schema.org/name> ?name }`, { format: 'json' });
+      expect((JSON.parse(named.body) as Bindings).results.bindings.map((b) => b.name!.value)).toEqual(['Ada Byron']);
+    } finally {
+      await archive.close();
+      await store.close();
+      await dropSchema(url);
+    }
   }, LOADED_TIMEOUT_MS);
 });
