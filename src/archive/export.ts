@@ -21,6 +21,7 @@ export { DM };
 const PROV = 'http://www.w3.org/ns/prov#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 export { PROVENANCE_GRAPH } from './namespace.ts';
+import { alternateOf, alternateQuads } from './alternates.ts';
 import { PROVENANCE_GRAPH } from './namespace.ts';
 
 /** Log entries read from the store at a time: export holds a page of the log, never all of it. */
@@ -138,6 +139,8 @@ export function provenanceQuads(e: CrawlLogEntry): Quad[] {
   // The trust verdict of a version `crawl --trust` vetted: the same facts the query index states.
   const trust = e.rdfOffset !== undefined ? trustFactOf(e.diagnostics) : undefined;
   if (trust) out.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
+  const alternateOfDoc = e.rdfOffset !== undefined ? alternateOf(e.diagnostics) : undefined;
+  if (alternateOfDoc) out.push(...alternateQuads(e.finalUrl ?? e.url, alternateOfDoc));
   return out;
 }
 

@@ -44,7 +44,7 @@ import { ArchiveRecall, QueryDriver, validateDrivingQueries } from './follow/ind
 import { VersionIndex } from '../query/version-index.ts';
 import { Variants, zeroVariants, type VariantsSummary } from './variants/stage.ts';
 import { PostgresStore } from '../store/postgres.ts';
-import { materialise, NOW } from '../query/sparql.ts';
+import { hiddenAlternates, materialise, NOW } from '../query/sparql.ts';
 import type { CrawlSummary } from './crawl.ts';
 
 /** What the drain runs: the parts of one crawl, built and connected, its first URLs queued. */
@@ -366,7 +366,8 @@ async function archiveKnowledge(dataDir: string, store: CrawlStore) {
   const index = VersionIndex.open(dataDir, store, store instanceof PostgresStore ? store.url : undefined);
   try {
     await index.catchUp();
-    return materialise(index.archive, NOW).store;
+    // The documents' own data, as a query's default dataset has it: without the alternates of --variants.
+    return materialise(index.archive, NOW, undefined, hiddenAlternates(index.archive, NOW)).store;
   } finally {
     await index.close();
   }

@@ -4,6 +4,7 @@ import type { FoundLink, Diagnostic } from '../extract/types.ts';
 import type { ChangeState, CrawlLog, DocumentRow } from '../store/types.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
+import { alternateLine } from '../archive/alternates.ts';
 import type { CanonicalMethod } from '../rdf/canonical.ts';
 import type { ExtractInput } from '../extract/types.ts';
 import type { Reason } from '../vocabulary/reasons.ts';
@@ -66,6 +67,8 @@ export interface CapturedDocument {
  */
 export interface CaptureAs {
   requisite?: 1 | 2;
+  /** The document this URL is an advertised alternate of (`crawl --variants`): its row says so (src/archive/alternates.ts). */
+  alternateOf?: string;
 }
 
 /** The crawl-log line of a requisite whose fetch did not give it (its reason says how it failed). */
@@ -226,6 +229,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   const requisiteHad = as.requisite !== undefined && (ok || r.notModified === true) && !r.truncated && outcome.error?.code !== 'decode';
   if (as.requisite !== undefined && !requisiteHad) diagnostics.push(REQUISITE_DIAGNOSTIC);
   if (doc.vetting) diagnostics.push(doc.vetting.line);
+  if (as.alternateOf) diagnostics.push(alternateLine(as.alternateOf));
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     // A body that would not decode: the row says what went wrong, not only that the bytes would not parse.

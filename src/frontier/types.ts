@@ -29,9 +29,10 @@ export interface FrontierEntry {
   /**
    * Another representation of a document the crawl fetched (`crawl --variants`, src/crawler/variants/):
    * the set of representations it belongs to, the Accept header to send, and whether it is the
-   * document's own URL asked for another media type (negotiated) or an advertised alternate URL.
+   * document's own URL asked for another media type (negotiated) or an advertised alternate URL, and
+   * for an alternate the document's URL (`of`: its capture row names it, src/archive/alternates.ts).
    */
-  variant?: { set: number; accept: string; negotiated: boolean };
+  variant?: { set: number; accept: string; negotiated: boolean; of?: string };
 }
 
 /**

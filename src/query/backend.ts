@@ -218,6 +218,11 @@ export interface PlannerReads {
   countMatching(pattern: RowConstants, cap: number): number;
   rowsEstimate(): number;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];
+  /**
+   * Optional, for a store where each read is a round trip: false when it holds no `dm:alternateOf` fact
+   * (src/archive/alternates.ts), as read with the generation; without it sparql.ts asks countMatching.
+   */
+  mayHoldAlternates?(): boolean;
 }
 
 /** What the count planner (plan/count.ts) reads: counts in SQL, and the dictionary's terms to check. */

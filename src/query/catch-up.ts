@@ -1,6 +1,7 @@
 import type { Quad } from '@rdfjs/types';
 import { PROVENANCE_GRAPH, versionQuads } from '../archive/export.ts';
 import { trustFactOf, trustQuads } from '../trust/record.ts';
+import { alternateOf, alternateQuads } from '../archive/alternates.ts';
 import { RecordReader } from '../archive/warc-reader.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { IndexMaintenance, StoreIdentity, VersionWriter } from './backend.ts';
@@ -217,6 +218,9 @@ function readVersion(reader: RecordReader, e: CrawlLogEntry): ReadVersion {
     // A version vetted by `crawl --trust` carries its verdict as facts in dm:provenance (src/trust/record.ts).
     const trust = trustFactOf(e.diagnostics);
     if (trust) quads.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
+    // An alternate `crawl --variants` captured says so, which keeps it out of queries' default dataset.
+    const doc = alternateOf(e.diagnostics);
+    if (doc) quads.push(...alternateQuads(e.finalUrl ?? e.url, doc));
     return { quads };
   } catch (err) {
     return { error: err as Error };

@@ -5,7 +5,7 @@ import { engineBroken } from './engine/limits.ts';
 import { describeSyntaxError } from './syntax-error.ts';
 import type { ArchiveReads, RowConstants } from './backend.ts';
 import { iriTerm } from '../rdf/terms.ts';
-import { DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
+import { ALTERNATE_OF, DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
 import { defaultFormat, formatsFor, mediaTypeOf, relabelQuads, relabelSolutions, writeGraph, writeSolutions } from './results/index.ts';
 
@@ -49,9 +49,9 @@ export interface Snapshot {
  * Blank nodes keep the archive's labels. Rows are streamed from the archive into the store a group at a
  * time (src/query/plan/load.ts): what must fit in memory is the engine's store, not a text of it.
  */
-export function materialise(archive: ArchiveReads, at: number, graphs?: string[]): Snapshot {
+export function materialise(archive: ArchiveReads, at: number, graphs?: string[], hidden = NONE_HIDDEN): Snapshot {
   const loader = new StoreLoader(graphIndexLine);
-  for (const [rowid, row] of archive.snapshotRows(at, { graphs })) loader.add(rowid, row);
+  for (const [rowid, row] of archive.snapshotRows(at, { graphs })) if (!isHidden(row, hidden)) loader.add(rowid, row);
   const store = loader.finish();
   return { store, quads: loader.quads, at };
 }
@@ -60,10 +60,13 @@ export function materialise(archive: ArchiveReads, at: number, graphs?: string[]
  * The part of Mat(at) a query reads: the rows valid at `at` that match one of its triple patterns (and,
  * when a pattern may match them, every `dm:inDocument` statement), in the snapshot's order.
  */
-export function materialisePatterns(archive: ArchiveReads, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[]): Snapshot {
+export function materialisePatterns(archive: ArchiveReads, at: number, plan: Extract<Plan, { kind: 'patterns' }>, graphs?: string[], hideAlternates = false): Snapshot {
   const loader = new StoreLoader(graphIndexLine);
-  for (const [rowid, row] of patternRows(archive, at, plan, graphs)) loader.add(rowid, row);
-  const extra = plan.indexLines ? archive.namedGraphsAt(at, { graphs }).flatMap((r) => graphIndexLine(r) ?? []) : [];
+  const rows = patternRows(archive, at, plan, graphs);
+  const named = plan.indexLines ? archive.namedGraphsAt(at, { graphs }) : [];
+  const { visible, hidden } = withoutAlternates(archive, at, rows, hideAlternates, named);
+  for (const [rowid, row] of visible) loader.add(rowid, row);
+  const extra = named.flatMap((r) => (isHidden(r, hidden) ? [] : graphIndexLine(r) ?? []));
   const store = loader.finish(extra);
   return { store, quads: loader.quads, at };
 }
@@ -80,12 +83,12 @@ function patternRows(archive: ArchiveReads, at: number, plan: Extract<Plan, { ki
  * Each round's store is freed before the next is loaded: memory is that of the last round's rows.
  */
 function firstSolutions(archive: ArchiveReads, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'first' }>,
-  shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined): { body: string; quads: number } | undefined {
+  shape: QueryShape, format: QueryResult['format'], dataset: Dataset | undefined, hideAlternates: boolean): { body: string; quads: number } | undefined {
   for (let k = Math.max(FIRST_ROWS, 4 * plan.shape.needed); k <= plan.upTo; k *= GROWTH) {
     const cut = { k, more: false };
     const loader = new StoreLoader(graphIndexLine);
     const rows = plan.source ? matchingRows(archive, at, plan.source.patterns, graphs, cut) : firstOf(archive.snapshotRows(at, { graphs }), k, cut);
-    for (const [rowid, row] of rows) loader.add(rowid, row);
+    for (const [rowid, row] of withoutAlternates(archive, at, rows, hideAlternates).visible) loader.add(rowid, row);
     const store = loader.finish();
     try {
       const json = evaluateShape(store, shape, 'application/sparql-results+json', dataset) as string;
@@ -123,6 +126,53 @@ export function graphIndexLine(q: QuadRow): string | undefined {
 }
 const METADATA_GRAPH = `<${PROVENANCE_GRAPH}>`;
 
+const NONE_HIDDEN: ReadonlySet<string> = new Set();
+const ALTERNATES: RowConstants = { p: `<${ALTERNATE_OF}>`, graph: METADATA_GRAPH };
+const lastHidden = new WeakMap<ArchiveReads, { key: string; hidden: ReadonlySet<string> }>();
+
+/*
+ * Alternates: the documents stated `<alt> dm:alternateOf <doc>` in dm:provenance (src/archive/alternates.ts),
+ * representations `crawl --variants` fetched from a document's `Link: rel="alternate"`. They are not the
+ * document's data, agreeing or not, so a query's default dataset leaves their triples out (as replay and
+ * Memento leave them out of the document's captures); the facts about them in dm:provenance stay, and a
+ * query that names its graphs gets what it names.
+ */
+
+/** Whether the store may hold alternates: read with the generation where it can be (PostgreSQL), else one index seek. */
+function mayHoldAlternates(archive: ArchiveReads): boolean {
+  return archive.mayHoldAlternates?.() ?? archive.countMatching(ALTERNATES, 1) > 0;
+}
+
+/** Every alternate at `at`: what a whole snapshot leaves out, once per generation and instant. */
+export function hiddenAlternates(archive: ArchiveReads, at: number, key = snapshotKey(archive, at, undefined)): ReadonlySet<string> {
+  const hit = lastHidden.get(archive);
+  if (hit?.key === key) return hit.hidden;
+  const hidden = alternatesAmong(archive, at, undefined);
+  lastHidden.set(archive, { key, hidden });
+  return hidden;
+}
+
+/** The alternates at `at` among `graphs` (undefined: all). */
+function alternatesAmong(archive: ArchiveReads, at: number, graphs: string[] | undefined): ReadonlySet<string> {
+  if (graphs?.length === 0) return NONE_HIDDEN;
+  const ids = archive.matchAt(at, ALTERNATES, { graphs });
+  return ids.length === 0 ? NONE_HIDDEN : new Set([...archive.rowsById(Float64Array.from(ids).sort())].map(([, row]) => row.graph));
+}
+
+/**
+ * The rows of a selective load without the alternates' data: the alternates among the rows' documents (and
+ * `also`'s) are looked up, not every alternate of the archive.
+ */
+function withoutAlternates(archive: ArchiveReads, at: number, rows: Iterable<[number, QuadRow]>, hide: boolean, also: QuadRow[] = []): { visible: Iterable<[number, QuadRow]>; hidden: ReadonlySet<string> } {
+  if (!hide) return { visible: rows, hidden: NONE_HIDDEN };
+  const all = [...rows];
+  const hidden = alternatesAmong(archive, at, [...new Set([...all.map(([, r]) => r.graph), ...also.map((r) => r.graph)])]);
+  return { visible: hidden.size === 0 ? all : all.filter(([, r]) => !isHidden(r, hidden)), hidden };
+}
+
+/** A row of an alternate's version that is its data (not a dm:provenance fact about it). */
+const isHidden = (row: QuadRow, hidden: ReadonlySet<string>): boolean => hidden.size > 0 && hidden.has(row.graph) && row.namedGraph !== METADATA_GRAPH;
+
 /**
  * One snapshot per archive kept between queries: a server asking about "now" reloads only after a write.
  * The last query's pattern rows are kept beside it (a client repeating a query), never in its place:
@@ -131,23 +181,24 @@ const METADATA_GRAPH = `<${PROVENANCE_GRAPH}>`;
 const lastSnapshot = new WeakMap<ArchiveReads, { key: string; snapshot: Snapshot }>();
 const lastPatterns = new WeakMap<ArchiveReads, { key: string; snapshot: Snapshot }>();
 
-function snapshotKey(archive: ArchiveReads, at: number, graphs: string[] | undefined): string {
-  return JSON.stringify([archive.generation, at, graphs ?? null]);
+/** `defaultDataset`: the query names no graph, so alternates are left out (a FROM the planner could not resolve loads the same graphs). */
+function snapshotKey(archive: ArchiveReads, at: number, graphs: string[] | undefined, defaultDataset = true): string {
+  return JSON.stringify([archive.generation, at, graphs ?? null, defaultDataset]);
 }
 
-function cachedSnapshot(archive: ArchiveReads, key: string, at: number, graphs: string[] | undefined): Snapshot {
+function cachedSnapshot(archive: ArchiveReads, key: string, at: number, graphs: string[] | undefined, hideAlternates: boolean): Snapshot {
   const hit = lastSnapshot.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
   if (hit) {
     lastSnapshot.delete(archive);
     freeStore(hit.snapshot.store);
   }
-  const snapshot = materialise(archive, at, graphs);
+  const snapshot = materialise(archive, at, graphs, hideAlternates ? hiddenAlternates(archive, at, key) : NONE_HIDDEN);
   lastSnapshot.set(archive, { key, snapshot });
   return snapshot;
 }
 
-function cachedPatterns(archive: ArchiveReads, stateKey: string, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>): Snapshot {
+function cachedPatterns(archive: ArchiveReads, stateKey: string, at: number, graphs: string[] | undefined, plan: Extract<Plan, { kind: 'patterns' }>, hideAlternates: boolean): Snapshot {
   const key = JSON.stringify([stateKey, plan.patterns, plan.indexLines]);
   const hit = lastPatterns.get(archive);
   if (hit && hit.key === key) return hit.snapshot;
@@ -155,7 +206,7 @@ function cachedPatterns(archive: ArchiveReads, stateKey: string, at: number, gra
     lastPatterns.delete(archive);
     freeStore(hit.snapshot.store);
   }
-  const snapshot = materialisePatterns(archive, at, plan, graphs);
+  const snapshot = materialisePatterns(archive, at, plan, graphs, hideAlternates);
   lastPatterns.set(archive, { key, snapshot });
   return snapshot;
 }
@@ -200,9 +251,13 @@ export async function prepareQuery(archive: ArchiveReads, sparql: string, opts: 
     : shape.hasDataset ? (shape.datasetGraphs ?? opts.graphs) : opts.graphs;
   // Read once: the generation is a round trip on PostgreSQL. Read before loading, so a write meanwhile
   // makes the next query reload, never this one keep a stale snapshot.
-  const key = snapshotKey(archive, at, graphs);
+  const wholeDataset = graphs === undefined && !dataset && !shape.hasDataset;
+  // The default dataset leaves alternates out; a query that names its graphs gets what it names.
+  const key = snapshotKey(archive, at, graphs, wholeDataset);
+  const hide = wholeDataset && mayHoldAlternates(archive);
   const loaded = lastSnapshot.get(archive)?.key === key;
-  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv(), wholeDataset: graphs === undefined && !dataset && !shape.hasDataset });
+  // A count in SQL would count the alternates' rows too.
+  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv(), wholeDataset: wholeDataset && !hide });
   const answer = (body: string, quads: number, kind: Plan['kind']): QueryResult => ({ form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads, plan: kind });
   const execute = (): QueryResult => {
     if (plan.kind === 'count') {
@@ -212,13 +267,13 @@ export async function prepareQuery(archive: ArchiveReads, sparql: string, opts: 
     }
     let load = plan;
     if (load.kind === 'first') {
-      const found = firstSolutions(archive, at, graphs, load, shape, format, dataset);
+      const found = firstSolutions(archive, at, graphs, load, shape, format, dataset, hide);
       if (found) return answer(found.body, found.quads, 'first');
       load = load.otherwise;
     }
     // A query the parser refused: the engine's own message, from an empty store, rather than after loading a snapshot.
     if (load.kind === 'snapshot' && load.reason === UNPARSED && !loaded) evaluateShape(EMPTY(), shape, 'application/sparql-results+json', dataset);
-    const snapshot = load.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, load) : cachedSnapshot(archive, key, at, graphs);
+    const snapshot = load.kind === 'patterns' ? cachedPatterns(archive, key, at, graphs, load, hide) : cachedSnapshot(archive, key, at, graphs, hide);
     return answer(serialise(snapshot.store, shape, format, dataset), snapshot.quads, load.kind);
   };
   return { plan: plan.kind, execute };

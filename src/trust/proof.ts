@@ -174,9 +174,14 @@ export interface SignOptions {
  * unsecured graph). The proof node is a blank node; callers write it where no label can clash.
  */
 export async function createProof(quads: Quad[], key: SigningKey, opts: SignOptions): Promise<Quad[]> {
+  const node = await signProofNode(quads, key, opts.created);
+  return [DataFactory.quad(DataFactory.namedNode(opts.documentIri), DataFactory.namedNode(`${SEC}proof`), node[0]!.subject), ...node];
+}
+
+/** A proof node's statements (`_:proof`, proofValue last) over `quads`, linked from nothing: what createProof hangs from the document. */
+export async function signProofNode(quads: Quad[], key: SigningKey, created = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')): Promise<Quad[]> {
   const { namedNode, literal, blankNode, quad } = DataFactory;
   const node = blankNode('proof');
-  const created = opts.created ?? `${new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
   const config = [
     quad(node, namedNode(RDF_TYPE), namedNode(`${SEC}DataIntegrityProof`)),
     quad(node, namedNode(`${SEC}cryptosuite`), literal(CRYPTOSUITE, namedNode(`${SEC}cryptosuiteString`))),
@@ -188,11 +193,7 @@ export async function createProof(quads: Quad[], key: SigningKey, opts: SignOpti
   const cfg = await canonicalNQuads(config);
   if (doc === undefined || cfg === undefined) throw new Error('the graph has too many entangled blank nodes to canonicalise within the RDFC-1.0 work bound: it cannot be signed');
   const signature = edSign(null, hashData(cfg, doc), key.privateKey);
-  return [
-    quad(namedNode(opts.documentIri), namedNode(`${SEC}proof`), node),
-    ...config,
-    quad(node, namedNode(`${SEC}proofValue`), literal(multibase(signature), namedNode(`${SEC}multibase`))),
-  ];
+  return [...config, quad(node, namedNode(`${SEC}proofValue`), literal(multibase(signature), namedNode(`${SEC}multibase`)))];
 }
 
 function value(proof: FoundProof, predicate: string): string | undefined {

@@ -7,3 +7,11 @@ declare module 'rdf-canonize' {
   };
   export default canonize;
 }
+
+// Bundled JSON-LD contexts (src/trust/jsonld.ts): context URL → the context document.
+declare module '@digitalbazaar/data-integrity-context' {
+  export const contexts: Map<string, unknown>;
+}
+declare module '@digitalbazaar/credentials-context' {
+  export const contexts: Map<string, unknown>;
+}

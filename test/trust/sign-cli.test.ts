@@ -25,6 +25,7 @@ describe('datamonitor sign / verify-proof', () => {
 
     const noBase = await cli(['sign', '--key', keyFile, doc]);
     expect(noBase.code).toBe(64);
+    expect(noBase.err).toContain('uses relative IRIs (<#me>, <>)');
     expect(noBase.err).toContain('--base');
 
     const signedFile = path.join(dir, 'grace.signed.ttl');
@@ -54,6 +55,33 @@ describe('datamonitor sign / verify-proof', () => {
     const untrusted = await cli(['verify-proof', '--trust', path.join(dir, 'keys.txt'), '--base', BASE, otherSigned]);
     expect(untrusted.code).toBe(1);
     expect(untrusted.out).toContain('untrusted-key');
+  });
+
+  it('signs blank nodes, lists and _:x without a word about relative IRIs; never for the local file path', async () => {
+    const dir = tempDir();
+    const keyFile = path.join(dir, 'me.key.json');
+    await cli(['sign', '--generate-key', keyFile]);
+    const doc = path.join(dir, 'ada.ttl');
+    fs.writeFileSync(doc, `@prefix foaf: <http://xmlns.com/foaf/0.1/> .
+<http://127.0.0.1:8080/people/ada#me> foaf:knows [ foaf:name "Charles" ] ; foaf:nick ( "Ada" "Countess" ) .
+_:x foaf:name "a friend" .
+`);
+    // Without --base the proof would hang from file:///…/ada.ttl: refused, and not for relative IRIs, which it has none of.
+    for (const extra of [[], ['--detached', path.join(dir, 'ada.proof.ttl')]]) {
+      const r = await cli(['sign', '--key', keyFile, ...extra, doc]);
+      expect(r.code).toBe(64);
+      expect(r.err).not.toContain('relative');
+      expect(r.err).toContain('--base');
+      expect(r.err).toContain('local path');
+      expect(r.out).toBe('');
+    }
+    expect(fs.existsSync(path.join(dir, 'ada.proof.ttl'))).toBe(false);
+    const signedFile = path.join(dir, 'ada.signed.ttl');
+    expect((await cli(['sign', '--key', keyFile, '--base', 'http://127.0.0.1:8080/people/ada', '--out', signedFile, doc])).code).toBe(0);
+    expect(fs.readFileSync(signedFile, 'utf8')).not.toContain('file:');
+    const ok = await cli(['verify-proof', signedFile]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain('verified');
   });
 
   it('refuses to overwrite a key and says what to do about a missing key', async () => {

@@ -5,10 +5,9 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { EXIT } from '../../util/exit-codes.ts';
-import { detachedProofText, formatOfFile, parseDocument, signText, verifyText } from '../../trust/document.ts';
+import { detachedProofText, formatOfFile, relativeIriProblem, relativeIris, signText, verifyText } from '../../trust/document.ts';
 import { generateKeyFile, readSigningKey, readTrustList } from '../../trust/multikey.ts';
 import { PROOF_REL, type TrustReport } from '../../trust/proof.ts';
-import { quadToNQuads } from '../../rdf/canonical.ts';
 
 interface SignFlags {
   key?: string;
@@ -34,31 +33,34 @@ function readInput(file: string): string {
 }
 
 /**
- * The IRI relative references resolve against. A signature covers absolute IRIs, so a document
- * with relative ones (`<#me>`) verifies only under the URL it was signed for: without --base
- * such a document is refused rather than signed for its file:// path.
+ * The URL the proof is made for. A signature covers absolute IRIs, so a document with relative ones
+ * (`<#me>`) verifies only under the URL it was signed for; and a Turtle-family proof hangs from the
+ * document's URL (`<URL> sec:proof [ … ]`). Without --base that URL would be the file's own path, which
+ * no reader can resolve and which publishes the signer's directories: refused, saying which of the two
+ * applies. A JSON-LD proof hangs from the document's top object, so JSON-LD with absolute IRIs only
+ * needs no URL (undefined).
  */
-async function baseFor(file: string, text: string, base: string | undefined): Promise<string> {
+async function baseFor(file: string, text: string, base: string | undefined): Promise<string | undefined> {
   if (base) {
     if (!URL.canParse(base)) throw new UserError(`--base ${base} is not an absolute IRI`);
     return base;
   }
-  const fileBase = pathToFileURL(path.resolve(file)).href;
   const format = formatOfFile(file);
-  const a = (await parseDocument(text, format, fileBase, file)).map(quadToNQuads).join('');
-  const b = (await parseDocument(text, format, 'http://base.invalid/x/y', file)).map(quadToNQuads).join('');
-  if (a !== b) throw new UserError(`${file} uses relative IRIs (like <#me>): give --base URL, the URL the document is published at, because the proof covers the IRIs they resolve to`);
-  return fileBase;
+  const relative = await relativeIris(text, format, file);
+  if (relative.length > 0) throw new UserError(relativeIriProblem(file, relative));
+  if (format === 'JSON-LD') return undefined;
+  const local = pathToFileURL(path.resolve(file)).href;
+  throw new UserError(`${file}: give --base URL, the URL the document is published at: its proof names the document it signs (<URL> sec:proof [ … ]), and without --base that would be its local path ${local}, which no reader can resolve`);
 }
 
 export function register(program: Command): void {
   program
     .command('sign')
-    .description('sign an RDF document (Turtle, N-Triples, N-Quads, TriG) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key')
-    .argument('[document]', 'the RDF file to sign (.ttl, .nt, .nq, .trig)')
+    .description('sign an RDF document (Turtle, N-Triples, N-Quads, TriG, JSON-LD) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key')
+    .argument('[document]', 'the RDF file to sign (.ttl, .nt, .nq, .trig, .jsonld)')
     .option('--key <file>', 'the key file (JSON Multikey with secretKeyMultibase, as --generate-key writes it)')
     .option('--generate-key <file>', 'write a new Ed25519 key file (mode 600) and print its did:key, for a trust list')
-    .option('--base <iri>', 'the URL the document is published at (required when it uses relative IRIs)')
+    .option('--base <iri>', 'the URL the document is published at (required but for JSON-LD without relative IRIs, whose proof hangs from its top object)')
     .option('--out <file>', 'write the signed document here instead of stdout')
     .option('--created <datetime>', 'the proof\'s creation time (xsd:dateTime); default now')
     .option('--detached <file>', 'write the proof as a document of its own (Turtle) and leave the document as it is; serve it with Link: <proof>; rel="https://w3id.org/security#proof"')
@@ -80,6 +82,7 @@ export function register(program: Command): void {
       const text = readInput(document);
       const base = await baseFor(document, text, flags.base);
       if (flags.detached) {
+        if (base === undefined) throw new UserError(`a detached proof hangs from the document's URL (<URL> sec:proof [ … ]): give --base URL, the URL ${document} is published at`);
         fs.writeFileSync(flags.detached, await detachedProofText(text, formatOfFile(document), key, base, flags.created));
         process.stderr.write(`wrote the proof of ${document} by ${key.verificationMethod} into ${flags.detached}; publish it and link it from the document's response: Link: <URL of ${path.basename(flags.detached)}>; rel="${PROOF_REL}" (or state <${base}> <${PROOF_REL}> <its URL> in the document before signing)\n`);
         return;
@@ -93,7 +96,7 @@ export function register(program: Command): void {
   program
     .command('verify-proof')
     .description('check the Data Integrity proofs of RDF documents: verified by key K, tampered, untrusted key, unknown cryptosuite, other canonical form; exit status 1 unless all verify')
-    .argument('<documents...>', 'RDF files (.ttl, .nt, .nq, .trig)')
+    .argument('<documents...>', 'RDF files (.ttl, .nt, .nq, .trig, .jsonld)')
     .option('--trust <file>', 'trust list: one did:key or publicKeyMultibase a line; without it any key counts')
     .option('--base <iri>', 'the URL the documents were signed for (when they use relative IRIs)')
     .option('--json', 'print [{file, verdict, signedBy, reason, proofs}] as JSON')

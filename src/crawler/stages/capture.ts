@@ -22,7 +22,7 @@ export class CaptureStage implements Stage {
   }
 
   async process(job: Job): Promise<Next> {
-    const doc = (job.doc = await capture(job.entry.url, job.outcome!, this.d.ctx, job.prev, { requisite: job.entry.requisite }));
+    const doc = (job.doc = await capture(job.entry.url, job.outcome!, this.d.ctx, job.prev, { requisite: job.entry.requisite, alternateOf: job.entry.variant?.of }));
     job.ok = doc.status > 0 && doc.status < 500;
     const hs = this.d.hostRow(job.entry.host);
     hs.fetches++;

@@ -152,7 +152,7 @@ export class Variants {
       const force = this.d.refetch && !this.refetched.has(a.url);
       if (force) this.refetched.add(a.url);
       // Admitted all at once, so that the document's links (next stage) find them known and do not queue them again.
-      const admitted = this.d.scope.offerVariant(a.url, set.depth, { set: set.id, accept: `${a.type}, */*;q=0.1`, negotiated: false }, this.nextKey++, force);
+      const admitted = this.d.scope.offerVariant(a.url, set.depth, { set: set.id, accept: `${a.type}, */*;q=0.1`, negotiated: false, of: set.docUrl }, this.nextKey++, force);
       if (admitted === 'queued') set.alternatesLeft++;
     }
     if (set.alternatesLeft === 0) this.askNext(set);

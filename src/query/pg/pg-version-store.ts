@@ -3,6 +3,7 @@ import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { iriTerm, skolemise, termHash, type NtQuad } from '../../rdf/terms.ts';
+import { ALTERNATE_OF } from '../../archive/namespace.ts';
 import type { LogGap } from '../log-gaps.ts';
 import type { TermCheckMemo } from '../term-check-memo.ts';
 import { PG_TERM_CHECK_DDL, PgTermCheckMemo } from './pg-term-check-memo.ts';
@@ -60,6 +61,9 @@ const INDEXED_LOG_ID = 'indexed_log_id';
 const NEXT_ROW = 'next_row';
 const NEXT_TERM = 'next_term';
 const GENERATION = 'generation';
+/** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
+const ALTERNATES = 'alternates';
+const ALTERNATE_OF_NT = `<${ALTERNATE_OF}>`;
 /** The backend pid (pg_backend_pid) of a session bulk-loading with the read indexes down. */
 const BULK_LOADER = 'bulk_loader_pid';
 
@@ -114,8 +118,12 @@ export class PgVersionArchive implements VersionBackend {
     versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
     /** How this transaction's versions change the rows valid from each instant on (count-totals.ts). */
     totals: Map<number, number>;
+    /** A version of this transaction states dm:alternateOf (ALTERNATES). */
+    alternates?: boolean;
   } | undefined;
   private generationSeen: number | undefined;
+  /** ALTERNATES as read with the generation (undefined: not read yet). */
+  private alternatesSeen: boolean | undefined;
   /**
    * The next row id read with the generation, kept until the event loop turns (or this store commits):
    * a query reads the generation (its cache key), then the planner asks for the archive's size, which
@@ -235,10 +243,16 @@ export class PgVersionArchive implements VersionBackend {
     return String(this.readGeneration());
   }
 
+  /** As read with the last generation (a query reads that first); true before any was read. */
+  mayHoldAlternates(): boolean {
+    return this.alternatesSeen ?? true;
+  }
+
   private readGeneration(): number {
-    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [[GENERATION, NEXT_ROW]]);
+    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [[GENERATION, NEXT_ROW, ALTERNATES]]);
     const value = (k: string) => meta.find((r) => r.key === k)?.value;
     const generation = value(GENERATION) ?? 0;
+    this.alternatesSeen = value(ALTERNATES) !== undefined;
     // Another process wrote since: if it rebuilt the index, the ids of the cached terms are stale.
     if (!this.tx && this.generationSeen !== undefined && generation !== this.generationSeen) this.termIds.clear();
     if (!this.tx) this.generationSeen = generation;
@@ -318,10 +332,11 @@ export class PgVersionArchive implements VersionBackend {
       const commit = this.pendingStatements();
       if (tx.wrote) {
         this.generationSeen = generation + 1;
+        const alternates = tx.alternates ? [[ALTERNATES], [1]] : [[], []];
         commit.push({
           sql: `INSERT INTO vs_meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-          params: [[NEXT_ROW, NEXT_TERM, GENERATION], [tx.nextRow, tx.nextTerm, generation + 1]],
+          params: [[NEXT_ROW, NEXT_TERM, GENERATION, ...alternates[0]!], [tx.nextRow, tx.nextTerm, generation + 1, ...alternates[1]!]],
         });
       }
       commit.push({ sql: 'COMMIT' });
@@ -447,6 +462,7 @@ export class PgVersionArchive implements VersionBackend {
     const seen = new Set<number>();
     const born: Array<[number, OpenRow]> = [];
     for (const [s, p, o, ng] of triples ?? []) {
+      if (p === ALTERNATE_OF_NT) tx.alternates = true;
       const h = tripleHash(s, p, o, ng);
       if (seen.has(h)) continue;
       seen.add(h);
