@@ -88,7 +88,7 @@ export interface ExchangeInput {
  * version of it; the record says so in this header, so that an import or rebuild of the WARC files
  * does the same instead of taking it for a capture of its URL (src/crawler/import-warc.ts).
  */
-export type FetchedFor = 'context' | 'proof' | 'variant';
+export type FetchedFor = 'robots' | 'context' | 'proof' | 'variant';
 export const FETCHED_FOR_HEADER = 'WARC-Datamonitor-Fetched-For';
 
 interface OpenFile {

@@ -23,7 +23,7 @@ import { OptionError, UserError } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
-import { ContextLoader, OriginSpacing } from './contexts.ts';
+import { ContextLoader, OriginSpacing, ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './contexts.ts';
 import { DEFAULTS, type CrawlOptions, type CrawlStore, type RoundOptions } from './options.ts';
 import { filtersOf } from './banner.ts';
 import type { Stage } from './stages/types.ts';
@@ -90,16 +90,6 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const noteRequest = (origin: string, time: number) => frontier.noteRequest(origin, time);
   const sideFetcher: Fetcher = reportingSent(createHttpFetcher(fetchOptions), (url, sentAt) => noteRequest(originOf(url), sentAt));
   const hosts = new HostFigures();
-  const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
-    userAgent,
-    maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
-    retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
-    retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
-    maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
-    // A robots.txt request is a request to the server: the next one waits the delay after it.
-    onRequest: noteRequest,
-    onFetched: (host, status, text) => Object.assign(hosts.row(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
-  });
   // WARC writing runs on a thread of its own, beside the crawl; a small fixed batch (a re-crawl
   // cycle's few URLs) stays inline, where a thread's start-up would cost more.
   const threaded = o.threads ?? !(o.noFollow && o.seeds.length < 200);
@@ -123,6 +113,20 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
   const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
+  const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
+    userAgent,
+    maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
+    retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
+    retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
+    maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
+    // A robots.txt request is a request to the server: the next one waits the delay after it.
+    onRequest: noteRequest,
+    onFetched: (host, status, text) => Object.assign(hosts.row(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
+    // Archived as a WARC response record with a log row, as the page requests are: the policy in force at capture time.
+    onResponse: async (url, outcome) => {
+      if (outcome.response) await archiveSideFetch({ warc, store: fates.store, cycleId: o.cycleId }, url, outcome.response, robotsProblem(outcome.response.status), ROBOTS_DIAGNOSTIC, 'robots');
+    },
+  });
   const { ctx, trustCounts } = captureContext(o, { sideFetcher, robots, timing, warc, fates, noteRequest });
 
   const s: CrawlSummary = {

@@ -7,7 +7,7 @@ import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
 import { isRedirect, redirectRow } from './stages/redirect.ts';
 import { Fates } from './stages/fates.ts';
-import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS, archiveSideFetch } from './contexts.ts';
+import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS, ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './contexts.ts';
 import { PROOF_DOCUMENT_DIAGNOSTIC } from './detached-proofs.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
 import { openStore } from '../store/index.ts';
@@ -111,6 +111,9 @@ class ImportIndex {
 }
 
 let fileSeq = 0;
+
+/** The crawl-log line of a request the crawl made for its policy or a document, by what it was fetched for. */
+const SIDE_DIAGNOSTICS = { robots: ROBOTS_DIAGNOSTIC, context: CONTEXT_DIAGNOSTIC, proof: PROOF_DOCUMENT_DIAGNOSTIC } as const;
 
 /** Where an import's records go: a copy in a new file of the archive (ImportFile), or where they are (InPlaceFile). */
 interface RecordSink {
@@ -427,10 +430,10 @@ class WarcImport {
     const at = this.writer.current!.at;
     this.s.imported++;
     this.s.fetchedFor++;
-    if (kind === 'context' || kind === 'proof') {
-      const problem = r.status === 200 ? undefined : `HTTP ${r.status}`;
-      // Through Fates, as in the crawl: the row gets the reason its status shows.
-      return archiveSideFetch({ warc: this.writer, store: new Fates(this.store, undefined).store }, url, r, problem, kind === 'context' ? CONTEXT_DIAGNOSTIC : PROOF_DOCUMENT_DIAGNOSTIC, kind);
+    if (kind === 'robots' || kind === 'context' || kind === 'proof') {
+      const problem = kind === 'robots' ? robotsProblem(r.status) : r.status === 200 ? undefined : `HTTP ${r.status}`;
+      // Through Fates, as in the crawl: the row is counted as the crawl counts it.
+      return archiveSideFetch({ warc: this.writer, store: new Fates(this.store, undefined).store }, url, r, problem, SIDE_DIAGNOSTICS[kind], kind);
     }
     await this.store.logFetch({
       url, finalUrl: url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: 0, bytes: r.rawBody.length,

@@ -58,6 +58,11 @@ export interface RobotsOptions {
   /** Called after each robots.txt fetch, e.g. to store it with the host (status 0: no HTTP answer). */
   onFetched?: (host: string, status: number, text: string) => void;
   /**
+   * Called with each robots.txt answer before it is read (to archive it: the policy in force at capture
+   * time is part of the record, as Heritrix keeps it); awaited, so that a failure to archive it stops the URLs behind it.
+   */
+  onResponse?: (url: string, outcome: FetchOutcome) => Promise<void>;
+  /**
    * Called as each robots.txt request is asked for: it counts towards the origin's politeness delay (from when it
    * went out, too, when the fetcher reports that: `reportingSent`).
    */
@@ -183,6 +188,7 @@ export class RobotsCache {
     const robotsUrl = `${origin}/robots.txt`;
     this.options.onRequest?.(origin, this.now());
     const outcome = await this.fetcher.fetch(robotsUrl, undefined, undefined, { accept: ROBOTS_ACCEPT });
+    await this.options.onResponse?.(robotsUrl, outcome);
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
     if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);

@@ -163,7 +163,9 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
     params.push(...q.reasons);
   } else if (q.url === undefined) {
     // Rows from before the reason column have none: a failure among them still shows as one.
-    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite', 'variant') OR diagnostics IS NOT NULL)`);
+    // A prerequisite (robots.txt, a context, a proof) always has its info line: listed only when it could not serve.
+    where.push(`(reason IS NULL AND change = 'error' OR reason NOT IN ('fetched', 'unchanged', 'requisite', 'variant', 'prerequisite')`
+      + ` OR reason = 'prerequisite' AND change = 'error' OR diagnostics IS NOT NULL AND (reason IS NULL OR reason <> 'prerequisite'))`);
   }
   if (q.url !== undefined) {
     const urls = await redirectedTo(db, q.url);

@@ -6,7 +6,8 @@ import { POLICY_REASONS, isReason } from './reasons.ts';
  * The reasons (reasons.ts) say why in detail; an outcome is the column a person reads first:
  * - `new`, `changed`, `unchanged`: a document captured with its graph, by what the graph did;
  * - `redirect`: a hop, archived, its target offered to the frontier (not a version of any document);
- * - `archived-only`: archived bytes that are no version of a document by design (a page requisite, a media type
+ * - `archived-only`: archived bytes that are no version of a document by design (robots.txt, a JSON-LD
+ *   context, a proof, a page requisite, a media type
  *   not parsed, another representation of a document);
  * - `policy`: never requested, by a policy (robots.txt, a filter, a refused address);
  * - `parse-error`: archived, but no graph could be read from it (a parse or decode error, over budget);
@@ -16,7 +17,7 @@ export const OUTCOMES = ['new', 'changed', 'unchanged', 'redirect', 'archived-on
 
 export type Outcome = (typeof OUTCOMES)[number];
 
-const ARCHIVED_ONLY = new Set(['requisite', 'filtered-mime', 'variant', 'variant-mismatch']);
+const ARCHIVED_ONLY = new Set(['prerequisite', 'requisite', 'filtered-mime', 'variant', 'variant-mismatch']);
 const UNREADABLE = new Set(['parse-error', 'decode-error', 'over-budget']);
 
 /** The column of one crawl-log row: its reason, and for a captured document whether its graph changed. */

@@ -10,6 +10,7 @@ export const REASONS = {
   redirected: 'a redirect: the hop is archived and its target offered to the frontier',
   variant: 'archived: another representation of a fetched document (--variants), its graph the same as the document\'s',
   'variant-mismatch': 'another representation of a fetched document (--variants) whose graph differs from the document\'s (a finding: the diagnostics say how)',
+  prerequisite: 'archived: a request the crawl made for its policy or for a document, not a document of the crawl (robots.txt, a JSON-LD context, a detached proof); the row\'s diagnostic says which',
   requisite: 'archived: a page requisite (image, style sheet, script, icon, media) of an archived page (--page-requisites), not parsed, not followed',
   'http-error': 'the server answered 4xx (archived as it was)',
   'server-error': 'the server answered 5xx after every retry (retried on resume)',

@@ -36,7 +36,7 @@ describe("every URL's fate is a record with its reason", () => {
 
   it('gives every crawl-log row its reason', () => {
     const reasons = Object.fromEntries(crawlLog(dataDir).map((e) => [new URL(e.url).pathname, e.reason]));
-    expect(reasons).toEqual({ '/': 'fetched', '/broken1': 'parse-error', '/broken2': 'parse-error', '/private': 'robots-disallowed', '/missing': 'http-error', '/deep': 'fetched' });
+    expect(reasons).toEqual({ '/robots.txt': 'prerequisite', '/': 'fetched', '/broken1': 'parse-error', '/broken2': 'parse-error', '/private': 'robots-disallowed', '/missing': 'http-error', '/deep': 'fetched' });
   });
 
   it('`datamonitor log` lists failures and diagnostics, by reason and URL, as text and JSON', async () => {
@@ -69,9 +69,9 @@ describe("every URL's fate is a record with its reason", () => {
 
   it('`stats` counts only requested URLs as fetches', async () => {
     const r = await cli(['stats', '--data', dataDir]);
-    // 6 rows: 2 captured, 2 unparsable, 1 404, 1 never requested (robots.txt): one column each, adding up.
-    expect(r.out).toMatch(/log +6 entries from .*: 2 new, 0 changed, 0 unchanged, 1 skipped by policy, 2 parse errors, 1 error \(5 fetches\)/);
-    expect(r.out).toMatch(/reasons +fetched 2, parse-error 2, robots-disallowed 1, http-error 1/);
+    // 7 rows: robots.txt, 2 captured, 2 unparsable, 1 404, 1 never requested (disallowed): one column each, adding up.
+    expect(r.out).toMatch(/log +7 entries from .*: 2 new, 0 changed, 0 unchanged, 1 archived only, 1 skipped by policy, 2 parse errors, 1 error \(6 fetches\)/);
+    expect(r.out).toMatch(/reasons +prerequisite 1, fetched 2, parse-error 2, robots-disallowed 1, http-error 1/);
   });
 });
 
