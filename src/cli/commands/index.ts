@@ -66,7 +66,7 @@ export const commandModules: CommandModule[] = [
   {
     load: () => import('./sign.ts'),
     commands: [
-      { path: 'sign', term: '[options] [document]', summary: 'sign an RDF document (Turtle, N-Triples, N-Quads, TriG) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key' },
+      { path: 'sign', term: '[options] [document]', summary: 'sign an RDF document (Turtle, N-Triples, N-Quads, TriG, JSON-LD) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key' },
       { path: 'verify-proof', term: '[options] <documents...>', summary: 'check the Data Integrity proofs of RDF documents: verified by key K, tampered, untrusted key, unknown cryptosuite, other canonical form; exit status 1 unless all verify' },
     ],
   },
