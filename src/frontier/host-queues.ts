@@ -37,6 +37,8 @@ interface OriginQueue {
   memMax: number;
   /** Counted in `hostCount`: queued to or released, not only named by a request beside the frontier. */
   counted: boolean;
+  /** Parked or forgotten: the heaps' items for it are stale. */
+  gone: boolean;
 }
 
 /** A bound on the entries (and origins) held in memory, past which the rest wait in `spill`. */
@@ -58,6 +60,7 @@ export class HostQueues implements Frontier {
   private ready = new MinHeap<OriginQueue>();
   /** Origins in memory by the worst best entry first (keyed by its negation; empty ones at -Infinity): who leaves next. */
   private leaving = new MinHeap<OriginQueue>();
+  private leavingKept = false;
   private count = 0;
   private inMemory = 0;
   private spillingOrigins = 0;
@@ -96,13 +99,24 @@ export class HostQueues implements Frontier {
   }
 
   private newQueue(origin: string, host: string): OriginQueue {
-    const q: OriginQueue = { origin, host, queue: new MinHeap(), heap: Heap.None, heapKey: 0, spilled: 0, bound: -Infinity, memMax: -Infinity, counted: false };
+    const q: OriginQueue = { origin, host, queue: new MinHeap(), heap: Heap.None, heapKey: 0, spilled: 0, bound: -Infinity, memMax: -Infinity, counted: false, gone: false };
     this.origins.set(origin, q);
-    if (this.memory) {
-      this.leaving.push(q, -Infinity);
-      if (this.leaving.size > 2 * this.origins.size + 64) this.leaving.retain((x) => this.origins.get(x.origin) === x);
-    }
+    this.leave(q);
     return q;
+  }
+
+  /**
+   * Notes the origin's place in the order of leaving memory. Kept only once memory was first full: a crawl that
+   * never fills it pays nothing for it.
+   */
+  private leave(q: OriginQueue): void {
+    if (!this.leavingKept) return;
+    this.leaving.push(q, q.queue.size > 0 ? -q.queue.peekKey()! : -Infinity);
+    if (this.leaving.size > 2 * this.origins.size + 64) {
+      // One item per origin in memory is enough: a stale key is put right when it comes up.
+      const once = new Set<OriginQueue>();
+      this.leaving.retain((x) => !x.gone && !once.has(x) && Boolean(once.add(x)));
+    }
   }
 
   /** The origin's queue in memory: brought back from the spill, or new. */
@@ -135,7 +149,7 @@ export class HostQueues implements Frontier {
 
   /** Whether a heap's item is the origin in memory still sitting there (not one that left, or moved). */
   private isCurrent(q: OriginQueue, heap: Heap): boolean {
-    return q.heap === heap && this.origins.get(q.origin) === q;
+    return q.heap === heap && !q.gone;
   }
 
   private schedule(q: OriginQueue): void {
@@ -211,7 +225,7 @@ export class HostQueues implements Frontier {
     if (q.queue.size === 0) {
       q.memMax = -Infinity;
       if (q.spilled > 0) this.refill(q);
-      else if (this.memory) this.leaving.push(q, -Infinity);
+      else this.leave(q);
     }
     return entry;
   }
@@ -237,7 +251,7 @@ export class HostQueues implements Frontier {
       q.spilled = 0;
     }
     if (q.spilled === 0) this.spillingOrigins--;
-    if (back.length > 0) this.leaving.push(q, -q.queue.peekKey()!);
+    if (back.length > 0) this.leave(q);
   }
 
   /**
@@ -245,16 +259,19 @@ export class HostQueues implements Frontier {
    * those with a request in flight unless nothing else makes room for entries).
    */
   private trim(room = 0, keep?: OriginQueue): void {
-    if (!this.memory) return;
-    const max = this.memory.maxEntries;
+    const max = this.memory?.maxEntries ?? Number.POSITIVE_INFINITY;
+    if (this.inMemory + room <= max && this.origins.size <= max) return;
     const over = (busy: number) => this.inMemory + room > max || this.origins.size - busy > max;
-    if (!over(0)) return;
+    if (!this.leavingKept) {
+      this.leavingKept = true;
+      for (const q of this.origins.values()) this.leave(q);
+    }
     const busy: OriginQueue[] = [];
     let kept = false;
     while (over(busy.length) && this.leaving.size > 0) {
       const stamp = this.leaving.peekKey()!;
       const q = this.leaving.pop()!;
-      if (this.origins.get(q.origin) !== q) continue;
+      if (q.gone) continue;
       const key = q.queue.size > 0 ? -q.queue.peekKey()! : -Infinity;
       if (q === keep) kept = true;
       else if (key !== stamp) this.leaving.push(q, key);
@@ -263,9 +280,9 @@ export class HostQueues implements Frontier {
     }
     for (const q of busy) {
       if (this.inMemory + room > max && q.queue.size > 0) this.park(q);
-      else this.leaving.push(q, q.queue.size > 0 ? -q.queue.peekKey()! : -Infinity);
+      else this.leave(q);
     }
-    if (kept) this.leaving.push(keep!, keep!.queue.size > 0 ? -keep!.queue.peekKey()! : -Infinity);
+    if (kept) this.leave(keep!);
   }
 
   /** Takes an origin out of memory: its entries and clock to the spill, or nowhere when it has neither to keep. */
@@ -280,6 +297,7 @@ export class HostQueues implements Frontier {
       this.spilledEntries++;
     }
     this.origins.delete(q.origin);
+    q.gone = true;
     const clock = this.timing.evict(q.origin)!;
     if (!this.parkedAny) {
       this.parkedAny = true;
@@ -389,7 +407,7 @@ export class HostQueues implements Frontier {
     this.countOrigin(q);
     const accepted = this.timing.release(origin, now, outcome);
     this.schedule(q);
-    if (this.memory) this.leaving.push(q, q.queue.size > 0 ? -q.queue.peekKey()! : -Infinity);
+    this.leave(q);
     this.trim();
     return accepted;
   }

@@ -97,7 +97,7 @@ export class HostTiming {
   }
 
   clock(origin: string): HostClock {
-    return this.origins.get(origin) ?? this.restore(origin, { inFlight: 0, notBefore: 0, delayMs: this.opts.delayMs, failures: 0 });
+    return this.origins.get(origin) ?? this.restore(origin, { inFlight: 0, notBefore: 0, waitReason: undefined, delayMs: this.opts.delayMs, failures: 0 });
   }
 
   /** Takes an origin's clock back into memory (a new origin's: the defaults). */
@@ -106,7 +106,7 @@ export class HostTiming {
     let spacing = this.hostnames.get(hostname);
     if (!spacing) this.hostnames.set(hostname, (spacing = { lastStart: this.spacings?.spacing(hostname) ?? -Infinity, users: 0 }));
     spacing.users++;
-    const s: HostClock = { ...parked, spacing };
+    const s: HostClock = { inFlight: parked.inFlight, notBefore: parked.notBefore, waitReason: parked.waitReason, delayMs: parked.delayMs, failures: parked.failures, spacing };
     this.origins.set(origin, s);
     return s;
   }
