@@ -36,7 +36,8 @@ export interface CrawlSummary {
   hosts: number;
   /**
    * The breadth-first frontier's memory (`frontierMemory`): the most queued URLs it held in memory at once, and
-   * how many waited in its spill on disk. Absent for importance orderings, which keep every URL in memory.
+   * how many went to its spill on disk (an origin's entries, or a whole origin's; an entry parked twice counts twice).
+   * Absent for importance orderings, which keep every URL in memory.
    */
   frontier?: { peakInMemory: number; spilled: number };
   /**

@@ -43,22 +43,15 @@ export function openCrawlSeen(dataDir: string, o: Pick<CrawlOptions, 'seenCache'
  */
 export function openFrontierSpill(dataDir: string): { spill: FrontierSpill; close(): void } {
   let dir: string | undefined;
-  let open: SqliteFrontierSpill | undefined;
-  const disk = (): SqliteFrontierSpill => {
-    if (open) return open;
+  const spill = new SqliteFrontierSpill(() => {
     removeStaleDirs(dataDir, '.frontier-');
-    dir = fs.mkdtempSync(path.join(dataDir, `.frontier-${process.pid}-`));
-    return (open = new SqliteFrontierSpill(dir));
-  };
+    return (dir = fs.mkdtempSync(path.join(dataDir, `.frontier-${process.pid}-`)));
+  });
   return {
-    spill: {
-      put: (origin, entry) => disk().put(origin, entry),
-      take: (origin, limit) => (open ? open.take(origin, limit) : []),
-      close: () => open?.close(),
-    },
+    spill,
     close() {
       try {
-        open?.close();
+        spill.close();
       } finally {
         if (dir) fs.rmSync(dir, { recursive: true, force: true });
       }

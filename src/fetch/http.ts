@@ -285,9 +285,22 @@ class Transport {
       bodyTimeout: 2 * limits.bodyIdleMs,
     };
     this.proxied = Boolean(opts.proxy) || hasProxyEnv();
+    // Plain http through a proxy: undici wraps each origin in a dispatcher with a pool of its own to the proxy, and
+    // keeps both for good (the wrapper reports no disconnect): 16 KB of queue a pool, 1.6 GB at 100,000 hosts. One pool
+    // to each proxy serves them all, as one connection to a proxy serves any origin.
+    const proxyPools = new Map<string, Pool>();
+    const factory = (origin: string | URL, o: Pool.Options): Dispatcher => {
+      const key = String(origin);
+      const proxyUrl = opts.proxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
+      if (!proxyUrl || key !== new URL(proxyUrl).href) return new Pool(origin, o);
+      let pool = proxyPools.get(key);
+      if (!pool || pool.closed || pool.destroyed) proxyPools.set(key, (pool = new Pool(origin, o)));
+      return pool;
+    };
     this.dispatcher = this.proxied
       ? new EnvHttpProxyAgent({
           ...agentOptions,
+          factory,
           ...(opts.proxy ? { httpProxy: opts.proxy, httpsProxy: opts.proxy } : {}),
           // Plain http goes as an absolute-URI request (what archiving proxies expect); https tunnels.
           proxyTunnel: false,

@@ -49,6 +49,17 @@ export interface HostClock {
 
 interface Spacing {
   lastStart: number;
+  /** Clocks in memory that share it: at none, it leaves memory (`SpacingStore`). */
+  users: number;
+}
+
+/** A clock that left memory with its origin's queue (host-queues.ts): everything but the shared spacing. */
+export type ParkedClock = Omit<HostClock, 'spacing'>;
+
+/** Where the spacing of hostnames none of whose origins is in memory waits (a bounded frontier's spill). */
+export interface SpacingStore {
+  spacing(hostname: string): number | undefined;
+  setSpacing(hostname: string, lastStart: number): void;
 }
 
 export interface ReleaseOutcome {
@@ -75,7 +86,7 @@ export class HostTiming {
   private readonly maxBackoffMs: number;
   private readonly maxWaitMs: number;
 
-  constructor(readonly opts: HostTimingOptions) {
+  constructor(readonly opts: HostTimingOptions, private readonly spacings?: SpacingStore) {
     this.backoffBaseMs = opts.backoffBaseMs ?? TIMING_DEFAULTS.backoffBaseMs;
     this.maxBackoffMs = opts.maxBackoffMs ?? TIMING_DEFAULTS.maxBackoffMs;
     this.maxWaitMs = opts.maxWaitMs ?? TIMING_DEFAULTS.maxWaitMs;
@@ -86,21 +97,59 @@ export class HostTiming {
   }
 
   clock(origin: string): HostClock {
-    let s = this.origins.get(origin);
-    if (!s) {
-      const hostname = hostnameOf(origin); // the unit of request spacing: https://h:8443 and http://h are one machine
-      let spacing = this.hostnames.get(hostname);
-      if (!spacing) this.hostnames.set(hostname, (spacing = { lastStart: -Infinity }));
-      s = { inFlight: 0, notBefore: 0, delayMs: this.opts.delayMs, failures: 0, spacing };
-      this.origins.set(origin, s);
-    }
+    return this.origins.get(origin) ?? this.restore(origin, { inFlight: 0, notBefore: 0, waitReason: undefined, delayMs: this.opts.delayMs, failures: 0 });
+  }
+
+  /** Takes an origin's clock back into memory (a new origin's: the defaults). */
+  restore(origin: string, parked: ParkedClock): HostClock {
+    const hostname = hostnameOf(origin); // the unit of request spacing: https://h:8443 and http://h are one machine
+    let spacing = this.hostnames.get(hostname);
+    if (!spacing) this.hostnames.set(hostname, (spacing = { lastStart: this.spacings?.spacing(hostname) ?? -Infinity, users: 0 }));
+    spacing.users++;
+    const s: HostClock = { inFlight: parked.inFlight, notBefore: parked.notBefore, waitReason: parked.waitReason, delayMs: parked.delayMs, failures: parked.failures, spacing };
+    this.origins.set(origin, s);
     return s;
+  }
+
+  /**
+   * Takes an origin's clock out of memory and returns it; the hostname's spacing goes to the store when no origin
+   * in memory shares it. A later `clock` of a dropped origin that `isDefault` said was plain is the same clock.
+   */
+  evict(origin: string): ParkedClock | undefined {
+    const s = this.origins.get(origin);
+    if (!s) return undefined;
+    this.origins.delete(origin);
+    if (--s.spacing.users === 0) {
+      const hostname = hostnameOf(origin);
+      this.hostnames.delete(hostname);
+      if (s.spacing.lastStart > -Infinity) this.spacings?.setSpacing(hostname, s.spacing.lastStart);
+    }
+    const { spacing: _, ...parked } = s;
+    return parked;
+  }
+
+  /** Whether the origin's clock says nothing a new one would not from `now` on: it may be dropped. */
+  isDefault(origin: string, now: number): boolean {
+    const s = this.origins.get(origin);
+    return !s || (s.inFlight === 0 && s.failures === 0 && s.delayMs === this.opts.delayMs && s.notBefore <= now);
+  }
+
+  /** Whether the origin's clock is in memory. */
+  has(origin: string): boolean {
+    return this.origins.has(origin);
   }
 
   /** When the origin may start its next request (once it has room). */
   readyAt(origin: string): number {
     const s = this.clock(origin);
     return Math.max(s.notBefore, s.spacing.lastStart + s.delayMs);
+  }
+
+  /** `readyAt` of an origin whose clock is out of memory (`evict`), as it would be back in memory. */
+  readyAtOf(origin: string, c: ParkedClock): number {
+    const hostname = hostnameOf(origin);
+    const lastStart = this.hostnames.get(hostname)?.lastStart ?? this.spacings?.spacing(hostname) ?? -Infinity;
+    return Math.max(c.notBefore, lastStart + c.delayMs);
   }
 
   /** May a request to `origin` start at `now`? */

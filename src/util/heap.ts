@@ -29,6 +29,15 @@ export class MinHeap<T> {
     return this.items;
   }
 
+  /** Keeps only the items `keep` accepts (a heap with lazy deletion drops its stale items so). */
+  retain(keep: (item: T) => boolean): void {
+    const items = this.items;
+    const keys = this.keys;
+    this.items = [];
+    this.keys = [];
+    for (let i = 0; i < items.length; i++) if (keep(items[i]!)) this.push(items[i]!, keys[i]!);
+  }
+
   peekKey(): number | undefined {
     return this.keys[0];
   }

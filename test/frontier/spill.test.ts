@@ -25,10 +25,12 @@ function random(seed: number): () => number {
 /**
  * A crawl's traffic on a frontier: pushes in discovery order, pops and releases, and what a crawl also does:
  * a URL put back with its old key (a retry), an origin dropped whole (failing host), a redirect chain carried along.
+ * With `politeness`, over many origins (http and https of one hostname sharing its spacing) with a delay: failed
+ * requests (back-off), a Retry-After, a robots.txt Crawl-delay, and requests made beside the frontier.
  */
-function play(f: HostQueues, seed: number, steps: number): string[] {
+function play(f: HostQueues, seed: number, steps: number, o: { origins?: number; politeness?: boolean; check?: (inFlight: readonly FrontierEntry[]) => void } = {}): string[] {
   const rnd = random(seed);
-  const origins = Array.from({ length: 7 }, (_, i) => `http://h${i}.example`);
+  const origins = Array.from({ length: o.origins ?? 7 }, (_, i) => `${o.politeness && i % 3 === 1 ? 'https' : 'http'}://h${o.politeness ? i >> 1 : i}.example`);
   const out: string[] = [];
   const inFlight: FrontierEntry[] = [];
   let key = 0;
@@ -47,19 +49,30 @@ function play(f: HostQueues, seed: number, steps: number): string[] {
       }
     } else if (r < 0.985 && inFlight.length > 0) {
       const e = inFlight.splice(Math.floor(rnd() * inFlight.length), 1)[0]!;
-      f.release(e.origin, now, { ok: true });
+      const fate = o.politeness ? rnd() : 1;
+      if (fate < 0.1) f.setDelay(e.origin, 5 + Math.floor(rnd() * 20));
+      if (fate < 0.2) f.noteRequest(origins[Math.floor(rnd() * origins.length)]!, now);
+      out.push(`${e.origin} failed ${f.failures(e.origin)} times, would back off ${f.backoffAfterFailure(e.origin)}`);
+      f.release(e.origin, now, fate < 0.3 ? { ok: false } : fate < 0.35 ? { ok: true, notBefore: now + 40, reason: 'Retry-After' } : { ok: true });
       if (rnd() < 0.15) f.push({ ...e, retries: (e.retries ?? 0) + 1 }); // back in its old place
     } else {
       const origin = origins[Math.floor(rnd() * origins.length)]!;
       out.push(`drained ${origin}: ${f.drain(origin).map((e) => e.url).sort().join(' ')}`);
     }
+    o.check?.(inFlight);
     now += 1;
   }
   for (const e of inFlight) f.release(e.origin, now, { ok: true });
-  for (let e = f.pop(now + 1); e; e = f.pop(now + 1)) {
-    out.push(`${e.url}|${e.depth}|${e.via?.join(',') ?? ''}|${e.host}`);
-    f.release(e.origin, now + 1, { ok: true });
+  out.push(`deferred: ${f.deferred(now).map((d) => `${d.origin} ${d.until} ${d.reason}`).join(', ')}`);
+  // The rest, as the crawl waits for them: each pop at the next time an origin is ready.
+  for (let t = now + 1, next = f.nextReadyAt(); next !== undefined; next = f.nextReadyAt()) {
+    t = Math.max(t, next);
+    const e = f.pop(t);
+    if (!e) continue;
+    out.push(`${e.url}|${e.depth}|${e.via?.join(',') ?? ''}|${e.host} at ${t}`);
+    f.release(e.origin, t, { ok: true });
   }
+  expect(f.size).toBe(0);
   return out;
 }
 
@@ -72,6 +85,25 @@ describe('a breadth-first frontier that spills to disk', () => {
       expect(spilling.size).toBe(0);
       expect(spilling.memoryEntries).toBe(0);
       expect(spilling.spilledEntries, 'the bound was reached').toBeGreaterThan(0);
+      expect(spilling.lost).toBe(0);
+    }
+  });
+
+  it.each([1, 5, 30])('parks whole origins with their politeness past a bound of %i, in the unbounded order', (bound) => {
+    const timing = { ...TIMING, delayMs: 3, backoffBaseMs: 10, maxBackoffMs: 200 };
+    for (let seed = 1; seed <= 3; seed++) {
+      const reference = new HostQueues(timing);
+      const unbounded = play(reference, seed, 6_000, { origins: 120, politeness: true });
+      const spilling = new HostQueues(timing, { maxEntries: bound, spill: new SqliteFrontierSpill(tempDir()) });
+      let over = 0;
+      const check = (inFlight: readonly FrontierEntry[]) => {
+        // Origins with a request in flight stay in memory: the bound holds for the others.
+        over = Math.max(over, spilling.memoryOrigins - new Set(inFlight.map((e) => e.origin)).size - bound);
+      };
+      expect(play(spilling, seed, 6_000, { origins: 120, politeness: true, check }), `seed ${seed}`).toEqual(unbounded);
+      expect(spilling.peakMemoryEntries).toBeLessThanOrEqual(bound);
+      expect(over).toBeLessThanOrEqual(0);
+      expect(spilling.hostCount).toBe(reference.hostCount);
       expect(spilling.lost).toBe(0);
     }
   });

@@ -72,7 +72,7 @@ export function addCrawlFlags(cmd: Command): Command {
     .option('--trusted-only', 'with --trust: keep and follow only documents verified by a trusted key')
     .option('--seen-cache <policy>', 'cache of the seen-URL set: clock, lru, random', 'clock')
     .option('--seen-cache-size <n>', 'entries in the seen-URL cache', '262144')
-    .option('--frontier-memory <n>', 'queued URLs held in memory; the rest wait on disk in the data directory (bfs order; 0 = no bound)', '500000')
+    .option('--frontier-memory <n>', 'queued URLs, and origins, held in memory; the rest wait on disk in the data directory (bfs order; 0 = no bound)', '500000')
     .option('--trace-out <file>', 'append every URL the seen test receives to this file')
     .option('--min-free-space <size>', 'stop cleanly (URLs left queued) when the data directory\'s disk has less free than this; 0 = never', '100MiB')
     .option('--json', 'print the summary as JSON');
