@@ -8,7 +8,7 @@ import { crawlLog, runMainOk, tempDir, warcFiles } from '../helpers.ts';
 const ROBOTS = 'User-agent: *\nDisallow: /private/\nCrawl-delay: 0\n';
 
 /** Every robots.txt record of an archive's WARC files: what it was fetched for, and its payload. */
-async function robotsRecords(dataDir: string): Promise<Array<{ type: string; fetchedFor: string | null; body: string; date: string }>> {
+async function robotsRecords(dataDir: string): Promise<Array<{ type: string; fetchedFor: string | null | undefined; body: string; date: string }>> {
   const out = [];
   for (const f of warcFiles(dataDir)) {
     for await (const rec of WARCParser.iterRecords(fs.createReadStream(f))) {
