@@ -474,8 +474,11 @@ export interface LatestQuery {
   limit: number;
 }
 
-/** A row that is not one of the other representations `crawl --variants` fetched (replay shows the document's own). */
-const NOT_VARIANT = (t: string) => `(${t}.reason IS NULL OR ${t}.reason NOT IN ('variant', 'variant-mismatch'))`;
+/**
+ * A row of a document's own: not one of the other representations `crawl --variants` fetched (replay shows the
+ * document's own), nor a prerequisite (robots.txt, a context, a proof: no page of the crawl).
+ */
+const NOT_VARIANT = (t: string) => `(${t}.reason IS NULL OR ${t}.reason NOT IN ('variant', 'variant-mismatch', 'prerequisite'))`;
 
 /** Per kind: which rows are candidates, and which later row of the same URL supersedes one. */
 const LATEST: Record<LatestKind, { keep: string; supersededBy: string }> = {

@@ -72,7 +72,7 @@ describe('traffic limits and filters in a crawl', () => {
   it('follows links only to --depth, and --exclude keeps the PDFs out', async () => {
     const dataDir = tempDir();
     const s = await crawl({ ...base, seeds: [`${server.url}/0`], dataDir, depth: 3, exclude: ['\\.pdf$'] }).run();
-    expect(crawlLog(dataDir).map((e) => new URL(e.url).pathname).sort()).toEqual(['/0', '/1', '/2', '/3']);
+    expect(crawlLog(dataDir).map((e) => new URL(e.url).pathname).sort()).toEqual(['/0', '/1', '/2', '/3', '/robots.txt']);
     expect(s.stoppedBy).toBeUndefined();
   });
 

@@ -90,7 +90,7 @@ describe('politeness', () => {
     expect(g0).toBeGreaterThanOrEqual(180);
     expect(g1).toBeGreaterThanOrEqual(380);
     // Every try is in the log, the ones tried again as rate-limited with the URL still queued.
-    expect(crawlLog(dataDir).map((e) => [e.status, e.reason])).toEqual([[503, 'rate-limited'], [503, 'rate-limited'], [200, 'fetched']]);
+    expect(crawlLog(dataDir).map((e) => [e.status, e.reason])).toEqual([[404, 'prerequisite'], [503, 'rate-limited'], [503, 'rate-limited'], [200, 'fetched']]);
   });
 });
 

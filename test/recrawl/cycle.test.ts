@@ -23,6 +23,9 @@ function poissonHistory(id: string, meanDays: number, seed: number, created: num
   return { id, created: new Date(created).toISOString(), end: new Date(end).toISOString(), changes };
 }
 
+/** The crawl log less the robots.txt each cycle archives (a prerequisite row, test/crawler/robots-archived.test.ts). */
+const pageRows = (dataDir: string) => crawlLog(dataDir).filter((e) => e.reason !== 'prerequisite');
+
 const CREATED = Date.parse('2024-01-01T00:00:00Z');
 const END = Date.parse('2024-07-01T00:00:00Z');
 const RECORDS = [
@@ -98,7 +101,7 @@ describe('a download budget per cycle', () => {
     await store.updateDocument(server.urlOf('slow'), { lastFetched: now - DAY, strategyState: { ...getStrategy('poisson').initial({ bounds: DEFAULT_BOUNDS }), ratePerDay: 1 / 365 } });
     const r = await runCycle({ dataDir, store, budget: 2, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] } });
     expect(r).toMatchObject({ due: 3, downloads: 2, deferred: 1 });
-    const fetched = crawlLog(dataDir).map((e) => e.url);
+    const fetched = pageRows(dataDir).map((e) => e.url);
     expect(fetched.sort()).toEqual([server.urlOf('fast'), server.urlOf('new')].sort());
     expect((await store.dueDocuments(Date.now(), 10)).map((d) => d.url)).toEqual([server.urlOf('slow')]);
     await store.close();
@@ -145,7 +148,7 @@ describe('the CLI: add, run, stats', () => {
     const run = await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0', '--json']);
     const r = JSON.parse(run.out);
     expect(r).toMatchObject({ status: 'done', due: 1, planned: 1, downloads: 1 });
-    expect(crawlLog(dataDir)).toHaveLength(1);
+    expect(pageRows(dataDir)).toHaveLength(1);
     const again = JSON.parse((await cli(['run', '--data', dataDir, '--allow-private', '--json'])).out);
     expect(again.due).toBe(0); // scheduled in the future now
     const stats = await cli(['stats', '--data', dataDir, '--estimates']);
@@ -153,7 +156,8 @@ describe('the CLI: add, run, stats', () => {
     expect(stats.out).toMatch(/crawl length/);
     const summary = JSON.parse((await cli(['stats', '--data', dataDir, '--json'])).out);
     expect(summary).toMatchObject({ documents: { total: 1, fetched: 1 }, hosts: 1, monitored: 1, due: 0, strategies: [{ strategy: 'poisson', urls: 1 }], cycles: 2 });
-    expect(summary.captures.entries).toBe(1);
+    expect(summary.captures.entries).toBe(2); // the page and the robots.txt archived before it
+    expect(summary.captures.byOutcome).toMatchObject({ new: 1, 'archived-only': 1 });
     const files = warcFiles(dataDir);
     expect(files.length).toBeGreaterThanOrEqual(1);
     expect(summary.warc).toEqual({ files: files.length, bytes: files.reduce((n, f) => n + fs.statSync(f).size, 0), open: 0 });
@@ -189,7 +193,7 @@ describe('the CLI: add, run, stats', () => {
     const dataDir = tempDir();
     await cli(['add', server.urlOf('a'), '--data', dataDir]);
     expect((await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0'])).code).toBe(0);
-    const fetches = () => crawlLog(dataDir).length;
+    const fetches = () => pageRows(dataDir).length;
     expect(fetches()).toBe(1);
     // Scheduled days ahead: a second run fetches nothing.
     await cli(['run', '--data', dataDir, '--allow-private', '--delay', '0']);
@@ -215,7 +219,7 @@ describe('the CLI: add, run, stats', () => {
     const skipped = d.err.match(/cycle slot \d+ skipped: the previous cycle ran past it/g) ?? [];
     expect(done.length).toBeGreaterThanOrEqual(1);
     expect(done.length + skipped.length, d.err).toBe(3);
-    expect(crawlLog(dataDir)).toHaveLength(1); // fetched once, then scheduled days ahead
+    expect(pageRows(dataDir)).toHaveLength(1); // fetched once, then scheduled days ahead
   }, 180_000); // a process of its own (55 s at load 28)
 });
 
@@ -344,7 +348,7 @@ describe('a sitemap that lists many URLs, some twice', () => {
     expect(monitored.filter((d) => d.monitored && d.lastFetched !== undefined)).toHaveLength(pages.length);
     await store.close();
     await new Promise((ok) => server.close(ok));
-    const fetched = crawlLog(dataDir).map((e) => e.url).filter((u) => u !== sitemap);
+    const fetched = pageRows(dataDir).map((e) => e.url).filter((u) => u !== sitemap);
     expect(fetched.sort()).toEqual(pages.map((p) => `http://127.0.0.1:${port}${p}`).sort()); // each page once
   }, 300_000); // 20 s at load 25, over 60 s at load 30
 });

@@ -34,7 +34,7 @@ export function reasonOfCapture(c: CaptureFacts): Reason {
 const parseFailedIn = (diagnostics: readonly string[] | undefined) => Boolean(diagnostics?.some((d) => d.startsWith('error:')));
 
 /** Reasons that mean something went wrong (not a policy's choice, not a capture): logged as warnings. */
-const FAILED = new Set<Reason>(REASON_NAMES.filter((r) => !POLICY_REASONS.has(r) && !['fetched', 'unchanged', 'redirected', 'variant'].includes(r)));
+const FAILED = new Set<Reason>(REASON_NAMES.filter((r) => !POLICY_REASONS.has(r) && !['fetched', 'unchanged', 'redirected', 'variant', 'prerequisite'].includes(r)));
 
 export function zeroCounts(): Record<Reason, number> {
   return Object.fromEntries(REASON_NAMES.map((r) => [r, 0])) as Record<Reason, number>;
