@@ -462,12 +462,16 @@ class WarcImport {
   }
 }
 
-export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
-  const t0 = Date.now();
-  const s: ImportSummary = {
+function zeroSummary(): ImportSummary {
+  return {
     files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, fetchedFor: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
     skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
   };
+}
+
+export async function importWarcs(files: string[], o: { dataDir: string; store?: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
+  const t0 = Date.now();
+  const s = zeroSummary();
   fs.mkdirSync(o.dataDir, { recursive: true });
   const store = o.store ?? (await openStore(o.dataDir));
   await store.init();
@@ -493,10 +497,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
  */
 export async function rebuildFromWarcs(o: { dataDir: string; store: StoreLifecycle & DocumentStore & CrawlLog; onProgress?: (s: ImportSummary) => void }): Promise<ImportSummary> {
   const t0 = Date.now();
-  const s: ImportSummary = {
-    files: 0, records: 0, copied: 0, responses: 0, revisits: 0, imported: 0, redirects: 0, fetchedFor: 0, new: 0, changed: 0, unchanged: 0, errors: 0,
-    skipped: { notNewer: 0, notHttp: 0, revisitWithoutPayload: 0, alreadyImported: 0 }, unreadable: [], seconds: 0,
-  };
+  const s = zeroSummary();
   const { closed, open } = listWarcFiles(o.dataDir);
   const files = [...closed.map((rel) => ({ rel, name: rel })), ...open.map((rel) => ({ rel: rel.slice(0, -'.open'.length), name: rel }))]
     .sort((a, b) => beganAt(a.rel).localeCompare(beganAt(b.rel)) || a.rel.localeCompare(b.rel));
