@@ -207,13 +207,28 @@ describe('a damaged or lost metadata store', () => {
   }, 60_000);
 });
 
-/** How to run a command as a user who may not write the archive (the tests run as root, whom file modes do not stop). */
-function asAnotherUser(): string[] | undefined {
+/**
+ * How to run a command as a user who may not write the archive (the tests run as root, whom file modes do not
+ * stop), or why that cannot be done here: no such user or tool, or a checkout that user may not read (a clone in
+ * a private temporary directory, as a fresh-clone check makes one).
+ */
+function asAnotherUser(): string[] | string {
   if (process.getuid?.() !== 0) return [];
-  if (spawnSync('id', ['-u', 'nobody']).status !== 0) return undefined;
+  if (spawnSync('id', ['-u', 'nobody']).status !== 0) return 'there is no user nobody';
   for (const cmd of [['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'], ['runuser', '-u', 'nobody', '--']]) {
-    if (spawnSync(cmd[0]!, [...cmd.slice(1), 'true']).status === 0) return cmd;
+    if (spawnSync(cmd[0]!, [...cmd.slice(1), 'true']).status !== 0) continue;
+    const entry = path.join(repoRoot, 'bin/datamonitor.mjs');
+    if (spawnSync(cmd[0]!, [...cmd.slice(1), 'test', '-r', entry]).status !== 0) return `nobody may not read this checkout (${entry})`;
+    return cmd;
   }
+  return 'neither setpriv nor runuser can run a command as nobody';
+}
+
+/** The user to run as, or undefined after saying loudly why these tests cannot run here. */
+function otherUserOrSkip(): string[] | undefined {
+  const as = asAnotherUser();
+  if (typeof as !== 'string') return as;
+  console.warn(`\n*** SKIPPED: running as root, and ${as}: the unwritable-archive tests need another user ***\n`);
   return undefined;
 }
 
@@ -238,11 +253,8 @@ describe('an archive this user may not write', () => {
   });
 
   it('is read by stats, verify, query and log; crawl says it may not write it, not that the disk is full', async () => {
-    const as = asAnotherUser();
-    if (!as) {
-      console.warn('\n*** SKIPPED: running as root, and neither setpriv nor runuser can run a command as nobody here ***\n');
-      return;
-    }
+    const as = otherUserOrSkip();
+    if (!as) return;
     const reads = await Promise.all([['stats'], ['verify'], ['log'], ['query', 'ASK { GRAPH ?g { ?s ?p ?o } }']].map((a) => run([...a, '--data', dataDir], as)));
     for (const r of reads) expect(r.code, r.err).toBe(0);
     expect(reads[3]!.out).toMatch(/true/);
@@ -255,11 +267,8 @@ describe('an archive this user may not write', () => {
   }, 120_000);
 
   it('a crawl that may write the store but not the WARC directory stops saying so, its URL still queued', async () => {
-    const as = asAnotherUser();
-    if (!as) {
-      console.warn('\n*** SKIPPED: running as root, and neither setpriv nor runuser can run a command as nobody here ***\n');
-      return;
-    }
+    const as = otherUserOrSkip();
+    if (!as) return;
     const copy = path.join(tempDir(), 'archive');
     fs.cpSync(dataDir, copy, { recursive: true });
     fs.chmodSync(path.dirname(copy), 0o755);

@@ -91,7 +91,8 @@ describe('two workers on one SQLite file', () => {
 
 describe('a worker round on a large shared store', () => {
   it('reads only its hosts\' queued URLs: the store\'s whole URL list once per worker, not once per round', async () => {
-    const site = await startMultiHostSite({ hosts: 4, pagesPerHost: 30, latencyMs: 1 });
+    // Answers slow enough that a host's 30 pages take several 150 ms rounds however fast the machine (at 1 ms, 2 rounds were seen).
+    const site = await startMultiHostSite({ hosts: 4, pagesPerHost: 30, latencyMs: 20 });
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-worker-rounds-'));
     try {
       const store = new SqliteWorkerStore(path.join(tmp, 'meta.sqlite'));
