@@ -20,6 +20,7 @@ import type { VariantsSummary } from '../../crawler/variants/stage.ts';
 import { LiveIndex } from '../../query/live-index.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { VERSIONS_FILE } from '../../query/version-store.ts';
+import { summaryOf } from './index.ts';
 
 
 /** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
@@ -288,7 +289,7 @@ export function register(program: Command): void {
   addCrawlFlags(
     program
       .command('crawl')
-      .description('crawl Linked Data from seed URLs, archive every response, extract the RDF')
+      .description(summaryOf('crawl'))
       .argument('[seeds...]', 'seed URLs')
       .option('--seeds <file>', 'file with one seed URL a line')
       .option('--refetch', 'fetch the seeds again although the archive has them: a new capture now (an unchanged one is stored as a revisit)')

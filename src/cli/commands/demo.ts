@@ -5,11 +5,12 @@ import { startWebOfData } from '../../testkit/web-of-data.ts';
 import { runCrawlCommand } from './crawl.ts';
 import { withStore } from '../../store/index.ts';
 import { exportArchive } from '../../archive/export.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   program
     .command('demo')
-    .description('start a small bundled Web of Data on 127.0.0.1, crawl and archive it, print the summary')
+    .description(summaryOf('demo'))
     .option('--data <dir>', 'where to archive it', 'demo-archive')
     .option('--json', 'print the summary as JSON')
     .action(async (flags) => {

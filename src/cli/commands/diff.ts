@@ -3,6 +3,7 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
 import { diffLines } from '../../query/diff.ts';
 import { withVersions } from './query.ts';
+import { summaryOf } from './index.ts';
 
 export interface DiffFlags {
   data: string;
@@ -15,7 +16,7 @@ export interface DiffFlags {
 export function register(program: Command): void {
   program
     .command('diff')
-    .description('the triples added (+) and removed (-) between two times, for one document or the whole archive')
+    .description(summaryOf('diff'))
     .argument('[url]', 'the document (its graph); default: every document (lines then carry the graph)')
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'postgres:// URL of the metadata store (default: <data>/meta.sqlite)')

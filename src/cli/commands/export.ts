@@ -7,11 +7,12 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { streamSink } from '../../util/stream-sink.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   program
     .command('export')
-    .description('write the archived RDF (N-Quads with a graph per document, one Turtle file, or Prolog facts), or the archived WARC records (warc: imported ones byte for byte as their source held them)')
+    .description(summaryOf('export'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--format <format>', 'nquads | turtle | prolog | warc', 'nquads')

@@ -7,6 +7,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, parseRequestTimeout } from '../../server/re
 import { EXIT } from '../../util/exit-codes.ts';
 import { buildFederationServer } from '../../server/federator.ts';
 import { collect } from '../config.ts';
+import { summaryOf } from './index.ts';
 
 interface FederateFlags {
   archive?: string[];
@@ -58,7 +59,7 @@ function readTokens(file: string, archives: string[]): Map<string, string> {
 export function register(program: Command): void {
   program
     .command('federate')
-    .description('serve several archives as one: merged TimeMap and TimeGate (/timemap, /timegate) that ask only archives that may hold the URL, and new URLs (POST /api/urls) handed to archives by capacity')
+    .description(summaryOf('federate'))
     .option('--archive <url>', 'base URL of an archive (datamonitor serve); repeat for each', collect)
     .option('--tokens <file>', "write tokens of the archives, one '<base URL> <token>' a line: URLs are submitted only to these")
     .option('--port <n>', 'port (0 picks a free one)', '8090')

@@ -8,11 +8,12 @@ import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';
 import { plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   program
     .command('import')
-    .description('archive WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor): every record kept byte for byte, each HTTP response and revisit extracted, versioned and queryable like a crawled one; give the files oldest first')
+    .description(summaryOf('import'))
     .argument('<warc...>', 'WARC files, gzipped or not')
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')

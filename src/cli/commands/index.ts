@@ -5,7 +5,8 @@ import type { Command } from 'commander';
  * being run (`datamonitor query` never loads the crawler, the server or the labs, and
  * `datamonitor --version` loads none): each module pulls in its part of the project (Oxigraph,
  * SQLite, fastify…), and loading all of them was most of a command's start-up. The other
- * commands are listed from what is written here, so `--help` still shows every one;
+ * commands are listed from what is written here, so `--help` still shows every one (and each module takes
+ * its description from here: summaryOf);
  * test/cli/lazy-commands.test.ts checks that this matches what the modules register.
  */
 export interface CommandModule {
@@ -155,3 +156,12 @@ export const commandModules: CommandModule[] = [
     ],
   },
 ];
+
+/**
+ * A command's one-line description, as `--help` lists it with no command module loaded: each module's
+ * `.description()` reads it from here, so the two cannot drift apart.
+ */
+export function summaryOf(path: string): string {
+  for (const m of commandModules) for (const c of m.commands) if (c.path === path) return c.summary;
+  throw new Error(`no summary for the command '${path}' in src/cli/commands/index.ts`);
+}

@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import { formatCacheTable, parsePolicies, parseSizes, runCacheLab, COUNTING_NOTE } from '../../lab/cache/index.ts';
 import { labCommand } from './lab.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   labCommand(program)
     .command('cache')
-    .description('miss ratio against cache size for random, static, LRU, CLOCK, MIN and infinite caches over a URL trace (seed 002)')
+    .description(summaryOf('lab cache'))
     .requiredOption('--trace <file>', 'URL trace, one URL a line, plain or gzip (e.g. from crawl --trace-out)')
     .option('--sizes <list>', 'cache sizes: "1,8,64", a range of powers of two "1-65536" or "2^0-2^19" (default: powers of two up to the number of distinct URLs)')
     .option('--policies <list>', 'policies to simulate (default: random,static,lru,clock,min,infinite)')

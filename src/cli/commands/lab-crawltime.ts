@@ -6,11 +6,12 @@ import { parseCount } from '../../util/units.ts';
 import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';
 import { labCommand } from './lab.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   labCommand(program)
     .command('crawltime')
-    .description("estimate, then run, batches of crawls over virtual hosts on 127.0.0.1: seed 000's heuristic and datamonitor's estimator against the actual crawl times (seed 000 Table 3)")
+    .description(summaryOf('lab crawltime'))
     .option('--site <dir>', 'serve the files of this directory on every host (e.g. an unpacked website); default: generated Turtle pages')
     .option('--trials <n>', 'crawls to estimate and run', '40')
     .option('--hosts <n>', 'virtual hosts', '12')

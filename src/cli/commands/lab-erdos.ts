@@ -6,6 +6,7 @@ import { parseCount, parseDuration } from '../../util/units.ts';
 import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';
 import { labCommand } from './lab.ts';
+import { summaryOf } from './index.ts';
 
 interface Flags {
   papers: string;
@@ -23,7 +24,7 @@ interface Flags {
 export function register(program: Command): void {
   labCommand(program)
     .command('erdos')
-    .description("seed 003's Erdős-number benchmark: a generated scholarly Web on 127.0.0.1 crawled query-driven and breadth-first, every researcher's number by SPARQL against the ground truth, then a re-crawl after new papers and `query --at` the first crawl")
+    .description(summaryOf('lab erdos'))
     .option('--papers <n>', 'papers of the generated Web', '1000')
     .option('--hosts <n>', 'hosts the papers are spread over', '8')
     .option('--fields <n>', "research fields: co-authors within a field, citations across (Erdős's is the first)", '2')

@@ -8,6 +8,7 @@ import { loadArchiveGraph } from '../../lab/ordering/archive-graph.ts';
 import { IMPORTANCE_NAMES, type HotRule, type ImportanceName } from '../../lab/ordering/importance.ts';
 import { formatOrderingLab, MODEL_NAMES, orderingLabChart, runOrderingLab, type ModelName } from '../../lab/ordering/run.ts';
 import { loadSiteGraph } from '../../lab/ordering/site-loader.ts';
+import { summaryOf } from './index.ts';
 
 /** The `lab` parent command, shared with the other labs: created by whichever registers first. */
 
@@ -84,7 +85,7 @@ async function run(opts: Options): Promise<void> {
 export function register(program: Command): void {
   labCommand(program)
     .command('ordering')
-    .description('virtual crawls over a repository: how early each URL ordering (bfs, backlink, pagerank, location, similarity, random) finds the hot pages (seed 001)')
+    .description(summaryOf('lab ordering'))
     .option('--site <dir>', 'a directory of HTML files, read as the site served at --base')
     .option('--base <url>', 'the URL the --site directory is served at', 'http://site.local/')
     .option('--start <page>', 'the start page, relative to --base (default index.html)')

@@ -9,6 +9,7 @@ import { strategies } from '../../schedule/strategies/index.ts';
 import { formatRecrawlLab, getProtocol, readHistories, recrawlLabSvg, runRecrawlLab } from '../../lab/recrawl/index.ts';
 import { ProgressLine } from '../progress.ts';
 import { labCommand } from './lab.ts';
+import { summaryOf } from './index.ts';
 
 interface Options {
   histories?: string[];
@@ -28,7 +29,7 @@ interface Options {
 export function register(program: Command): void {
   labCommand(program)
     .command('recrawl')
-    .description('simulate re-crawl strategies over change histories: recall and precision (seed 000, section 4)')
+    .description(summaryOf('lab recrawl'))
     .option('--histories <file...>', 'history files, JSON Lines (.jsonl or .jsonl.gz)')
     .option('--strategies <list>', `comma-separated, default all: ${Object.keys(strategies).join(',')}`)
     .option('--protocol <name>', 'lab: whole histories; seed: seed 000\'s (3 years from creation, documents with >= 3 years, 1d to 6mo)', 'lab')

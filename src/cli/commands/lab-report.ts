@@ -6,6 +6,7 @@ import { ProgressLine } from '../progress.ts';
 import { UserError } from '../../util/errors.ts';
 import { labCommand } from './lab.ts';
 import { defaultProviders, renderReport, runLabReport } from '../../lab/report/index.ts';
+import { summaryOf } from './index.ts';
 
 interface Options {
   out: string;
@@ -19,7 +20,7 @@ interface Options {
 export function register(program: Command): void {
   labCommand(program)
     .command('report')
-    .description("rerun the seeds' experiments (re-crawl, ordering, caching, crawl time) and write one HTML page: each claim, the lab's figures, a verdict")
+    .description(summaryOf('lab report'))
     .option('--out <file.html>', 'where to write the page', 'report.html')
     .option('--quick', 'small built-in data, seconds instead of minutes (CI; the default when ../shared/data is absent)')
     .option('--json', 'print the verdict table as JSON on stdout')

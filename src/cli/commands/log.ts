@@ -8,6 +8,7 @@ import { normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
 import { headerValue, locationUrl } from '../../util/headers.ts';
+import { summaryOf } from './index.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -38,7 +39,7 @@ export function describeEntry(e: CrawlLogEntry): string {
 export function register(program: Command): void {
   program
     .command('log')
-    .description("each URL's fate from the crawl log, newest first: by default every failure, skip and redirect, and every capture with diagnostics (not plain fetched/unchanged captures); with --url, every row of that URL")
+    .description(summaryOf('log'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--reason <reason>', 'only entries with this reason (repeatable, or comma-separated), e.g. refused-address,timeout-headers', collect)

@@ -17,6 +17,7 @@ import { checkQueryText, DEFAULT_LIMITS, parseLimits, type QueryLimits } from '.
 import { checkResult, guarded } from '../../query/engine/inline.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
 import { closedAfter } from '../../util/close.ts';
+import { summaryOf } from './index.ts';
 
 export interface QueryFlags {
   data: string;
@@ -43,7 +44,7 @@ export interface QueryFlags {
 export function register(program: Command): void {
   program
     .command('query')
-    .description('SPARQL over the archive as it was at any time (each document in its named graph; default graph = their union), version queries and changes')
+    .description(summaryOf('query'))
     .argument('[query]', "a SPARQL query; with --versions also a triple pattern like '<http://x/s> ?p ?o'")
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'postgres:// URL of the metadata store (default: <data>/meta.sqlite); the versioned index then lives in that database too, shared by every reader')

@@ -5,11 +5,12 @@ import { NOT_REBUILT, rebuildArchive } from '../../crawler/rebuild.ts';
 import { ProgressLine } from '../progress.ts';
 import { plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   program
     .command('rebuild')
-    .description("make a damaged or lost meta.sqlite and/or versions.sqlite again from the archive's WARC files (the damaged files are moved aside, not deleted); says what WARC files cannot bring back")
+    .description(summaryOf('rebuild'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--force', 'rebuild both files even when they are sound')
     .option('--json', 'print the result as JSON')

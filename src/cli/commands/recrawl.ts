@@ -10,6 +10,7 @@ import { formatDuration, parseCount, parseDuration, plural } from '../../util/un
 import { addFetchFlags, fetchOptionsFrom, readSeeds } from './crawl.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { summaryOf } from './index.ts';
 
 function cycleFlags(cmd: Command): Command {
   return addFetchFlags(cmd)
@@ -40,7 +41,7 @@ function describe(r: CycleResult): string {
 export function register(program: Command): void {
   program
     .command('add')
-    .description('monitor URLs: the re-crawl scheduler fetches them again and again, as often as they change')
+    .description(summaryOf('add'))
     .argument('[urls...]', 'URLs to monitor')
     .option('--seeds <file>', 'file with one URL a line')
     .option('--data <dir>', 'data directory', 'data')
@@ -76,7 +77,7 @@ export function register(program: Command): void {
 
   program
     .command('due')
-    .description('make monitored URLs due now: the next `run` fetches them whatever their strategy said (to test a strategy, or after a known change)')
+    .description(summaryOf('due'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--url <url>', 'this monitored URL')
@@ -99,7 +100,7 @@ export function register(program: Command): void {
       else process.stdout.write(`${plural(due, 'monitored URL')} due now${due === 0 ? ' (nothing monitored matches: see `datamonitor stats`)' : `; \`datamonitor run --data ${flags.data}\` fetches ${due === 1 ? 'it' : 'them'}`}\n`);
     });
 
-  cycleFlags(program.command('run').description('one cycle: schedule, plan, download, archive, re-schedule')).action(async (flags) => {
+  cycleFlags(program.command('run').description(summaryOf('run'))).action(async (flags) => {
     const r = await runCycle(cycleOptions(flags));
     process.stdout.write(flags.json ? JSON.stringify(r, null, 2) + '\n' : describe(r) + '\n');
     // A cycle skipped because another holds the lock is a try-again-later, not a success.
@@ -107,7 +108,7 @@ export function register(program: Command): void {
     else if (r.status === 'skipped') process.exitCode = EXIT.tempFail;
   });
 
-  cycleFlags(program.command('daemon').description('run cycles at fixed intervals; a cycle never overlaps the previous one'))
+  cycleFlags(program.command('daemon').description(summaryOf('daemon')))
     .option('--every <duration>', 'start a cycle this often', '1h')
     .option('--cycles <n>', 'stop after this many cycles (default: run until stopped)')
     .action(async (flags) => {

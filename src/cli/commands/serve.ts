@@ -11,6 +11,7 @@ import { EXIT } from '../../util/exit-codes.ts';
 import { DEFAULT_ENGINE, parseLimits } from '../../query/engine/index.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, parseRequestTimeout } from '../../server/request-timeout.ts';
+import { summaryOf } from './index.ts';
 
 interface ServeFlags {
   data: string;
@@ -34,7 +35,7 @@ interface ServeFlags {
 export function register(program: Command): void {
   program
     .command('serve')
-    .description('serve the archive: SPARQL at /sparql, Memento (/timegate, /timemap, /memento), pages to browse at /replay, CDXJ at /cdx, the dashboard at /')
+    .description(summaryOf('serve'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://… (default: SQLite in --data); the versioned index then lives in that database too')
     .option('--port <n>', 'port (0 picks a free one)', '8080')

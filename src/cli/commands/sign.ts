@@ -8,6 +8,7 @@ import { EXIT } from '../../util/exit-codes.ts';
 import { detachedProofText, formatOfFile, relativeIriProblem, relativeIris, signText, verifyText } from '../../trust/document.ts';
 import { generateKeyFile, readSigningKey, readTrustList } from '../../trust/multikey.ts';
 import { PROOF_REL, type TrustReport } from '../../trust/proof.ts';
+import { summaryOf } from './index.ts';
 
 interface SignFlags {
   key?: string;
@@ -56,7 +57,7 @@ async function baseFor(file: string, text: string, base: string | undefined): Pr
 export function register(program: Command): void {
   program
     .command('sign')
-    .description('sign an RDF document (Turtle, N-Triples, N-Quads, TriG, JSON-LD) with a W3C Data Integrity proof (eddsa-rdfc-2022, Ed25519 did:key); --generate-key FILE makes a key')
+    .description(summaryOf('sign'))
     .argument('[document]', 'the RDF file to sign (.ttl, .nt, .nq, .trig, .jsonld)')
     .option('--key <file>', 'the key file (JSON Multikey with secretKeyMultibase, as --generate-key writes it)')
     .option('--generate-key <file>', 'write a new Ed25519 key file (mode 600) and print its did:key, for a trust list')
@@ -95,7 +96,7 @@ export function register(program: Command): void {
 
   program
     .command('verify-proof')
-    .description('check the Data Integrity proofs of RDF documents: verified by key K, tampered, untrusted key, unknown cryptosuite, other canonical form; exit status 1 unless all verify')
+    .description(summaryOf('verify-proof'))
     .argument('<documents...>', 'RDF files (.ttl, .nt, .nq, .trig, .jsonld)')
     .option('--trust <file>', 'trust list: one did:key or publicKeyMultibase a line; without it any key counts')
     .option('--base <iri>', 'the URL the documents were signed for (when they use relative IRIs)')

@@ -7,6 +7,7 @@ import { estimationReport } from '../../schedule/crawl-time.ts';
 import { formatBytes, formatDuration, plural } from '../../util/units.ts';
 import { listWarcFiles } from '../../archive/warc-files.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
+import { summaryOf } from './index.ts';
 
 interface WarcFiles {
   files: number;
@@ -61,7 +62,7 @@ export function describeStats(s: ArchiveStats): string {
 export function register(program: Command): void {
   program
     .command('stats')
-    .description('what the archive holds: documents, fetches, WARC files, monitored URLs, cycles; --estimates: crawl-time estimates against actual cycle times')
+    .description(summaryOf('stats'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--estimates', 'over- and under-estimation of cycle times, grouped by crawl length (seed 000 Table 3)')

@@ -6,11 +6,12 @@ import { verifyArchive } from '../../archive/verify.ts';
 import { ProgressLine } from '../progress.ts';
 import { plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
   program
     .command('verify')
-    .description('fixity check: read back every archived capture and check its WARC record, digests and graph hash against the crawl log; exit status 1 when something is wrong')
+    .description(summaryOf('verify'))
     .option('--data <dir>', 'data directory', 'data')
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--json', 'print the report as JSON')

@@ -9,6 +9,7 @@ import { formatBytes, formatDuration, parseCount, parseDuration } from '../../ut
 import { ProgressLine } from '../progress.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
+import { summaryOf } from './index.ts';
 
 /**
  * postgres://… → PostgresStore, its per-page writes grouped `batch` pages or `batchWaitMs` at a time
@@ -51,7 +52,7 @@ export function register(program: Command): void {
   addCrawlFlags(
     program
       .command('worker')
-      .description('crawl as one of several workers sharing a store: lease hosts, crawl them, give them back, repeat')
+      .description(summaryOf('worker'))
       .option('--id <name>', 'worker name, unique among live workers; names its archive directory (default: hostname-pid)')
       .option('--partition <i/n>', 'prefer the hosts of hash slot i of n (default 0/1: all hosts)')
       .option('--lease <duration>', 'host lease length; renewed every third of it', `${WORKER_DEFAULTS.leaseMs / 1000}s`)
