@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, parentPort, type WorkerOptions } from 'node:worker_threads';
 
-const TS_WORKER = new URL('./ts-worker.mjs', import.meta.url);
+// The checkout's one way to run a TypeScript entry (bin/run-ts.mjs): in a thread it imports workerData.entry.
+const TS_WORKER = new URL('../../bin/run-ts.mjs', import.meta.url);
 const SRC = new URL('../', import.meta.url); // src/ in a checkout, dist/ in the package
 const CHECKOUT = fileURLToPath(new URL('../', SRC));
 
