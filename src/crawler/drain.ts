@@ -7,6 +7,7 @@ import type { RobotsVerdict } from '../fetch/index.ts';
 import type { FrontierEntry } from '../frontier/types.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import { isStorageFailure, permissionMessage, storageExitCode } from '../util/errors.ts';
+import { EXIT } from '../util/exit-codes.ts';
 import { freeBytes } from '../util/disk.ts';
 import { formatBytes, plural } from '../util/units.ts';
 import type { CapturedDocument } from './capture.ts';
@@ -252,4 +253,22 @@ export function storageStopOf(err: unknown, dataDir: string): StorageStop {
 export interface StorageStop {
   stoppedBy: 'storage-error' | 'permission-denied' | 'database-unavailable';
   stopMessage: string;
+}
+
+/** Each stop of a crawl or worker whose storage failed (too little disk, or storageStopOf), and its exit status. */
+export type StorageStopReason = 'disk-space' | StorageStop['stoppedBy'];
+const STORAGE_STOP_EXIT: Record<StorageStopReason, number> = {
+  'disk-space': EXIT.ioError, 'storage-error': EXIT.ioError, 'permission-denied': EXIT.noPermission, 'database-unavailable': EXIT.tempFail,
+};
+
+/**
+ * The exit status of a crawl or worker that stopped because the archive's storage failed, undefined for any
+ * other stop: what is not archived stays queued, and the same command resumes once the storage is mended.
+ */
+export function storageStopExit(stoppedBy: string | undefined): number | undefined {
+  return isStorageStop(stoppedBy) ? STORAGE_STOP_EXIT[stoppedBy] : undefined;
+}
+
+export function isStorageStop(stoppedBy: string | undefined): stoppedBy is StorageStopReason {
+  return stoppedBy !== undefined && Object.hasOwn(STORAGE_STOP_EXIT, stoppedBy);
 }

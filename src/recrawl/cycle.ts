@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { crawl, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
+import { crawl, isStorageStop, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
 import { DEFAULTS } from '../crawler/options.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { hostOf } from '../frontier/normalize.ts';
@@ -219,7 +219,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
           // Out of disk: the URLs not downloaded stay due for the next cycle, and this one says why it failed.
           const stop = downloader.summary;
           if (stop) for (const k of OUTCOMES) r.outcomes[k] += stop.outcomes[k];
-          if (stop?.stoppedBy === 'disk-space' || stop?.stoppedBy === 'storage-error' || stop?.stoppedBy === 'permission-denied' || stop?.stoppedBy === 'database-unavailable') throw new Error(stop.stopMessage ?? stop.stoppedBy);
+          if (stop && isStorageStop(stop.stoppedBy)) throw new Error(stop.stopMessage ?? stop.stoppedBy);
         };
         const cycleBudgetMs = o.crawl?.maxTimeMs ?? cycleMs;
         if (plan.urls.length > 0) await download(plan.urls, byUrl, cycleBudgetMs);

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openCrawlSeen } from '../crawler/scratch-dirs.ts';
-import { crawlRound, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
+import { crawlRound, isStorageStop, storageStopOf, type CrawlOptions, type CrawlSummary } from '../crawler/crawl.ts';
 import type { RoundOptions } from '../crawler/options.ts';
 import type { DocumentRow, MetadataStore } from '../store/types.ts';
 import type { SeenSet } from '../frontier/seen/index.ts';
@@ -311,7 +311,7 @@ class CrawlWorker {
   private add(c: CrawlSummary): void {
     for (const k of ['documents', 'new', 'changed', 'unchanged', 'errors', 'bytes', 'triples'] as const) this.s[k] += c[k];
     for (const k of OUTCOMES) this.s.outcomes[k] += c.outcomes[k];
-    if (c.stoppedBy === 'disk-space' || c.stoppedBy === 'storage-error' || c.stoppedBy === 'permission-denied' || c.stoppedBy === 'database-unavailable') this.storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
+    if (isStorageStop(c.stoppedBy)) this.storageStop ??= { stoppedBy: c.stoppedBy, stopMessage: c.stopMessage };
   }
 
   private roundOptions(drain: AbortSignal): RoundOptions {

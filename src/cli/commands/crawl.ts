@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readTrustList } from '../../trust/multikey.ts';
-import { crawl, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
+import { crawl, storageStopExit, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
 import { writeBehind } from '../../store/write-behind.ts';
@@ -23,10 +23,6 @@ import { VERSIONS_FILE } from '../../query/version-store.ts';
 import { summaryOf } from './index.ts';
 
 
-/** Exit status of a crawl stopped for lack of disk space or by a storage error (sysexits' EX_IOERR). */
-export const STORAGE_EXIT_CODE = EXIT.ioError;
-/** Exit status of a crawl stopped because its database stayed lost (sysexits' EX_TEMPFAIL): run it again later. */
-export const DATABASE_EXIT_CODE = EXIT.tempFail;
 /** Exit status when every seed failed or was refused (sysexits' EX_UNAVAILABLE): a script must not take it for a crawl. */
 export const UNAVAILABLE_EXIT_CODE = EXIT.unavailable;
 /** Exit status after Ctrl-C (128 + SIGINT), as shells report it: the crawl was cut short, and resumes. */
@@ -260,16 +256,11 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${path.join(options.dataDir, VERSIONS_FILE)}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
     }
-    if (summary.stoppedBy === 'disk-space' || summary.stoppedBy === 'storage-error') {
+    const storageExit = storageStopExit(summary.stoppedBy);
+    if (storageExit !== undefined) {
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
-      process.exitCode = STORAGE_EXIT_CODE;
-    } else if (summary.stoppedBy === 'permission-denied') {
-      process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
-      process.exitCode = EXIT.noPermission;
-    } else if (summary.stoppedBy === 'database-unavailable') {
-      process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
-      process.exitCode = DATABASE_EXIT_CODE;
+      process.exitCode = storageExit;
     } else if (summary.stoppedBy === 'signal') {
       process.exitCode = INTERRUPTED_EXIT_CODE;
     } else if (summary.allSeedsFailed) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { DATABASE_EXIT_CODE, STORAGE_EXIT_CODE, addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
-import { EXIT } from '../../util/exit-codes.ts';
+import { addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
+import { storageStopExit } from '../../crawler/crawl.ts';
 import { runWorker, WORKER_DEFAULTS, type WorkerSummary } from '../../worker/worker.ts';
 import type { WorkerStore } from '../../store/worker-types.ts';
 import { UserError } from '../../util/errors.ts';
@@ -90,15 +90,10 @@ export function register(program: Command): void {
       });
       progress.done();
       printWorkerSummary(summary, Boolean(flags.json));
-      if (summary.stoppedBy === 'disk-space' || summary.stoppedBy === 'storage-error') {
+      const storageExit = storageStopExit(summary.stoppedBy);
+      if (storageExit !== undefined) {
         process.stderr.write(`datamonitor: worker stopped early: ${summary.stopMessage}\n`);
-        process.exitCode = STORAGE_EXIT_CODE;
-      } else if (summary.stoppedBy === 'permission-denied') {
-        process.stderr.write(`datamonitor: worker stopped early: ${summary.stopMessage}\n`);
-        process.exitCode = EXIT.noPermission;
-      } else if (summary.stoppedBy === 'database-unavailable') {
-        process.stderr.write(`datamonitor: worker stopped early: ${summary.stopMessage}\n`);
-        process.exitCode = DATABASE_EXIT_CODE;
+        process.exitCode = storageExit;
       }
     } finally {
       process.off('SIGINT', onSignal);
