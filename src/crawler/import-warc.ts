@@ -500,7 +500,8 @@ export async function rebuildFromWarcs(o: { dataDir: string; store: StoreLifecyc
   const s = zeroSummary();
   const { closed, open } = listWarcFiles(o.dataDir);
   const files = [...closed.map((rel) => ({ rel, name: rel })), ...open.map((rel) => ({ rel: rel.slice(0, -'.open'.length), name: rel }))]
-    .sort((a, b) => beganAt(a.rel).localeCompare(beganAt(b.rel)) || a.rel.localeCompare(b.rel));
+    // Then by name, numbers as numbers: one writer's files of one second differ in their sequence number (…-9-…, …-10-…).
+    .sort((a, b) => beganAt(a.rel).localeCompare(beganAt(b.rel)) || a.rel.localeCompare(b.rel, 'en', { numeric: true }));
   const abs = (name: string) => path.join(o.dataDir, name);
   const run = new WarcImport(o.dataDir, o.store, s, archivedContexts(files.map((f) => abs(f.name))), o.onProgress, true);
   try {
