@@ -245,8 +245,8 @@ export class Drain {
 export function storageStopOf(err: unknown, dataDir: string): StorageStop {
   const message = (err as Error).message;
   const code = storageExitCode(err);
-  if (code === 75) return { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` };
-  if (code === 77) return { stoppedBy: 'permission-denied', stopMessage: permissionMessage(err, dataDir, 'What was archived is kept and the URLs not archived stay queued') };
+  if (code === EXIT.tempFail) return { stoppedBy: 'database-unavailable', stopMessage: `${message}: the URLs not archived stay queued; run the same command again once the database answers, to resume` };
+  if (code === EXIT.noPermission) return { stoppedBy: 'permission-denied', stopMessage: permissionMessage(err, dataDir, 'What was archived is kept and the URLs not archived stay queued') };
   return { stoppedBy: 'storage-error', stopMessage: `the archive could not be written (${message}): free space or fix ${dataDir}, then run the same crawl again to resume` };
 }
 

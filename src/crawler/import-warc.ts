@@ -6,7 +6,6 @@ import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
 import { isRedirect, redirectRow } from './stages/redirect.ts';
-import { Fates } from './stages/fates.ts';
 import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS, ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './contexts.ts';
 import { PROOF_DOCUMENT_DIAGNOSTIC } from './detached-proofs.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
@@ -432,8 +431,7 @@ class WarcImport {
     this.s.fetchedFor++;
     if (kind === 'robots' || kind === 'context' || kind === 'proof') {
       const problem = kind === 'robots' ? robotsProblem(r.status) : r.status === 200 ? undefined : `HTTP ${r.status}`;
-      // Through Fates, as in the crawl: the row is counted as the crawl counts it.
-      return archiveSideFetch({ warc: this.writer, store: new Fates(this.store, undefined).store }, url, r, problem, SIDE_DIAGNOSTICS[kind], kind);
+      return archiveSideFetch({ warc: this.writer, store: this.store }, url, r, problem, SIDE_DIAGNOSTICS[kind], kind);
     }
     await this.store.logFetch({
       url, finalUrl: url, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: 0, bytes: r.rawBody.length,

@@ -30,39 +30,37 @@ function codecFor(encoding: string, raw: Buffer): Codec | undefined {
 }
 
 /**
- * zlib's default finish: a compressed stream that stops before its end is an error ("unexpected end of
- * file"), which is how a body cut in transfer shows (a Content-Length the server did not keep to is not
- * always seen: a connection closed early ends a body without one). The stream path still yields what
- * decoded before that, so a body cut on purpose (--max-body) keeps it; its error is then dropped.
+ * zlib's default finish (no finishFlush option below): a compressed stream that stops before its end is an
+ * error ("unexpected end of file"), which is how a body cut in transfer shows (a Content-Length the server did
+ * not keep to is not always seen: a connection closed early ends a body without one). The stream path still
+ * yields what decoded before that, so a body cut on purpose (--max-body) keeps it; its error is then dropped.
  */
-const zOpts = {};
-const brOpts = {};
 const ENDS_EARLY = /unexpected end of file/i;
 
 function syncDecode(codec: Codec, raw: Buffer, max: number): Buffer {
   const opts = { maxOutputLength: max };
   switch (codec) {
     case 'gzip':
-      return zlib.gunzipSync(raw, { ...zOpts, ...opts });
+      return zlib.gunzipSync(raw, opts);
     case 'deflate':
-      return zlib.inflateSync(raw, { ...zOpts, ...opts });
+      return zlib.inflateSync(raw, opts);
     case 'deflate-raw':
-      return zlib.inflateRawSync(raw, { ...zOpts, ...opts });
+      return zlib.inflateRawSync(raw, opts);
     case 'br':
-      return zlib.brotliDecompressSync(raw, { ...brOpts, ...opts });
+      return zlib.brotliDecompressSync(raw, opts);
   }
 }
 
 function createStream(codec: Codec): zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress {
   switch (codec) {
     case 'gzip':
-      return zlib.createGunzip(zOpts);
+      return zlib.createGunzip();
     case 'deflate':
-      return zlib.createInflate(zOpts);
+      return zlib.createInflate();
     case 'deflate-raw':
-      return zlib.createInflateRaw(zOpts);
+      return zlib.createInflateRaw();
     case 'br':
-      return zlib.createBrotliDecompress(brOpts);
+      return zlib.createBrotliDecompress();
   }
 }
 

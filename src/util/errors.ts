@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { EXIT } from './exit-codes.ts';
 
 /**
  * An error caused by the user's input (bad argument, missing file): shown without a stack trace.
@@ -128,9 +129,9 @@ export function isStorageFailure(err: unknown): boolean {
  * The exit status of a command a storage failure ended: 74 for a disk (fix it first), 77 for a file this
  * user may not write, 75 for a database lost (try again later).
  */
-export function storageExitCode(err: unknown): 74 | 75 | 77 {
-  if (isDiskFailure(err)) return 74;
-  return isPermissionDenied(err) ? 77 : 75;
+export function storageExitCode(err: unknown): typeof EXIT.ioError | typeof EXIT.noPermission | typeof EXIT.tempFail {
+  if (isDiskFailure(err)) return EXIT.ioError;
+  return isPermissionDenied(err) ? EXIT.noPermission : EXIT.tempFail;
 }
 
 /**

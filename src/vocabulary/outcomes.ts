@@ -1,4 +1,4 @@
-import { POLICY_REASONS, isReason } from './reasons.ts';
+import { POLICY_REASONS, isReason, type Reason } from './reasons.ts';
 
 /**
  * One way of counting a crawl: every crawl-log row falls in exactly one of these columns, so the crawl's
@@ -17,8 +17,9 @@ export const OUTCOMES = ['new', 'changed', 'unchanged', 'redirect', 'archived-on
 
 export type Outcome = (typeof OUTCOMES)[number];
 
-const ARCHIVED_ONLY = new Set(['prerequisite', 'requisite', 'filtered-mime', 'variant', 'variant-mismatch']);
-const UNREADABLE = new Set(['parse-error', 'decode-error', 'over-budget']);
+// Typed as reasons, so that renaming one in reasons.ts fails here instead of counting its rows as errors.
+const ARCHIVED_ONLY: ReadonlySet<string> = new Set<Reason>(['prerequisite', 'requisite', 'filtered-mime', 'variant', 'variant-mismatch']);
+const UNREADABLE: ReadonlySet<string> = new Set<Reason>(['parse-error', 'decode-error', 'over-budget']);
 
 /** The column of one crawl-log row: its reason, and for a captured document whether its graph changed. */
 export function outcomeOf(change: string, reason: string | null | undefined): Outcome {
