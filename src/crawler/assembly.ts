@@ -349,6 +349,8 @@ async function validate(o: CrawlOptions): Promise<void> {
   positive(o.maxTriples, 'maxTriples');
   positive(o.maxTimeMs, 'maxTimeMs');
   if (o.perHost !== undefined && !(o.perHost >= 1)) throw new OptionError('perHost', `must be at least 1, got ${o.perHost}`);
+  // 0 would leave the bounded frontier no room for an origin it must keep: CLI users write 0 for no bound (Infinity).
+  if (o.frontierMemory !== undefined && !(o.frontierMemory >= 1)) throw new OptionError('frontierMemory', `must be at least 1 (Infinity: no bound), got ${o.frontierMemory}`);
   if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new OptionError('concurrency', `must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);

@@ -16,6 +16,8 @@ describe('option errors', () => {
     expect(err.message).toBe('depth must be a number ≥ 0, got -1');
     const perHost = await crawl({ seeds: ['http://127.0.0.1:9/'], dataDir: tempDir('dm-opt-'), perHost: 0 }).run().catch((e) => e);
     expect(perHost.message).toBe('perHost must be at least 1, got 0');
+    const frontier = await crawl({ seeds: ['http://127.0.0.1:9/'], dataDir: tempDir('dm-opt-'), frontierMemory: 0 }).run().catch((e) => e);
+    expect(frontier.message).toBe('frontierMemory must be at least 1 (Infinity: no bound), got 0');
     expect(() => hotPages(Float64Array.from([1, 2]), { top: 0 })).toThrow('top must be a positive whole number');
   });
 
