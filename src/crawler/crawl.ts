@@ -11,7 +11,7 @@ import { Drain } from './drain.ts';
 
 export type { CrawlOptions, CrawlStore } from './options.ts';
 export type { CapturedDocument } from './capture.ts';
-export { isStorageStop, storageStopExit, storageStopOf, type StorageStop } from './drain.ts';
+export { isStorageStop, storageStopExit, storageStopOf, type StorageStop, type StorageStopReason } from './drain.ts';
 
 export interface CrawlSummary {
   documents: number;

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { crawl, isStorageStop, type CrawlOptions, type CapturedDocument } from '../crawler/crawl.ts';
+import { crawl, isStorageStop, type CrawlOptions, type CapturedDocument, type StorageStopReason } from '../crawler/crawl.ts';
 import { DEFAULTS } from '../crawler/options.ts';
 import type { Sitemap } from '../extract/sitemap.ts';
 import { hostOf } from '../frontier/normalize.ts';
@@ -49,6 +49,8 @@ export interface CycleResult {
   downloads: number;
   changed: number;
   errors: number;
+  /** Why a failed cycle stopped when the archive's storage failed (its exit status: storageStopExit). */
+  stoppedBy?: StorageStopReason;
   /** The cycle's crawl-log rows in the one way of counting (src/vocabulary/outcomes.ts). */
   outcomes: Record<Outcome, number>;
   estimateMs: number;
@@ -219,7 +221,10 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
           // Out of disk: the URLs not downloaded stay due for the next cycle, and this one says why it failed.
           const stop = downloader.summary;
           if (stop) for (const k of OUTCOMES) r.outcomes[k] += stop.outcomes[k];
-          if (stop && isStorageStop(stop.stoppedBy)) throw new Error(stop.stopMessage ?? stop.stoppedBy);
+          if (stop && isStorageStop(stop.stoppedBy)) {
+            r.stoppedBy = stop.stoppedBy;
+            throw new Error(stop.stopMessage ?? stop.stoppedBy);
+          }
         };
         const cycleBudgetMs = o.crawl?.maxTimeMs ?? cycleMs;
         if (plan.urls.length > 0) await download(plan.urls, byUrl, cycleBudgetMs);
@@ -242,7 +247,11 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
         r.status = 'failed';
         r.note = (e as Error).message;
         r.actualMs = Date.now() - t0;
-        await store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'failed', note: r.note });
+        // A store that failed (its database lost, its disk full) may not take this last row either: the
+        // cycle's result still says why, and the URLs not downloaded stay due.
+        const recorded = store.finishCycle(id, { endedAt: now(), actualMs: r.actualMs, status: 'failed', note: r.note }).then(() => store.flush());
+        await (r.stoppedBy ? recorded.catch(() => undefined) : recorded);
+        return r;
       }
       await store.flush();
       return r;

@@ -387,3 +387,24 @@ describe('the crawl-time estimate of a cycle', () => {
     }
   }, 180_000);
 });
+
+describe('a cycle whose archive cannot be written', () => {
+  it('stops as a crawl does: its storage stop said, the URLs still due', async () => {
+    const server = await startReplayServer([{ id: 'doc', created: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z', changes: [] }]);
+    server.clock = Date.now();
+    const dataDir = tempDir();
+    try {
+      const store = await openStore(dataDir);
+      await store.init();
+      await store.addDocuments([{ url: server.urlOf('doc'), host: hostOf(server.urlOf('doc')), depth: 0 }], { monitored: true, strategy: 'poisson', nextFetch: Date.now() - 1000 });
+      // More free space asked for than any disk has: the crawl stops before its first fetch, as on a full disk.
+      const r = await runCycle({ dataDir, store, crawl: { delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'], minFreeBytes: 2 ** 60 } });
+      expect(r).toMatchObject({ status: 'failed', stoppedBy: 'disk-space', downloads: 0 });
+      expect((await store.dueDocuments(Date.now(), 10)).map((d) => d.url)).toEqual([server.urlOf('doc')]);
+      await store.close();
+      // `run` exits with that stop's status, the crawl's (src/crawler/drain.ts storageStopExit): 74 here.
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { UserError } from '../../util/errors.ts';
 import type { DueSelection } from '../../store/types.ts';
 import { formatDuration, parseCount, parseDuration, plural } from '../../util/units.ts';
 import { addFetchFlags, fetchOptionsFrom, readSeeds } from './crawl.ts';
+import { storageStopExit } from '../../crawler/crawl.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { summaryOf } from './index.ts';
@@ -104,7 +105,8 @@ export function register(program: Command): void {
     const r = await runCycle(cycleOptions(flags));
     process.stdout.write(flags.json ? JSON.stringify(r, null, 2) + '\n' : describe(r) + '\n');
     // A cycle skipped because another holds the lock is a try-again-later, not a success.
-    if (r.status === 'failed') process.exitCode = EXIT.problems;
+    // A cycle the archive's storage stopped exits as a crawl would (74, 75, 77): its URLs stay due for the next.
+    if (r.status === 'failed') process.exitCode = storageStopExit(r.stoppedBy) ?? EXIT.problems;
     else if (r.status === 'skipped') process.exitCode = EXIT.tempFail;
   });
 
