@@ -64,7 +64,7 @@ export function materialisePatterns(archive: ArchiveReads, at: number, plan: Ext
   const loader = new StoreLoader(graphIndexLine);
   const rows = patternRows(archive, at, plan, graphs);
   const named = plan.indexLines ? archive.namedGraphsAt(at, { graphs }) : [];
-  const { visible, hidden } = withoutAlternates(archive, at, rows, hideAlternates, named);
+  const { visible, hidden } = withoutAlternates(archive, at, rows, hideAlternates);
   for (const [rowid, row] of visible) loader.add(rowid, row);
   const extra = named.flatMap((r) => (isHidden(r, hidden) ? [] : graphIndexLine(r) ?? []));
   const store = loader.finish(extra);
@@ -147,27 +147,24 @@ function mayHoldAlternates(archive: ArchiveReads): boolean {
 export function hiddenAlternates(archive: ArchiveReads, at: number, key = snapshotKey(archive, at, undefined)): ReadonlySet<string> {
   const hit = lastHidden.get(archive);
   if (hit?.key === key) return hit.hidden;
-  const hidden = alternatesAmong(archive, at, undefined);
+  const ids = archive.matchAt(at, ALTERNATES);
+  const hidden = ids.length === 0 ? NONE_HIDDEN : new Set([...archive.rowsById(Float64Array.from(ids).sort())].map(([, row]) => row.graph));
   lastHidden.set(archive, { key, hidden });
   return hidden;
 }
 
-/** The alternates at `at` among `graphs` (undefined: all). */
-function alternatesAmong(archive: ArchiveReads, at: number, graphs: string[] | undefined): ReadonlySet<string> {
-  if (graphs?.length === 0) return NONE_HIDDEN;
-  const ids = archive.matchAt(at, ALTERNATES, { graphs });
-  return ids.length === 0 ? NONE_HIDDEN : new Set([...archive.rowsById(Float64Array.from(ids).sort())].map(([, row]) => row.graph));
+/**
+ * The rows of a selective load without the alternates' data, still streamed: the archive's alternates at `at`
+ * (one seek on dm:alternateOf, kept per generation and instant) filter the rows as they come.
+ */
+function withoutAlternates(archive: ArchiveReads, at: number, rows: Iterable<[number, QuadRow]>, hide: boolean): { visible: Iterable<[number, QuadRow]>; hidden: ReadonlySet<string> } {
+  if (!hide) return { visible: rows, hidden: NONE_HIDDEN };
+  const hidden = hiddenAlternates(archive, at);
+  return { visible: hidden.size === 0 ? rows : visibleRows(rows, hidden), hidden };
 }
 
-/**
- * The rows of a selective load without the alternates' data: the alternates among the rows' documents (and
- * `also`'s) are looked up, not every alternate of the archive.
- */
-function withoutAlternates(archive: ArchiveReads, at: number, rows: Iterable<[number, QuadRow]>, hide: boolean, also: QuadRow[] = []): { visible: Iterable<[number, QuadRow]>; hidden: ReadonlySet<string> } {
-  if (!hide) return { visible: rows, hidden: NONE_HIDDEN };
-  const all = [...rows];
-  const hidden = alternatesAmong(archive, at, [...new Set([...all.map(([, r]) => r.graph), ...also.map((r) => r.graph)])]);
-  return { visible: hidden.size === 0 ? all : all.filter(([, r]) => !isHidden(r, hidden)), hidden };
+function* visibleRows(rows: Iterable<[number, QuadRow]>, hidden: ReadonlySet<string>): Generator<[number, QuadRow]> {
+  for (const entry of rows) if (!isHidden(entry[1], hidden)) yield entry;
 }
 
 /** A row of an alternate's version that is its data (not a dm:provenance fact about it). */
