@@ -1,0 +1,107 @@
+import type { IndexMaintenance, LogGapStore } from '../backend.ts';
+import type { TermCheckMemo } from '../term-check-memo.ts';
+import type { VersionKind } from '../types.ts';
+
+/**
+ * A statement of the versioned store: SQL with `?` placeholders (the PostgreSQL dialect numbers them),
+ * `params` its arguments; `each`: run once per row of arguments (SQLite's prepared statement in a loop,
+ * where PostgreSQL binds arrays once).
+ */
+export interface Statement {
+  sql: string;
+  params?: unknown[];
+  each?: unknown[][];
+}
+
+/** What differs in SQL text between the two databases; everything else of store.ts is written once. */
+export interface DialectTraits {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Table name prefix: '' (SQLite: `quads`, `terms`…), 'vs_' (PostgreSQL: `vs_quads`…). */
+  readonly prefix: string;
+  /** The row-id column of the quads table (SQLite's implicit `rowid`, PostgreSQL's `id`). */
+  readonly rowId: string;
+  /** The named-graph column of `quads q`: `q.ng`, or `NULL` in an old SQLite file opened read-only. */
+  readonly ng: string;
+  /** Byte-order collation of an ORDER BY on text (PostgreSQL's default follows the locale). */
+  readonly binary: string;
+  /** A placeholder whose type the statement does not fix (a constant in a select list). */
+  readonly bigintParam: string;
+  /** Ids or terms per statement of the chunked reads (rows by id, terms by hash). */
+  readonly chunk: number;
+  /**
+   * Each statement is a round trip to a server (PostgreSQL): terms are resolved inside statements, a
+   * query's rows come in one (rowsMatchingAt), a batch's documents are read at once (prefetch), the
+   * commit runs while the caller goes on. In process (SQLite): each version is written as it is made.
+   */
+  readonly remote: boolean;
+  /** `expr` such that the planner uses no index on it (SQLite's unary `+`). */
+  noIndex(expr: string): string;
+  /** `column` IN the values: its SQL and arguments (a list of placeholders, or one array). */
+  anyOf(column: string, values: unknown[], type: 'bigint' | 'text'): Statement;
+}
+
+/** Reading and writing through the connection. */
+export interface SqlRunner {
+  all<R>(sql: string, params?: unknown[]): R[];
+  get<R>(sql: string, params?: unknown[]): R | undefined;
+  /** Rows streamed while the caller reads them (SQLite), or read at once (PostgreSQL); `raw`: as arrays. */
+  iterate<R>(sql: string, params?: unknown[], raw?: boolean): Iterable<R>;
+  /** Runs statements in order (one round trip with PostgreSQL); returns each one's rows. */
+  run<R>(statements: Statement[]): R[][];
+}
+
+/** A document's last version and open rows, read for writing its next version. */
+export interface DocumentStates {
+  lasts: Array<{ nt: string; time: number; kind: VersionKind; triples: number }>;
+  open: Array<{ nt: string; id: number; h: number; from_t: number }>;
+}
+
+/** Rows a write transaction made, term ids resolved, to be written in bulk. */
+export interface PendingWrites {
+  terms: Array<[id: number, h: number, nt: string]>;
+  quads: Array<[id: number, g: number, s: number, p: number, o: number, h: number, from: number, to: number, ng: number | null]>;
+  closes: Array<[g: number, id: number, to: number]>;
+  versions: Array<[g: number, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
+  sums: Array<[level: number, bucket: number, change: number]>;
+}
+
+/** The counters a write transaction hands ids from, and what it leaves in the store's meta table. */
+export interface TransactionState {
+  nextRow: number;
+  nextTerm: number;
+  wrote: boolean;
+  /** A version of this transaction states dm:alternateOf (src/archive/alternates.ts). */
+  alternates?: boolean;
+}
+
+/** The writer's transaction: its lock, its ids and how its rows go in. */
+export interface WriteDialect {
+  /** Takes the writers' lock; `changed`: another process wrote since (cached term ids may be stale). */
+  begin(): TransactionState & { changed: boolean };
+  /** The statements writing `rows` (multi-row forms for the database). */
+  writeStatements(rows: PendingWrites): Statement[];
+  /** Writes `statements` and the transaction's counters, and commits (PostgreSQL: without waiting). */
+  commit(statements: Statement[], state: TransactionState): void;
+  rollback(): void;
+  documentStates(nts: string[]): DocumentStates;
+  /** Empties every table but the bulk loader's and the totals' marks. */
+  clearTables(): void;
+}
+
+/** What the store's identity and housekeeping need of the database. */
+export interface StoreDialect {
+  readonly file: string;
+  readonly logGaps: LogGapStore;
+  /** Whether this session may write (else writes throw). */
+  readonly writable: boolean;
+  /** Whether the writer keeps the count totals (count-totals.ts) with each version. */
+  readonly keepsTotals: boolean;
+  /** A cache key that changes with every write; `changed`: another process wrote since the last read. */
+  generation(localWrites: number): { key: string; changed: boolean; nextRow?: number; alternates?: boolean };
+  /** Bytes the store takes, and its name as shown (a URL without its password). */
+  size(): { file: string; bytes: number };
+  termCheckMemo(): TermCheckMemo;
+  close(): Promise<void>;
+}
+
+export type VersionDialect = DialectTraits & SqlRunner & WriteDialect & StoreDialect & IndexMaintenance;

@@ -1,0 +1,103 @@
+import type { SyncPg, SyncStatement } from '../../util/sync-pg.ts';
+import { redactUrl } from '../../store/redact.ts';
+import { UserError } from '../../util/errors.ts';
+import { PG_TERM_CHECK_DDL } from '../pg/pg-term-check-memo.ts';
+import { PG_COUNT_TOTALS_DDL } from '../count-totals.ts';
+
+/**
+ * Partitions of the quads table, by a hash of the document (`g`): every read and write of one document's
+ * rows stays in one partition, and the same column is what Citus distributes the table by (docs/query.md).
+ */
+export const QUAD_PARTITIONS = 16;
+
+/** Secondary indexes of vs_quads (built on every partition); the bulk catch-up drops and rebuilds them. */
+export const PG_READ_INDEXES: Array<[name: string, definition: string]> = [
+  ['vs_quads_by_id', '(id)'],
+  ['vs_quads_by_from', '(from_t)'],
+  ['vs_quads_by_to', '(to_t)'],
+  ['vs_quads_by_sp', '(s, p)'],
+  ['vs_quads_by_p', '(p)'],
+  ['vs_quads_by_op', '(o, p)'],
+  ['vs_quads_by_ng', '(ng) WHERE ng IS NOT NULL'],
+];
+
+function ddl(partitions: number): string[] {
+  return [
+    'CREATE TABLE IF NOT EXISTS vs_terms (id bigint PRIMARY KEY, h bigint NOT NULL, nt text NOT NULL)',
+    'CREATE INDEX IF NOT EXISTS vs_terms_by_hash ON vs_terms (h)',
+    `CREATE TABLE IF NOT EXISTS vs_versions (graph bigint NOT NULL, time bigint NOT NULL, kind text NOT NULL,
+       added integer NOT NULL, removed integer NOT NULL, triples integer NOT NULL, PRIMARY KEY (graph, time))`,
+    'CREATE INDEX IF NOT EXISTS vs_versions_by_time ON vs_versions (time)',
+    // (g, id) is the key: a unique constraint of a partitioned (or Citus-distributed) table must hold its partition column.
+    `CREATE TABLE IF NOT EXISTS vs_quads (id bigint NOT NULL, g bigint NOT NULL, s bigint NOT NULL, p bigint NOT NULL,
+       o bigint NOT NULL, h bigint NOT NULL, from_t bigint NOT NULL, to_t bigint NOT NULL, ng bigint,
+       PRIMARY KEY (g, id)) PARTITION BY HASH (g)`,
+    ...Array.from({ length: partitions }, (_v, i) =>
+      `CREATE TABLE IF NOT EXISTS vs_quads_${i} PARTITION OF vs_quads FOR VALUES WITH (MODULUS ${partitions}, REMAINDER ${i})`),
+    // The writer reads a document's open rows through this one; it stays during a bulk load.
+    'CREATE INDEX IF NOT EXISTS vs_quads_by_graph ON vs_quads (g, to_t)',
+    'CREATE TABLE IF NOT EXISTS vs_meta (key text PRIMARY KEY, value bigint NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS vs_log_gaps (from_id bigint PRIMARY KEY, to_id bigint NOT NULL, seen_at bigint NOT NULL)',
+    ...PG_TERM_CHECK_DDL,
+    PG_COUNT_TOTALS_DDL,
+  ];
+}
+
+/** SQLSTATE of "permission denied". */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Opens the store's tables in `schema`: made when missing (unless read-only), those added since gained;
+ * returns whether this session may write them (false: read-only, a user with only SELECT, or a standby).
+ */
+export function openPgSchema(db: SyncPg, url: string, schema: string | undefined, opts: { readonly?: boolean; partitions?: number }): boolean {
+  if (opts.readonly) {
+    if (db.query<{ t: string | null }>("SELECT to_regclass('vs_meta')::text AS t")[0]!.t === null) {
+      throw new UserError(`no versioned archive in ${redactUrl(url)}: run datamonitor query --db ${redactUrl(url)} once to build it`);
+    }
+    return false;
+  }
+  const statements: SyncStatement[] = [
+    { sql: 'BEGIN' },
+    // Two processes creating the tables at once: the second waits, then finds them there.
+    { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
+  ];
+  // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
+  const have = db.query<{ meta: string | null; term_check: string | null; totals: string | null }>(
+    `SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check,
+            to_regclass('vs_count_sums')::text AS totals`)[0]!;
+  if (have.meta !== null) {
+    // A store built before the count's term check (term-check-memo.ts) or its totals (count-totals.ts) were kept
+    // gains their tables; a user who may not create them still opens the store, and the check is then made in
+    // memory by each process, the count by a scan.
+    const missing = [...(have.term_check === null ? PG_TERM_CHECK_DDL : []), ...(have.totals === null ? [PG_COUNT_TOTALS_DDL] : [])];
+    if (missing.length > 0) runDdl(db, [...statements, ...missing.map((sql) => ({ sql }))], () => undefined);
+    return mayWrite(db);
+  }
+  if (schema) statements.push({ sql: `CREATE SCHEMA IF NOT EXISTS "${schema}"` });
+  // IF NOT EXISTS throughout: another process may have created them while this one waited for the lock.
+  runDdl(db, [...statements, ...ddl(opts.partitions ?? QUAD_PARTITIONS).map((sql) => ({ sql }))], (e) => {
+    throw new UserError(`cannot create the versioned store in PostgreSQL at ${redactUrl(url)}: ${e.message}; a database user who may create tables there must build it once (datamonitor query --db URL as that user)`);
+  });
+  return mayWrite(db);
+}
+
+/** Runs DDL in a transaction; `denied` says what a user without the privilege gets. */
+function runDdl(db: SyncPg, statements: SyncStatement[], denied: (e: Error) => void): void {
+  try {
+    db.run([...statements, { sql: 'COMMIT' }]);
+  } catch (e) {
+    db.query('ROLLBACK');
+    if ((e as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw e;
+    denied(e as Error);
+  }
+}
+
+/** Whether this session may write every table of the store (and the server takes writes at all). */
+function mayWrite(db: SyncPg): boolean {
+  const checks = [['vs_quads', 'INSERT,UPDATE,DELETE'], ['vs_terms', 'INSERT'], ['vs_versions', 'INSERT,UPDATE'], ['vs_meta', 'INSERT,UPDATE,DELETE'], ['vs_log_gaps', 'INSERT,DELETE']]
+    // One call a privilege: given a list, has_table_privilege is true when any one of them is held.
+    .flatMap(([table, privileges]) => privileges!.split(',').map((p) => `has_table_privilege('${table}', '${p}')`));
+  return db.query<{ ok: boolean }>(
+    `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AND ${checks.join(' AND ')} AS ok`)[0]!.ok;
+}

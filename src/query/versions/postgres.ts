@@ -1,0 +1,356 @@
+import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
+import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
+import { UserError } from '../../util/errors.ts';
+import { termHash } from '../../rdf/terms.ts';
+import type { LogGap } from '../log-gaps.ts';
+import type { LogGapStore } from '../backend.ts';
+import type { TermCheckMemo } from '../term-check-memo.ts';
+import { PgTermCheckMemo } from '../pg/pg-term-check-memo.ts';
+import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from '../count-totals.ts';
+import { OPEN } from './rows.ts';
+import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
+import { openPgSchema, PG_READ_INDEXES } from './pg-schema.ts';
+
+const NEXT_ROW = 'next_row';
+const NEXT_TERM = 'next_term';
+const GENERATION = 'generation';
+/** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
+const ALTERNATES = 'alternates';
+/** The backend pid (pg_backend_pid) of a session bulk-loading with the read indexes down. */
+const BULK_LOADER = 'bulk_loader_pid';
+
+/** `?` placeholders numbered for PostgreSQL (no statement of the store has a `?` of its own). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * The versioned store in PostgreSQL (issue #16 item 3), shared by every reader of one crawl database. It
+ * blocks on a connection thread (src/util/sync-pg.ts), so store.ts treats it as remote: it batches a
+ * transaction's writes (one multi-row INSERT, `unnest` of arrays, per table) and resolves terms inside
+ * statements. Term and row ids are handed out from counters in vs_meta, read under the writers' lock.
+ */
+export class PgVersionDialect implements VersionDialect {
+  readonly kind = 'postgres' as const;
+  readonly prefix = 'vs_';
+  readonly rowId = 'id';
+  readonly ng = 'q.ng';
+  readonly binary = ' COLLATE "C"';
+  readonly bigintParam = '?::bigint';
+  readonly chunk = 20_000;
+  readonly remote = true;
+  readonly db: SyncPg;
+  readonly logGaps: LogGapStore;
+  /**
+   * Whether this session may write the store: false when opened read-only, or when the database user
+   * has only SELECT on its tables, or the server is a read-only standby. Such a store reads as it is
+   * (VersionIndex then answers without catching it up, and says how far behind it may be).
+   */
+  readonly writable: boolean;
+  keepsTotals = false;
+  private generationSeen: number | undefined;
+  private inTransaction = false;
+
+  constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number } = {}) {
+    const { connectionString, schema } = parsePostgresUrl(file);
+    this.db = new SyncPg(connectionString, { schema, readonly: opts.readonly ?? false });
+    try {
+      this.writable = openPgSchema(this.db, file, schema, opts);
+      // Put back the read indexes a bulk loader that died left down (its session is gone).
+      if (this.writable && this.liveBulkLoader() === undefined && this.missingIndexes().length > 0) this.locked(() => this.restoreIndexes());
+      this.keepsTotals = this.writable && this.buildCountTotals();
+    } catch (e) {
+      void this.db.close();
+      throw connectError(e, file);
+    }
+    this.logGaps = new PgLogGaps(this.db);
+  }
+
+  noIndex(expr: string): string {
+    return expr;
+  }
+
+  anyOf(column: string, values: unknown[], type: 'bigint' | 'text'): Statement {
+    return { sql: `${column} = ANY(?::${type}[])`, params: [values] };
+  }
+
+  all<R>(sql: string, params?: unknown[]): R[] {
+    return this.db.query<R>(numbered(sql), params);
+  }
+
+  get<R>(sql: string, params?: unknown[]): R | undefined {
+    return this.all<R>(sql, params)[0];
+  }
+
+  iterate<R>(sql: string, params?: unknown[], raw = false): Iterable<R> {
+    const rows = this.all<Record<string, unknown>>(sql, params);
+    return (raw ? rows.map((r) => Object.values(r)) : rows) as Iterable<R>;
+  }
+
+  run<R>(statements: Statement[]): R[][] {
+    return this.db.run<R>(statements.map((s) => ({ sql: numbered(s.sql), params: s.params })));
+  }
+
+  /**
+   * Fills vs_count_sums from the versions once (a store written before it), under the writers' lock; false
+   * when this user may not write it (or it could not be made): counts then scan, as before.
+   */
+  private buildCountTotals(): boolean {
+    const [state] = this.db.query<{ table: string | null; built: boolean }>(
+      "SELECT to_regclass('vs_count_sums')::text AS table, EXISTS (SELECT 1 FROM vs_meta WHERE key = $1) AS built", [COUNT_TOTALS_KEY]);
+    if (state!.table === null) return false;
+    if (!this.db.query<{ ok: boolean }>("SELECT has_table_privilege('vs_count_sums', 'INSERT') AND has_table_privilege('vs_count_sums', 'UPDATE') AS ok")[0]!.ok) return false;
+    if (state!.built) return true;
+    this.locked(() => {
+      if (this.get('SELECT 1 FROM vs_meta WHERE key = ?', [COUNT_TOTALS_KEY])) return; // another writer built it while this one waited
+      this.db.run([
+        { sql: 'TRUNCATE vs_count_sums' },
+        { sql: buildTotalsSql('vs_count_sums', 'vs_versions') },
+        { sql: 'INSERT INTO vs_meta (key, value) VALUES ($1, 1) ON CONFLICT (key) DO NOTHING', params: [COUNT_TOTALS_KEY] },
+      ]);
+    });
+    return true;
+  }
+
+  /** `fn` holding the writers' lock, writing no version. */
+  private locked(fn: () => void): void {
+    const state = this.begin();
+    try {
+      fn();
+    } catch (e) {
+      this.rollback();
+      throw e;
+    }
+    this.commit([], state);
+  }
+
+  /** Read afresh each time (a cache key must not be stale), with the next row id and the alternates mark beside it. */
+  generation(): { key: string; changed: boolean; nextRow: number; alternates: boolean } {
+    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [[GENERATION, NEXT_ROW, ALTERNATES]]);
+    const value = (k: string) => meta.find((r) => r.key === k)?.value;
+    const generation = value(GENERATION) ?? 0;
+    const changed = !this.inTransaction && this.generationSeen !== undefined && generation !== this.generationSeen;
+    if (!this.inTransaction) this.generationSeen = generation;
+    return { key: String(generation), changed, nextRow: value(NEXT_ROW) ?? 1, alternates: value(ALTERNATES) !== undefined };
+  }
+
+  begin(): TransactionState & { changed: boolean } {
+    const [, , , meta] = this.db.run<{ key: string; value: number }>([
+      { sql: 'BEGIN' },
+      // One writer at a time per schema, whoever and wherever it is: a second catch-up waits here.
+      { sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.vs_write'))" },
+      // Every statement of a writer is a keyed look-up. During a bulk load the planner's statistics are
+      // those of the tables' first minutes (autovacuum has not analysed them since), and it scanned every
+      // open row of vs_quads once a batch, growing with the store: the catch-up slowed as it went.
+      { sql: 'SET LOCAL enable_seqscan = off' },
+      { sql: 'SELECT key, value FROM vs_meta WHERE key = ANY($1)', params: [[NEXT_ROW, NEXT_TERM, GENERATION]] },
+    ]);
+    const value = (k: string) => meta!.find((r) => r.key === k)?.value;
+    const generation = value(GENERATION) ?? 0;
+    const changed = this.generationSeen !== undefined && generation !== this.generationSeen;
+    this.generationSeen = generation;
+    this.inTransaction = true;
+    return { nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false, changed };
+  }
+
+  writeStatements(rows: PendingWrites): Statement[] {
+    const out: Statement[] = [];
+    const columns = (list: unknown[][], n: number) => Array.from({ length: n }, (_v, i) => list.map((r) => r[i]));
+    if (rows.terms.length > 0) out.push({ sql: 'INSERT INTO vs_terms (id, h, nt) SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[])', params: columns(rows.terms, 3) });
+    if (rows.quads.length > 0) {
+      out.push({
+        sql: `INSERT INTO vs_quads (id, g, s, p, o, h, from_t, to_t, ng) SELECT * FROM unnest(${Array(9).fill('?::bigint[]').join(', ')})`,
+        params: columns(rows.quads, 9),
+      });
+    }
+    if (rows.closes.length > 0) {
+      out.push({
+        sql: 'UPDATE vs_quads q SET to_t = u.t FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS u(g, id, t) WHERE q.g = u.g AND q.id = u.id',
+        params: columns(rows.closes, 3),
+      });
+    }
+    if (rows.versions.length > 0) {
+      out.push({
+        sql: `INSERT INTO vs_versions (graph, time, kind, added, removed, triples)
+              SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[], ?::int[], ?::int[])
+              ON CONFLICT (graph, time) DO UPDATE SET kind = excluded.kind, added = excluded.added, removed = excluded.removed, triples = excluded.triples`,
+        params: columns(rows.versions, 6),
+      });
+    }
+    if (rows.sums.length > 0) out.push({ sql: PG_ADD_CHANGES.replace(/\$\d/g, '?'), params: columns(rows.sums, 3) });
+    return out;
+  }
+
+  /**
+   * Not waited for: the catch-up reads and parses its next batch while the server writes and commits
+   * this one (bench/SCALE-RUN.md, PostgreSQL catch-up). The next call waits for it and throws its error;
+   * every statement of a later transaction runs after this COMMIT on the same connection. If it fails, the
+   * generation in the database is not the one assumed here, and the next transaction or read forgets the
+   * term ids it handed out.
+   */
+  commit(statements: Statement[], state: TransactionState): void {
+    const commit: SyncStatement[] = statements.map((s) => ({ sql: numbered(s.sql), params: s.params }));
+    if (state.wrote) {
+      const generation = this.generationSeen! + 1;
+      this.generationSeen = generation;
+      const alternates = state.alternates ? [[ALTERNATES], [1]] : [[], []];
+      commit.push({
+        sql: `INSERT INTO vs_meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
+              ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        params: [[NEXT_ROW, NEXT_TERM, GENERATION, ...alternates[0]!], [state.nextRow, state.nextTerm, generation, ...alternates[1]!]],
+      });
+    }
+    commit.push({ sql: 'COMMIT' });
+    this.inTransaction = false;
+    this.db.send(commit, { rollbackOnError: true });
+  }
+
+  rollback(): void {
+    this.inTransaction = false;
+    try {
+      this.db.query('ROLLBACK');
+    } catch {
+      // the connection is gone: the server rolled back
+    }
+  }
+
+  documentStates(nts: string[]): DocumentStates {
+    const [lasts, open] = this.db.run<never>(prefetchStatements(nts));
+    return { lasts: lasts!, open: open! };
+  }
+
+  clearTables(): void {
+    this.db.run([
+      { sql: 'TRUNCATE vs_quads, vs_versions, vs_terms, vs_log_gaps' },
+      // Absent from a store built before them whose writer may not create tables (addMissingTables).
+      { sql: "DO $$ BEGIN IF to_regclass('vs_term_classes') IS NOT NULL THEN TRUNCATE vs_term_forms, vs_term_classes; END IF; END $$" },
+      { sql: "DO $$ BEGIN IF to_regclass('vs_count_sums') IS NOT NULL THEN TRUNCATE vs_count_sums; END IF; END $$" },
+      { sql: 'DELETE FROM vs_meta WHERE key <> ALL($1)', params: [[BULK_LOADER, COUNT_TOTALS_KEY]] },
+    ]);
+  }
+
+  size(): { file: string; bytes: number } {
+    const bytes = this.db.query<{ bytes: number }>(`SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'vs\\_%'`)[0]!.bytes;
+    return { file: redactUrl(this.file), bytes };
+  }
+
+  termCheckMemo(): TermCheckMemo {
+    return new PgTermCheckMemo(this.db, !this.writable);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  /** Inside writeTransaction: drops the read indexes (every partition's), records this session as the loader. */
+  dropReadIndexes(): string[] {
+    const dropped = this.presentIndexes();
+    // One statement an index, in one round trip: Citus refuses to drop several distributed objects in one command.
+    if (dropped.length > 0) this.db.run(dropped.map((name) => ({ sql: `DROP INDEX IF EXISTS ${name}` })));
+    this.db.query('INSERT INTO vs_meta (key, value) VALUES ($1, pg_backend_pid()) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BULK_LOADER]);
+    return dropped;
+  }
+
+  /**
+   * Inside writeTransaction: builds the read indexes missing (each once over the whole table), then
+   * gathers the planner's statistics: right after a bulk load autovacuum has not run yet, and without them
+   * PostgreSQL joined the term dictionary by scanning it whole (a selective query took seconds).
+   */
+  restoreIndexes(): void {
+    this.db.run([
+      ...PG_READ_INDEXES.map(([name, def]) => ({ sql: `CREATE INDEX IF NOT EXISTS ${name} ON vs_quads ${def}` })),
+      { sql: 'ANALYZE vs_quads, vs_terms, vs_versions' },
+      { sql: 'DELETE FROM vs_meta WHERE key = $1', params: [BULK_LOADER] },
+    ]);
+  }
+
+  /**
+   * The session that took the read indexes down and is still connected (pg_stat_activity says so,
+   * whichever machine it runs on); undefined when none, or when it died (its indexes are then restored).
+   */
+  liveBulkLoader(): number | undefined {
+    const [row] = this.db.query<{ pid: number; live: boolean; mine: boolean }>(
+      `SELECT m.value AS pid, m.value = pg_backend_pid() AS mine, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = m.value) AS live
+       FROM vs_meta m WHERE m.key = $1`, [BULK_LOADER]);
+    // This store's own session: the catch-up knows its loader by the process id.
+    if (row?.mine) return process.pid;
+    return row?.live ? row.pid : undefined;
+  }
+
+  missingIndexes(): string[] {
+    const have = new Set(this.presentIndexes());
+    return PG_READ_INDEXES.map(([name]) => name).filter((n) => !have.has(n));
+  }
+
+  private presentIndexes(): string[] {
+    const names = PG_READ_INDEXES.map(([name]) => name);
+    return this.db.query<{ n: string }>('SELECT indexname AS n FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)', [names]).map((r) => r.n);
+  }
+}
+
+/** The ids of terms given as parameters: their hashes (an index probe each), then their N-Triples. */
+function idsOfTermsSql(hashes: string, nts: string, columns = 'id'): string {
+  return `SELECT ${columns} FROM vs_terms WHERE h = ANY(${hashes}::bigint[]) AND nt = ANY(${nts}::text[])`;
+}
+
+/**
+ * The last version, then the open rows, of documents (their N-Triples IRIs): the store's prefetch in one
+ * round trip, exported for the test of its plan (test/query/pg-writes.test.ts).
+ */
+export function prefetchStatements(documents: string[]): SyncStatement[] {
+  const params = [documents.map(termHash), documents];
+  return [
+    { sql: `SELECT t.nt, l.time, l.kind, l.triples FROM vs_terms t CROSS JOIN LATERAL
+              (SELECT time, kind, triples FROM vs_versions v WHERE v.graph = t.id ORDER BY time DESC LIMIT 1) l
+            WHERE t.h = ANY($1::bigint[]) AND t.nt = ANY($2::text[])`, params },
+    // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
+    // The documents' ids go in as one array (an InitPlan), not as a join: with the statistics of a store
+    // being bulk-loaded, PostgreSQL hash-joined every open row of vs_quads to them, once a batch.
+    { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_quads q JOIN vs_terms t ON t.id = q.g
+            WHERE q.g = ANY(ARRAY(${idsOfTermsSql('$1', '$2')}))
+              AND q.to_t = ${OPEN}`, params },
+  ];
+}
+
+/** The crawl-log holes of src/query/log-gaps.ts, in vs_log_gaps. */
+class PgLogGaps implements LogGapStore {
+  constructor(private readonly db: SyncPg) {}
+
+  list(): LogGap[] {
+    return this.db.query<LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM vs_log_gaps ORDER BY from_id');
+  }
+
+  add(from: number, to: number, seenAt: number): void {
+    if (to < from) return;
+    this.db.query('INSERT INTO vs_log_gaps (from_id, to_id, seen_at) VALUES ($1, $2, $3)', [from, to, seenAt]);
+  }
+
+  fill(id: number): boolean {
+    const [gap] = this.db.query<LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM vs_log_gaps WHERE from_id <= $1 ORDER BY from_id DESC LIMIT 1', [id]);
+    if (!gap || gap.to < id) return false;
+    this.db.query('DELETE FROM vs_log_gaps WHERE from_id = $1', [gap.from]);
+    this.add(gap.from, id - 1, gap.seenAt);
+    this.add(id + 1, gap.to, gap.seenAt);
+    return true;
+  }
+
+  expire(before: number): number {
+    return this.db.query<{ n: number }>('WITH d AS (DELETE FROM vs_log_gaps WHERE seen_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM d', [before])[0]!.n;
+  }
+
+  clear(): void {
+    this.db.query('DELETE FROM vs_log_gaps');
+  }
+}
+
+function connectError(e: unknown, url: string): Error {
+  if (e instanceof UserError) return e;
+  const err = e as { code?: string; message?: string };
+  if (['ECONNREFUSED', 'ENOTFOUND', '3D000', '28000', '28P01'].includes(err.code ?? '') || /connect/i.test(err.message ?? '')) {
+    return new UserError(`cannot use PostgreSQL at ${redactUrl(url)} for the versioned store: ${err.message}; check that the server runs and the URL names an existing database and user`);
+  }
+  return e as Error;
+}
