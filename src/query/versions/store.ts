@@ -237,10 +237,14 @@ export class VersionStore implements VersionBackend {
   /** The bulk writes of what the transaction holds in memory, which is then emptied. */
   private pendingStatements(): Statement[] {
     const tx = this.tx!;
-    const terms = this.resolveTerms([
-      ...[...tx.inserts.values()].flatMap((r) => (r.ng ? [r.g, r.s, r.p, r.o, r.ng] : [r.g, r.s, r.p, r.o])),
-      ...[...tx.closes.values()].map((c) => c.g), ...[...tx.versions.values()].map((v) => v[0]),
-    ]);
+    const names: string[] = [];
+    for (const r of tx.inserts.values()) {
+      names.push(r.g, r.s, r.p, r.o);
+      if (r.ng) names.push(r.ng);
+    }
+    for (const c of tx.closes.values()) names.push(c.g);
+    for (const v of tx.versions.values()) names.push(v[0]);
+    const terms = this.resolveTerms(names);
     const id = (nt: string) => this.termIds.get(nt)!;
     const rows: PendingWrites = {
       terms,
@@ -351,6 +355,8 @@ export class VersionStore implements VersionBackend {
       // In process, a version costs no round trip: written now, the transaction holds one version, not a batch's.
       this.flushPending();
       tx.graphs.clear();
+      // Every id made is written now, so the cache can go: bounded, as a long batch would grow it.
+      if (this.termIds.size >= TERM_CACHE_ENTRIES) this.termIds.clear();
     }
     return { added, removed };
   }
@@ -364,20 +370,35 @@ export class VersionStore implements VersionBackend {
     const missing = new Set<string>();
     for (const nt of terms) if (!this.termIds.has(nt)) missing.add(nt);
     if (missing.size === 0) return [];
-    const hashes = [...new Set([...missing].map(termHash))];
-    for (let i = 0; i < hashes.length; i += this.d.chunk) {
-      const any = this.d.anyOf('h', hashes.slice(i, i + this.d.chunk), 'bigint');
-      for (const r of this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE ${any.sql}`, any.params)) {
-        if (missing.delete(r.nt)) this.termIds.set(r.nt, r.id);
+    if (this.d.remote) {
+      const hashes = [...new Set([...missing].map(termHash))];
+      for (let i = 0; i < hashes.length; i += this.d.chunk) {
+        const any = this.d.anyOf('h', hashes.slice(i, i + this.d.chunk), 'bigint');
+        for (const r of this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE ${any.sql}`, any.params)) {
+          if (missing.delete(r.nt)) this.termIds.set(r.nt, r.id);
+        }
       }
     }
     const made: Array<[number, number, string]> = [];
     for (const nt of missing) {
+      const h = termHash(nt);
+      // In process, one prepared statement a term: one row per hash but for a 48-bit collision, so one
+      // `get` (a third of the cost of reading every row of the hash) mostly answers.
+      if (!this.d.remote && this.localTermId(nt, h) !== undefined) continue;
       const termId = tx.nextTerm++;
-      made.push([termId, termHash(nt), nt]);
+      made.push([termId, h, nt]);
       this.termIds.set(nt, termId);
     }
     return made;
+  }
+
+  /** A term's id (`h` its hash) read in process, then cached. */
+  private localTermId(nt: string, h: number): number | undefined {
+    const sql = `SELECT id, nt FROM ${this.t.terms} WHERE h = ?`;
+    const first = this.d.get<{ id: number; nt: string }>(sql, [h]);
+    const id = first === undefined ? undefined : first.nt === nt ? first.id : this.d.all<{ id: number; nt: string }>(sql, [h]).find((r) => r.nt === nt)?.id;
+    if (id !== undefined) this.termIds.set(nt, id);
+    return id;
   }
 
   /** The last crawl-log id indexed into this store; undefined when none was ever recorded. */
