@@ -1,4 +1,5 @@
-import type Database from 'better-sqlite3';
+import type { LogGapStore } from './backend.ts';
+import type { SqlRunner } from './versions/dialect.ts';
 
 /**
  * Crawl-log ids the index has gone past without seeing: ranges between two indexed ids. With PostgreSQL
@@ -18,18 +19,25 @@ export interface LogGap {
 
 export const LOG_GAPS_DDL = `CREATE TABLE IF NOT EXISTS log_gaps (from_id INTEGER PRIMARY KEY, to_id INTEGER NOT NULL, seen_at INTEGER NOT NULL);`;
 
-export class LogGaps {
-  constructor(private readonly db: Database.Database) {}
+/**
+ * The holes of one store, in its table `<prefix>log_gaps` (both databases: `db` runs `?` statements). A SQLite
+ * store written before holes were tracked, opened read-only, has no such table: no holes.
+ */
+export class LogGaps implements LogGapStore {
+  private readonly table: string;
 
-  /** Every open hole, lowest first. A store written before holes were tracked has none. */
+  constructor(private readonly db: SqlRunner, prefix = '') {
+    this.table = `${prefix}log_gaps`;
+  }
+
+  /** Every open hole, lowest first. */
   list(): LogGap[] {
-    if (!this.exists()) return [];
-    return this.db.prepare<[], LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS seenAt FROM log_gaps ORDER BY from_id').all();
+    return this.unlessMissing(() => this.db.all<LogGap>(`SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM ${this.table} ORDER BY from_id`), []);
   }
 
   add(from: number, to: number, seenAt: number): void {
     if (to < from) return;
-    this.db.prepare('INSERT INTO log_gaps (from_id, to_id, seen_at) VALUES (?, ?, ?)').run(from, to, seenAt);
+    this.db.run([{ sql: `INSERT INTO ${this.table} (from_id, to_id, seen_at) VALUES (?, ?, ?)`, params: [from, to, seenAt] }]);
   }
 
   /**
@@ -37,9 +45,9 @@ export class LogGaps {
    * row was indexed already (by this or another process): the caller must not apply it again.
    */
   fill(id: number): boolean {
-    const gap = this.db.prepare<[number], LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS seenAt FROM log_gaps WHERE from_id <= ? ORDER BY from_id DESC LIMIT 1').get(id);
+    const gap = this.db.get<LogGap>(`SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM ${this.table} WHERE from_id <= ? ORDER BY from_id DESC LIMIT 1`, [id]);
     if (!gap || gap.to < id) return false;
-    this.db.prepare('DELETE FROM log_gaps WHERE from_id = ?').run(gap.from);
+    this.db.run([{ sql: `DELETE FROM ${this.table} WHERE from_id = ?`, params: [gap.from] }]);
     this.add(gap.from, id - 1, gap.seenAt);
     this.add(id + 1, gap.to, gap.seenAt);
     return true;
@@ -47,14 +55,23 @@ export class LogGaps {
 
   /** Forgets holes first seen before `before`; returns how many. */
   expire(before: number): number {
-    return this.db.prepare('DELETE FROM log_gaps WHERE seen_at < ?').run(before).changes;
+    const [counted] = this.db.run<{ n: number }>([
+      { sql: `SELECT count(*) AS n FROM ${this.table} WHERE seen_at < ?`, params: [before] },
+      { sql: `DELETE FROM ${this.table} WHERE seen_at < ?`, params: [before] },
+    ]);
+    return Number(counted![0]!.n);
   }
 
   clear(): void {
-    if (this.exists()) this.db.exec('DELETE FROM log_gaps');
+    this.unlessMissing(() => this.db.run([{ sql: `DELETE FROM ${this.table}` }]), undefined);
   }
 
-  private exists(): boolean {
-    return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'log_gaps'`).get() !== undefined;
+  private unlessMissing<T>(fn: () => T, otherwise: T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (/no such table/.test((e as Error).message)) return otherwise;
+      throw e;
+    }
   }
 }

@@ -2,7 +2,7 @@ import { SyncPg, type SyncStatement } from '../../util/sync-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { termHash } from '../../rdf/terms.ts';
-import type { LogGap } from '../log-gaps.ts';
+import { LogGaps } from '../log-gaps.ts';
 import type { LogGapStore } from '../backend.ts';
 import type { TermCheckMemo } from '../term-check-memo.ts';
 import { PgTermCheckMemo } from '../pg/pg-term-check-memo.ts';
@@ -64,7 +64,7 @@ export class PgVersionDialect implements VersionDialect {
       void this.db.close();
       throw connectError(e, file);
     }
-    this.logGaps = new PgLogGaps(this.db);
+    this.logGaps = new LogGaps(this, this.prefix);
   }
 
   noIndex(expr: string): string {
@@ -313,37 +313,6 @@ export function prefetchStatements(documents: string[]): SyncStatement[] {
             WHERE q.g = ANY(ARRAY(${idsOfTermsSql('$1', '$2')}))
               AND q.to_t = ${OPEN}`, params },
   ];
-}
-
-/** The crawl-log holes of src/query/log-gaps.ts, in vs_log_gaps. */
-class PgLogGaps implements LogGapStore {
-  constructor(private readonly db: SyncPg) {}
-
-  list(): LogGap[] {
-    return this.db.query<LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM vs_log_gaps ORDER BY from_id');
-  }
-
-  add(from: number, to: number, seenAt: number): void {
-    if (to < from) return;
-    this.db.query('INSERT INTO vs_log_gaps (from_id, to_id, seen_at) VALUES ($1, $2, $3)', [from, to, seenAt]);
-  }
-
-  fill(id: number): boolean {
-    const [gap] = this.db.query<LogGap>('SELECT from_id AS "from", to_id AS "to", seen_at AS "seenAt" FROM vs_log_gaps WHERE from_id <= $1 ORDER BY from_id DESC LIMIT 1', [id]);
-    if (!gap || gap.to < id) return false;
-    this.db.query('DELETE FROM vs_log_gaps WHERE from_id = $1', [gap.from]);
-    this.add(gap.from, id - 1, gap.seenAt);
-    this.add(id + 1, gap.to, gap.seenAt);
-    return true;
-  }
-
-  expire(before: number): number {
-    return this.db.query<{ n: number }>('WITH d AS (DELETE FROM vs_log_gaps WHERE seen_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM d', [before])[0]!.n;
-  }
-
-  clear(): void {
-    this.db.query('DELETE FROM vs_log_gaps');
-  }
 }
 
 function connectError(e: unknown, url: string): Error {

@@ -81,7 +81,7 @@ export class SqliteVersionDialect implements VersionDialect {
       }
     }
     this.ng = this.hasNamedGraphColumn() !== false ? 'q.ng' : 'NULL';
-    this.logGaps = new LogGaps(this.db);
+    this.logGaps = new LogGaps(this);
     this.keepsTotals = this.writable && this.metaValue(COUNT_TOTALS_KEY) !== undefined;
   }
 
