@@ -132,10 +132,10 @@ export interface LogGapStore {
 }
 
 /**
- * The versioned store, whatever holds it: SQLite (`<data>/versions.sqlite`, version-store.ts) or PostgreSQL
- * (pg/pg-version-store.ts, shared by every reader of one crawl database). It is synchronous, as better-sqlite3
- * is; the PostgreSQL store blocks on a connection thread (src/util/sync-pg.ts) and batches its writes per
- * transaction to pay for that. Each consumer takes the roles it uses: the catch-up writes (VersionWriter,
+ * The versioned store, whatever holds it: one implementation (versions/store.ts) over SQLite
+ * (`<data>/versions.sqlite`, versions/sqlite.ts) or PostgreSQL (versions/postgres.ts, shared by every reader
+ * of one crawl database). It is synchronous, as better-sqlite3 is; the PostgreSQL store blocks on a connection
+ * thread (src/util/sync-pg.ts) and batches its writes per transaction to pay for that. Each consumer takes the roles it uses: the catch-up writes (VersionWriter,
  * IndexMaintenance), `diff` and the Memento routes read the history (HistoryReads), the SPARQL planner and
  * engine read rows and counts at an instant (ArchiveReads).
  */

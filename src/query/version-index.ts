@@ -15,7 +15,7 @@ import { writableDir } from '../util/disk.ts';
  * persistent index `<data>/versions.sqlite`, caught up with the crawl log before answering. When the
  * data directory cannot be written, a temporary index built from the WARC records takes its place (and
  * is removed on close): answers never depend on being allowed to write. With a PostgreSQL crawl store
- * (`--db postgres://…`) the index lives in that database instead (pg/pg-version-store.ts): one index
+ * (`--db postgres://…`) the index lives in that database instead (pg/pg-version-store.ts, versions/postgres.ts): one index
  * shared by every reader and worker, caught up by whichever reader comes first.
  */
 export class VersionIndex {

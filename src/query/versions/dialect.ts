@@ -96,6 +96,8 @@ export interface StoreDialect {
   readonly writable: boolean;
   /** Whether the writer keeps the count totals (count-totals.ts) with each version. */
   readonly keepsTotals: boolean;
+  /** The bulk load's read indexes: dropped and restored in the database's way. */
+  readonly indexes: IndexMaintenance;
   /** A cache key that changes with every write; `changed`: another process wrote since the last read. */
   generation(localWrites: number): { key: string; changed: boolean; nextRow?: number; alternates?: boolean };
   /** Bytes the store takes, and its name as shown (a URL without its password). */
@@ -104,4 +106,4 @@ export interface StoreDialect {
   close(): Promise<void>;
 }
 
-export type VersionDialect = DialectTraits & SqlRunner & WriteDialect & StoreDialect & IndexMaintenance;
+export type VersionDialect = DialectTraits & SqlRunner & WriteDialect & StoreDialect;

@@ -1,4 +1,5 @@
 import type { SyncPg, SyncStatement } from '../../util/sync-pg.ts';
+import type { IndexMaintenance } from '../backend.ts';
 import { redactUrl } from '../../store/redact.ts';
 import { UserError } from '../../util/errors.ts';
 import { PG_TERM_CHECK_DDL } from '../pg/pg-term-check-memo.ts';
@@ -11,7 +12,7 @@ import { PG_COUNT_TOTALS_DDL } from '../count-totals.ts';
 export const QUAD_PARTITIONS = 16;
 
 /** Secondary indexes of vs_quads (built on every partition); the bulk catch-up drops and rebuilds them. */
-export const PG_READ_INDEXES: Array<[name: string, definition: string]> = [
+const PG_READ_INDEXES: Array<[name: string, definition: string]> = [
   ['vs_quads_by_id', '(id)'],
   ['vs_quads_by_from', '(from_t)'],
   ['vs_quads_by_to', '(to_t)'],
@@ -42,6 +43,9 @@ function ddl(partitions: number): string[] {
     PG_COUNT_TOTALS_DDL,
   ];
 }
+
+/** The meta key of the backend pid (pg_backend_pid) of a session bulk-loading with the read indexes down. */
+export const BULK_LOADER = 'bulk_loader_pid';
 
 /** SQLSTATE of "permission denied". */
 const INSUFFICIENT_PRIVILEGE = '42501';
@@ -100,4 +104,54 @@ function mayWrite(db: SyncPg): boolean {
     .flatMap(([table, privileges]) => privileges!.split(',').map((p) => `has_table_privilege('${table}', '${p}')`));
   return db.query<{ ok: boolean }>(
     `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AND ${checks.join(' AND ')} AS ok`)[0]!.ok;
+}
+
+/** The bulk load's index maintenance (backend.ts IndexMaintenance) of a PostgreSQL store. */
+export class PgIndexes implements IndexMaintenance {
+  constructor(private readonly db: SyncPg) {}
+
+  /** Inside writeTransaction: drops the read indexes (every partition's), records this session as the loader. */
+  dropReadIndexes(): string[] {
+    const dropped = this.presentIndexes();
+    // One statement an index, in one round trip: Citus refuses to drop several distributed objects in one command.
+    if (dropped.length > 0) this.db.run(dropped.map((name) => ({ sql: `DROP INDEX IF EXISTS ${name}` })));
+    this.db.query('INSERT INTO vs_meta (key, value) VALUES ($1, pg_backend_pid()) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BULK_LOADER]);
+    return dropped;
+  }
+
+  /**
+   * Inside writeTransaction: builds the read indexes missing (each once over the whole table), then
+   * gathers the planner's statistics: right after a bulk load autovacuum has not run yet, and without them
+   * PostgreSQL joined the term dictionary by scanning it whole (a selective query took seconds).
+   */
+  restoreIndexes(): void {
+    this.db.run([
+      ...PG_READ_INDEXES.map(([name, def]) => ({ sql: `CREATE INDEX IF NOT EXISTS ${name} ON vs_quads ${def}` })),
+      { sql: 'ANALYZE vs_quads, vs_terms, vs_versions' },
+      { sql: 'DELETE FROM vs_meta WHERE key = $1', params: [BULK_LOADER] },
+    ]);
+  }
+
+  /**
+   * The session that took the read indexes down and is still connected (pg_stat_activity says so,
+   * whichever machine it runs on); undefined when none, or when it died (its indexes are then restored).
+   */
+  liveBulkLoader(): number | undefined {
+    const [row] = this.db.query<{ pid: number; live: boolean; mine: boolean }>(
+      `SELECT m.value AS pid, m.value = pg_backend_pid() AS mine, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = m.value) AS live
+       FROM vs_meta m WHERE m.key = $1`, [BULK_LOADER]);
+    // This store's own session: the catch-up knows its loader by the process id.
+    if (row?.mine) return process.pid;
+    return row?.live ? row.pid : undefined;
+  }
+
+  missingIndexes(): string[] {
+    const have = new Set(this.presentIndexes());
+    return PG_READ_INDEXES.map(([name]) => name).filter((n) => !have.has(n));
+  }
+
+  private presentIndexes(): string[] {
+    const names = PG_READ_INDEXES.map(([name]) => name);
+    return this.db.query<{ n: string }>('SELECT indexname AS n FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)', [names]).map((r) => r.n);
+  }
 }

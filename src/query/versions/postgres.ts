@@ -9,15 +9,13 @@ import { PgTermCheckMemo } from '../pg/pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from '../count-totals.ts';
 import { OPEN } from './rows.ts';
 import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
-import { openPgSchema, PG_READ_INDEXES } from './pg-schema.ts';
+import { BULK_LOADER, PgIndexes, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
 const NEXT_TERM = 'next_term';
 const GENERATION = 'generation';
 /** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
 const ALTERNATES = 'alternates';
-/** The backend pid (pg_backend_pid) of a session bulk-loading with the read indexes down. */
-const BULK_LOADER = 'bulk_loader_pid';
 
 /** `?` placeholders numbered for PostgreSQL (no statement of the store has a `?` of its own). */
 function numbered(sql: string): string {
@@ -42,6 +40,7 @@ export class PgVersionDialect implements VersionDialect {
   readonly remote = true;
   readonly db: SyncPg;
   readonly logGaps: LogGapStore;
+  readonly indexes: PgIndexes;
   /**
    * Whether this session may write the store: false when opened read-only, or when the database user
    * has only SELECT on its tables, or the server is a read-only standby. Such a store reads as it is
@@ -57,8 +56,9 @@ export class PgVersionDialect implements VersionDialect {
     this.db = new SyncPg(connectionString, { schema, readonly: opts.readonly ?? false });
     try {
       this.writable = openPgSchema(this.db, file, schema, opts);
+      this.indexes = new PgIndexes(this.db);
       // Put back the read indexes a bulk loader that died left down (its session is gone).
-      if (this.writable && this.liveBulkLoader() === undefined && this.missingIndexes().length > 0) this.locked(() => this.restoreIndexes());
+      if (this.writable && this.indexes.liveBulkLoader() === undefined && this.indexes.missingIndexes().length > 0) this.locked(() => this.indexes.restoreIndexes());
       this.keepsTotals = this.writable && this.buildCountTotals();
     } catch (e) {
       void this.db.close();
@@ -243,51 +243,6 @@ export class PgVersionDialect implements VersionDialect {
 
   async close(): Promise<void> {
     await this.db.close();
-  }
-
-  /** Inside writeTransaction: drops the read indexes (every partition's), records this session as the loader. */
-  dropReadIndexes(): string[] {
-    const dropped = this.presentIndexes();
-    // One statement an index, in one round trip: Citus refuses to drop several distributed objects in one command.
-    if (dropped.length > 0) this.db.run(dropped.map((name) => ({ sql: `DROP INDEX IF EXISTS ${name}` })));
-    this.db.query('INSERT INTO vs_meta (key, value) VALUES ($1, pg_backend_pid()) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BULK_LOADER]);
-    return dropped;
-  }
-
-  /**
-   * Inside writeTransaction: builds the read indexes missing (each once over the whole table), then
-   * gathers the planner's statistics: right after a bulk load autovacuum has not run yet, and without them
-   * PostgreSQL joined the term dictionary by scanning it whole (a selective query took seconds).
-   */
-  restoreIndexes(): void {
-    this.db.run([
-      ...PG_READ_INDEXES.map(([name, def]) => ({ sql: `CREATE INDEX IF NOT EXISTS ${name} ON vs_quads ${def}` })),
-      { sql: 'ANALYZE vs_quads, vs_terms, vs_versions' },
-      { sql: 'DELETE FROM vs_meta WHERE key = $1', params: [BULK_LOADER] },
-    ]);
-  }
-
-  /**
-   * The session that took the read indexes down and is still connected (pg_stat_activity says so,
-   * whichever machine it runs on); undefined when none, or when it died (its indexes are then restored).
-   */
-  liveBulkLoader(): number | undefined {
-    const [row] = this.db.query<{ pid: number; live: boolean; mine: boolean }>(
-      `SELECT m.value AS pid, m.value = pg_backend_pid() AS mine, EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = m.value) AS live
-       FROM vs_meta m WHERE m.key = $1`, [BULK_LOADER]);
-    // This store's own session: the catch-up knows its loader by the process id.
-    if (row?.mine) return process.pid;
-    return row?.live ? row.pid : undefined;
-  }
-
-  missingIndexes(): string[] {
-    const have = new Set(this.presentIndexes());
-    return PG_READ_INDEXES.map(([name]) => name).filter((n) => !have.has(n));
-  }
-
-  private presentIndexes(): string[] {
-    const names = PG_READ_INDEXES.map(([name]) => name);
-    return this.db.query<{ n: string }>('SELECT indexname AS n FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)', [names]).map((r) => r.n);
   }
 }
 

@@ -1,41 +1,13 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { termHash } from '../../rdf/terms.ts';
-import { LOG_GAPS_DDL, LogGaps } from '../log-gaps.ts';
-import { SQLITE_TERM_CHECK_DDL, SqliteTermCheckMemo, type TermCheckMemo } from '../term-check-memo.ts';
-import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql } from '../count-totals.ts';
+import { LogGaps } from '../log-gaps.ts';
+import { SqliteTermCheckMemo, type TermCheckMemo } from '../term-check-memo.ts';
+import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from '../count-totals.ts';
+import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, metaValue } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
 import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS terms_by_hash ON terms (h);
-CREATE TABLE IF NOT EXISTS versions (
-  graph INTEGER NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL,
-  added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL,
-  PRIMARY KEY (graph, time)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time);
-CREATE TABLE IF NOT EXISTS quads (
-  g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
-  h INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL, ng INTEGER);
-CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, to_t);
-CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
-CREATE INDEX IF NOT EXISTS quads_by_to ON quads (to_t);
-CREATE INDEX IF NOT EXISTS quads_by_sp ON quads (s, p);
-CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
-CREATE INDEX IF NOT EXISTS quads_by_op ON quads (o, p);
-DROP INDEX IF EXISTS quads_by_s;
-DROP INDEX IF EXISTS quads_by_o;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-${LOG_GAPS_DDL}
-${SQLITE_TERM_CHECK_DDL}
-${SQLITE_COUNT_TOTALS_DDL}
-`;
-
-/** Every index the schema makes (quads_by_ng apart: it needs the `ng` column, which old stores gain on open). */
-const SCHEMA_INDEXES = [...[...SCHEMA.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!), 'quads_by_ng'];
-/** The meta key of the pid of a process bulk-loading the store with its read indexes down. */
-const BULK_LOADER = 'bulk_loader_pid';
 /**
  * How long a writer waits for another process's write transaction (a `serve` and a `query` catching up
  * at once) before giving up: a batch of versions takes well under this.
@@ -61,6 +33,7 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly keepsTotals: boolean;
   readonly logGaps: LogGaps;
   readonly db: Database.Database;
+  readonly indexes: SqliteIndexes;
   private readonly statements = new Map<string, Database.Statement>();
   private beganSeen: number | undefined;
   private generationSeen: number | undefined;
@@ -68,21 +41,17 @@ export class SqliteVersionDialect implements VersionDialect {
   constructor(readonly file: string, opts: { readonly?: boolean } = {}) {
     this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: BUSY_TIMEOUT_MS });
     this.writable = !opts.readonly;
+    this.indexes = new SqliteIndexes(this.db);
     if (this.writable) {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       // A catch-up in another process that took the read indexes down for a bulk load builds them when it
       // is done; building them here, row by row behind it, would undo what it saves.
-      if (this.liveBulkLoader() === undefined) {
-        this.db.exec(SCHEMA);
-        if (this.hasNamedGraphColumn() === false) this.migrateNamedGraphs();
-        this.createIndexes();
-        this.buildCountTotals();
-      }
+      if (this.indexes.liveBulkLoader() === undefined) createSqliteSchema(this.db);
     }
-    this.ng = this.hasNamedGraphColumn() !== false ? 'q.ng' : 'NULL';
+    this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
     this.logGaps = new LogGaps(this);
-    this.keepsTotals = this.writable && this.metaValue(COUNT_TOTALS_KEY) !== undefined;
+    this.keepsTotals = this.writable && metaValue(this.db, COUNT_TOTALS_KEY) !== undefined;
   }
 
   noIndex(expr: string): string {
@@ -125,43 +94,6 @@ export class SqliteVersionDialect implements VersionDialect {
       }
       return stmt.reader ? (stmt.all(...(s.params ?? [])) as R[]) : (stmt.run(...(s.params ?? [])), []);
     });
-  }
-
-  /** A value of the meta table; undefined also in a new file opened read-only (no meta table). */
-  private metaValue(key: string): number | undefined {
-    try {
-      return this.get<{ value: number }>('SELECT value FROM meta WHERE key = ?', [key])?.value;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Whether the quads table has the named-graph column; undefined when there is no quads table yet. */
-  private hasNamedGraphColumn(): boolean | undefined {
-    const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all();
-    return columns.length === 0 ? undefined : columns.some((c) => c.name === 'ng');
-  }
-
-  /**
-   * A store from before named graphs put every quad in its document's graph. The column is added, and
-   * the indexed log id dropped so that the next catch-up empties the store and indexes the crawl log
-   * again from the WARC conversion records (which kept the graph names): nothing is lost, and an archive
-   * of any age opens.
-   */
-  private migrateNamedGraphs(): void {
-    this.db.transaction(() => {
-      this.db.exec('ALTER TABLE quads ADD COLUMN ng INTEGER');
-      this.db.prepare('DELETE FROM meta WHERE key = ?').run('indexed_log_id');
-    })();
-  }
-
-  /** A store written before count_sums gains it, filled from its versions in one statement (once). */
-  private buildCountTotals(): void {
-    if (this.metaValue(COUNT_TOTALS_KEY) !== undefined) return;
-    this.db.transaction(() => {
-      this.db.exec(`DELETE FROM count_sums; ${buildTotalsSql('count_sums', 'versions')}`);
-      this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(COUNT_TOTALS_KEY, 1);
-    })();
   }
 
   /** BEGIN IMMEDIATE: a second writer waits here, up to the busy timeout, instead of failing half-way. */
@@ -238,67 +170,5 @@ export class SqliteVersionDialect implements VersionDialect {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
-  }
-
-  /**
-   * Drops the indexes of `quads` that only readers use (every one not led by the document column `g`,
-   * which the writer reads a graph's open rows through), before a bulk load; `restoreIndexes` builds them
-   * again. Keeping six B-trees up to date row by row cost 60 % of a 5,000-version catch-up; building them
-   * once afterwards cost a tenth of that (bench/CRAWL.md). Readers meanwhile get the same answers, slower.
-   * Inside `writeTransaction`. Returns the names dropped.
-   */
-  dropReadIndexes(): string[] {
-    const names = this.db.prepare<[], { name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'quads' AND sql IS NOT NULL").all().map((r) => r.name);
-    const dropped: string[] = [];
-    for (const name of names) {
-      const first = this.db.prepare<[], { name: string }>(`PRAGMA index_info(${JSON.stringify(name)})`).get()?.name;
-      if (first === 'g') continue;
-      this.db.exec(`DROP INDEX ${JSON.stringify(name)}`);
-      dropped.push(name);
-    }
-    this.statements.clear(); // prepared against the indexes just dropped
-    this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(BULK_LOADER, process.pid);
-    return dropped;
-  }
-
-  /**
-   * Every index of the schema (CREATE INDEX IF NOT EXISTS: nothing to do when they are there). Also what
-   * puts back the indexes a bulk catch-up took down, if it was killed before it could (on the next open
-   * for writing, or the next catch-up).
-   */
-  private createIndexes(): void {
-    this.db.exec(SCHEMA);
-    this.db.exec('CREATE INDEX IF NOT EXISTS quads_by_ng ON quads (ng) WHERE ng IS NOT NULL');
-    this.statements.clear();
-  }
-
-  /** Builds every index missing (after `dropReadIndexes`); inside `writeTransaction`. */
-  restoreIndexes(): void {
-    this.createIndexes();
-    this.db.prepare('DELETE FROM meta WHERE key = ?').run(BULK_LOADER);
-  }
-
-  /**
-   * The process that took the read indexes down and is still running (WAL needs every process on one
-   * host, so its pid says): while it loads, another catch-up must not build them back row by row. A
-   * loader that was killed is no owner, and the next catch-up restores what it dropped.
-   */
-  liveBulkLoader(): number | undefined {
-    const pid = this.metaValue(BULK_LOADER);
-    if (pid === undefined) return undefined;
-    if (pid === process.pid) return pid;
-    try {
-      process.kill(pid, 0);
-      return pid;
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
-    }
-  }
-
-  /** Indexes of the schema that are not there (those `dropReadIndexes` took down and nobody restored yet). */
-  missingIndexes(): string[] {
-    const have = new Set(this.db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index'").all().map((r) => r.name));
-    return SCHEMA_INDEXES.filter((name) => !have.has(name));
   }
 }
