@@ -116,6 +116,12 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
     expect(postgres.patternVersions({ s: { term: id(20) }, p: { variable: 'p' }, o: { variable: 'o' } }))
       .toEqual(sqlite.patternVersions({ s: { term: id(20) }, p: { variable: 'p' }, o: { variable: 'o' } }));
     expect(postgres.changePoints()).toEqual(sqlite.changePoints());
+    // One implementation over both databases: the same rows with the same ids, read in the same order.
+    const [during, after] = [instants[0]![1], instants[2]![1]];
+    expect([...postgres.snapshotRows(during)]).toEqual([...sqlite.snapshotRows(during)]);
+    expect([...postgres.snapshot(after, { graphs: [web.document(20)] })]).toEqual([...sqlite.snapshot(after, { graphs: [web.document(20)] })]);
+    expect(postgres.delta(during, after)).toEqual(sqlite.delta(during, after));
+    expect(postgres.namedGraphsAt(after)).toEqual(sqlite.namedGraphsAt(after));
     // The first instants only, as `query --at` asks for the first one.
     const all = sqlite.changePoints();
     expect(all.length).toBeGreaterThan(3);
