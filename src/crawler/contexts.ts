@@ -1,8 +1,8 @@
 import type { Fetcher, FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { RobotsVerdict } from '../fetch/robots.ts';
-import type { ArchiveWriter, FetchedFor } from '../archive/warc-writer.ts';
+import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import type { CrawlLog } from '../store/types.ts';
-import { sha1Digest } from '../archive/warc-record.ts';
+import { archiveSideFetch } from './prerequisites.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import { locationUrl } from '../util/headers.ts';
 
@@ -92,12 +92,6 @@ export interface ContextLoaderOptions {
   signal?: AbortSignal;
 }
 
-/** The diagnostic line of a context's crawl-log row: the row is not a document of the crawl. */
-export const ROBOTS_DIAGNOSTIC = 'info: robots.txt, fetched for the crawl\'s politeness (not a document of the crawl)';
-/** What keeps a robots.txt answer from serving (a 4xx is a policy too: allow all, RFC 9309 §2.3.1.3). */
-export function robotsProblem(status: number): string | undefined {
-  return status === 429 || status >= 500 ? `HTTP ${status}: robots.txt unavailable, asked again later` : undefined;
-}
 export const CONTEXT_DIAGNOSTIC = 'info: JSON-LD context, fetched for a document (not a document of the crawl)';
 
 class ContextError extends Error {
@@ -222,23 +216,6 @@ export class ContextLoader {
   private async archive(url: string, r: FetchResponse, problem: string | undefined): Promise<void> {
     if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, CONTEXT_DIAGNOSTIC, 'context');
   }
-}
-
-/**
- * Archives a request the crawl made for its policy or for a document rather than as one (robots.txt, a
- * JSON-LD context, a detached proof): a WARC response record that says what it was fetched for, and a
- * crawl-log row with the reason `prerequisite`, marked by `diagnostic` (`problem`: why it could not serve,
- * in the row's error). The row's patch is empty: no documents row, never queued, no version.
- */
-export async function archiveSideFetch(to: { warc: ArchiveWriter; store: CrawlLog; cycleId?: number }, url: string, r: FetchResponse, problem: string | undefined, diagnostic: string, fetchedFor: FetchedFor): Promise<void> {
-  const payloadDigest = sha1Digest(r.rawBody);
-  const archived = await to.warc.writeExchange({ response: r, payloadDigest, fetchedFor });
-  await to.store.logFetch({
-    url, finalUrl: r.finalUrl, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
-    bytes: r.rawBody.length, mediaType: r.mediaType, checksum: payloadDigest, change: problem ? 'error' : 'new', error: problem,
-    reason: 'prerequisite', triples: 0, truncated: r.truncated, diagnostics: [diagnostic],
-    warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: to.cycleId,
-  }, {});
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Fetcher, FetchOutcome } from '../fetch/types.ts';
 import { hostnameOf, normalizeUrl, originOf } from '../frontier/normalize.ts';
 import type { CrawlLog } from '../store/types.ts';
 import type { DetachedProofDocument } from '../trust/proof.ts';
-import { archiveSideFetch, type Politeness } from './contexts.ts';
+import type { Politeness } from './contexts.ts';
+import { archiveSideFetch } from './prerequisites.ts';
 
 /**
  * Detached Data Integrity proofs (`crawl --trust`): a document may keep its proof in a document of

@@ -96,6 +96,15 @@ interface Entry {
 const HOUR = 3_600_000;
 
 /**
+ * Whether a robots.txt answer of this status says nothing of the policy yet: the server is overloaded or
+ * failing (RFC 9309 §2.3.1.4: 5xx, and 429 as Google reads it), so the origin is deferred and asked again.
+ * Any other status is a policy (a 4xx: allow all, §2.3.1.3).
+ */
+export function robotsDeferred(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
  * Errors after which no page of the origin can be fetched either (a name that does not resolve, a
  * port that refuses, a TLS handshake that fails, an address we refuse; not a reset): the page fetch is let through
  * to fail at once with its own reason, and the origin's failure count ends it, instead of deferring the
@@ -219,7 +228,7 @@ export class RobotsCache {
     const allowAll = (status: number, ttl: number): Entry => ({ record: { ...base, status, text: '', expiresAt: expiring(ttl) } });
 
     const { response, error } = outcome;
-    if (response && response.status !== 429 && response.status < 500) this.failures.delete(origin);
+    if (response && !robotsDeferred(response.status)) this.failures.delete(origin);
     if (!response) {
       const code: string = error?.code ?? '';
       if (code === 'too-many-redirects' || code === 'redirect-loop') {
@@ -235,7 +244,7 @@ export class RobotsCache {
       return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);
     }
     const status = response.status;
-    if (status === 429 || status >= 500) {
+    if (robotsDeferred(status)) {
       return defer(status, `robots.txt of ${origin} answered ${status}`, outcome.retryAfter);
     }
     if (status >= 400) return allowAll(status, this.successTtlMs); // RFC 9309 2.3.1.3: unavailable, allow all
