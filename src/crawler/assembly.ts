@@ -5,7 +5,7 @@
  * from the crawl's beans before a thread takes the first URL.
  */
 import fs from 'node:fs';
-import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, reportingSent } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -15,7 +15,7 @@ import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
 import type { Frontier, FrontierEntry } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
-import { normalizeUrl, originOf } from '../frontier/normalize.ts';
+import { normalizeUrl } from '../frontier/normalize.ts';
 import type { HostTimingOptions as Timing } from '../frontier/politeness.ts';
 import type { SeenSet } from '../frontier/seen/index.ts';
 import { openCrawlSeen, openFrontierSpill } from './scratch-dirs.ts';
@@ -23,8 +23,9 @@ import { OptionError, UserError } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
 import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
-import { ContextLoader, OriginSpacing } from './contexts.ts';
-import { ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './prerequisites.ts';
+import { CONTEXT_LIMITS, ContextLoader } from './contexts.ts';
+import { FrontierClock, robotsFetcher, type Politeness } from './prerequisites.ts';
+import { PrerequisiteStage } from './stages/prerequisite.ts';
 import { DEFAULTS, type CrawlOptions, type CrawlStore, type RoundOptions } from './options.ts';
 import { filtersOf } from './banner.ts';
 import type { Stage } from './stages/types.ts';
@@ -86,10 +87,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   // target through the frontier (seen test, politeness). What a page needs on the side (robots.txt,
   // JSON-LD contexts) follows redirects in the fetcher, as RFC 9309 and JSON-LD loaders do.
   const fetcher: Fetcher = createHttpFetcher({ ...fetchOptions, maxRedirects: 0 });
-  // Each side request counts towards its host's spacing from when it went out (page requests do so through the
-  // frontier's release): robots.txt, a JSON-LD context, a proof document.
-  const noteRequest = (origin: string, time: number) => frontier.noteRequest(origin, time);
-  const sideFetcher: Fetcher = reportingSent(createHttpFetcher(fetchOptions), (url, sentAt) => noteRequest(originOf(url), sentAt));
+  const sideFetcher: Fetcher = createHttpFetcher(fetchOptions);
   const hosts = new HostFigures();
   // WARC writing runs on a thread of its own, beside the crawl; a small fixed batch (a re-crawl
   // cycle's few URLs) stays inline, where a thread's start-up would cost more.
@@ -114,21 +112,21 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
   const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
-  const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
+  // Requests a document in flight waits for (a JSON-LD context, a proof, the robots.txt of their origin) take
+  // their turn on the frontier's clock of their host, as its URLs do (src/crawler/prerequisites.ts).
+  const clock = new FrontierClock(frontier, CONTEXT_LIMITS.maxInlineWaitMs);
+  const archive = { warc, store: fates.store, cycleId: o.cycleId };
+  // An origin's robots.txt is the frontier's prerequisite entry ahead of its URLs (stages/prerequisite.ts);
+  // one a context's origin or the sitemaps of a seed need first is fetched on the clock and archived alike.
+  const robots = o.robots === false ? undefined : new RobotsCache(robotsFetcher(sideFetcher, clock, archive), {
     userAgent,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
     retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
     maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
-    // A robots.txt request is a request to the server: the next one waits the delay after it.
-    onRequest: noteRequest,
     onFetched: (host, status, text) => Object.assign(hosts.row(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
-    // Archived as a WARC response record with a log row, as the page requests are: the policy in force at capture time.
-    onResponse: async (url, outcome) => {
-      if (outcome.response) await archiveSideFetch({ warc, store: fates.store, cycleId: o.cycleId }, url, outcome.response, robotsProblem(outcome.response.status), ROBOTS_DIAGNOSTIC, 'robots');
-    },
   });
-  const { ctx, trustCounts } = captureContext(o, { sideFetcher, robots, timing, warc, fates, noteRequest });
+  const { ctx, trustCounts } = captureContext(o, { sideFetcher, robots, timing, warc, fates, clock });
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
@@ -154,7 +152,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   await scope.flush(store);
 
   const done: CapturedDocument[] = [];
-  const stages = declareChain({ o, store, frontier, scope, fates, robots, fetcher, warc, ctx, hosts, variants, driver, sitemaps, counts: s, done });
+  const stages = declareChain({ o, store, frontier, scope, fates, robots, fetcher, sideFetcher, warc, ctx, hosts, variants, driver, sitemaps, counts: s, done });
   return {
     o, startedAt, store, frontier, scope, fates, robots, driver, variants, warc, hosts, stages, done, summary: s,
     async release(closing) {
@@ -178,6 +176,8 @@ interface ChainParts {
   fates: Fates;
   robots: RobotsCache | undefined;
   fetcher: Fetcher;
+  /** The fetcher of prerequisites, which follows redirects. */
+  sideFetcher: Fetcher;
   warc: ArchiveWriter;
   ctx: CaptureContext;
   hosts: HostFigures;
@@ -199,20 +199,20 @@ function declareChain(p: ChainParts): Stage[] {
     scope.retry(e);
     return true;
   };
+  const onCrawlDelay = (entry: FrontierEntry, ms: number) => {
+    frontier.setDelay(entry.origin, ms);
+    p.hosts.row(entry.host).crawlDelayMs = ms;
+  };
   return [
     ...(variants ? [variants.head] : []),
     new PolitenessStage({ frontier, fates, maxFailures: DEFAULTS.maxHostFailures, counts: s, onDropped: variants && ((e) => variants.settled(e)) }),
-    ...(robots ? [new RobotsStage({
-      robots, fates, frontier, counts: s,
-      onCrawlDelay: (entry, ms) => {
-        frontier.setDelay(entry.origin, ms);
-        p.hosts.row(entry.host).crawlDelayMs = ms;
-      },
-    })] : []),
+    ...(robots ? [new RobotsStage({ robots, fates, frontier, counts: s, onCrawlDelay })] : []),
     new FetchStage({
-      fetcher: p.fetcher, store: p.store, refetch: Boolean(o.refetch), retryLater, maxTries: DEFAULTS.maxRetries + 1, maxRetryBackoffMs: DEFAULTS.maxRetryBackoffMs,
+      fetcher: p.fetcher, prerequisites: p.sideFetcher, store: p.store, refetch: Boolean(o.refetch), retryLater, maxTries: DEFAULTS.maxRetries + 1, maxRetryBackoffMs: DEFAULTS.maxRetryBackoffMs,
       fates, frontier, counts: s, signal: o.signal,
     }),
+    // An origin's robots.txt handed out ahead of its URLs ends here, archived and read.
+    ...(robots ? [new PrerequisiteStage({ robots, archive: { warc: p.warc, store: fates.store, cycleId: o.cycleId }, frontier, onCrawlDelay })] : []),
     new RedirectStage({ warc: p.warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx: p.ctx, hostRow: (host) => p.hosts.row(host), counts: s }),
     ...(variants ? [variants.stage] : []),
@@ -283,17 +283,17 @@ async function queueKnown(o: RoundOptions, store: CrawlStore, scope: ScopeStage,
 
 /** What capturing a document needs besides the document: where it goes, its JSON-LD contexts, its proofs. */
 function captureContext(o: CrawlOptions, p: {
-  sideFetcher: Fetcher; robots: RobotsCache | undefined; timing: Timing; warc: ArchiveWriter; fates: Fates; noteRequest: (origin: string, time: number) => void;
+  sideFetcher: Fetcher; robots: RobotsCache | undefined; timing: Timing; warc: ArchiveWriter; fates: Fates; clock: Politeness;
 }): { ctx: CaptureContext; trustCounts: Partial<Record<Verdict, number>> } {
-  const { sideFetcher: fetcher, robots, timing, warc, fates } = p;
+  const { sideFetcher: fetcher, robots, timing, warc, fates, clock: politeness } = p;
   // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
-  const loadDocument = new ContextLoader({ fetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
+  const loadDocument = new ContextLoader({ fetcher, robots, politeness, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
   const trustCounts: Partial<Record<Verdict, number>> = {};
   // Detached proofs (src/crawler/detached-proofs.ts): fetched like contexts, spaced from the document's request.
   const proofs = o.trust ? new ProofDocumentLoader({
-    fetcher, robots, politeness: new OriginSpacing(timing.delayMs), delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId,
-    loadDocument, signal: o.signal, onRequest: p.noteRequest,
+    fetcher, robots, politeness, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId,
+    loadDocument, signal: o.signal,
   }) : undefined;
   const vet = o.trust ? trustVetter(o.trust, Boolean(o.trustedOnly), trustCounts, (url, doc, time) => proofs!.load(url, doc, time)) : undefined;
   const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites), vet };

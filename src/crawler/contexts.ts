@@ -2,7 +2,7 @@ import type { Fetcher, FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { RobotsVerdict } from '../fetch/robots.ts';
 import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import type { CrawlLog } from '../store/types.ts';
-import { archiveSideFetch } from './prerequisites.ts';
+import { archiveSideFetch, type Politeness } from './prerequisites.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import { locationUrl } from '../util/headers.ts';
 
@@ -21,15 +21,6 @@ import { locationUrl } from '../util/headers.ts';
 /** What a document's parse calls for a context URL (src/extract/types.ts `loadDocument`). */
 export type LoadDocument = (url: string) => Promise<unknown>;
 
-/**
- * An origin's turn to be requested: resolves when the request may start, with a function to call when it
- * has ended. The crawl's frontier can implement this to put context fetches in the same queue as
- * documents; `OriginSpacing` is the stand-alone default.
- */
-export interface Politeness {
-  turn(origin: string, minDelayMs?: number): Promise<() => void>;
-}
-
 /** One request at a time per origin, each `delayMs` (or the robots.txt Crawl-delay) after the previous one ended. */
 export class OriginSpacing implements Politeness {
   private readonly tails = new Map<string, Promise<void>>();
@@ -37,7 +28,7 @@ export class OriginSpacing implements Politeness {
 
   constructor(private readonly delayMs: number) {}
 
-  turn(origin: string, minDelayMs = 0): Promise<() => void> {
+  turn(origin: string, minDelayMs = 0): Promise<(sentAt?: number) => void> {
     const before = this.tails.get(origin) ?? Promise.resolve();
     let done!: () => void;
     const ended = new Promise<void>((resolve) => (done = resolve));
@@ -181,11 +172,11 @@ export class ContextLoader {
       crawlDelayMs = verdict.crawlDelayMs;
     }
     const release = await this.politeness.turn(origin, crawlDelayMs);
-    let outcome: FetchOutcome;
+    let outcome: FetchOutcome | undefined;
     try {
       outcome = await this.o.fetcher.fetch(url, undefined, this.o.signal);
     } finally {
-      release();
+      release(outcome?.sentAt);
     }
     const r = outcome.response;
     if (!r) {

@@ -57,16 +57,6 @@ export interface RobotsOptions {
   maxBytes?: number;
   /** Called after each robots.txt fetch, e.g. to store it with the host (status 0: no HTTP answer). */
   onFetched?: (host: string, status: number, text: string) => void;
-  /**
-   * Called with each robots.txt answer before it is read (to archive it: the policy in force at capture
-   * time is part of the record, as Heritrix keeps it); awaited, so that a failure to archive it stops the URLs behind it.
-   */
-  onResponse?: (url: string, outcome: FetchOutcome) => Promise<void>;
-  /**
-   * Called as each robots.txt request is asked for: it counts towards the origin's politeness delay (from when it
-   * went out, too, when the fetcher reports that: `reportingSent`).
-   */
-  onRequest?: (origin: string, time: number) => void;
   /** Clock, for tests of the expiry. */
   now?: () => number;
 }
@@ -115,6 +105,13 @@ const NO_SERVICE: ReadonlySet<string> = new Set(['blocked-address', 'bad-url', '
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
+  /** robots.txt fetches the crawl's frontier makes (`prerequisite`), settled by `settle`. */
+  private readonly awaited = new Map<string, (entry: Entry) => void>();
+  /**
+   * Origins whose robots.txt answer could not be kept (a refused address, a name that does not resolve):
+   * their next check lets the URL through, once, for its fetch to fail with its own reason.
+   */
+  private readonly letThrough = new Set<string>();
   private readonly token: string;
   private readonly maxCrawlDelayMs: number;
   private readonly successTtlMs: number;
@@ -146,7 +143,36 @@ export class RobotsCache {
   async check(url: string): Promise<RobotsVerdict> {
     const parsed = parseTarget(url);
     if (!parsed) return { allowed: true };
+    if (this.letThrough.delete(parsed.origin)) return { allowed: true };
     return verdictOf(await this.entryFor(parsed.origin), parsed.href, this.token);
+  }
+
+  /**
+   * The robots.txt URL to fetch before `url` when its origin's robots.txt is not known or has expired and
+   * no fetch of it is under way (Heritrix's PreconditionEnforcer): the caller fetches it through its own
+   * politeness and hands the answer to `settle`; checks of the origin meanwhile wait for that answer.
+   */
+  prerequisite(url: string): string | undefined {
+    const parsed = parseTarget(url);
+    if (!parsed) return undefined;
+    const origin = parsed.origin;
+    if (this.letThrough.has(origin) || this.pending.has(origin)) return undefined;
+    const cached = this.entries.get(origin);
+    if (cached && cached.record.expiresAt.getTime() > this.now()) return undefined;
+    const answered = new Promise<Entry>((resolve) => this.awaited.set(origin, resolve)).finally(() => this.pending.delete(origin));
+    this.pending.set(origin, answered);
+    return `${origin}/robots.txt`;
+  }
+
+  /** The answer to a robots.txt fetch `prerequisite` asked for (an outcome without a response: none came). */
+  settle(robotsUrl: string, outcome: FetchOutcome): void {
+    const origin = new URL(robotsUrl).origin;
+    const resolve = this.awaited.get(origin);
+    if (!resolve) return;
+    this.awaited.delete(origin);
+    const entry = this.keep(origin, robotsUrl, outcome);
+    if (this.entries.get(origin) !== entry) this.letThrough.add(origin);
+    resolve(entry);
   }
 
   /**
@@ -195,9 +221,10 @@ export class RobotsCache {
 
   private async load(origin: string): Promise<Entry> {
     const robotsUrl = `${origin}/robots.txt`;
-    this.options.onRequest?.(origin, this.now());
-    const outcome = await this.fetcher.fetch(robotsUrl, undefined, undefined, { accept: ROBOTS_ACCEPT });
-    await this.options.onResponse?.(robotsUrl, outcome);
+    return this.keep(origin, robotsUrl, await this.fetcher.fetch(robotsUrl, undefined, undefined, { accept: ROBOTS_ACCEPT }));
+  }
+
+  private keep(origin: string, robotsUrl: string, outcome: FetchOutcome): Entry {
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
     if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);

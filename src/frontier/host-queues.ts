@@ -416,6 +416,13 @@ export class HostQueues implements Frontier {
     return this.timing.acceptsWait(notBefore, now);
   }
 
+  claim(origin: string, now: number, minDelayMs?: number): number {
+    this.touch(origin);
+    const at = this.timing.claim(origin, now, minDelayMs);
+    this.trim();
+    return at;
+  }
+
   noteRequest(origin: string, time: number): void {
     this.touch(origin);
     this.timing.noteRequest(origin, time);

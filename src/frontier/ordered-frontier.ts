@@ -84,6 +84,10 @@ export class OrderedFrontier implements Frontier {
     return this.timing.acceptsWait(notBefore, now);
   }
 
+  claim(origin: string, now: number, minDelayMs?: number): number {
+    return this.timing.claim(origin, now, minDelayMs);
+  }
+
   noteRequest(origin: string, time: number): void {
     this.timing.noteRequest(origin, time);
   }

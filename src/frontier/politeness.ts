@@ -169,9 +169,20 @@ export class HostTiming {
   }
 
   /**
-   * A request that went out without a frontier slot (robots.txt, a sitemap's or a context's
-   * prerequisite) still counts towards the hostname's spacing.
+   * Takes the hostname's next request start at `now` for a request that needs no slot of the origin (a
+   * JSON-LD context or a proof a document in flight waits for: a slot it would wait for could be the one
+   * that document holds). Returns 0 when taken, else the time to ask again: the spacing (at least
+   * `minDelayMs`) and the origin's back-off or deferral are kept as for a URL of the frontier.
    */
+  claim(origin: string, now: number, minDelayMs = 0): number {
+    const s = this.clock(origin);
+    const at = Math.max(s.notBefore, s.spacing.lastStart + Math.max(s.delayMs, minDelayMs));
+    if (at > now) return at;
+    this.noteRequest(origin, now);
+    return 0;
+  }
+
+  /** When a request to `origin` really went out (written to its connection): the next one is spaced from then. */
   noteRequest(origin: string, time: number): void {
     const sp = this.clock(origin).spacing;
     if (Number.isFinite(time)) sp.lastStart = Math.max(sp.lastStart, time);

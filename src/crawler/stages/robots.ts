@@ -38,6 +38,10 @@ export class RobotsStage implements Stage {
   readonly name = 'robots';
   constructor(private readonly d: RobotsStageDeps) {}
 
+  shouldProcess(job: Job): boolean {
+    return !job.entry.prerequisite;
+  }
+
   async process(job: Job): Promise<Next> {
     const { entry } = job;
     const known = this.d.robots.peek(entry.url) !== undefined;

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WARCParser } from 'warcio';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { startServer, type TestServer } from '../../src/testkit/server.ts';
+import { crawlLog, tempDir, warcFiles } from '../helpers.ts';
+
+const DELAY = 300;
+
+/** A JSON-LD page whose context is on its own host, linking a second page. */
+function site(robots: string) {
+  return (_req: unknown, res: import('node:http').ServerResponse, url: URL) => {
+    if (url.pathname === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end(robots);
+    if (url.pathname === '/ctx') return res.writeHead(200, { 'content-type': 'application/ld+json' }).end(JSON.stringify({ '@context': { p: { '@id': 'http://example.org/p', '@type': '@id' } } }));
+    if (url.pathname === '/doc' || url.pathname === '/next') {
+      const body = { '@context': '/ctx', '@id': `${url.origin}${url.pathname}#it`, p: `${url.origin}/next` };
+      return res.writeHead(200, { 'content-type': 'application/ld+json' }).end(JSON.stringify(body));
+    }
+    res.writeHead(404).end();
+  };
+}
+
+/** The fetch-for header of every robots.txt response record in an archive. */
+async function robotsRecords(dataDir: string): Promise<Array<string | null | undefined>> {
+  const out = [];
+  for (const f of warcFiles(dataDir)) {
+    for await (const rec of WARCParser.iterRecords(fs.createReadStream(f))) {
+      if (rec.warcType === 'response' && rec.warcTargetURI?.endsWith('/robots.txt')) out.push(rec.warcHeader('WARC-Datamonitor-Fetched-For'));
+    }
+  }
+  return out;
+}
+
+/**
+ * robots.txt, a JSON-LD context and the pages of one host are requests to one server: one clock spaces
+ * them all (Heritrix's prerequisites), whatever each is fetched for.
+ */
+describe('prerequisites share the pages\' clock', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => server?.close());
+
+  it('spaces robots.txt, the pages and a context of their host by the delay, as the server saw them', async () => {
+    server = await startServer(site('User-agent: *\nAllow: /\n'));
+    // The server reads a request's time when this process's event loop gets to it: late by up to its lag,
+    // measured over the crawl and allowed for (as in politeness.test.ts); lower bounds only.
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: [`${server.url}/doc`], dataDir, depth: 1, delayMs: DELAY, concurrency: 4, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
+    lag.disable();
+    const slack = Math.max(10, lag.max / 1e6);
+    expect(s.documents).toBe(2);
+    const seen = server.requests.map((r) => r.path);
+    expect(seen[0]).toBe('/robots.txt');
+    expect(new Set(seen)).toEqual(new Set(['/robots.txt', '/doc', '/ctx', '/next']));
+    const times = server.requests.map((r) => r.time);
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1], `${seen[i - 1]} -> ${seen[i]}`).toBeGreaterThanOrEqual(DELAY - slack);
+    // robots.txt is archived as a WARC response record, with its crawl-log row.
+    expect(await robotsRecords(dataDir)).toEqual(['robots']);
+    expect(crawlLog(dataDir).filter((e) => e.url === `${server!.url}/robots.txt`)).toMatchObject([{ status: 200, reason: 'prerequisite' }]);
+  }, 30_000);
+
+  it('asks for robots.txt as text/plain', async () => {
+    server = await startServer(site('User-agent: *\nAllow: /\n'));
+    await crawl({ seeds: [`${server.url}/doc`], dataDir: tempDir(), depth: 0, delayMs: 0, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
+    const robots = server.requests.filter((r) => r.path === '/robots.txt');
+    expect(robots).toHaveLength(1);
+    expect(robots[0].headers.accept).toBe('text/plain');
+  });
+});
