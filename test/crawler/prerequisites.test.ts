@@ -54,6 +54,10 @@ describe('prerequisites share the pages\' clock', () => {
     const seen = server.requests.map((r) => r.path);
     expect(seen[0]).toBe('/robots.txt');
     expect(new Set(seen)).toEqual(new Set(['/robots.txt', '/doc', '/ctx', '/next']));
+    // As the crawl started them (each row's time is when its fetch began, before it was sent): no slack.
+    const started = crawlLog(dataDir).map((e) => [e.url as string, e.time as number] as const).sort((a, b) => a[1] - b[1]);
+    expect(started).toHaveLength(4);
+    for (let i = 1; i < started.length; i++) expect(started[i][1] - started[i - 1][1], `${started[i - 1][0]} -> ${started[i][0]}`).toBeGreaterThanOrEqual(DELAY);
     const times = server.requests.map((r) => r.time);
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1], `${seen[i - 1]} -> ${seen[i]}`).toBeGreaterThanOrEqual(DELAY - slack);
     // robots.txt is archived as a WARC response record, with its crawl-log row.

@@ -209,6 +209,29 @@ describe('RobotsCache', () => {
     expect(requests).toEqual([`http://everyone.example.test:${server.port}`]);
   });
 
+  it('hands its robots.txt out as a prerequisite when not known or expired, once, and answers the checks waiting on it', async () => {
+    let now = Date.now();
+    let ownFetches = 0;
+    const counting: Fetcher = { fetch: (u, ...rest) => (ownFetches++, fetcher.fetch(u, ...rest)), close: () => fetcher.close() };
+    const robots = new RobotsCache(counting, { userAgent: UA, successTtlMs: 60_000, now: () => now });
+    const page = url('everyone.example.test', '/no/x');
+    const robotsUrl = robots.prerequisite(page);
+    expect(robotsUrl).toBe(url('everyone.example.test', '/robots.txt'));
+    expect(robots.prerequisite(url('everyone.example.test', '/other'))).toBeUndefined(); // under way
+    const waiting = robots.check(page);
+    robots.settle(robotsUrl!, await fetcher.fetch(robotsUrl!, undefined, undefined, { accept: 'text/plain' }));
+    expect(await waiting).toEqual({ allowed: false });
+    expect(ownFetches).toBe(0);
+    expect(robots.prerequisite(page)).toBeUndefined();
+    now += 60_001; // expired: the next URL of the origin waits for a new one
+    expect(robots.prerequisite(page)).toBe(robotsUrl);
+    // An answer that cannot be kept (a refused address) lets the next check through, once, for the URL's own fetch to fail.
+    robots.settle(robotsUrl!, { error: { code: 'blocked-address', message: 'refused' } });
+    expect(robots.prerequisite(page)).toBeUndefined();
+    expect(await robots.check(page)).toEqual({ allowed: true });
+    expect(robots.prerequisite(page)).toBe(robotsUrl);
+  });
+
   it('a robots.txt that redirects without end counts as unavailable: allow all (RFC 9309 2.3.1.2)', async () => {
     const robots = new RobotsCache(fetcher, { userAgent: UA });
     expect(await robots.check(url('redirects.example.test', '/x'))).toEqual({ allowed: true });
