@@ -22,7 +22,7 @@ import { openCrawlSeen, openFrontierSpill } from './scratch-dirs.ts';
 import { OptionError, UserError } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
-import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
+import { CrawlSitemaps, RobotsSitemaps, seedOrigins, sitemapsToRead } from './sitemaps.ts';
 import { CONTEXT_LIMITS, ContextLoader } from './contexts.ts';
 import { FrontierClock, robotsFetcher, type Politeness } from './prerequisites.ts';
 import { PrerequisiteStage } from './stages/prerequisite.ts';
@@ -117,7 +117,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const clock = new FrontierClock(frontier, CONTEXT_LIMITS.maxInlineWaitMs);
   const archive = { warc, store: fates.store, cycleId: o.cycleId };
   // An origin's robots.txt is the frontier's prerequisite entry ahead of its URLs (stages/prerequisite.ts);
-  // one a context's origin or the sitemaps of a seed need first is fetched on the clock and archived alike.
+  // one a context's or a proof's origin needs first is fetched on the clock and archived alike.
   const robots = o.robots === false ? undefined : new RobotsCache(robotsFetcher(sideFetcher, clock, archive), {
     userAgent,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
@@ -145,7 +145,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of [...o.seeds, ...(driver?.seeds ?? [])]) scope.offer(seed, 0, false, o.refetch);
-  for (const url of await sitemapsToRead(o, robots)) {
+  for (const url of sitemapsToRead(o, robots !== undefined)) {
     sitemaps.ask(url.href, url.hostWide);
     scope.offer(url.href, 0, false, o.refetch);
   }
@@ -212,7 +212,10 @@ function declareChain(p: ChainParts): Stage[] {
       fates, frontier, counts: s, signal: o.signal,
     }),
     // An origin's robots.txt handed out ahead of its URLs ends here, archived and read.
-    ...(robots ? [new PrerequisiteStage({ robots, archive: { warc: p.warc, store: fates.store, cycleId: o.cycleId }, frontier, onCrawlDelay })] : []),
+    ...(robots ? [new PrerequisiteStage({
+      robots, archive: { warc: p.warc, store: fates.store, cycleId: o.cycleId }, frontier, onCrawlDelay,
+      sitemaps: o.sitemaps ? { fromRobots: new RobotsSitemaps(seedOrigins(o)), asked: p.sitemaps, scope, store: p.store, refetch: Boolean(o.refetch) } : undefined,
+    })] : []),
     new RedirectStage({ warc: p.warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx: p.ctx, hostRow: (host) => p.hosts.row(host), counts: s }),
     ...(variants ? [variants.stage] : []),

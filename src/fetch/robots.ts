@@ -187,15 +187,13 @@ export class RobotsCache {
     return verdictOf(cached, parsed.href, this.token);
   }
 
-  /** The sitemaps the robots.txt of `url`'s origin names (`Sitemap:` lines); fetches it if needed. */
-  async sitemaps(url: string): Promise<string[]> {
-    let origin: string;
+  /** The sitemaps the cached robots.txt of `url`'s origin names (`Sitemap:` lines); none when it is not cached. */
+  sitemaps(url: string): string[] {
     try {
-      origin = new URL(url).origin;
+      return this.entries.get(new URL(url).origin)?.robot?.getSitemaps() ?? [];
     } catch {
       return [];
     }
-    return (await this.entryFor(origin)).robot?.getSitemaps() ?? [];
   }
 
   /** The cached robots.txt state of the origin of `url` (scheme://host:port), if any. */

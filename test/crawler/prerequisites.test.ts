@@ -65,6 +65,21 @@ describe('prerequisites share the pages\' clock', () => {
     expect(crawlLog(dataDir).filter((e) => e.url === `${server!.url}/robots.txt`)).toMatchObject([{ status: 200, reason: 'prerequisite' }]);
   }, 30_000);
 
+  it('reads the sitemaps a seed\'s robots.txt names once the frontier fetched it, on the same clock', async () => {
+    server = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nAllow: /\nSitemap: ${url.origin}/map.xml\n`);
+      if (url.pathname === '/map.xml') return res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${url.origin}/orphan</loc></url></urlset>`);
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<${url.href}> <http://example.org/p> "x" .\n`);
+    });
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: [`${server.url}/`], dataDir, depth: 0, delayMs: DELAY, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'], sitemaps: true }).run();
+    expect(s.sitemaps).toEqual({ read: 1, urls: 1 });
+    expect(server.requests.map((r) => r.path)).toEqual(['/robots.txt', '/', '/map.xml', '/orphan']);
+    const started = crawlLog(dataDir).map((e) => e.time as number).sort((a, b) => a - b);
+    expect(started).toHaveLength(4);
+    for (let i = 1; i < started.length; i++) expect(started[i] - started[i - 1]).toBeGreaterThanOrEqual(DELAY);
+  }, 30_000);
+
   it('asks for robots.txt as text/plain', async () => {
     server = await startServer(site('User-agent: *\nAllow: /\n'));
     await crawl({ seeds: [`${server.url}/doc`], dataDir: tempDir(), depth: 0, delayMs: 0, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();

@@ -3,6 +3,9 @@ import type { FetchOutcome } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import { archiveSideFetch, robotsProblem, ROBOTS_DIAGNOSTIC, type SideArchive } from '../prerequisites.ts';
 import type { Job, Next, Stage } from './types.ts';
+import type { CrawlSitemaps, RobotsSitemaps } from '../sitemaps.ts';
+import type { ScopeStage } from './scope.ts';
+import type { DocumentStore } from '../../store/types.ts';
 
 export interface PrerequisiteStageDeps {
   robots: RobotsCache;
@@ -10,6 +13,14 @@ export interface PrerequisiteStageDeps {
   frontier: Frontier;
   /** robots.txt asked for a Crawl-delay on the entry's origin. */
   onCrawlDelay(entry: FrontierEntry, delayMs: number): void;
+  /** `crawl --sitemaps`: the seed origins whose robots.txt names the sitemaps to read, and where they are queued. */
+  sitemaps?: {
+    fromRobots: RobotsSitemaps;
+    asked: Pick<CrawlSitemaps, 'ask'>;
+    scope: Pick<ScopeStage, 'offer' | 'flush'>;
+    store: DocumentStore;
+    refetch: boolean;
+  };
 }
 
 /** What a prerequisite's chain ended with when it ended without an answer (an internal error): tried again later. */
@@ -41,7 +52,20 @@ export class PrerequisiteStage implements Stage {
       job.notBefore = record.deferUntil.getTime();
       job.waitReason = record.reason;
     }
+    await this.queueSitemaps(entry);
     return 'done';
+  }
+
+  /** A seed origin's sitemaps (`crawl --sitemaps`), named by the robots.txt just read, go to the frontier as URLs of the crawl. */
+  private async queueSitemaps(entry: FrontierEntry): Promise<void> {
+    const sm = this.d.sitemaps;
+    if (!sm) return;
+    const found = sm.fromRobots.take(entry.origin, this.d.robots.sitemaps(entry.url));
+    for (const { href, hostWide } of found) {
+      sm.asked.ask(href, hostWide);
+      sm.scope.offer(href, 0, false, sm.refetch);
+    }
+    if (found.length) await sm.scope.flush(sm.store);
   }
 
   /** A chain that ended before `process` (an internal error) still answers the URLs waiting on the robots.txt. */
