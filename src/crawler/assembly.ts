@@ -114,7 +114,8 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
   // Requests a document in flight waits for (a JSON-LD context, a proof, the robots.txt of their origin) take
   // their turn on the frontier's clock of their host, as its URLs do (src/crawler/prerequisites.ts).
-  const clock = new FrontierClock(frontier, CONTEXT_LIMITS.maxInlineWaitMs);
+  // A turn the spacing gives (--delay, a Crawl-delay) is always waited for; a longer back-off or Retry-After fails the load.
+  const clock = new FrontierClock(frontier, Math.max(CONTEXT_LIMITS.maxInlineWaitMs, timing.delayMs, DEFAULTS.maxCrawlDelayMs));
   const archive = { warc, store: fates.store, cycleId: o.cycleId };
   // An origin's robots.txt is the frontier's prerequisite entry ahead of its URLs (stages/prerequisite.ts);
   // one a context's or a proof's origin needs first is fetched on the clock and archived alike.

@@ -3,6 +3,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WARCParser } from 'warcio';
 import { crawl } from '../../src/crawler/crawl.ts';
+import { FrontierClock } from '../../src/crawler/prerequisites.ts';
+import { HostQueues } from '../../src/frontier/host-queues.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, tempDir, warcFiles } from '../helpers.ts';
 
@@ -86,5 +88,35 @@ describe('prerequisites share the pages\' clock', () => {
     const robots = server.requests.filter((r) => r.path === '/robots.txt');
     expect(robots).toHaveLength(1);
     expect(robots[0].headers.accept).toBe('text/plain');
+  });
+});
+
+describe('FrontierClock', () => {
+  const origin = 'http://h.example';
+  const entry = (path: string, key: number) => ({ url: origin + path, host: 'h.example', origin, depth: 0, key });
+
+  it('gives a side request its turn while a document holds its origin\'s only slot, spaced from the document', async () => {
+    const frontier = new HostQueues({ delayMs: 150, perHost: 1 });
+    frontier.push(entry('/doc', 0));
+    frontier.push(entry('/next', 1));
+    const popped = Date.now();
+    expect(frontier.pop(popped)?.url).toBe(`${origin}/doc`); // the document's slot, held while its context loads
+    const clock = new FrontierClock(frontier, 10_000);
+    const release = await clock.turn(origin);
+    const turn = Date.now();
+    expect(turn - popped).toBeGreaterThanOrEqual(150);
+    release(turn);
+    frontier.release(origin, Date.now(), { ok: true });
+    // The next URL of the origin waits the delay after the side request.
+    expect(frontier.pop(Date.now())).toBeUndefined();
+    expect(frontier.nextReadyAt()).toBeGreaterThanOrEqual(turn + 150);
+  });
+
+  it('fails at once rather than wait out a back-off longer than it takes', async () => {
+    const frontier = new HostQueues({ delayMs: 0, perHost: 1 });
+    frontier.push(entry('/doc', 0));
+    frontier.pop(Date.now());
+    frontier.release(origin, Date.now(), { ok: true, notBefore: Date.now() + 60_000, reason: 'Retry-After' });
+    await expect(new FrontierClock(frontier, 10_000).turn(origin)).rejects.toThrow(/not to be asked before/);
   });
 });
