@@ -112,6 +112,18 @@ describe('FrontierClock', () => {
     expect(frontier.nextReadyAt()).toBeGreaterThanOrEqual(turn + 150);
   });
 
+  it('keeps the turn it was given for the side request: the origin\'s URLs cannot take it first', () => {
+    const frontier = new HostQueues({ delayMs: 100, perHost: 2 });
+    for (let i = 0; i < 3; i++) frontier.push(entry(`/p${i}`, i));
+    expect(frontier.pop(1000)?.url).toBe(`${origin}/p0`);
+    expect(frontier.claim(origin, 1050)).toBe(1100);
+    // Without the promise, a URL would start at 1100 and the side request wait again, as long as URLs are queued.
+    expect(frontier.pop(1100)).toBeUndefined();
+    expect(frontier.claim(origin, 1100)).toBe(0);
+    expect(frontier.pop(1199)).toBeUndefined();
+    expect(frontier.pop(1200)?.url).toBe(`${origin}/p1`);
+  });
+
   it('fails at once rather than wait out a back-off longer than it takes', async () => {
     const frontier = new HostQueues({ delayMs: 0, perHost: 1 });
     frontier.push(entry('/doc', 0));
