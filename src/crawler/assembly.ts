@@ -13,7 +13,7 @@ import { WarcWriter, recoverOpenFiles, type ArchiveWriter } from '../archive/war
 import { WarcWriterThread } from '../archive/warc-writer-thread.ts';
 import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
-import type { Frontier, FrontierEntry } from '../frontier/types.ts';
+import type { Frontier, FrontierEntry, SideClock } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { HostTimingOptions as Timing } from '../frontier/politeness.ts';
@@ -232,11 +232,11 @@ function declareChain(p: ChainParts): Stage[] {
  * spills the rest to disk (src/frontier/spill.ts); importance orderings re-rank every queued URL as the
  * crawl learns, in memory.
  */
-function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier; spill?: { close(): void } } {
+function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier & SideClock; spill?: { close(): void } } {
   const breadthFirst = !driver?.policy && (!o.order || o.order === 'bfs');
   const frontierMemory = o.frontierMemory ?? DEFAULTS.frontierMemory;
   const spill = breadthFirst && Number.isFinite(frontierMemory) ? openFrontierSpill(o.dataDir) : undefined;
-  const frontier: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
+  const frontier: Frontier & SideClock = driver?.policy ? new OrderedFrontier(driver.policy, timing)
     : breadthFirst ? new HostQueues(timing, spill && { maxEntries: frontierMemory, spill: spill.spill })
     : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   return { frontier, spill };

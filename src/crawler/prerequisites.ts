@@ -8,7 +8,7 @@ import type { ArchiveWriter, FetchedFor } from '../archive/warc-writer.ts';
 import { sha1Digest } from '../archive/warc-record.ts';
 import { robotsDeferred } from '../fetch/robots.ts';
 import type { FetchOutcome, FetchResponse, Fetcher } from '../fetch/types.ts';
-import type { Frontier } from '../frontier/types.ts';
+import type { SideClock } from '../frontier/types.ts';
 import { originOf } from '../frontier/normalize.ts';
 import type { CrawlLog } from '../store/types.ts';
 
@@ -64,7 +64,7 @@ export interface Politeness {
 export class FrontierClock implements Politeness {
   private readonly tails = new Map<string, Promise<void>>();
 
-  constructor(private readonly frontier: Pick<Frontier, 'claim' | 'noteRequest'>, private readonly maxWaitMs: number) {}
+  constructor(private readonly frontier: SideClock, private readonly maxWaitMs: number) {}
 
   async turn(origin: string, minDelayMs = 0): Promise<(sentAt?: number) => void> {
     const before = this.tails.get(origin) ?? Promise.resolve();
