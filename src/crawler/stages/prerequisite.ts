@@ -68,10 +68,6 @@ export class PrerequisiteStage implements Stage {
     if (found.length) await sm.scope.flush(sm.store);
   }
 
-  /** A chain that ended before `process` (an internal error) still answers the URLs waiting on the robots.txt. */
-  async finish(job: Job): Promise<void> {
-    if (job.entry.prerequisite) this.d.robots.settle(job.entry.url, job.outcome ?? NO_ANSWER);
-  }
 }
 
 /**
@@ -84,4 +80,12 @@ export function prerequisiteOf(entry: FrontierEntry, robots: RobotsCache | undef
   if (!url) return undefined;
   frontier.push(entry);
   return { url, host: entry.host, origin: entry.origin, depth: entry.depth, key: entry.key, prerequisite: 'robots' };
+}
+
+/**
+ * Once a prerequisite's chain is over, however it ended (an internal error in any stage), the URLs waiting
+ * on the robots.txt are answered: by what the prerequisite stage read, else as an answer that never came.
+ */
+export function settlePrerequisite(entry: FrontierEntry, robots: RobotsCache | undefined): void {
+  if (entry.prerequisite) robots?.settle(entry.url, NO_ANSWER);
 }
