@@ -180,14 +180,16 @@ export class HostTiming {
    * Takes the hostname's next request start at `now` for a request that needs no slot of the origin (a
    * JSON-LD context or a proof a document in flight waits for: a slot it would wait for could be the one
    * that document holds). Returns 0 when taken, else the time to ask again: the spacing (at least
-   * `minDelayMs`) and the origin's back-off or deferral are kept as for a URL of the frontier, and the
-   * time given is promised: the frontier's URLs of the hostname wait until after it.
+   * `minDelayMs`) and the origin's back-off or deferral are kept as for a URL of the frontier, and a turn
+   * of the spacing given is promised: the frontier's URLs of the hostname wait until after it.
    */
   claim(origin: string, now: number, minDelayMs = 0): number {
     const s = this.clock(origin);
-    const at = Math.max(s.notBefore, s.spacing.lastStart + Math.max(s.delayMs, minDelayMs));
+    const spaced = s.spacing.lastStart + Math.max(s.delayMs, minDelayMs);
+    const at = Math.max(s.notBefore, spaced);
     if (at > now) {
-      if (!(s.spacing.promised! > s.spacing.lastStart)) s.spacing.promised = at;
+      // Only a turn of the hostname's spacing is promised: the origin's own back-off must not hold its hostname's other origins.
+      if (at === spaced && !(s.spacing.promised! > s.spacing.lastStart)) s.spacing.promised = at;
       return at;
     }
     this.noteRequest(origin, now);

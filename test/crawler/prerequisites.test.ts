@@ -130,5 +130,9 @@ describe('FrontierClock', () => {
     frontier.pop(Date.now());
     frontier.release(origin, Date.now(), { ok: true, notBefore: Date.now() + 60_000, reason: 'Retry-After' });
     await expect(new FrontierClock(frontier, 10_000).turn(origin)).rejects.toThrow(/not to be asked before/);
+    // The origin's back-off is not promised to anyone: another origin of its hostname goes on.
+    const other = 'https://h.example';
+    frontier.push({ url: `${other}/x`, host: 'h.example', origin: other, depth: 0, key: 1 });
+    expect(frontier.pop(Date.now())?.url).toBe(`${other}/x`);
   });
 });
