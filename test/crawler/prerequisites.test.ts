@@ -82,6 +82,39 @@ describe('prerequisites share the pages\' clock', () => {
     for (let i = 1; i < started.length; i++) expect(started[i] - started[i - 1]).toBeGreaterThanOrEqual(DELAY);
   }, 30_000);
 
+  it('spaces a context on another crawled host by that host\'s clock, between its pages', async () => {
+    // Host B is crawled (a chain of pages); a document of host A needs a context that B serves.
+    const b = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      if (url.pathname === '/ctx') return res.writeHead(200, { 'content-type': 'application/ld+json' }).end(JSON.stringify({ '@context': { p: 'http://example.org/p' } }));
+      const i = Number(url.pathname.slice(2));
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(i < 5 ? `<${url.href}> <http://example.org/next> <${url.origin}/b${i + 1}> .\n` : `<${url.href}> <http://example.org/p> "end" .\n`);
+    });
+    server = b;
+    const a = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/ld+json' }).end(JSON.stringify({ '@context': `${b.url}/ctx`, '@id': `${url.origin}/doc#it`, p: 'x' }));
+    });
+    try {
+      const lag = monitorEventLoopDelay({ resolution: 5 });
+      lag.enable();
+      const dataDir = tempDir();
+      // A's document waits a little (its robots.txt, then the delay), so that its context falls among B's pages.
+      await crawl({
+        seeds: [`${b.url}/b0`, `http://a.test:${a.port}/doc`], dataDir, depth: 10, delayMs: DELAY, concurrency: 4, allowPrivate: true, vocabularies: false,
+        domains: ['127.0.0.1', 'a.test'], resolve: { 'a.test': '127.0.0.1' },
+      }).run();
+      lag.disable();
+      const slack = Math.max(10, lag.max / 1e6);
+      const seen = b.requests.map((r) => [r.path, r.time] as const);
+      expect(seen.map(([p]) => p)).toContain('/ctx');
+      expect(seen.filter(([p]) => /^\/b\d$/.test(p))).toHaveLength(6);
+      for (let i = 1; i < seen.length; i++) expect(seen[i][1] - seen[i - 1][1], `${seen[i - 1][0]} -> ${seen[i][0]}`).toBeGreaterThanOrEqual(DELAY - slack);
+    } finally {
+      await a.close();
+    }
+  }, 30_000);
+
   it('asks for robots.txt as text/plain', async () => {
     server = await startServer(site('User-agent: *\nAllow: /\n'));
     await crawl({ seeds: [`${server.url}/doc`], dataDir: tempDir(), depth: 0, delayMs: 0, allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'] }).run();
