@@ -5,7 +5,7 @@
  * from the crawl's beans before a thread takes the first URL.
  */
 import fs from 'node:fs';
-import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, reportingSent } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -13,17 +13,19 @@ import { WarcWriter, recoverOpenFiles, type ArchiveWriter } from '../archive/war
 import { WarcWriterThread } from '../archive/warc-writer-thread.ts';
 import { HostQueues } from '../frontier/host-queues.ts';
 import { OrderedFrontier } from '../frontier/ordered-frontier.ts';
-import type { Frontier, FrontierEntry } from '../frontier/types.ts';
+import type { Frontier, FrontierEntry, SideClock } from '../frontier/types.ts';
 import { createOrderingPolicy, isOrderingName, ORDERING_NAMES, type OrderingName } from '../frontier/order/index.ts';
-import { normalizeUrl, originOf } from '../frontier/normalize.ts';
+import { normalizeUrl } from '../frontier/normalize.ts';
 import type { HostTimingOptions as Timing } from '../frontier/politeness.ts';
 import type { SeenSet } from '../frontier/seen/index.ts';
 import { openCrawlSeen, openFrontierSpill } from './scratch-dirs.ts';
 import { OptionError, UserError } from '../util/errors.ts';
 import { defaultLog } from '../util/log.ts';
 import type { CapturedDocument, CaptureContext } from './capture.ts';
-import { CrawlSitemaps, sitemapsToRead } from './sitemaps.ts';
-import { ContextLoader, OriginSpacing, ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './contexts.ts';
+import { CrawlSitemaps, RobotsSitemaps, seedOrigins, sitemapsToRead } from './sitemaps.ts';
+import { CONTEXT_LIMITS, ContextLoader } from './contexts.ts';
+import { FrontierClock, robotsFetcher, type Politeness } from './prerequisites.ts';
+import { PrerequisiteStage } from './stages/prerequisite.ts';
 import { DEFAULTS, type CrawlOptions, type CrawlStore, type RoundOptions } from './options.ts';
 import { filtersOf } from './banner.ts';
 import type { Stage } from './stages/types.ts';
@@ -85,10 +87,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   // target through the frontier (seen test, politeness). What a page needs on the side (robots.txt,
   // JSON-LD contexts) follows redirects in the fetcher, as RFC 9309 and JSON-LD loaders do.
   const fetcher: Fetcher = createHttpFetcher({ ...fetchOptions, maxRedirects: 0 });
-  // Each side request counts towards its host's spacing from when it went out (page requests do so through the
-  // frontier's release): robots.txt, a JSON-LD context, a proof document.
-  const noteRequest = (origin: string, time: number) => frontier.noteRequest(origin, time);
-  const sideFetcher: Fetcher = reportingSent(createHttpFetcher(fetchOptions), (url, sentAt) => noteRequest(originOf(url), sentAt));
+  const sideFetcher: Fetcher = createHttpFetcher(fetchOptions);
   const hosts = new HostFigures();
   // WARC writing runs on a thread of its own, beside the crawl; a small fixed batch (a re-crawl
   // cycle's few URLs) stays inline, where a thread's start-up would cost more.
@@ -113,21 +112,22 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
   const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
-  const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
+  // Requests a document in flight waits for (a JSON-LD context, a proof, the robots.txt of their origin) take
+  // their turn on the frontier's clock of their host, as its URLs do (src/crawler/prerequisites.ts).
+  // A turn the spacing gives (--delay, a Crawl-delay) is always waited for; a longer back-off or Retry-After fails the load.
+  const clock = new FrontierClock(frontier, Math.max(CONTEXT_LIMITS.maxInlineWaitMs, timing.delayMs, DEFAULTS.maxCrawlDelayMs));
+  const archive = { warc, store: fates.store, cycleId: o.cycleId };
+  // An origin's robots.txt is the frontier's prerequisite entry ahead of its URLs (stages/prerequisite.ts);
+  // one a context's or a proof's origin needs first is fetched on the clock and archived alike.
+  const robots = o.robots === false ? undefined : new RobotsCache(robotsFetcher(sideFetcher, clock, archive), {
     userAgent,
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
     retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
     maxWaitMs: o.maxWaitMs ?? DEFAULTS.maxWaitMs,
-    // A robots.txt request is a request to the server: the next one waits the delay after it.
-    onRequest: noteRequest,
     onFetched: (host, status, text) => Object.assign(hosts.row(host), { robotsStatus: status, robotsTxt: text, robotsFetchedAt: Date.now() }),
-    // Archived as a WARC response record with a log row, as the page requests are: the policy in force at capture time.
-    onResponse: async (url, outcome) => {
-      if (outcome.response) await archiveSideFetch({ warc, store: fates.store, cycleId: o.cycleId }, url, outcome.response, robotsProblem(outcome.response.status), ROBOTS_DIAGNOSTIC, 'robots');
-    },
   });
-  const { ctx, trustCounts } = captureContext(o, { sideFetcher, robots, timing, warc, fates, noteRequest });
+  const { ctx, trustCounts } = captureContext(o, { sideFetcher, robots, timing, warc, fates, clock });
 
   const s: CrawlSummary = {
     documents: 0, triples: 0, bytes: 0, errors: 0, durationMs: 0, changed: 0, unchanged: 0, new: 0,
@@ -146,14 +146,14 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const sitemaps = new CrawlSitemaps(Boolean(o.sitemaps || o.sitemapUrls?.length));
   // A re-crawl fetches its seeds again even though the store knows them.
   for (const seed of [...o.seeds, ...(driver?.seeds ?? [])]) scope.offer(seed, 0, false, o.refetch);
-  for (const url of await sitemapsToRead(o, robots)) {
+  for (const url of sitemapsToRead(o, robots !== undefined)) {
     sitemaps.ask(url.href, url.hostWide);
     scope.offer(url.href, 0, false, o.refetch);
   }
   await scope.flush(store);
 
   const done: CapturedDocument[] = [];
-  const stages = declareChain({ o, store, frontier, scope, fates, robots, fetcher, warc, ctx, hosts, variants, driver, sitemaps, counts: s, done });
+  const stages = declareChain({ o, store, frontier, scope, fates, robots, fetcher, sideFetcher, warc, ctx, hosts, variants, driver, sitemaps, counts: s, done });
   return {
     o, startedAt, store, frontier, scope, fates, robots, driver, variants, warc, hosts, stages, done, summary: s,
     async release(closing) {
@@ -177,6 +177,8 @@ interface ChainParts {
   fates: Fates;
   robots: RobotsCache | undefined;
   fetcher: Fetcher;
+  /** The fetcher of prerequisites, which follows redirects. */
+  sideFetcher: Fetcher;
   warc: ArchiveWriter;
   ctx: CaptureContext;
   hosts: HostFigures;
@@ -198,20 +200,23 @@ function declareChain(p: ChainParts): Stage[] {
     scope.retry(e);
     return true;
   };
+  const onCrawlDelay = (entry: FrontierEntry, ms: number) => {
+    frontier.setDelay(entry.origin, ms);
+    p.hosts.row(entry.host).crawlDelayMs = ms;
+  };
   return [
     ...(variants ? [variants.head] : []),
     new PolitenessStage({ frontier, fates, maxFailures: DEFAULTS.maxHostFailures, counts: s, onDropped: variants && ((e) => variants.settled(e)) }),
-    ...(robots ? [new RobotsStage({
-      robots, fates, frontier, counts: s,
-      onCrawlDelay: (entry, ms) => {
-        frontier.setDelay(entry.origin, ms);
-        p.hosts.row(entry.host).crawlDelayMs = ms;
-      },
-    })] : []),
+    ...(robots ? [new RobotsStage({ robots, fates, frontier, counts: s, onCrawlDelay })] : []),
     new FetchStage({
-      fetcher: p.fetcher, store: p.store, refetch: Boolean(o.refetch), retryLater, maxTries: DEFAULTS.maxRetries + 1, maxRetryBackoffMs: DEFAULTS.maxRetryBackoffMs,
+      fetcher: p.fetcher, prerequisites: p.sideFetcher, store: p.store, refetch: Boolean(o.refetch), retryLater, maxTries: DEFAULTS.maxRetries + 1, maxRetryBackoffMs: DEFAULTS.maxRetryBackoffMs,
       fates, frontier, counts: s, signal: o.signal,
     }),
+    // An origin's robots.txt handed out ahead of its URLs ends here, archived and read.
+    ...(robots ? [new PrerequisiteStage({
+      robots, archive: { warc: p.warc, store: fates.store, cycleId: o.cycleId }, frontier, onCrawlDelay,
+      sitemaps: o.sitemaps ? { fromRobots: new RobotsSitemaps(seedOrigins(o)), asked: p.sitemaps, scope, store: p.store, refetch: Boolean(o.refetch) } : undefined,
+    })] : []),
     new RedirectStage({ warc: p.warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
     new CaptureStage({ ctx: p.ctx, hostRow: (host) => p.hosts.row(host), counts: s }),
     ...(variants ? [variants.stage] : []),
@@ -227,11 +232,11 @@ function declareChain(p: ChainParts): Stage[] {
  * spills the rest to disk (src/frontier/spill.ts); importance orderings re-rank every queued URL as the
  * crawl learns, in memory.
  */
-function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier; spill?: { close(): void } } {
+function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier & SideClock; spill?: { close(): void } } {
   const breadthFirst = !driver?.policy && (!o.order || o.order === 'bfs');
   const frontierMemory = o.frontierMemory ?? DEFAULTS.frontierMemory;
   const spill = breadthFirst && Number.isFinite(frontierMemory) ? openFrontierSpill(o.dataDir) : undefined;
-  const frontier: Frontier = driver?.policy ? new OrderedFrontier(driver.policy, timing)
+  const frontier: Frontier & SideClock = driver?.policy ? new OrderedFrontier(driver.policy, timing)
     : breadthFirst ? new HostQueues(timing, spill && { maxEntries: frontierMemory, spill: spill.spill })
     : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   return { frontier, spill };
@@ -282,17 +287,17 @@ async function queueKnown(o: RoundOptions, store: CrawlStore, scope: ScopeStage,
 
 /** What capturing a document needs besides the document: where it goes, its JSON-LD contexts, its proofs. */
 function captureContext(o: CrawlOptions, p: {
-  sideFetcher: Fetcher; robots: RobotsCache | undefined; timing: Timing; warc: ArchiveWriter; fates: Fates; noteRequest: (origin: string, time: number) => void;
+  sideFetcher: Fetcher; robots: RobotsCache | undefined; timing: Timing; warc: ArchiveWriter; fates: Fates; clock: Politeness;
 }): { ctx: CaptureContext; trustCounts: Partial<Record<Verdict, number>> } {
-  const { sideFetcher: fetcher, robots, timing, warc, fates } = p;
+  const { sideFetcher: fetcher, robots, timing, warc, fates, clock: politeness } = p;
   // Remote JSON-LD contexts: polite, bounded per origin, retried, archived (src/crawler/contexts.ts).
   // They follow redirects in the fetcher, as JSON-LD document loaders do; their rows get reasons like captures.
-  const loadDocument = new ContextLoader({ fetcher, robots, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
+  const loadDocument = new ContextLoader({ fetcher, robots, politeness, warc, store: fates.store, cycleId: o.cycleId, signal: o.signal }).load;
   const trustCounts: Partial<Record<Verdict, number>> = {};
   // Detached proofs (src/crawler/detached-proofs.ts): fetched like contexts, spaced from the document's request.
   const proofs = o.trust ? new ProofDocumentLoader({
-    fetcher, robots, politeness: new OriginSpacing(timing.delayMs), delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId,
-    loadDocument, signal: o.signal, onRequest: p.noteRequest,
+    fetcher, robots, politeness, delayMs: timing.delayMs, warc, store: fates.store, cycleId: o.cycleId,
+    loadDocument, signal: o.signal,
   }) : undefined;
   const vet = o.trust ? trustVetter(o.trust, Boolean(o.trustedOnly), trustCounts, (url, doc, time) => proofs!.load(url, doc, time)) : undefined;
   const ctx: CaptureContext = { store: fates.store, warc, mime: o.mime ?? [], maxQuads: o.maxTriples ?? 5_000_000, cycleId: o.cycleId, loadDocument, analysisBudget: o.analysisBudget, onVersion: o.onVersion, requisites: Boolean(o.pageRequisites), vet };

@@ -1,8 +1,8 @@
 import type { Fetcher, FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import type { RobotsVerdict } from '../fetch/robots.ts';
-import type { ArchiveWriter, FetchedFor } from '../archive/warc-writer.ts';
+import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import type { CrawlLog } from '../store/types.ts';
-import { sha1Digest } from '../archive/warc-record.ts';
+import { archiveSideFetch, type Politeness } from './prerequisites.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
 import { locationUrl } from '../util/headers.ts';
 
@@ -21,15 +21,6 @@ import { locationUrl } from '../util/headers.ts';
 /** What a document's parse calls for a context URL (src/extract/types.ts `loadDocument`). */
 export type LoadDocument = (url: string) => Promise<unknown>;
 
-/**
- * An origin's turn to be requested: resolves when the request may start, with a function to call when it
- * has ended. The crawl's frontier can implement this to put context fetches in the same queue as
- * documents; `OriginSpacing` is the stand-alone default.
- */
-export interface Politeness {
-  turn(origin: string, minDelayMs?: number): Promise<() => void>;
-}
-
 /** One request at a time per origin, each `delayMs` (or the robots.txt Crawl-delay) after the previous one ended. */
 export class OriginSpacing implements Politeness {
   private readonly tails = new Map<string, Promise<void>>();
@@ -37,7 +28,7 @@ export class OriginSpacing implements Politeness {
 
   constructor(private readonly delayMs: number) {}
 
-  turn(origin: string, minDelayMs = 0): Promise<() => void> {
+  turn(origin: string, minDelayMs = 0): Promise<(sentAt?: number) => void> {
     const before = this.tails.get(origin) ?? Promise.resolve();
     let done!: () => void;
     const ended = new Promise<void>((resolve) => (done = resolve));
@@ -92,12 +83,6 @@ export interface ContextLoaderOptions {
   signal?: AbortSignal;
 }
 
-/** The diagnostic line of a context's crawl-log row: the row is not a document of the crawl. */
-export const ROBOTS_DIAGNOSTIC = 'info: robots.txt, fetched for the crawl\'s politeness (not a document of the crawl)';
-/** What keeps a robots.txt answer from serving (a 4xx is a policy too: allow all, RFC 9309 §2.3.1.3). */
-export function robotsProblem(status: number): string | undefined {
-  return status === 429 || status >= 500 ? `HTTP ${status}: robots.txt unavailable, asked again later` : undefined;
-}
 export const CONTEXT_DIAGNOSTIC = 'info: JSON-LD context, fetched for a document (not a document of the crawl)';
 
 class ContextError extends Error {
@@ -187,11 +172,11 @@ export class ContextLoader {
       crawlDelayMs = verdict.crawlDelayMs;
     }
     const release = await this.politeness.turn(origin, crawlDelayMs);
-    let outcome: FetchOutcome;
+    let outcome: FetchOutcome | undefined;
     try {
       outcome = await this.o.fetcher.fetch(url, undefined, this.o.signal);
     } finally {
-      release();
+      release(outcome?.sentAt);
     }
     const r = outcome.response;
     if (!r) {
@@ -222,23 +207,6 @@ export class ContextLoader {
   private async archive(url: string, r: FetchResponse, problem: string | undefined): Promise<void> {
     if (this.o.warc && this.o.store) await archiveSideFetch({ warc: this.o.warc, store: this.o.store, cycleId: this.o.cycleId }, url, r, problem, CONTEXT_DIAGNOSTIC, 'context');
   }
-}
-
-/**
- * Archives a request the crawl made for its policy or for a document rather than as one (robots.txt, a
- * JSON-LD context, a detached proof): a WARC response record that says what it was fetched for, and a
- * crawl-log row with the reason `prerequisite`, marked by `diagnostic` (`problem`: why it could not serve,
- * in the row's error). The row's patch is empty: no documents row, never queued, no version.
- */
-export async function archiveSideFetch(to: { warc: ArchiveWriter; store: CrawlLog; cycleId?: number }, url: string, r: FetchResponse, problem: string | undefined, diagnostic: string, fetchedFor: FetchedFor): Promise<void> {
-  const payloadDigest = sha1Digest(r.rawBody);
-  const archived = await to.warc.writeExchange({ response: r, payloadDigest, fetchedFor });
-  await to.store.logFetch({
-    url, finalUrl: r.finalUrl, time: r.startedAt.getTime(), status: r.status, headers: r.headers, durationMs: r.durationMs,
-    bytes: r.rawBody.length, mediaType: r.mediaType, checksum: payloadDigest, change: problem ? 'error' : 'new', error: problem,
-    reason: 'prerequisite', triples: 0, truncated: r.truncated, diagnostics: [diagnostic],
-    warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, cycleId: to.cycleId,
-  }, {});
 }
 
 /**

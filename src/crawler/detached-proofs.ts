@@ -5,7 +5,7 @@ import type { Fetcher, FetchOutcome } from '../fetch/types.ts';
 import { hostnameOf, normalizeUrl, originOf } from '../frontier/normalize.ts';
 import type { CrawlLog } from '../store/types.ts';
 import type { DetachedProofDocument } from '../trust/proof.ts';
-import { archiveSideFetch, type Politeness } from './contexts.ts';
+import { archiveSideFetch, type Politeness } from './prerequisites.ts';
 
 /**
  * Detached Data Integrity proofs (`crawl --trust`): a document may keep its proof in a document of
@@ -39,8 +39,6 @@ export interface ProofLoaderOptions {
   /** Remote JSON-LD contexts of a JSON-LD proof document (the crawl's ContextLoader). */
   loadDocument?: (url: string) => Promise<unknown>;
   signal?: AbortSignal;
-  /** A request made outside the frontier: the frontier spaces its next request to the host from it. */
-  onRequest?: (origin: string, time: number) => void;
   limits?: Partial<typeof PROOF_DOCUMENT_LIMITS>;
 }
 
@@ -70,17 +68,21 @@ export class ProofDocumentLoader {
       crawlDelayMs = verdict.crawlDelayMs ?? 0;
     }
     if (this.o.signal?.aborted) return { error: 'the crawl stopped' };
-    const release = await this.o.politeness.turn(origin, crawlDelayMs);
-    let outcome: FetchOutcome;
+    if (hostnameOf(url) === hostnameOf(documentUrl)) {
+      const wait = documentEndedAt + Math.max(this.o.delayMs, crawlDelayMs) - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+    let release: (sentAt?: number) => void;
     try {
-      if (hostnameOf(url) === hostnameOf(documentUrl)) {
-        const wait = documentEndedAt + Math.max(this.o.delayMs, crawlDelayMs) - Date.now();
-        if (wait > 0) await sleep(wait);
-      }
-      this.o.onRequest?.(origin, Date.now());
+      release = await this.o.politeness.turn(origin, crawlDelayMs);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+    let outcome: FetchOutcome | undefined;
+    try {
       outcome = await this.o.fetcher.fetch(url, undefined, this.o.signal);
     } finally {
-      release();
+      release(outcome?.sentAt);
     }
     const r = outcome.response;
     if (!r) return { error: `${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no response'}` };

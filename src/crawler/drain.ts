@@ -14,6 +14,7 @@ import type { CapturedDocument } from './capture.ts';
 import { DEFAULTS } from './options.ts';
 import { newJob, runChain, type Job } from './stages/types.ts';
 import { robotsFate } from './stages/robots.ts';
+import { prerequisiteOf, settlePrerequisite } from './stages/prerequisite.ts';
 import { frontierFigures, type CrawlAssembly } from './assembly.ts';
 import type { CrawlProgress, CrawlSummary } from './crawl.ts';
 
@@ -48,7 +49,9 @@ export class Drain {
         while (!this.stopReason && this.running.size < this.concurrency) {
           const e = frontier.pop(Date.now(), this.rejectByRobots);
           if (!e) break;
-          const job = runChain(stages, newJob(e), this.onError).finally(() => {
+          const entry = prerequisiteOf(e, this.crawl.robots, frontier) ?? e;
+          const job = runChain(stages, newJob(entry), this.onError).finally(() => {
+            settlePrerequisite(entry, this.crawl.robots);
             this.running.delete(job);
             this.poke();
           });

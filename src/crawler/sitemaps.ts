@@ -1,6 +1,5 @@
 import { isSitemapXml, parseSitemap, type Sitemap } from '../extract/sitemap.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
-import type { RobotsCache } from '../fetch/robots.ts';
 import type { CrawlOptions } from './options.ts';
 
 /**
@@ -83,15 +82,33 @@ export class CrawlSitemaps {
   }
 }
 
-/** The sitemaps a crawl starts from: `--sitemap` URLs, and with `sitemaps` each seed origin's (robots.txt's, else /sitemap.xml). */
-export async function sitemapsToRead(o: CrawlOptions, robots: RobotsCache | undefined): Promise<{ href: string; hostWide: boolean }[]> {
+/**
+ * The sitemaps a crawl starts from: `--sitemap` URLs, and with `sitemaps` and no robots.txt each seed origin's
+ * /sitemap.xml. With robots.txt, a seed origin's are read from it when the frontier has fetched it (`fromRobots`).
+ */
+export function sitemapsToRead(o: CrawlOptions, robots: boolean): { href: string; hostWide: boolean }[] {
   // A sitemap the user names vouches for its host, as one robots.txt names does.
   const out = (o.sitemapUrls ?? []).map((href) => ({ href, hostWide: true }));
-  if (!o.sitemaps) return out;
-  for (const origin of new Set(o.seeds.map((seed) => new URL(seed).origin))) {
-    const named = robots ? await robots.sitemaps(origin + '/') : [];
-    if (named.length) out.push(...named.map((href) => ({ href, hostWide: true })));
-    else out.push({ href: `${origin}/sitemap.xml`, hostWide: false });
-  }
+  if (!o.sitemaps || robots) return out;
+  for (const origin of seedOrigins(o)) out.push({ href: `${origin}/sitemap.xml`, hostWide: false });
   return out;
+}
+
+/** The origins of a crawl's seeds, whose sitemaps `crawl --sitemaps` reads. */
+export function seedOrigins(o: CrawlOptions): Set<string> {
+  return new Set(o.seeds.map((seed) => new URL(seed).origin));
+}
+
+/**
+ * The sitemaps of a seed origin, read from its robots.txt once the frontier fetched it (its prerequisite,
+ * stages/prerequisite.ts): the `Sitemap:` lines, else the /sitemap.xml convention. Each origin once a crawl.
+ */
+export class RobotsSitemaps {
+  constructor(private readonly waiting: Set<string>) {}
+
+  /** The sitemaps to read now that `origin`'s robots.txt answered (naming `named`): none when not a seed origin or read already. */
+  take(origin: string, named: readonly string[]): { href: string; hostWide: boolean }[] {
+    if (!this.waiting.delete(origin)) return [];
+    return named.length ? named.map((href) => ({ href, hostWide: true })) : [{ href: `${origin}/sitemap.xml`, hostWide: false }];
+  }
 }

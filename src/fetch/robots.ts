@@ -57,16 +57,6 @@ export interface RobotsOptions {
   maxBytes?: number;
   /** Called after each robots.txt fetch, e.g. to store it with the host (status 0: no HTTP answer). */
   onFetched?: (host: string, status: number, text: string) => void;
-  /**
-   * Called with each robots.txt answer before it is read (to archive it: the policy in force at capture
-   * time is part of the record, as Heritrix keeps it); awaited, so that a failure to archive it stops the URLs behind it.
-   */
-  onResponse?: (url: string, outcome: FetchOutcome) => Promise<void>;
-  /**
-   * Called as each robots.txt request is asked for: it counts towards the origin's politeness delay (from when it
-   * went out, too, when the fetcher reports that: `reportingSent`).
-   */
-  onRequest?: (origin: string, time: number) => void;
   /** Clock, for tests of the expiry. */
   now?: () => number;
 }
@@ -96,6 +86,15 @@ interface Entry {
 const HOUR = 3_600_000;
 
 /**
+ * Whether a robots.txt answer of this status says nothing of the policy yet: the server is overloaded or
+ * failing (RFC 9309 §2.3.1.4: 5xx, and 429 as Google reads it), so the origin is deferred and asked again.
+ * Any other status is a policy (a 4xx: allow all, §2.3.1.3).
+ */
+export function robotsDeferred(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
  * Errors after which no page of the origin can be fetched either (a name that does not resolve, a
  * port that refuses, a TLS handshake that fails, an address we refuse; not a reset): the page fetch is let through
  * to fail at once with its own reason, and the origin's failure count ends it, instead of deferring the
@@ -106,6 +105,13 @@ const NO_SERVICE: ReadonlySet<string> = new Set(['blocked-address', 'bad-url', '
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
+  /** robots.txt fetches the crawl's frontier makes (`prerequisite`), settled by `settle`. */
+  private readonly awaited = new Map<string, (entry: Entry) => void>();
+  /**
+   * Origins whose robots.txt answer could not be kept (a refused address, a name that does not resolve):
+   * their next check lets the URL through, once, for its fetch to fail with its own reason.
+   */
+  private readonly letThrough = new Set<string>();
   private readonly token: string;
   private readonly maxCrawlDelayMs: number;
   private readonly successTtlMs: number;
@@ -137,7 +143,36 @@ export class RobotsCache {
   async check(url: string): Promise<RobotsVerdict> {
     const parsed = parseTarget(url);
     if (!parsed) return { allowed: true };
+    if (this.letThrough.delete(parsed.origin)) return { allowed: true };
     return verdictOf(await this.entryFor(parsed.origin), parsed.href, this.token);
+  }
+
+  /**
+   * The robots.txt URL to fetch before `url` when its origin's robots.txt is not known or has expired and
+   * no fetch of it is under way (Heritrix's PreconditionEnforcer): the caller fetches it through its own
+   * politeness and hands the answer to `settle`; checks of the origin meanwhile wait for that answer.
+   */
+  prerequisite(url: string): string | undefined {
+    const parsed = parseTarget(url);
+    if (!parsed) return undefined;
+    const origin = parsed.origin;
+    if (this.letThrough.has(origin) || this.pending.has(origin)) return undefined;
+    const cached = this.entries.get(origin);
+    if (cached && cached.record.expiresAt.getTime() > this.now()) return undefined;
+    const answered = new Promise<Entry>((resolve) => this.awaited.set(origin, resolve)).finally(() => this.pending.delete(origin));
+    this.pending.set(origin, answered);
+    return `${origin}/robots.txt`;
+  }
+
+  /** The answer to a robots.txt fetch `prerequisite` asked for (an outcome without a response: none came). */
+  settle(robotsUrl: string, outcome: FetchOutcome): void {
+    const origin = new URL(robotsUrl).origin;
+    const resolve = this.awaited.get(origin);
+    if (!resolve) return;
+    this.awaited.delete(origin);
+    const entry = this.keep(origin, robotsUrl, outcome);
+    if (this.entries.get(origin) !== entry) this.letThrough.add(origin);
+    resolve(entry);
   }
 
   /**
@@ -152,15 +187,13 @@ export class RobotsCache {
     return verdictOf(cached, parsed.href, this.token);
   }
 
-  /** The sitemaps the robots.txt of `url`'s origin names (`Sitemap:` lines); fetches it if needed. */
-  async sitemaps(url: string): Promise<string[]> {
-    let origin: string;
+  /** The sitemaps the cached robots.txt of `url`'s origin names (`Sitemap:` lines); none when it is not cached. */
+  sitemaps(url: string): string[] {
     try {
-      origin = new URL(url).origin;
+      return this.entries.get(new URL(url).origin)?.robot?.getSitemaps() ?? [];
     } catch {
       return [];
     }
-    return (await this.entryFor(origin)).robot?.getSitemaps() ?? [];
   }
 
   /** The cached robots.txt state of the origin of `url` (scheme://host:port), if any. */
@@ -186,9 +219,10 @@ export class RobotsCache {
 
   private async load(origin: string): Promise<Entry> {
     const robotsUrl = `${origin}/robots.txt`;
-    this.options.onRequest?.(origin, this.now());
-    const outcome = await this.fetcher.fetch(robotsUrl, undefined, undefined, { accept: ROBOTS_ACCEPT });
-    await this.options.onResponse?.(robotsUrl, outcome);
+    return this.keep(origin, robotsUrl, await this.fetcher.fetch(robotsUrl, undefined, undefined, { accept: ROBOTS_ACCEPT }));
+  }
+
+  private keep(origin: string, robotsUrl: string, outcome: FetchOutcome): Entry {
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
     if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);
@@ -219,7 +253,7 @@ export class RobotsCache {
     const allowAll = (status: number, ttl: number): Entry => ({ record: { ...base, status, text: '', expiresAt: expiring(ttl) } });
 
     const { response, error } = outcome;
-    if (response && response.status !== 429 && response.status < 500) this.failures.delete(origin);
+    if (response && !robotsDeferred(response.status)) this.failures.delete(origin);
     if (!response) {
       const code: string = error?.code ?? '';
       if (code === 'too-many-redirects' || code === 'redirect-loop') {
@@ -235,7 +269,7 @@ export class RobotsCache {
       return defer(0, `robots.txt of ${origin} not reachable: ${error?.message ?? 'unknown error'}`);
     }
     const status = response.status;
-    if (status === 429 || status >= 500) {
+    if (robotsDeferred(status)) {
       return defer(status, `robots.txt of ${origin} answered ${status}`, outcome.retryAfter);
     }
     if (status >= 400) return allowAll(status, this.successTtlMs); // RFC 9309 2.3.1.3: unavailable, allow all

@@ -1,7 +1,7 @@
 import { MinHeap } from '../util/heap.ts';
 import { HostTiming, type DeferredOrigin, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
 import { Heap, type FrontierSpill, type ParkedOrigin } from './spill.ts';
-import type { Frontier, FrontierEntry } from './types.ts';
+import type { Frontier, FrontierEntry, SideClock } from './types.ts';
 
 export type { FrontierEntry } from './types.ts';
 
@@ -53,7 +53,7 @@ const REFILL_MAX = 1_024;
 /** Parked origins whose time has come, read from the spill at once. */
 const DUE_BATCH = 1_000;
 
-export class HostQueues implements Frontier {
+export class HostQueues implements Frontier, SideClock {
   private readonly timing: HostTiming;
   private origins = new Map<string, OriginQueue>();
   private waiting = new MinHeap<OriginQueue>();
@@ -414,6 +414,13 @@ export class HostQueues implements Frontier {
 
   acceptsWait(notBefore: number, now: number): boolean {
     return this.timing.acceptsWait(notBefore, now);
+  }
+
+  claim(origin: string, now: number, minDelayMs?: number): number {
+    this.touch(origin);
+    const at = this.timing.claim(origin, now, minDelayMs);
+    this.trim();
+    return at;
   }
 
   noteRequest(origin: string, time: number): void {

@@ -1,14 +1,14 @@
 import { PriorityFrontier } from './order/priority-frontier.ts';
 import type { OrderingPolicy } from './order/policy.ts';
 import { HostTiming, type DeferredOrigin, type HostTimingOptions, type ReleaseOutcome } from './politeness.ts';
-import type { Frontier, FrontierEntry } from './types.ts';
+import type { Frontier, FrontierEntry, SideClock } from './types.ts';
 import { originOf } from './normalize.ts';
 
 /**
  * A frontier ordered by importance (seed 001: backlinks, PageRank, location, similarity): the best
  * URL among the origins that politeness lets us fetch now. Priorities move as the crawl learns.
  */
-export class OrderedFrontier implements Frontier {
+export class OrderedFrontier implements Frontier, SideClock {
   private readonly timing: HostTiming;
   private readonly urls: PriorityFrontier;
   private readonly entries = new Map<string, FrontierEntry>();
@@ -82,6 +82,10 @@ export class OrderedFrontier implements Frontier {
 
   acceptsWait(notBefore: number, now: number): boolean {
     return this.timing.acceptsWait(notBefore, now);
+  }
+
+  claim(origin: string, now: number, minDelayMs?: number): number {
+    return this.timing.claim(origin, now, minDelayMs);
   }
 
   noteRequest(origin: string, time: number): void {

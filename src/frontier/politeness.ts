@@ -49,6 +49,12 @@ export interface HostClock {
 
 interface Spacing {
   lastStart: number;
+  /**
+   * The next start promised to a request `claim` made wait (a context a document in flight needs): URLs of the
+   * frontier wait until after it, so that they cannot take that turn again and again. Ignored once a later
+   * request started; one that is never taken costs the hostname one delay.
+   */
+  promised?: number;
   /** Clocks in memory that share it: at none, it leaves memory (`SpacingStore`). */
   users: number;
 }
@@ -142,7 +148,9 @@ export class HostTiming {
   /** When the origin may start its next request (once it has room). */
   readyAt(origin: string): number {
     const s = this.clock(origin);
-    return Math.max(s.notBefore, s.spacing.lastStart + s.delayMs);
+    const { lastStart, promised } = s.spacing;
+    const after = promised !== undefined && promised > lastStart ? promised : lastStart;
+    return Math.max(s.notBefore, after + s.delayMs);
   }
 
   /** `readyAt` of an origin whose clock is out of memory (`evict`), as it would be back in memory. */
@@ -169,9 +177,26 @@ export class HostTiming {
   }
 
   /**
-   * A request that went out without a frontier slot (robots.txt, a sitemap's or a context's
-   * prerequisite) still counts towards the hostname's spacing.
+   * Takes the hostname's next request start at `now` for a request that needs no slot of the origin (a
+   * JSON-LD context or a proof a document in flight waits for: a slot it would wait for could be the one
+   * that document holds). Returns 0 when taken, else the time to ask again: the spacing (at least
+   * `minDelayMs`) and the origin's back-off or deferral are kept as for a URL of the frontier, and a turn
+   * of the spacing given is promised: the frontier's URLs of the hostname wait until after it.
    */
+  claim(origin: string, now: number, minDelayMs = 0): number {
+    const s = this.clock(origin);
+    const spaced = s.spacing.lastStart + Math.max(s.delayMs, minDelayMs);
+    const at = Math.max(s.notBefore, spaced);
+    if (at > now) {
+      // Only a turn of the hostname's spacing is promised: the origin's own back-off must not hold its hostname's other origins.
+      if (at === spaced && !(s.spacing.promised! > s.spacing.lastStart)) s.spacing.promised = at;
+      return at;
+    }
+    this.noteRequest(origin, now);
+    return 0;
+  }
+
+  /** When a request to `origin` really went out (written to its connection): the next one is spaced from then. */
   noteRequest(origin: string, time: number): void {
     const sp = this.clock(origin).spacing;
     if (Number.isFinite(time)) sp.lastStart = Math.max(sp.lastStart, time);

@@ -33,6 +33,12 @@ export interface FrontierEntry {
    * for an alternate the document's URL (`of`: its capture row names it, src/archive/alternates.ts).
    */
   variant?: { set: number; accept: string; negotiated: boolean; of?: string };
+  /**
+   * A request the crawl makes for its policy before the URLs of an origin, not a document (Heritrix's
+   * prerequisites): the origin's robots.txt, handed out ahead of the URL that needs it, through the same
+   * politeness, fetch and archiving. Never stored as a document, never queued in the store.
+   */
+  prerequisite?: 'robots';
 }
 
 /**
@@ -59,7 +65,7 @@ export interface Frontier {
   release(origin: string, now: number, outcome: ReleaseOutcome): boolean;
   /** Whether the frontier would take a wait until `notBefore` (see release). */
   acceptsWait(notBefore: number, now: number): boolean;
-  /** A request to `origin` made outside the frontier (robots.txt) that counts towards its hostname's delay. */
+  /** When a request to `origin` really went out: the hostname's next request is spaced from then. */
   noteRequest(origin: string, time: number): void;
   setDelay(origin: string, delayMs: number): void;
   failures(origin: string): number;
@@ -71,4 +77,18 @@ export interface Frontier {
   deferred(now: number): DeferredOrigin[];
   /** Tells an importance ordering what a crawled page links to. */
   onPageCrawled?(page: { url: string; links: { url: string; anchorText?: string; context?: string }[]; text?: string }): void;
+}
+
+/**
+ * The frontier's clocks as a request beside its entries sees them (a JSON-LD context, a proof, the robots.txt
+ * of their origin: src/crawler/prerequisites.ts FrontierClock).
+ */
+export interface SideClock {
+  /**
+   * Takes the hostname's next request start for a request that needs no slot of the origin (HostTiming.claim):
+   * 0 when taken at `now`, else the time promised to it, when to ask again.
+   */
+  claim(origin: string, now: number, minDelayMs?: number): number;
+  /** When the request really went out: the hostname's next request is spaced from then. */
+  noteRequest(origin: string, time: number): void;
 }

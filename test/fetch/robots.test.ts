@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { createHttpFetcher, staticLookup, buildUserAgent, RobotsCache, reportingSent, type Fetcher } from '../../src/fetch/index.ts';
+import { createHttpFetcher, staticLookup, buildUserAgent, RobotsCache, type Fetcher } from '../../src/fetch/index.ts';
 import { closedPort, startServer, type TestServer } from './server.ts';
 import { answer, startRawHttp } from '../../src/testkit/faults/raw.ts';
 
@@ -197,9 +197,10 @@ describe('RobotsCache', () => {
     }
   });
 
-  it('peek answers from the cache only, and each robots.txt request is reported as it starts', async () => {
+  it('peek answers from the cache only', async () => {
     const requests: string[] = [];
-    const robots = new RobotsCache(fetcher, { userAgent: UA, onRequest: (origin) => requests.push(origin) });
+    const counting: Fetcher = { fetch: (u, ...rest) => (requests.push(new URL(u).origin), fetcher.fetch(u, ...rest)), close: () => fetcher.close() };
+    const robots = new RobotsCache(counting, { userAgent: UA });
     expect(robots.peek(url('everyone.example.test', '/no/x'))).toBeUndefined();
     await robots.check(url('everyone.example.test', '/a'));
     expect(robots.peek(url('everyone.example.test', '/no/x'))).toEqual({ allowed: false });
@@ -208,28 +209,27 @@ describe('RobotsCache', () => {
     expect(requests).toEqual([`http://everyone.example.test:${server.port}`]);
   });
 
-  it('a robots.txt request that waits on a slow name lookup is spaced from when it went out, not from when it was asked for', async () => {
-    const arrived: number[] = [];
-    const slowServer = await startServer({
-      '/robots.txt': (_req, res) => {
-        arrived.push(Date.now());
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow:\n');
-      },
-    });
-    const base = staticLookup({ 'slow-dns.example.test': '127.0.0.1' });
-    const slow = createHttpFetcher({ userAgent: UA, allowPrivate: true, lookup: async (h) => (await new Promise((r) => setTimeout(r, 500)), base(h)) });
-    try {
-      // As the crawl builds its side fetcher: both reports go to the host's spacing, which keeps the later one.
-      const told: number[] = [];
-      const robots = new RobotsCache(reportingSent(slow, (_url, time) => told.push(time)), { userAgent: UA, onRequest: (_origin, time) => told.push(time) });
-      expect(await robots.check(slowServer.url('/a', 'slow-dns.example.test'))).toEqual({ allowed: true });
-      expect(arrived).toHaveLength(1);
-      // The crawl keeps the latest time it is told (HostTiming.noteRequest): it must not be half a second early.
-      expect(Math.max(...told)).toBeGreaterThanOrEqual(arrived[0]! - 100);
-    } finally {
-      await slow.close();
-      await slowServer.close();
-    }
+  it('hands its robots.txt out as a prerequisite when not known or expired, once, and answers the checks waiting on it', async () => {
+    let now = Date.now();
+    let ownFetches = 0;
+    const counting: Fetcher = { fetch: (u, ...rest) => (ownFetches++, fetcher.fetch(u, ...rest)), close: () => fetcher.close() };
+    const robots = new RobotsCache(counting, { userAgent: UA, successTtlMs: 60_000, now: () => now });
+    const page = url('everyone.example.test', '/no/x');
+    const robotsUrl = robots.prerequisite(page);
+    expect(robotsUrl).toBe(url('everyone.example.test', '/robots.txt'));
+    expect(robots.prerequisite(url('everyone.example.test', '/other'))).toBeUndefined(); // under way
+    const waiting = robots.check(page);
+    robots.settle(robotsUrl!, await fetcher.fetch(robotsUrl!, undefined, undefined, { accept: 'text/plain' }));
+    expect(await waiting).toEqual({ allowed: false });
+    expect(ownFetches).toBe(0);
+    expect(robots.prerequisite(page)).toBeUndefined();
+    now += 60_001; // expired: the next URL of the origin waits for a new one
+    expect(robots.prerequisite(page)).toBe(robotsUrl);
+    // An answer that cannot be kept (a refused address) lets the next check through, once, for the URL's own fetch to fail.
+    robots.settle(robotsUrl!, { error: { code: 'blocked-address', message: 'refused' } });
+    expect(robots.prerequisite(page)).toBeUndefined();
+    expect(await robots.check(page)).toEqual({ allowed: true });
+    expect(robots.prerequisite(page)).toBe(robotsUrl);
   });
 
   it('a robots.txt that redirects without end counts as unavailable: allow all (RFC 9309 2.3.1.2)', async () => {

@@ -1,4 +1,5 @@
 import { isTransientFetchError, reasonOfFetchError } from '../../fetch/reasons.ts';
+import { ROBOTS_ACCEPT } from '../../fetch/accept.ts';
 import type { FetchError, FetchOutcome, Fetcher } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { DocumentStore } from '../../store/types.ts';
@@ -9,6 +10,8 @@ import { formatDuration } from '../../util/units.ts';
 
 export interface FetchStageDeps {
   fetcher: Fetcher;
+  /** The fetcher of prerequisites (robots.txt), which follows redirects as RFC 9309 asks. */
+  prerequisites: Fetcher;
   store: DocumentStore;
   /** Fetch again what the store says was fetched (re-crawl cycles). */
   refetch: boolean;
@@ -62,6 +65,7 @@ export class FetchStage implements Stage {
 
   async process(job: Job): Promise<Next> {
     const { entry } = job;
+    if (entry.prerequisite) return this.prerequisite(job);
     if (entry.variant?.negotiated) return this.negotiate(job);
     // A re-fetching crawl fetches each URL once too, however many ways it was queued (due, a redirect's target, a seed).
     if ((this.d.refetch || entry.refetch) && this.askedBefore(entry)) return 'done';
@@ -71,7 +75,7 @@ export class FetchStage implements Stage {
     job.startedAt = Date.now();
     const conditional = job.prev?.checksum ? { etag: job.prev.etag, lastModified: job.prev.lastModified } : undefined;
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, conditional, this.d.signal, entry.variant ? { accept: entry.variant.accept } : undefined));
-    job.startedAt = spacedFrom(job.startedAt, outcome);
+    this.sent(job, outcome);
     if (outcome.error?.code === 'blocked-address') {
       // A policy (no --allow-private), not the server's failure: nothing was sent, so the origin
       // neither waits its delay nor backs off, and a crawl with --allow-private takes the URL up again.
@@ -141,6 +145,27 @@ export class FetchStage implements Stage {
   }
 
   /**
+   * The hostname's next request is spaced from when this one went out, from now on: a JSON-LD context the
+   * document's parse asks for on its host (prerequisites.ts FrontierClock) must not start before that.
+   */
+  private sent(job: Job, outcome: FetchOutcome): void {
+    job.startedAt = spacedFrom(job.startedAt, outcome);
+    if (job.startedAt !== undefined && outcome.error?.code !== 'blocked-address') this.d.frontier.noteRequest(job.entry.origin, job.startedAt);
+  }
+
+  /**
+   * A prerequisite (an origin's robots.txt): asked for as its kind asks, never conditional, never retried
+   * here (the robots.txt cache defers its origin and asks again itself); the next stage archives it.
+   */
+  private async prerequisite(job: Job): Promise<Next> {
+    job.startedAt = Date.now();
+    const outcome = (job.outcome = await this.d.prerequisites.fetch(job.entry.url, undefined, this.d.signal, { accept: ROBOTS_ACCEPT }));
+    this.sent(job, outcome);
+    if (outcome.error?.code === 'blocked-address') job.startedAt = undefined;
+    return 'continue';
+  }
+
+  /**
    * A document's own URL asked again for another media type (`crawl --variants`): not conditional, never
    * retried, and nothing recorded against the document's row (the variant stage records the answer). A
    * Retry-After still holds the origin, as for any request.
@@ -149,7 +174,7 @@ export class FetchStage implements Stage {
     const { entry } = job;
     job.startedAt = Date.now();
     const outcome = (job.outcome = await this.d.fetcher.fetch(entry.url, undefined, this.d.signal, { accept: entry.variant!.accept }));
-    job.startedAt = spacedFrom(job.startedAt, outcome);
+    this.sent(job, outcome);
     if (outcome.error?.code === 'blocked-address') job.startedAt = undefined;
     if (outcome.retryAfter && this.d.frontier.acceptsWait(outcome.retryAfter.getTime(), Date.now())) {
       job.notBefore = outcome.retryAfter.getTime();

@@ -31,12 +31,17 @@ export async function robotsFate(fates: Fates, counts: Counts, entry: FrontierEn
  * robots.txt (RFC 9309), per origin. The cache bounds its own tries at an unavailable robots.txt
  * (then every URL of the origin fails with `robots-unavailable`), so a deferred URL goes back to the
  * frontier without using one of its own retries; a deferral longer than the frontier takes gives the
- * URL up at once. A robots.txt fetched just now was a request to the origin: the page waits its turn
- * after it (Heritrix's prerequisites).
+ * URL up at once. The origin's robots.txt was fetched before the URL was handed out (its prerequisite
+ * entry, prerequisite.ts), or is being fetched (the check waits for it); one this check had to fetch
+ * itself was a request to the origin: the page waits its turn after it.
  */
 export class RobotsStage implements Stage {
   readonly name = 'robots';
   constructor(private readonly d: RobotsStageDeps) {}
+
+  shouldProcess(job: Job): boolean {
+    return !job.entry.prerequisite;
+  }
 
   async process(job: Job): Promise<Next> {
     const { entry } = job;

@@ -23,7 +23,7 @@ describe('the fetch stage', () => {
   it('fetches, and hands the response on', async () => {
     kit = await stageKit();
     const fetcher = pageFetcher();
-    const stage = new FetchStage({ fetcher, store: kit.store, refetch: false, retryLater: () => true, maxTries: 4, maxRetryBackoffMs: 120_000, fates: kit.fates, frontier: new HostQueues({ delayMs: 0, perHost: 1 }), counts: { errors: 0 } });
+    const stage = new FetchStage({ fetcher, prerequisites: fetcher, store: kit.store, refetch: false, retryLater: () => true, maxTries: 4, maxRetryBackoffMs: 120_000, fates: kit.fates, frontier: new HostQueues({ delayMs: 0, perHost: 1 }), counts: { errors: 0 } });
     const job = newJob(entry('/doc'));
     expect(await stage.process(job)).toBe('continue');
     expect(job.outcome?.response?.status).toBe(200);
@@ -35,7 +35,7 @@ describe('the fetch stage', () => {
     kit = await stageKit();
     const fetcher = pageFetcher();
     let tries = 1;
-    const stage = new FetchStage({ fetcher, store: kit.store, refetch: false, retryLater: () => tries-- > 0, maxTries: 4, maxRetryBackoffMs: 120_000, fates: kit.fates, frontier: new HostQueues({ delayMs: 0, perHost: 1 }), counts: { errors: 0 } });
+    const stage = new FetchStage({ fetcher, prerequisites: fetcher, store: kit.store, refetch: false, retryLater: () => tries-- > 0, maxTries: 4, maxRetryBackoffMs: 120_000, fates: kit.fates, frontier: new HostQueues({ delayMs: 0, perHost: 1 }), counts: { errors: 0 } });
     const first = newJob(entry('/busy'));
     expect(await stage.process(first)).toBe('done');
     expect(first.notBefore).toBeGreaterThan(Date.now());
@@ -46,7 +46,7 @@ describe('the fetch stage', () => {
   it('skips a refused address with its reason: no request, no politeness slot', async () => {
     kit = await stageKit();
     const fetcher = pageFetcher({ allowPrivate: false });
-    const stage = new FetchStage({ fetcher, store: kit.store, refetch: false, retryLater: () => true, maxTries: 4, maxRetryBackoffMs: 120_000, fates: kit.fates, frontier: new HostQueues({ delayMs: 0, perHost: 1 }), counts: { errors: 0 } });
+    const stage = new FetchStage({ fetcher, prerequisites: fetcher, store: kit.store, refetch: false, retryLater: () => true, maxTries: 4, maxRetryBackoffMs: 120_000, fates: kit.fates, frontier: new HostQueues({ delayMs: 0, perHost: 1 }), counts: { errors: 0 } });
     const job = newJob(entry('/doc'));
     const before = site.requests.length;
     expect(await stage.process(job)).toBe('done');
