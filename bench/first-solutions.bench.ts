@@ -23,7 +23,7 @@ import { VOCAB_HOST } from '../src/testkit/linked-data-web.ts';
 import { flag, option, QUICK } from './args.ts';
 import { runCli, type CliRun } from './cli-run.ts';
 import { termText } from '../src/query/results/table.ts';
-import type { SparqlJsonTerm } from '../src/query/types.ts';
+import type { SparqlJsonTerm } from '../src/versions/types.ts';
 
 const DOCS = Number(option('--docs') ?? (QUICK ? 10_000 : 100_000));
 const given = option('--data');

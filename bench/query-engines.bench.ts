@@ -97,11 +97,11 @@ async function comunicaAnswer(engine: ComunicaEngine, store: Source, q: BenchQue
 
 // ---------------------------------------------------------------- the two paths from the archive
 
-type Archive = import('../src/query/version-store.ts').VersionArchive;
+type Archive = import('../src/versions/sqlite-store.ts').VersionArchive;
 
 /** Comunica's Mat(T): the archive's rows at T parsed into an N3.js Store (the same quads Oxigraph loads). */
 async function n3Snapshot(archive: Archive, at: number): Promise<RdfjsStore> {
-  const { nquadLine } = await import('../src/query/version-store.ts');
+  const { nquadLine } = await import('../src/versions/sqlite-store.ts');
   const N3 = (await import('n3')).default;
   const lines: string[] = [];
   for (const row of archive.snapshot(at, { graphs: [DOC] })) lines.push(nquadLine(row));
@@ -117,7 +117,7 @@ async function n3Snapshot(archive: Archive, at: number): Promise<RdfjsStore> {
  * memo only spares Comunica's cardinality count (countQuads) a second read of the same pattern.
  */
 async function archiveSourceAt(archive: Archive, at: number): Promise<Source> {
-  const { nquadLine } = await import('../src/query/version-store.ts');
+  const { nquadLine } = await import('../src/versions/sqlite-store.ts');
   const { ntTerm } = await import('../src/rdf/terms.ts');
   const N3 = (await import('n3')).default;
   const memo = new Map<string, Quad[]>();
@@ -149,7 +149,7 @@ type ChildMode = 'baseline' | 'oxigraph' | 'comunica' | 'comunica-archive';
 
 /** Opens the prepared archive, answers every query once with one engine, prints its peak RSS and timings. */
 async function child(mode: ChildMode, dataDir: string, at: number): Promise<void> {
-  const { openVersionStore, nquadLine } = await import('../src/query/version-store.ts');
+  const { openVersionStore, nquadLine } = await import('../src/versions/sqlite-store.ts');
   const archive = openVersionStore(dataDir, { readonly: true });
   const t0 = performance.now();
   const counts: number[] = [];

@@ -31,7 +31,7 @@ export {
 export type {
   QueryOptions, QueryResult, ResultFormat, QueryForm, SparqlJsonResults, SparqlJsonTerm, AnswerVersions, AnswerChange,
   EvolutionOptions, TriplePattern, PatternVersions, Interval, VersionInfo, QuadRow, Delta, ArchiveStats, VersionedGraphStore,
-} from './query/types.ts';
+} from './versions/types.ts';
 
 // ---- Export, replay and fixity of the WARC archive ------------------------------------------
 export { exportArchive, type ExportFormat } from './archive/export.ts';

@@ -7,7 +7,7 @@ export { ALTERNATE_OF };
  * Alternates: representations of a document at URLs of their own that it advertises (`Link: <u>;
  * rel="alternate"`, HTML `<link rel="alternate">`), which `crawl --variants` captures as documents. They
  * are archived and versioned like any document, but they are not the document's data: the capture row of
- * one carries ALTERNATE_LINE, and the query index (src/query/catch-up.ts) and `export --provenance` read
+ * one carries ALTERNATE_LINE, and the query index (src/versions/catch-up.ts) and `export --provenance` read
  * it back as `<alt> dm:alternateOf <doc>` in dm:provenance, by which queries leave the alternate's triples
  * out of their default dataset unless they name it (src/query/sparql.ts, `hiddenAlternates`).
  */

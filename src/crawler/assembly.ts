@@ -43,7 +43,7 @@ import { trustVetter } from '../trust/vet.ts';
 import { ProofDocumentLoader } from './detached-proofs.ts';
 import type { Verdict } from '../trust/proof.ts';
 import { ArchiveRecall, QueryDriver, validateDrivingQueries } from './follow/index.ts';
-import { VersionIndex } from '../query/version-index.ts';
+import { VersionIndex } from '../versions/version-index.ts';
 import { Variants, zeroVariants, type VariantsSummary } from './variants/stage.ts';
 import { PostgresStore } from '../store/postgres.ts';
 import { hiddenAlternates, materialise, NOW } from '../query/sparql.ts';
@@ -109,7 +109,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const seen = o.round?.seen ?? ownSeen!.seen;
   const trace = o.traceOut ? fs.createWriteStream(o.traceOut, { flags: 'a' }) : undefined;
   // The versioned store that `query`, `diff` and `serve` read is not written here: it is an index
-  // derived from the archive, caught up by its readers (src/query/catch-up.ts). API users may still
+  // derived from the archive, caught up by its readers (src/versions/catch-up.ts). API users may still
   // watch each changed version through `onVersion`.
   const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
   // Requests a document in flight waits for (a JSON-LD context, a proof, the robots.txt of their origin) take
@@ -370,10 +370,10 @@ async function validate(o: CrawlOptions): Promise<void> {
 
 /**
  * The archive's latest versions as the starting knowledge of `--follow-archive`: the versioned index is
- * caught up with the crawl log first (src/query/catch-up.ts), as `query` does.
+ * caught up with the crawl log first (src/versions/catch-up.ts), as `query` does.
  */
 async function archiveKnowledge(dataDir: string, store: CrawlStore) {
-  // A crawl into PostgreSQL reads the index kept in that database (pg/pg-version-store.ts).
+  // A crawl into PostgreSQL reads the index kept in that database (pg-store.ts).
   const index = VersionIndex.open(dataDir, store, store instanceof PostgresStore ? store.url : undefined);
   try {
     await index.catchUp();

@@ -130,7 +130,7 @@ export interface CrawlOptions {
   /**
    * Called with each version whose graph changed (an empty quad list: the document is gone). The crawl
    * itself does not index versions: `query`, `diff` and `serve` catch `<dataDir>/versions.sqlite` up
-   * from the archive (src/query/catch-up.ts).
+   * from the archive (src/versions/catch-up.ts).
    */
   /** Time and memory budget of one document's analysis on its thread (src/crawler/analyse/pool.ts). */
   analysisBudget?: Partial<AnalysisBudget>;

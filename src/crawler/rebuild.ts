@@ -6,7 +6,7 @@ import { listWarcFiles } from '../archive/warc-files.ts';
 import { rebuildFromWarcs, type ImportSummary } from './import-warc.ts';
 import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
-import type { CatchUpProgress, CatchUpResult } from '../query/catch-up.ts';
+import type { CatchUpProgress, CatchUpResult } from '../versions/catch-up.ts';
 
 /**
  * `datamonitor rebuild`: the archive's SQLite files made again from its WARC files, which are the archive
@@ -97,9 +97,9 @@ function moveAside(dataDir: string, file: string, label: string, stamp: string, 
   }
 }
 
-/** versions.sqlite built from the crawl log, as the first `query` would (src/query/catch-up.ts). */
+/** versions.sqlite built from the crawl log, as the first `query` would (src/versions/catch-up.ts). */
 async function indexVersions(dataDir: string, onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
-  const { VersionIndex } = await import('../query/version-index.ts');
+  const { VersionIndex } = await import('../versions/version-index.ts');
   const store = new SqliteStore(path.join(dataDir, META_FILE), { readonly: true });
   try {
     await store.init();

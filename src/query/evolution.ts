@@ -1,10 +1,10 @@
 import * as ox from './oxigraph.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { evaluateShape, freeStore, graphIndexLine } from './sparql.ts';
-import { nquadLine } from './version-store.ts';
-import type { ArchiveReads } from './backend.ts';
+import { nquadLine } from '../versions/sqlite-store.ts';
+import type { ArchiveReads } from '../versions/backend.ts';
 import { UserError } from '../util/errors.ts';
-import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from './types.ts';
+import type { AnswerChange, AnswerVersions, EvolutionOptions, QuadRow, SparqlJsonResults } from '../versions/types.ts';
 
 type Answer = AnswerVersions['answer'];
 

@@ -3,7 +3,7 @@ import type { Term } from '@rdfjs/types';
 import { UserError } from '../util/errors.ts';
 import { ntTerm } from '../rdf/terms.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
-import type { PatternTerm, TriplePattern } from './types.ts';
+import type { PatternTerm, TriplePattern } from '../versions/types.ts';
 
 const VARIABLE_IRI = 'urn:x-datamonitor-variable:';
 // The same prefixes a SPARQL query may use undeclared.

@@ -1,6 +1,6 @@
 import { UserError } from '../util/errors.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
-import type { QueryForm } from './types.ts';
+import type { QueryForm } from '../versions/types.ts';
 
 /**
  * Just enough lexing of a SPARQL request to decide, before running it, what it is (a query form or a

@@ -3,7 +3,7 @@ import { UserError } from '../util/errors.ts';
 import { analyseQuery, type QueryShape } from './sparql-text.ts';
 import { engineBroken } from './engine/limits.ts';
 import { describeSyntaxError } from './syntax-error.ts';
-import type { ArchiveReads, RowConstants } from './backend.ts';
+import type { ArchiveReads, RowConstants } from '../versions/backend.ts';
 import { iriTerm } from '../rdf/terms.ts';
 import { ALTERNATE_OF, DM, PROVENANCE_GRAPH } from '../archive/namespace.ts';
 import { COMMON_PREFIXES } from './prefixes.ts';
@@ -12,7 +12,7 @@ import { defaultFormat, formatsFor, mediaTypeOf, relabelQuads, relabelSolutions,
 /** The graph of `G dm:inDocument D` statements: which archived document a named graph came from. */
 export const GRAPH_INDEX = `${DM}graphs`;
 export const IN_DOCUMENT = `${DM}inDocument`;
-import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults } from './types.ts';
+import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults } from '../versions/types.ts';
 export { renderTable, termText } from './results/table.ts';
 import { StoreLoader } from './plan/load.ts';
 import { planQuery, UNPARSED, type Plan, type PlanChoice } from './plan/planner.ts';

@@ -4,7 +4,7 @@ import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
-import { behindWarning, VersionIndex } from '../query/version-index.ts';
+import { behindWarning, VersionIndex } from '../versions/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';

@@ -7,12 +7,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UserError } from '../util/errors.ts';
 import { parseTime } from '../util/units.ts';
-import { diffLines, type DiffLines } from '../query/diff.ts';
+import { diffLines, type DiffLines } from '../versions/diff.ts';
 // Ver/Change evaluate with Oxigraph: in a query process under the server's limits, never on the event loop.
 import { locationOf, QueryLimitError } from '../query/engine/index.ts';
 import { parseTriplePattern } from '../query/pattern.ts';
-import type { HistoryReads } from '../query/backend.ts';
-import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../query/types.ts';
+import type { HistoryReads } from '../versions/backend.ts';
+import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../versions/types.ts';
 import type { ArchivedUrl, HeldLease } from '../store/types.ts';
 import type { ServerContext } from './context.ts';
 import { archivedUrlKey, mementosOf, type Memento } from './mementos.ts';

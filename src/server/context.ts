@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { MetadataStore } from '../store/types.ts';
-import type { VersionIndex } from '../query/version-index.ts';
+import type { VersionIndex } from '../versions/version-index.ts';
 import type { QueryEngine } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 

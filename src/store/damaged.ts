@@ -12,7 +12,7 @@ import { EXIT } from '../util/exit-codes.ts';
  */
 
 export const META_FILE = 'meta.sqlite';
-/** Also in src/query/version-store.ts (VERSIONS_FILE); not imported from there, which loads Oxigraph. */
+/** Also in src/versions/sqlite-store.ts (VERSIONS_FILE); not imported from there, which loads Oxigraph. */
 const VERSIONS = 'versions.sqlite';
 
 /** Whether SQLite found a file to be no database, or a damaged one. */

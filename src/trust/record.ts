@@ -3,7 +3,7 @@ import type { TrustReport, Verdict } from './proof.ts';
 
 /**
  * How a version's trust verdict is recorded and read back. The crawl writes it as one line of the
- * document's crawl-log row; the archive's query index (src/query/catch-up.ts) and `export
+ * document's crawl-log row; the archive's query index (src/versions/catch-up.ts) and `export
  * --provenance` read that line back and state it as facts of the version, in the graph
  * `dm:provenance` (docs/vocabulary.md):
  *

@@ -3,11 +3,11 @@ import { crawl } from '../../src/crawler/crawl.ts';
 import { exportArchive } from '../../src/archive/export.ts';
 import { openStore } from '../../src/store/index.ts';
 import { runQuery } from '../../src/query/sparql.ts';
-import { VersionIndex } from '../../src/query/version-index.ts';
+import { VersionIndex } from '../../src/versions/version-index.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, LOADED_TIMEOUT_MS, runMainOk, tempDir } from '../helpers.ts';
-import { catchUpVersions } from '../../src/query/catch-up.ts';
-import { PgVersionArchive } from '../../src/query/pg/pg-version-store.ts';
+import { catchUpVersions } from '../../src/versions/catch-up.ts';
+import { PgVersionArchive } from '../../src/versions/pg-store.ts';
 import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 
 const pgBase = await pgBaseUrl();

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { queryCommand } from '../../src/cli/commands/query.ts';
 import type { ErdosLabResult } from '../../src/lab/erdos/index.ts';
 import { archiveSelect, erdosNumbersBySparql } from '../../src/lab/erdos/numbers.ts';
-import { VersionIndex } from '../../src/query/version-index.ts';
+import { VersionIndex } from '../../src/versions/version-index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { scholarlyWeb } from '../../src/testkit/scholarly-web.ts';
 import { runMain, runMainOk, tempDir } from '../helpers.ts';

@@ -3,7 +3,7 @@
  *
  * No module of src/ imports values from a module that imports values back, directly or round a longer cycle.
  * Such a cycle works or crashes by which module a program imports first: `import { CHECKED_AFTER } from
- * 'src/query/term-check-memo.ts'` before anything else ran version-store.ts's body before term-check-memo.ts
+ * 'src/versions/term-check-memo.ts'` before anything else ran version-store.ts's body before term-check-memo.ts
  * had defined the DDL it uses ("ReferenceError: Cannot access 'SQLITE_TERM_CHECK_DDL' before
  * initialization"), while every program that imported the store first worked. A type-only import is erased
  * and cannot close a cycle.

@@ -7,7 +7,7 @@ import { crawl } from '../../src/crawler/crawl.ts';
 import { startLinkedDataWeb, type LinkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-proxy.ts';
 import { LiveIndex, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
-import { nquadLine } from '../../src/query/version-store.ts';
+import { nquadLine } from '../../src/versions/sqlite-store.ts';
 import { cli, crawlLog, repoRoot, tempDir } from '../helpers.ts';
 import { indexVersions } from './helpers.ts';
 

@@ -7,11 +7,11 @@ import { VERSION_BACKENDS, type BackendMaker } from './version-backends.ts';
 import type { VersionBackend } from '../../src/query/index.ts';
 import { runOnStore } from '../../src/testkit/store-sql.ts';
 import { linkedDataWeb } from '../../src/testkit/linked-data-web.ts';
-import { COUNT_TOTALS_KEY } from '../../src/query/count-totals.ts';
+import { COUNT_TOTALS_KEY } from '../../src/versions/count-totals.ts';
 
 /**
  * A COUNT of every triple at T reads the rows valid at T from the changes the store keeps summed per bucket of
- * time (src/query/count-totals.ts) instead of scanning them. Each total must be the number of rows valid then,
+ * time (src/versions/count-totals.ts) instead of scanning them. Each total must be the number of rows valid then,
  * whatever order versions come in: documents written out of time order with each other, a version replaced
  * at its own instant, deletions, a document deleted and put again, a rebuild; and a store written before
  * the totals existed must gain them, and count the same, when it is next opened for writing.

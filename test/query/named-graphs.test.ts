@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Parser } from 'n3';
-import { openVersionStore } from '../../src/query/version-store.ts';
+import { openVersionStore } from '../../src/versions/sqlite-store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { exportArchive } from '../../src/archive/export.ts';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { PgVersionArchive } from '../../src/query/index.ts';
-import { prefetchStatements } from '../../src/query/pg/pg-version-store.ts';
+import { prefetchStatements } from '../../src/versions/pg-store.ts';
 import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../store/pg.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import * as ox from 'oxigraph';
 import { StoreLoader } from '../../src/query/plan/load.ts';
-import type { QuadRow } from '../../src/query/types.ts';
+import type { QuadRow } from '../../src/versions/types.ts';
 import { linkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 
 /**

@@ -10,7 +10,7 @@ import { checkResult, guarded } from '../../src/query/engine/inline.ts';
 import { prepareQuery } from '../../src/query/sparql.ts';
 import { UserError } from '../../src/util/errors.ts';
 import { EXIT } from '../../src/util/exit-codes.ts';
-import type { VersionArchive } from '../../src/query/version-store.ts';
+import type { VersionArchive } from '../../src/versions/sqlite-store.ts';
 
 /** Unconnected patterns over 300 triples: 27 million rows to count (seconds), and a product that grows without end. */
 const COUNT3 = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';

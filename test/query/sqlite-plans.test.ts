@@ -5,7 +5,7 @@ import path from 'node:path';
 import N3 from 'n3';
 import Database from 'better-sqlite3';
 import { openVersionStore, runQuery } from '../../src/query/index.ts';
-import { NAMED_ROW_AT_T } from '../../src/query/version-store.ts';
+import { NAMED_ROW_AT_T } from '../../src/versions/sqlite-store.ts';
 import { linkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 import { T0 } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The makers of the versioned store's two backends (src/query/backend.ts), for the contract suites run on
+ * The makers of the versioned store's two backends (src/versions/backend.ts), for the contract suites run on
  * both: SQLite (a real file in a temp dir) and PostgreSQL (the shared `test` database, each archive in its
  * own schema, dropped after; skipped loudly without a server unless DATAMONITOR_REQUIRE_PG=1).
  */

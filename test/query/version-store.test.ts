@@ -8,7 +8,7 @@ const OTHER = 'http://example.org/other.ttl';
 
 const lines = (rows: Iterable<{ s: string; p: string; o: string }>): string[] => [...rows].map((r) => ntripleLine({ graph: '', ...r })).sort();
 
-// One contract, both backends (src/query/backend.ts): SQLite and PostgreSQL must give the same answers.
+// One contract, both backends (src/versions/backend.ts): SQLite and PostgreSQL must give the same answers.
 describe.each(VERSION_BACKENDS)('versioned store on $name', (backend) => {
 const tempArchive = () => backend.make();
 

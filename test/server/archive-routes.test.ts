@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/server/index.ts';
 import { diffCommand } from '../../src/cli/commands/diff.ts';
 import { queryChanges, queryVersions } from '../../src/query/evolution.ts';
-import { openVersionStore } from '../../src/query/version-store.ts';
+import { openVersionStore } from '../../src/versions/sqlite-store.ts';
 import { openStore } from '../../src/store/index.ts';
 import { MAX_CHANGE_POINTS } from '../../src/server/archive-routes.ts';
 import { turtle } from '../query/helpers.ts';

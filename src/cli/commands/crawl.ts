@@ -17,9 +17,9 @@ import { collect } from '../config.ts';
 import { renderTable } from '../../query/sparql.ts';
 import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
 import type { VariantsSummary } from '../../crawler/variants/stage.ts';
-import { LiveIndex } from '../../query/live-index.ts';
+import { LiveIndex } from '../../versions/live-index.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
-import { VERSIONS_FILE } from '../../query/version-store.ts';
+import { VERSIONS_FILE } from '../../versions/sqlite-store.ts';
 import { summaryOf } from './index.ts';
 
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
 import { parseTime } from '../../util/units.ts';
-import { diffLines } from '../../query/diff.ts';
+import { diffLines } from '../../versions/diff.ts';
 import { withVersions } from './query.ts';
 import { summaryOf } from './index.ts';
 

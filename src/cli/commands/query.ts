@@ -5,11 +5,11 @@ import { UserError } from '../../util/errors.ts';
 import { parseTime, plural } from '../../util/units.ts';
 // Module by module, not from query/index.ts, and the heavy ones (Oxigraph, SQLite) when a command needs
 // them: --version and --help load none of it, and the SPARQL modules load once the archive is open.
-import type { ArchiveReads, HistoryReads, VersionBackend } from '../../query/backend.ts';
+import type { ArchiveReads, HistoryReads, VersionBackend } from '../../versions/backend.ts';
 import { renderTable } from '../../query/results/table.ts';
 import { ALL_FORMATS } from '../../query/results/formats.ts';
-import type { AnswerVersions, Interval, PatternVersions, ResultFormat, SparqlJsonResults } from '../../query/types.ts';
-import type { CatchUpProgress } from '../../query/catch-up.ts';
+import type { AnswerVersions, Interval, PatternVersions, ResultFormat, SparqlJsonResults } from '../../versions/types.ts';
+import type { CatchUpProgress } from '../../versions/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
@@ -133,7 +133,7 @@ async function answer(archive: ArchiveReads, limits: QueryLimits, query: string 
     if (flags.graph?.length === 1 && !pattern.graph) pattern.graph = { term: `<${flags.graph[0]}>` };
     const ver = archive.patternVersions(pattern).flatMap((v) => inWindow(v, window.from, window.to));
     if (flags.json) return JSON.stringify(ver.map(jsonTimes), null, 1) + '\n';
-    const { ntripleLine } = await import('../../query/version-store.ts');
+    const { ntripleLine } = await import('../../versions/sqlite-store.ts');
     return ver.map((v) => `${ntripleLine(v.quad)}  # ${v.quad.graph}${v.quad.namedGraph ? ` (graph ${v.quad.namedGraph})` : ''}\n    ${intervalsText(v.intervals)}  (${plural(v.versions.length, 'version')})`).join('\n')
       + `\n${plural(ver.length, 'triple')}\n`;
   }
@@ -160,12 +160,12 @@ const PROGRESS_AFTER_MS = 500;
 
 /**
  * Runs `fn` on the archive's versioned store, brought up to date with the crawl log first (the index is
- * derived from the WARC records; src/query/catch-up.ts). A versions.sqlite with no crawl log beside it
+ * derived from the WARC records; src/versions/catch-up.ts). A versions.sqlite with no crawl log beside it
  * (built through the API) is read as it is.
  */
 export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
-  const [{ archiveExists, withStore }, { openVersionStore, VERSIONS_FILE }] = await Promise.all([import('../../store/index.ts'), import('../../query/version-store.ts')]);
+  const [{ archiveExists, withStore }, { openVersionStore, VERSIONS_FILE }] = await Promise.all([import('../../store/index.ts'), import('../../versions/sqlite-store.ts')]);
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });
@@ -175,7 +175,7 @@ export async function withVersions<T>(data: string, db: string | undefined, fn: 
 }
 
 async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
-  const { VersionIndex, behindWarning } = await import('../../query/version-index.ts');
+  const { VersionIndex, behindWarning } = await import('../../versions/version-index.ts');
   const index = VersionIndex.open(dir, store, db);
   return closedAfter(async () => {
     const progress = new ProgressLine();

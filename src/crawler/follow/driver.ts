@@ -2,7 +2,7 @@ import * as ox from '../../query/oxigraph.ts';
 import type { Quad } from '@rdfjs/types';
 import { analyseQuery, type QueryShape } from '../../query/sparql-text.ts';
 import { evaluateShape, GRAPH_INDEX } from '../../query/sparql.ts';
-import type { SparqlJsonTerm } from '../../query/types.ts';
+import type { SparqlJsonTerm } from '../../versions/types.ts';
 import { OptionError, UserError } from '../../util/errors.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { Knowledge, jsonTerm } from './knowledge.ts';

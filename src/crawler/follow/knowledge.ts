@@ -1,7 +1,7 @@
 import * as ox from '../../query/oxigraph.ts';
 import type { Quad } from '@rdfjs/types';
 import { ntTerm } from '../../rdf/terms.ts';
-import type { SparqlJsonTerm } from '../../query/types.ts';
+import type { SparqlJsonTerm } from '../../versions/types.ts';
 import { evaluateShape } from '../../query/sparql.ts';
 import type { QueryShape } from '../../query/sparql-text.ts';
 

@@ -23,7 +23,7 @@ import { crawl, type CapturedDocument, type CrawlOptions } from '../../crawler/c
 import { Knowledge } from '../../crawler/follow/knowledge.ts';
 import { hostOf } from '../../frontier/normalize.ts';
 import { barChart, lineChart, stack } from '../../plot/svg.ts';
-import { VersionIndex } from '../../query/version-index.ts';
+import { VersionIndex } from '../../versions/version-index.ts';
 import { DEFAULT_STRATEGY, runCycle } from '../../recrawl/cycle.ts';
 import { openStore } from '../../store/index.ts';
 import { startForwardProxy } from '../../testkit/forward-proxy.ts';

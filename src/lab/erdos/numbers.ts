@@ -5,8 +5,8 @@
  */
 import { analyseQuery } from '../../query/sparql-text.ts';
 import { runQuery } from '../../query/sparql.ts';
-import type { SparqlJsonResults } from '../../query/types.ts';
-import type { ArchiveReads } from '../../query/backend.ts';
+import type { SparqlJsonResults } from '../../versions/types.ts';
+import type { ArchiveReads } from '../../versions/backend.ts';
 import type { Knowledge } from '../../crawler/follow/knowledge.ts';
 import { SCHEMA } from '../../testkit/scholarly-web.ts';
 

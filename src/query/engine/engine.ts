@@ -1,6 +1,6 @@
 import { text } from 'node:stream/consumers';
-import type { AnswerChange, AnswerVersions, EvolutionOptions, QueryOptions } from '../types.ts';
-import type { StoreIdentity } from '../backend.ts';
+import type { AnswerChange, AnswerVersions, EvolutionOptions, QueryOptions } from '../../versions/types.ts';
+import type { StoreIdentity } from '../../versions/backend.ts';
 import { checkQueryText, DEFAULT_ENGINE, QueryLimitError, type EngineOptions, type LimitKind } from './limits.ts';
 import { QueryUnit, type EngineResult, type UnitJob } from './unit.ts';
 import type { ArchiveLocation, QueryTask } from './wire.ts';

@@ -1,5 +1,5 @@
 /** Messages between the engine (server or CLI process) and a query process (worker.ts), over Node's IPC channel. */
-import type { EvolutionOptions, QueryForm, QueryOptions, ResultFormat } from '../types.ts';
+import type { EvolutionOptions, QueryForm, QueryOptions, ResultFormat } from '../../versions/types.ts';
 
 /** Which archive to query: the versions.sqlite file or the postgres:// URL of the store (the query process opens it read-only itself). */
 export interface ArchiveLocation {

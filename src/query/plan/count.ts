@@ -1,10 +1,10 @@
 import * as ox from '../oxigraph.ts';
 import { IriResolver, parseForPlan, type SparqlNode } from '../sparql-ast.ts';
-import { IN_DOCUMENT_TERM, type CountReads } from '../backend.ts';
+import { IN_DOCUMENT_TERM, type CountReads } from '../../versions/backend.ts';
 import { constantOf, type RowPattern } from './patterns.ts';
 import { DM } from '../../archive/namespace.ts';
-import { inEngineForm } from '../engine-form.ts';
-import type { TermCheckMemo } from '../term-check-memo.ts';
+import { inEngineForm } from '../../versions/engine-form.ts';
+import type { TermCheckMemo } from '../../versions/term-check-memo.ts';
 
 /**
  * An aggregate the index answers by itself: `SELECT (COUNT(*) AS ?n) WHERE { s p o }` over one triple

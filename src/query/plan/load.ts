@@ -1,6 +1,6 @@
 import * as ox from '../oxigraph.ts';
-import type { QuadRow } from '../types.ts';
-import { nquadLine } from '../version-store.ts';
+import type { QuadRow } from '../../versions/types.ts';
+import { nquadLine } from '../../versions/sqlite-store.ts';
 
 const NQUADS = 'application/n-quads';
 /**

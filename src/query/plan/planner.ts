@@ -1,4 +1,4 @@
-import type { ArchiveReads } from '../backend.ts';
+import type { ArchiveReads } from '../../versions/backend.ts';
 import { queryReads, type RowPattern } from './patterns.ts';
 import { countShape, sameTerms, type CountShape } from './count.ts';
 import { FIRST_ROWS, firstShape, type FirstShape } from './first.ts';

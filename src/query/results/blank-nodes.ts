@@ -1,5 +1,5 @@
 import * as ox from '../oxigraph.ts';
-import type { SparqlJsonResults, SparqlJsonTerm } from '../types.ts';
+import type { SparqlJsonResults, SparqlJsonTerm } from '../../versions/types.ts';
 
 /**
  * Blank-node labels in results. A snapshot keeps the archive's own labels (`b` + 24 hex digits, `x<n>` for

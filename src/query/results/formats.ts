@@ -1,6 +1,6 @@
 import { UserError } from '../../util/errors.ts';
 import { essenceOf } from '../../util/content-type.ts';
-import type { QueryForm, ResultFormat } from '../types.ts';
+import type { QueryForm, ResultFormat } from '../../versions/types.ts';
 
 /**
  * Every result serialisation the archive writes, with the names clients use for it. Clients differ:

@@ -1,6 +1,6 @@
 import * as ox from '../oxigraph.ts';
 import { UserError } from '../../util/errors.ts';
-import type { ResultFormat } from '../types.ts';
+import type { ResultFormat } from '../../versions/types.ts';
 import { mediaTypeOf } from './formats.ts';
 
 /**

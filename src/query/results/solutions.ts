@@ -1,4 +1,4 @@
-import type { ResultFormat, SparqlJsonResults, SparqlJsonTerm } from '../types.ts';
+import type { ResultFormat, SparqlJsonResults, SparqlJsonTerm } from '../../versions/types.ts';
 import { escapeXml as esc } from '../../util/escape.ts';
 
 /**

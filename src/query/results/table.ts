@@ -1,5 +1,5 @@
 import { plural } from '../../util/units.ts';
-import type { SparqlJsonResults, SparqlJsonTerm } from '../types.ts';
+import type { SparqlJsonResults, SparqlJsonTerm } from '../../versions/types.ts';
 
 // Apart from sparql.ts, so that a process that only prints a result (the CLI's main thread, whose
 // query runs on a thread of its own) does not load Oxigraph for it.

@@ -1,5 +1,5 @@
-import { iriTerm } from '../../rdf/terms.ts';
-import type { PatternVersions, QuadRow, TriplePattern } from '../types.ts';
+import { iriTerm } from '../rdf/terms.ts';
+import type { PatternVersions, QuadRow, TriplePattern } from './types.ts';
 
 /** `to_t` of a triple that still holds: a number, so that one index serves "valid at T" for every T. */
 export const OPEN = Number.MAX_SAFE_INTEGER;

@@ -1,6 +1,6 @@
-import type { SyncPg } from '../../util/sync-pg.ts';
-import { CHECK_INEXACT, CHECKED_AFTER, type TermCheck, type TermCheckMemo } from '../term-check-memo.ts';
-import { termHash } from '../../rdf/terms.ts';
+import type { SyncPg } from '../util/sync-pg.ts';
+import { CHECK_INEXACT, CHECKED_AFTER, type TermCheck, type TermCheckMemo } from './term-check-memo.ts';
+import { termHash } from '../rdf/terms.ts';
 
 /** The term check's tables in PostgreSQL (term-check-memo.ts); small, joined by nothing: Citus reference tables. */
 export const PG_TERM_CHECK_DDL = [

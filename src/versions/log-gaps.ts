@@ -1,5 +1,5 @@
 import type { LogGapStore } from './backend.ts';
-import type { SqlRunner } from './versions/dialect.ts';
+import type { SqlRunner } from './dialect.ts';
 
 /**
  * Crawl-log ids the index has gone past without seeing: ranges between two indexed ids. With PostgreSQL

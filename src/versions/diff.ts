@@ -1,5 +1,5 @@
 import { UserError } from '../util/errors.ts';
-import { nquadLine, ntripleLine } from './version-store.ts';
+import { nquadLine, ntripleLine } from './sqlite-store.ts';
 import type { HistoryReads } from './backend.ts';
 import type { QuadRow } from './types.ts';
 

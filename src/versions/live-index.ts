@@ -9,7 +9,7 @@ export interface LiveIndexSummary {
   versions: number;
   deletions: number;
   failed: number;
-  /** Catch-ups that loaded in bulk (src/query/catch-up.ts). */
+  /** Catch-ups that loaded in bulk (src/versions/catch-up.ts). */
   bulkCatchUps: number;
   lastLogId: number;
   /** First few versions that could not be indexed, and a failure of the index itself (the crawl goes on). */
@@ -28,7 +28,7 @@ export type FromLiveIndex = { type: 'summary'; summary: LiveIndexSummary };
 
 /**
  * Keeps `<dataDir>/versions.sqlite` current while a crawl runs, so that the first query after it waits
- * for nothing: a follower of the crawl log on a thread of its own (src/query/live-index-thread.ts), which
+ * for nothing: a follower of the crawl log on a thread of its own (src/versions/live-index-thread.ts), which
  * catches the index up from the log and the WARC conversion records every interval, exactly as `query`
  * would, through its own connections. The crawl's hot path does not change: it writes the log and the
  * WARC files as without it, and the follower reads what has been committed. Stopping runs a last

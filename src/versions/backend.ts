@@ -121,7 +121,7 @@ export function countSql(pattern: RowConstants, req: CountRequest, at: number, l
   return { sql: `WITH m AS (${parts.join(' UNION ALL ')}) SELECT count(*) AS n FROM (SELECT DISTINCT ${columns} FROM m) x`, args };
 }
 
-/** The holes in the crawl-log ids an index went past (src/query/log-gaps.ts), kept beside the index. */
+/** The holes in the crawl-log ids an index went past (src/versions/log-gaps.ts), kept beside the index. */
 export interface LogGapStore {
   list(): LogGap[];
   add(from: number, to: number, seenAt: number): void;
@@ -132,8 +132,8 @@ export interface LogGapStore {
 }
 
 /**
- * The versioned store, whatever holds it: one implementation (versions/store.ts) over SQLite
- * (`<data>/versions.sqlite`, versions/sqlite.ts) or PostgreSQL (versions/postgres.ts, shared by every reader
+ * The versioned store, whatever holds it: one implementation (store.ts) over SQLite
+ * (`<data>/versions.sqlite`, sqlite-dialect.ts) or PostgreSQL (pg-dialect.ts, shared by every reader
  * of one crawl database). It is synchronous, as better-sqlite3 is; the PostgreSQL store blocks on a connection
  * thread (src/util/sync-pg.ts) and batches its writes per transaction to pay for that. Each consumer takes the roles it uses: the catch-up writes (VersionWriter,
  * IndexMaintenance), `diff` and the Memento routes read the history (HistoryReads), the SPARQL planner and

@@ -1,12 +1,12 @@
 import type { Quad } from '@rdfjs/types';
-import { iriTerm, skolemise, termHash, type NtQuad } from '../../rdf/terms.ts';
-import { ALTERNATE_OF } from '../../archive/namespace.ts';
-import { entriesForHeapShare } from '../../util/memory.ts';
-import { inEngineForm } from '../engine-form.ts';
-import { COUNT_TOTALS_KEY, sumRows, totalChange } from '../count-totals.ts';
-import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from '../backend.ts';
-import type { TermCheckMemo } from '../term-check-memo.ts';
-import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from '../types.ts';
+import { iriTerm, skolemise, termHash, type NtQuad } from '../rdf/terms.ts';
+import { ALTERNATE_OF } from '../archive/namespace.ts';
+import { entriesForHeapShare } from '../util/memory.ts';
+import { inEngineForm } from './engine-form.ts';
+import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
+import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import type { TermCheckMemo } from './term-check-memo.ts';
+import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
 import { OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow } from './rows.ts';
 import type { PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 

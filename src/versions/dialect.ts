@@ -1,6 +1,6 @@
-import type { IndexMaintenance, LogGapStore } from '../backend.ts';
-import type { TermCheckMemo } from '../term-check-memo.ts';
-import type { VersionKind } from '../types.ts';
+import type { IndexMaintenance, LogGapStore } from './backend.ts';
+import type { TermCheckMemo } from './term-check-memo.ts';
+import type { VersionKind } from './types.ts';
 
 /**
  * A statement of the versioned store: SQL with `?` placeholders (the PostgreSQL dialect numbers them),

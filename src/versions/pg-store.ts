@@ -1,11 +1,11 @@
-import { VersionStore } from '../versions/store.ts';
-import { PgVersionDialect } from '../versions/postgres.ts';
+import { VersionStore } from './store.ts';
+import { PgVersionDialect } from './pg-dialect.ts';
 
-export { prefetchStatements } from '../versions/postgres.ts';
-export { QUAD_PARTITIONS } from '../versions/pg-schema.ts';
+export { prefetchStatements } from './pg-dialect.ts';
+export { QUAD_PARTITIONS } from './pg-schema.ts';
 
 /**
- * The versioned store in PostgreSQL (issue #16 item 3): versions/store.ts over versions/postgres.ts, the
+ * The versioned store in PostgreSQL: store.ts over pg-dialect.ts, the
  * same rows with the same ids as the SQLite store, shared by every reader of one crawl database instead
  * of rebuilt by each.
  */

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { LOG_GAPS_DDL } from '../log-gaps.ts';
-import { SQLITE_TERM_CHECK_DDL } from '../term-check-memo.ts';
-import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql } from '../count-totals.ts';
-import type { IndexMaintenance } from '../backend.ts';
+import { LOG_GAPS_DDL } from './log-gaps.ts';
+import { SQLITE_TERM_CHECK_DDL } from './term-check-memo.ts';
+import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql } from './count-totals.ts';
+import type { IndexMaintenance } from './backend.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);

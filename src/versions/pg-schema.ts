@@ -1,9 +1,9 @@
-import type { SyncPg, SyncStatement } from '../../util/sync-pg.ts';
-import type { IndexMaintenance } from '../backend.ts';
-import { redactUrl } from '../../store/redact.ts';
-import { UserError } from '../../util/errors.ts';
-import { PG_TERM_CHECK_DDL } from '../pg/pg-term-check-memo.ts';
-import { PG_COUNT_TOTALS_DDL } from '../count-totals.ts';
+import type { SyncPg, SyncStatement } from '../util/sync-pg.ts';
+import type { IndexMaintenance } from './backend.ts';
+import { redactUrl } from '../store/redact.ts';
+import { UserError } from '../util/errors.ts';
+import { PG_TERM_CHECK_DDL } from './pg-term-check-memo.ts';
+import { PG_COUNT_TOTALS_DDL } from './count-totals.ts';
 
 /**
  * Partitions of the quads table, by a hash of the document (`g`): every read and write of one document's

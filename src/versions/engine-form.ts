@@ -1,7 +1,7 @@
 /**
  * Which literal terms Oxigraph surely keeps as the archive writes them (plan/count.ts: only the others can be
  * one term to the engine with another archive term). Shared by the count planner and the SQLite store, which
- * filters the dictionary with it as rows are read (versions/store.ts oddLiterals).
+ * filters the dictionary with it as rows are read (store.ts oddLiterals).
  */
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 /** Lexical forms the engine keeps as they are, by datatype (found by loading them: test/query/plan-count.test.ts). */

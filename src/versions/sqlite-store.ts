@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { VersionStore } from './versions/store.ts';
-import { SqliteVersionDialect } from './versions/sqlite.ts';
+import { VersionStore } from './store.ts';
+import { SqliteVersionDialect } from './sqlite-dialect.ts';
 import type { RowConstants } from './backend.ts';
 
-export { OPEN, checkGraph, checkTime, intervalsByQuad, nquadLine, ntripleLine, repeatedVariables, toQuadRow, tripleHash, type RawRow } from './versions/rows.ts';
+export { OPEN, checkGraph, checkTime, intervalsByQuad, nquadLine, ntripleLine, repeatedVariables, toQuadRow, tripleHash, type RawRow } from './rows.ts';
 export type { RowConstants };
 
 export const VERSIONS_FILE = 'versions.sqlite';
@@ -16,7 +16,7 @@ export const VERSIONS_FILE = 'versions.sqlite';
  */
 export const NAMED_ROW_AT_T = 'SELECT 1 FROM quads q WHERE q.ng IS NOT NULL AND +q.to_t > ? AND +q.from_t <= ? LIMIT 1';
 
-/** The versioned store in SQLite (`<data>/versions.sqlite`): versions/store.ts over versions/sqlite.ts. */
+/** The versioned store in SQLite (`<data>/versions.sqlite`): store.ts over sqlite-dialect.ts. */
 export class VersionArchive extends VersionStore {
   private readonly sqlite: SqliteVersionDialect;
 

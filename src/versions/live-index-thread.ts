@@ -1,5 +1,5 @@
 /**
- * The live index's thread (src/query/live-index.ts): catches the versioned store up with the crawl log
+ * The live index's thread (src/versions/live-index.ts): catches the versioned store up with the crawl log
  * every interval until told to close, then once more, and reports what it did.
  */
 import fs from 'node:fs';

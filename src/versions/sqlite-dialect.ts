@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { termHash } from '../../rdf/terms.ts';
-import { LogGaps } from '../log-gaps.ts';
-import { SqliteTermCheckMemo, type TermCheckMemo } from '../term-check-memo.ts';
-import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from '../count-totals.ts';
+import { termHash } from '../rdf/terms.ts';
+import { LogGaps } from './log-gaps.ts';
+import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
+import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
 import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, metaValue } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
 import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';

@@ -90,7 +90,7 @@ export const GAP_TTL_MS = 3_600_000;
  * Brings `archive` up to date with the crawl log of `store` (whose WARC files are in `dataDir`).
  * Safe with another process catching up the same file at once: each batch takes SQLite's write lock
  * and re-reads the last indexed id and the open holes inside it, so a row is applied once whoever gets
- * there first. Rows that commit out of id order are found through the holes they left (src/query/log-gaps.ts).
+ * there first. Rows that commit out of id order are found through the holes they left (src/versions/log-gaps.ts).
  */
 export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
   const now = opts.now ?? Date.now();

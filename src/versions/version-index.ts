@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
-import { openVersionStore, VERSIONS_FILE } from './version-store.ts';
-import { PgVersionArchive } from './pg/pg-version-store.ts';
+import { openVersionStore, VERSIONS_FILE } from './sqlite-store.ts';
+import { PgVersionArchive } from './pg-store.ts';
 import type { VersionBackend } from './backend.ts';
 import { redactUrl } from '../store/redact.ts';
 // The indexer loads only when the index is behind (catchUp): a query on a current index never pays for it.
@@ -15,7 +15,7 @@ import { writableDir } from '../util/disk.ts';
  * persistent index `<data>/versions.sqlite`, caught up with the crawl log before answering. When the
  * data directory cannot be written, a temporary index built from the WARC records takes its place (and
  * is removed on close): answers never depend on being allowed to write. With a PostgreSQL crawl store
- * (`--db postgres://…`) the index lives in that database instead (pg/pg-version-store.ts, versions/postgres.ts): one index
+ * (`--db postgres://…`) the index lives in that database instead (pg-store.ts, pg-dialect.ts): one index
  * shared by every reader and worker, caught up by whichever reader comes first.
  */
 export class VersionIndex {
