@@ -113,7 +113,7 @@ async function answer(archive: ArchiveReads, limits: QueryLimits, query: string 
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
-  if (!flags.versions || looksLikeSparql(text)) checkQueryText(text, limits);
+  const lexed = !flags.versions || looksLikeSparql(text) ? checkQueryText(text, limits) : undefined;
   const started = Date.now();
   if (flags.changes) {
     const { queryChanges } = await import('../../query/evolution.ts');
@@ -146,7 +146,7 @@ async function answer(archive: ArchiveReads, limits: QueryLimits, query: string 
     if (!(at >= first)) note(`note: --at ${iso(at)} is before the archive's first version${Number.isFinite(first) ? ` (${iso(first)})` : ' (it has none yet)'}: the archive was empty then\n`);
   }
   const { prepareQuery } = await import('../../query/sparql.ts');
-  const prepared = await prepareQuery(archive, text, { at, graphs: flags.graph, format: format ?? undefined });
+  const prepared = await prepareQuery(archive, lexed ?? text, { at, graphs: flags.graph, format: format ?? undefined });
   signal?.throwIfAborted();
   const result = guarded(() => prepared.execute(), limits, started);
   const body = typeof result.body === 'string' ? result.body : Buffer.from(result.body as Uint8Array).toString('utf8');
