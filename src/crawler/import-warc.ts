@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
-import { isRedirect, redirectRow } from './stages/redirect.ts';
+import { redirectRow } from './stages/redirect.ts';
 import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS, ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './contexts.ts';
 import { PROOF_DOCUMENT_DIAGNOSTIC } from './detached-proofs.ts';
 import { hostOf, normalizeUrl } from '../frontier/normalize.ts';
@@ -17,7 +17,7 @@ import { readRecord } from '../archive/warc-reader.ts';
 import { serializeRecord, sha1Digest } from '../archive/warc-record.ts';
 import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
 import { httpPayload } from '../archive/http-payload.ts';
-import { headerValue } from '../util/headers.ts';
+import { headerValue, isRedirect, redirectTarget } from '../util/headers.ts';
 import { digestKey, digestMatches } from '../archive/digest.ts';
 import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
 import { listWarcFiles } from '../archive/warc-files.ts';
@@ -444,14 +444,10 @@ class WarcImport {
   /** Logs a redirect hop the way the crawl does (src/crawler/stages/redirect.ts): the URL is known (queued) before it is fetched. */
   private async redirect(url: string, response: FetchResponse): Promise<void> {
     const at = this.writer.current!.at;
-    const location = headerValue(response.headers, 'location')!.trim();
-    let target: string | undefined;
-    try {
-      target = normalizeUrl(new URL(location, url).href);
-    } catch {
-      // not a URL: said in the row's error, as the crawl says it
-    }
-    const error = target ? undefined : `redirected (${response.status}) to ${JSON.stringify(location)}, which is not an http(s) URL`;
+    const to = redirectTarget(response.status, response.headers, url)!;
+    const target = to.url && normalizeUrl(to.url.href);
+    // Not a URL: said in the row's error, as the crawl says it.
+    const error = target ? undefined : `redirected (${response.status}) to ${JSON.stringify(to.text)}, which is not an http(s) URL`;
     const prev = await this.store.getDocument(url);
     await this.store.logFetch(...redirectRow(url, response, prev, { file: at.file, offset: at.offset, length: at.length, recordId: at.id ?? '' }, error));
     this.s.imported++;
@@ -551,7 +547,7 @@ function archivedContexts(files: string[]): ArchivedContexts {
         const url = normalizeUrl(unbracket(r.headers.get('warc-target-uri') ?? ''));
         if (!url) continue;
         const m = httpPayload(r.block);
-        contexts.offerRedirect(url, m.status, headerValue(m.headers, 'location'));
+        contexts.offerRedirect(url, m.status, m.headers);
         const { mediaType } = parseContentType(headerValue(m.headers, 'content-type'));
         if (!/json/.test(mediaType) || m.body.length > CONTEXT_LIMITS.maxBytes + 64 * 1024) continue;
         const encoding = headerValue(m.headers, 'content-encoding');
