@@ -16,7 +16,8 @@ import type {
 
 /** `to_t` of a triple that still holds: a number, so that one index serves "valid at T" for every T. */
 export const OPEN = Number.MAX_SAFE_INTEGER;
-export const VERSIONS_FILE = 'versions.sqlite';
+import { VERSIONS_FILE } from '../util/data-dir.ts';
+export { VERSIONS_FILE };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);

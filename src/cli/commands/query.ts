@@ -13,6 +13,7 @@ import type { CatchUpProgress } from '../../query/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { VERSIONS_FILE } from '../../util/data-dir.ts';
 import { checkQueryText, DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
 import { checkResult, guarded } from '../../query/engine/inline.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
@@ -165,7 +166,7 @@ const PROGRESS_AFTER_MS = 500;
  */
 export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
-  const [{ archiveExists, withStore }, { openVersionStore, VERSIONS_FILE }] = await Promise.all([import('../../store/index.ts'), import('../../query/version-store.ts')]);
+  const [{ archiveExists, withStore }, { openVersionStore }] = await Promise.all([import('../../store/index.ts'), import('../../query/version-store.ts')]);
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });
