@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { Parser, Writer, DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { CrawlLog, CrawlLogEntry, LatestKind } from '../store/types.ts';
-import { headerValue, locationUrl } from '../util/headers.ts';
+import { headerValue, redirectTarget } from '../util/headers.ts';
 import { readRecord, type RecordReader } from './warc-reader.ts';
 import { quadToNQuads, termToNQuads } from '../rdf/canonical.ts';
 import { blankNodeLabels } from '../rdf/terms.ts';
@@ -45,13 +45,7 @@ export async function* latestEntries(store: CrawlLog, kind: LatestKind, at?: num
  * "see other" relation of a resource IRI to the document that describes it, else the redirect itself.
  */
 export function redirectQuads(e: CrawlLogEntry): Quad[] {
-  const location = headerValue(e.headers, 'location');
-  let target: string | undefined;
-  try {
-    target = location === undefined ? undefined : locationUrl(location, e.url).href;
-  } catch {
-    target = undefined;
-  }
+  const target = redirectTarget(e.status, e.headers, e.url)?.url?.href;
   const g = namedNode(PROVENANCE_GRAPH);
   const out = provenanceQuads({ ...e, finalUrl: e.url });
   if (target) out.push(quad(namedNode(e.url), namedNode(`${DM}${e.status === 303 ? 'seeOther' : 'redirectsTo'}`), namedNode(target), g));

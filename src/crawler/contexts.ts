@@ -4,7 +4,7 @@ import type { ArchiveWriter } from '../archive/warc-writer.ts';
 import type { CrawlLog } from '../store/types.ts';
 import { archiveSideFetch, type Politeness } from './prerequisites.ts';
 import { normalizeUrl, originOf } from '../frontier/normalize.ts';
-import { locationUrl } from '../util/headers.ts';
+import { type HeaderPair, redirectTarget } from '../util/headers.ts';
 
 /**
  * Remote JSON-LD contexts, fetched the way documents are: robots.txt obeyed, each fetch in its origin's
@@ -234,14 +234,9 @@ export class ArchivedContexts {
   }
 
   /** Offers a redirect record: its target is looked at when a context is asked for at `url`. */
-  offerRedirect(url: string, status: number, location: string | undefined): void {
-    if (![301, 302, 303, 307, 308].includes(status) || !location) return;
-    let target: string | undefined;
-    try {
-      target = normalizeUrl(locationUrl(location, url).href) ?? undefined;
-    } catch {
-      return; // a Location that is no URL leads nowhere
-    }
+  offerRedirect(url: string, status: number, headers: readonly HeaderPair[]): void {
+    const to = redirectTarget(status, headers, url)?.url;
+    const target = to && normalizeUrl(to.href);
     if (target) this.redirects.set(url, target);
   }
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FetchOutcome, FetchResponse } from '../fetch/types.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { capture, type CaptureContext } from './capture.ts';
-import { isRedirect, redirectRow } from './stages/redirect.ts';
+import { redirectRow } from './stages/redirect.ts';
 import { ArchivedContexts, CONTEXT_DIAGNOSTIC, CONTEXT_LIMITS } from './contexts.ts';
 import { ROBOTS_DIAGNOSTIC, archiveSideFetch, robotsProblem } from './prerequisites.ts';
 import { PROOF_DOCUMENT_DIAGNOSTIC } from './detached-proofs.ts';
@@ -16,9 +16,9 @@ import { parseContentType } from '../util/content-type.ts';
 import { FETCHED_FOR_HEADER, recoverOpenFiles, type ArchivedExchange, type ArchiveWriter, type ExchangeInput } from '../archive/warc-writer.ts';
 import { readRecord } from '../archive/warc-reader.ts';
 import { serializeRecord, sha1Digest } from '../archive/warc-record.ts';
-import { scanWarc, type ScannedRecord } from '../archive/warc-scan.ts';
+import { scanWarc, type ScanError, type ScannedRecord } from '../archive/warc-scan.ts';
 import { httpPayload } from '../archive/http-payload.ts';
-import { headerValue } from '../util/headers.ts';
+import { headerValue, isRedirect, redirectTarget } from '../util/headers.ts';
 import { digestKey, digestMatches } from '../archive/digest.ts';
 import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
 import { listWarcFiles } from '../archive/warc-files.ts';
@@ -115,11 +115,16 @@ let fileSeq = 0;
 /** The crawl-log line of a request the crawl made for its policy or a document, by what it was fetched for. */
 const SIDE_DIAGNOSTICS = { robots: ROBOTS_DIAGNOSTIC, context: CONTEXT_DIAGNOSTIC, proof: PROOF_DOCUMENT_DIAGNOSTIC } as const;
 
+type ScanItem = ScannedRecord | ScanError;
+
 /** Where an import's records go: a copy in a new file of the archive (ImportFile), or where they are (InPlaceFile). */
 interface RecordSink {
   /** The file the records are in, relative to the data directory. */
   readonly rel: string;
-  readonly records: ImportedRecord[];
+  /** The source file's records, in order. */
+  scan(): Iterable<ScanItem>;
+  /** Notes a record copied (the file's record index). */
+  keep(at: ImportedRecord): void;
   /** The offset of record `r`, whose gzip member is `bytes`, in `rel`. */
   place(r: ScannedRecord, bytes: Buffer): number;
   /** Where the conversion record of record `id` with `nquads` lies in `rel` (`gz`: its gzip member); undefined: nowhere. */
@@ -132,12 +137,20 @@ class ImportFile implements RecordSink {
   private fd?: number;
   private size = 0;
   readonly rel: string;
-  readonly records: ImportedRecord[] = [];
+  private readonly records: ImportedRecord[] = [];
 
-  constructor(private readonly dataDir: string, source: string) {
+  constructor(private readonly dataDir: string, private readonly source: string) {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
     const base = path.basename(source).replace(/\.gz$/, '').replace(/\.warc$/, '').replace(/[^A-Za-z0-9._-]/g, '_');
     this.rel = path.join(IMPORT_DIR, `${stamp}-${process.pid}-${String(fileSeq++).padStart(4, '0')}-${base}.warc.gz`);
+  }
+
+  scan(): Iterable<ScanItem> {
+    return scanWarc(this.source);
+  }
+
+  keep(at: ImportedRecord): void {
+    this.records.push(at);
   }
 
   place(_r: ScannedRecord, bytes: Buffer): number {
@@ -180,26 +193,36 @@ class ImportFile implements RecordSink {
   }
 }
 
+/** Records read past the one being captured to find its conversion record (the crawl and import write it next). */
+const CONVERSION_LOOKAHEAD = 16;
+
 /**
  * A file of the archive whose records a rebuild reads where they are (nothing is written into it): a
  * version's RDF is the conversion record the crawl or import wrote after the record (`WARC-Refers-To` it),
- * when it holds the N-Quads extracted now; found by a first pass over the file, which keeps their SHA-1s.
+ * when it holds the N-Quads extracted now. The file is read once: the records just after the one being
+ * captured are read ahead for its conversion record, and yielded from there; only a conversion not
+ * found there (none was written, or a writer that put it farther) costs a second pass over the file.
  */
 class InPlaceFile implements RecordSink {
-  readonly records: ImportedRecord[] = [];
   private readonly conversions = new Map<string, { offset: number; length: number; sha1: string }>();
+  private readonly ahead: ScanItem[] = [];
+  private source?: Generator<ScanItem>;
+  /** What reading ahead met: thrown where the main pass reaches it. */
+  private failed?: { error: unknown };
+  private scannedAll = false;
 
-  constructor(abs: string, readonly rel: string) {
+  constructor(private readonly abs: string, readonly rel: string) {}
+
+  *scan(): Generator<ScanItem> {
+    this.source = scanWarc(this.abs);
     try {
-      for (const r of scanWarc(abs)) {
-        if ('error' in r || r.headers.get('warc-type') !== 'conversion' || !r.member) continue;
-        const of = r.headers.get('warc-refers-to');
-        if (of) this.conversions.set(of, { offset: r.offset, length: r.length, sha1: createHash('sha1').update(r.block).digest('hex') });
-      }
-    } catch {
-      // a damaged stretch: the main pass reports it
+      for (let item = this.ahead.shift() ?? this.pull(); item; item = this.ahead.shift() ?? this.pull()) yield item;
+    } finally {
+      this.source.return(undefined);
     }
   }
+
+  keep(): void {}
 
   place(r: ScannedRecord): number {
     // Read back by offset and length as one gzip member, as every file of an archive holds its records.
@@ -208,11 +231,48 @@ class InPlaceFile implements RecordSink {
   }
 
   conversion(id: string | undefined, nquads: string): { offset: number; length: number } | undefined {
-    const c = id === undefined ? undefined : this.conversions.get(id);
+    if (id === undefined) return undefined;
+    try {
+      for (let n = 0; !this.conversions.has(id) && n < CONVERSION_LOOKAHEAD; n++) {
+        const item = this.pull();
+        if (!item) break;
+        this.ahead.push(item);
+      }
+    } catch (e) {
+      this.failed = { error: e };
+    }
+    if (!this.conversions.has(id) && !this.scannedAll) this.scanAll();
+    const c = this.conversions.get(id);
+    this.conversions.delete(id);
     return c && c.sha1 === createHash('sha1').update(nquads, 'utf8').digest('hex') ? { offset: c.offset, length: c.length } : undefined;
   }
 
   close(): void {}
+
+  /** The file's next record, its conversion record noted; undefined at its end. */
+  private pull(): ScanItem | undefined {
+    if (this.failed) throw this.failed.error;
+    const next = this.source?.next();
+    if (!next || next.done) return undefined;
+    this.note(next.value);
+    return next.value;
+  }
+
+  private note(r: ScanItem): void {
+    if ('error' in r || r.headers.get('warc-type') !== 'conversion' || !r.member) return;
+    const of = r.headers.get('warc-refers-to');
+    if (of) this.conversions.set(of, { offset: r.offset, length: r.length, sha1: createHash('sha1').update(r.block).digest('hex') });
+  }
+
+  /** Every conversion record of the file, by a pass of its own. */
+  private scanAll(): void {
+    this.scannedAll = true;
+    try {
+      for (const r of scanWarc(this.abs)) this.note(r);
+    } catch {
+      // a damaged stretch: the main pass reports it
+    }
+  }
 }
 
 /**
@@ -221,7 +281,7 @@ class InPlaceFile implements RecordSink {
  * the same file (or found there).
  */
 class ImportWriter implements ArchiveWriter {
-  current?: { file: RecordSink; at: ImportedRecord; date: Date };
+  current?: { file: RecordSink; at: Placed; date: Date };
   /** Versions whose RDF the file did not hold (a rebuild): counted by the caller. */
   rdfNotFound = 0;
 
@@ -247,6 +307,9 @@ class ImportWriter implements ArchiveWriter {
 
   async close(): Promise<void> {}
 }
+
+/** Where a record is in the archive. */
+type Placed = Pick<ImportedRecord, 'id' | 'file' | 'offset' | 'length'>;
 
 interface Payload {
   /** The original response's message: status, headers (for Content-Encoding), payload. */
@@ -282,7 +345,7 @@ class WarcImport {
   async importFile(file: string, dest: RecordSink = new ImportFile(this.dataDir, file)): Promise<void> {
     this.s.files++;
     try {
-      for (const item of scanWarc(file)) {
+      for (const item of dest.scan()) {
         if ('error' in item) {
           this.s.unreadable.push(`${file} at offset ${item.offset}: ${item.error}`);
           continue;
@@ -299,8 +362,9 @@ class WarcImport {
   async importRecord(file: string, dest: RecordSink, r: ScannedRecord): Promise<void> {
     this.s.records++;
     const id = r.headers.get('warc-record-id');
-    const sha1 = createHash('sha1').update(r.raw).digest('hex');
-    if (!this.inPlace && this.index.holds(id, sha1)) {
+    // A rebuild reads the archive's own records: none is held already, and none goes in an import's index.
+    const sha1 = this.inPlace ? undefined : createHash('sha1').update(r.raw).digest('hex');
+    if (sha1 !== undefined && this.index.holds(id, sha1)) {
       this.s.skipped.alreadyImported++;
       return;
     }
@@ -310,18 +374,8 @@ class WarcImport {
     const isHttp = (type === 'response' || type === 'revisit') && url !== undefined && /^https?:/.test(url) && Number.isFinite(time);
     const msg = isHttp && r.block.subarray(0, 5).toString('latin1') === 'HTTP/' ? httpPayload(r.block) : undefined;
     const bytes = r.member ?? zlib.gzipSync(r.raw);
-    const offset = dest.place(r, bytes);
-    const at: ImportedRecord = {
-      id, type, uri: url, date: Number.isFinite(time) ? time : undefined, file: dest.rel, offset, length: bytes.length,
-      source: path.resolve(file), sourceOffset: r.offset, sha1,
-    };
-    if (type === 'response' && msg) {
-      const recorded = digestKey(r.headers.get('warc-payload-digest'));
-      at.payload = [digestKey(`sha1:${createHash('sha1').update(msg.body).digest('hex')}`)!, digestKey(`sha256:${createHash('sha256').update(msg.body).digest('hex')}`)!];
-      if (recorded && !at.payload.includes(recorded)) at.payload.push(recorded);
-    }
-    dest.records.push(at);
-    this.index.add(at);
+    const at: Placed = { id, file: dest.rel, offset: dest.place(r, bytes), length: bytes.length };
+    if (sha1 !== undefined) this.keep(dest, r, { ...at, type, uri: url, date: Number.isFinite(time) ? time : undefined, source: path.resolve(file), sourceOffset: r.offset, sha1 }, msg);
     this.s.copied++;
     if (type !== 'response' && type !== 'revisit') return;
     this.s[type === 'response' ? 'responses' : 'revisits']++;
@@ -342,6 +396,17 @@ class WarcImport {
     // The revisit's own head (its date, its status) where it has one, the payload's encoding from the original.
     const own = msg ?? original;
     return this.archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerValue(original.headers, 'content-encoding'));
+  }
+
+  /** A copied record in its file's index and in this run's (revisits later in the run resolve through it), a response with its payload digests. */
+  private keep(dest: RecordSink, r: ScannedRecord, at: ImportedRecord, msg: { body: Buffer } | undefined): void {
+    if (at.type === 'response' && msg) {
+      const recorded = digestKey(r.headers.get('warc-payload-digest'));
+      at.payload = [digestKey(`sha1:${createHash('sha1').update(msg.body).digest('hex')}`)!, digestKey(`sha256:${createHash('sha256').update(msg.body).digest('hex')}`)!];
+      if (recorded && !at.payload.includes(recorded)) at.payload.push(recorded);
+    }
+    dest.keep(at);
+    this.index.add(at);
   }
 
   /** The payload of the archived response at `at`, if it is a response and (when given) has `digest`. */
@@ -445,14 +510,10 @@ class WarcImport {
   /** Logs a redirect hop the way the crawl does (src/crawler/stages/redirect.ts): the URL is known (queued) before it is fetched. */
   private async redirect(url: string, response: FetchResponse): Promise<void> {
     const at = this.writer.current!.at;
-    const location = headerValue(response.headers, 'location')!.trim();
-    let target: string | undefined;
-    try {
-      target = normalizeUrl(new URL(location, url).href);
-    } catch {
-      // not a URL: said in the row's error, as the crawl says it
-    }
-    const error = target ? undefined : `redirected (${response.status}) to ${JSON.stringify(location)}, which is not an http(s) URL`;
+    const to = redirectTarget(response.status, response.headers, url)!;
+    const target = to.url && normalizeUrl(to.url.href);
+    // Not a URL: said in the row's error, as the crawl says it.
+    const error = target ? undefined : `redirected (${response.status}) to ${JSON.stringify(to.text)}, which is not an http(s) URL`;
     const prev = await this.store.getDocument(url);
     await this.store.logFetch(...redirectRow(url, response, prev, { file: at.file, offset: at.offset, length: at.length, recordId: at.id ?? '' }, error));
     this.s.imported++;
@@ -552,7 +613,7 @@ function archivedContexts(files: string[]): ArchivedContexts {
         const url = normalizeUrl(unbracket(r.headers.get('warc-target-uri') ?? ''));
         if (!url) continue;
         const m = httpPayload(r.block);
-        contexts.offerRedirect(url, m.status, headerValue(m.headers, 'location'));
+        contexts.offerRedirect(url, m.status, m.headers);
         const { mediaType } = parseContentType(headerValue(m.headers, 'content-type'));
         if (!/json/.test(mediaType) || m.body.length > CONTEXT_LIMITS.maxBytes + 64 * 1024) continue;
         const encoding = headerValue(m.headers, 'content-encoding');

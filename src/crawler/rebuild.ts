@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteStore } from '../store/sqlite.ts';
-import { META_FILE, damageOf } from '../store/damaged.ts';
+import { damageOf } from '../store/damaged.ts';
+import { META_FILE, VERSIONS_FILE } from '../util/data-dir.ts';
 import { listWarcFiles } from '../archive/warc-files.ts';
 import { rebuildFromWarcs, type ImportSummary } from './import-warc.ts';
 import { UserError } from '../util/errors.ts';
@@ -14,8 +15,6 @@ import type { CatchUpProgress, CatchUpResult } from '../versions/catch-up.ts';
  * is rebuilt as an import of the archive's own files, in place (rebuildFromWarcs); `versions.sqlite` then by
  * the query index's catch-up, as the first query would. The files replaced are moved aside, never deleted.
  */
-
-const VERSIONS_FILE = 'versions.sqlite';
 
 /** What the WARC files do not hold, so that no rebuild brings it back: said by the command and in docs/recovery.md. */
 export const NOT_REBUILT = [

@@ -10,7 +10,7 @@ import { skipContinue } from './interim.ts';
 import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
 import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
-import { headerValue, locationUrl } from '../util/headers.ts';
+import { headerValue, isRedirect, type RedirectTarget, redirectTarget } from '../util/headers.ts';
 import type {
   ConditionalHeaders,
   RequestOverrides,
@@ -45,7 +45,6 @@ export const DEFAULT_FETCH_OPTIONS: FetchOptions = {
   connectionsPerOrigin: 4,
 };
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** A redirect's own body is read only this far to keep the connection reusable. */
 const REDIRECT_BODY_LIMIT = 64 * 1024;
 /** Bounds the per-origin bookkeeping on a crawl of many hosts. */
@@ -216,7 +215,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
         result.status = statusCode;
         result.statusText = statusText;
         result.headers = toHeaders(rawHeaders.map((b) => b.toString('latin1')));
-        if (REDIRECT_STATUSES.has(statusCode) && headerValue(result.headers, 'location') !== undefined) {
+        if (isRedirect({ status: statusCode, headers: result.headers })) {
           discardBody = true;
           bodyLimit = REDIRECT_BODY_LIMIT;
         }
@@ -393,16 +392,12 @@ class RedirectTrail {
 
   constructor(private readonly requestUrl: string, private readonly maxRedirects: number) {}
 
-  /** The URL `location` leads to from `current`, or a FetchFailure: an invalid or non-http target, a loop, one hop too many. */
-  follow(current: URL, status: number, location: string): URL {
-    let next: URL;
-    try {
-      next = locationUrl(location, current);
-    } catch {
-      throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(location)}`);
-    }
+  /** The URL a redirect leads to from `current`, or a FetchFailure: an invalid or non-http target, a loop, one hop too many. */
+  follow(current: URL, status: number, to: RedirectTarget): URL {
+    if (!to.url) throw new FetchFailure('bad-url', `${current.href} redirected (${status}) to an invalid Location ${JSON.stringify(to.text)}`);
+    const next = new URL(to.url);
     const hops = this.hops;
-    hops.push({ url: current.href, status, location });
+    hops.push({ url: current.href, status, target: next.href });
     if (status === 303 && this.seeOtherResource === undefined) this.seeOtherResource = current.href;
     if (next.protocol !== 'http:' && next.protocol !== 'https:') {
       throw new FetchFailure('bad-url', `${current.href} redirected to unsupported scheme ${next.protocol}`);
@@ -528,9 +523,9 @@ class HttpFetcher implements Fetcher {
       const { status, headers } = res;
 
       // maxRedirects 0: the redirect is the response (the crawl archives the hop and queues its target itself).
-      const location = REDIRECT_STATUSES.has(status) && opts.maxRedirects > 0 ? headerValue(headers, 'location') : undefined;
-      if (location !== undefined) {
-        current = trail.follow(current, status, location);
+      const to = opts.maxRedirects > 0 ? redirectTarget(status, headers, current) : undefined;
+      if (to) {
+        current = trail.follow(current, status, to);
         continue;
       }
 

@@ -2,10 +2,11 @@
 
 export type Header = [name: string, value: string];
 
+/** A redirect the fetcher followed: the URL that answered `status`, and the URL its Location led to (resolved, as followed). */
 export interface RedirectHop {
   url: string;
   status: number;
-  location: string;
+  target: string;
 }
 
 export type FetchErrorCode =

@@ -8,7 +8,7 @@ export type { VersionBackend, ArchiveReads, HistoryReads, PlannerReads, CountRea
 export { runQuery, materialise, freeStore, evaluate, evaluateShape, renderTable, termText, formatsFor, mediaTypeOf, NOW, type Dataset } from './sparql.ts';
 export { COMMON_PREFIXES } from './prefixes.ts';
 export { formatFromParam, acceptOffers, defaultFormat, ALL_FORMATS, formatInfo } from './results/index.ts';
-export { analyseQuery, type QueryShape } from './sparql-text.ts';
+export { analyseQuery, type LexedQuery, lexQuery, type QueryShape } from './sparql-text.ts';
 export { queryVersions, queryChanges, answersOverTime } from './evolution.ts';
 export { parseTriplePattern } from './pattern.ts';
 export { skolemise, ntTerm } from '../rdf/terms.ts';

@@ -33,49 +33,71 @@ export interface QueryShape {
 const UPDATE_WORDS = new Set(['INSERT', 'DELETE', 'LOAD', 'CLEAR', 'CREATE', 'DROP', 'COPY', 'MOVE', 'ADD', 'WITH']);
 const FORMS = new Set(['SELECT', 'ASK', 'CONSTRUCT', 'DESCRIBE']);
 
-type Token = { kind: 'iri' | 'word' | 'punct' | 'string'; text: string };
+/**
+ * One token of a query text: a word (keywords, variables, prefixed names, numbers, operators), an IRI
+ * (its text without the angle brackets), a string (with its quotes) or one character of punctuation.
+ * `start` and `end` are its offsets in the text. A string left open ends at its line's end (a short
+ * string) or at the text's end (a long one), and says so (`open`).
+ */
+export interface Token { kind: 'iri' | 'word' | 'punct' | 'string'; text: string; start: number; end: number; open?: true }
+
+/** A query text and its tokens: lexed once, for the limits checked before the engine and for analyseQuery. */
+export interface LexedQuery { readonly text: string; readonly tokens: readonly Token[] }
 
 /** A variable inside a lexer word (`?x`, `$x`, also in `ex:p/?x` or `?x=?y` which the lexer keeps as one word). */
 const VARIABLE = /[?$]([A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)/g;
 const IRIREF = /<[^<>"{}|^`\\\u0000-\u0020]*>/y;
 const WORD = /[^\s{}()<>"'#,;.]+(?:\.[^\s{}()<>"'#,;.]+)*/y;
 
-function* tokens(text: string): Generator<Token> {
+/**
+ * The project's one SPARQL lexer: strings, IRIs and comments skipped properly, so that nothing inside
+ * them is read as a keyword, a bracket or an operator (analyseQuery, nestingDepth, syntax-error.ts).
+ */
+export function lexQuery(text: string): LexedQuery {
+  const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
-    const c = text[i];
+    const c = text[i]!;
     if (/\s/.test(c)) { i++; continue; }
     if (c === '#') { const nl = text.indexOf('\n', i); i = nl < 0 ? text.length : nl + 1; continue; }
     if (c === '"' || c === "'") {
       const long = text.startsWith(c.repeat(3), i);
       const close = long ? c.repeat(3) : c;
       let j = i + close.length;
-      while (j < text.length && !text.startsWith(close, j)) j += text[j] === '\\' ? 2 : 1;
-      yield { kind: 'string', text: text.slice(i, j + close.length) };
-      i = j + close.length;
+      // A short string holds no line break (STRING_LITERAL1/2): one that meets it is open.
+      while (j < text.length && !text.startsWith(close, j) && (long || !isLineBreak(text[j]!))) j += text[j] === '\\' && (long || !isLineBreak(text[j + 1] ?? '')) ? 2 : 1;
+      const closed = text.startsWith(close, j);
+      const end = Math.min(text.length, closed ? j + close.length : j);
+      tokens.push(closed ? { kind: 'string', text: text.slice(i, end), start: i, end } : { kind: 'string', text: text.slice(i, end), start: i, end, open: true });
+      i = end;
       continue;
     }
     if (c === '<') {
       IRIREF.lastIndex = i;
       const m = IRIREF.exec(text);
-      if (m) { yield { kind: 'iri', text: m[0].slice(1, -1) }; i += m[0].length; continue; }
+      if (m) { tokens.push({ kind: 'iri', text: m[0].slice(1, -1), start: i, end: i + m[0].length }); i += m[0].length; continue; }
     }
     WORD.lastIndex = i;
     const w = WORD.exec(text);
-    if (w && w[0].length > 0) { yield { kind: 'word', text: w[0] }; i += w[0].length; continue; }
-    yield { kind: 'punct', text: c };
+    if (w && w[0].length > 0) { tokens.push({ kind: 'word', text: w[0], start: i, end: i + w[0].length }); i += w[0].length; continue; }
+    tokens.push({ kind: 'punct', text: c, start: i, end: i + 1 });
     i++;
   }
+  return { text, tokens };
+}
+
+function isLineBreak(c: string): boolean {
+  return c === '\n' || c === '\r';
 }
 
 /**
  * The deepest nesting of brackets ( (, { and [ ) in a query text, strings, IRIs and comments skipped:
  * a bound on how deep the engine's recursive parser and evaluator go, known without parsing.
  */
-export function nestingDepth(text: string): number {
+export function nestingDepth(query: string | LexedQuery): number {
   let depth = 0;
   let deepest = 0;
-  for (const t of tokens(text)) {
+  for (const t of (typeof query === 'string' ? lexQuery(query) : query).tokens) {
     if (t.kind === 'string' || t.kind === 'iri') continue;
     // The lexer leaves `[` and `]` inside words (`[]`, `[[`): each counts.
     for (const c of t.text) {
@@ -86,12 +108,14 @@ export function nestingDepth(text: string): number {
   return deepest;
 }
 
-export function analyseQuery(text: string): QueryShape {
+/** What a query is (QueryShape), from its text or from its tokens when the caller has lexed it already. */
+export function analyseQuery(query: string | LexedQuery): QueryShape {
+  const text = typeof query === 'object' && query !== null ? query.text : query;
   if (typeof text !== 'string' || text.trim() === '') throw new UserError('empty SPARQL query: give a SELECT, ASK, CONSTRUCT or DESCRIBE query');
   const prefixes = new Map<string, string>();
   const declared = new Set<string>();
   let base: string | undefined;
-  const it = tokens(text);
+  const it = (typeof query === 'string' ? lexQuery(query) : query).tokens[Symbol.iterator]();
   let form: QueryForm | undefined;
   let next = it.next();
   // Prologue.

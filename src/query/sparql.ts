@@ -1,6 +1,6 @@
 import * as ox from './oxigraph.ts';
 import { UserError } from '../util/errors.ts';
-import { analyseQuery, type QueryShape } from './sparql-text.ts';
+import { analyseQuery, type LexedQuery, type QueryShape } from './sparql-text.ts';
 import { engineBroken } from './engine/limits.ts';
 import { describeSyntaxError } from './syntax-error.ts';
 import type { ArchiveReads, RowConstants } from '../versions/backend.ts';
@@ -235,7 +235,7 @@ export interface PreparedQuery {
 }
 
 /** runQuery's first half: the query checked and planned, nothing of the archive read but its statistics. */
-export async function prepareQuery(archive: ArchiveReads, sparql: string, opts: QueryOptions = {}): Promise<PreparedQuery> {
+export async function prepareQuery(archive: ArchiveReads, sparql: string | LexedQuery, opts: QueryOptions = {}): Promise<PreparedQuery> {
   const shape = analyseQuery(sparql);
   const format = opts.format ?? defaultFormat(shape.form);
   if (!formatsFor(shape.form).includes(format)) {

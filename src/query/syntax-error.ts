@@ -7,6 +7,8 @@
  * sentence: an IRI left open, a triple without its object, GROUP BY or ORDER BY with nothing after them.
  */
 
+import { lexQuery, type Token } from './sparql-text.ts';
+
 export interface SyntaxErrorInput {
   /** The engine's message, `error at L:C: expected …`. */
   message: string;
@@ -35,35 +37,37 @@ export function describeSyntaxError({ message, text, unknownPrefixes, predeclare
   const column = Number(m[2]);
   const offset = offsetOf(text, line, column);
   const where = `line ${line}, column ${column}`;
-  const open = unclosedIri(text, offset);
+  const { tokens } = lexQuery(text);
+  const open = unclosedIri(text, tokens, offset);
   if (open) {
     const at = positionOf(text, open.start);
     return `SPARQL syntax error at line ${at.line}, column ${at.column}: the IRI ${open.text} is not closed: an IRI ends with '>' and holds no spaces`;
   }
-  const quote = /["']/.exec(masked(text).slice(0, offset + 1));
+  const quote = tokens.find((t) => t.open && t.start <= offset);
   if (quote) {
-    const at = positionOf(text, quote.index);
-    return `SPARQL syntax error at line ${at.line}, column ${at.column}: the string ${text.slice(quote.index, quote.index + 20).split('\n')[0]}… is not closed: end it with ${quote[0]} (a newline inside needs """ or \\n)`;
+    const at = positionOf(text, quote.start);
+    const close = /^("""|'''|"|')/.exec(quote.text)![0];
+    return `SPARQL syntax error at line ${at.line}, column ${at.column}: the string ${text.slice(quote.start, quote.start + 20).split('\n')[0]}… is not closed: end it with ${close} (a newline inside needs """ or \\n)`;
   }
   if (unknownPrefixes.length > 0) {
     const p = unknownPrefixes[0]!;
     return `unknown prefix '${p}:' — declare it with PREFIX ${p}: <…> (predeclared: ${predeclared.join(', ')})`;
   }
-  const operand = missingOperand(text, offset);
+  const operand = missingOperand(text, tokens, offset);
   if (operand) {
     const at = positionOf(text, operand.at);
     return `SPARQL syntax error at line ${at.line}, column ${at.column}: found '${operand.found}', expected an expression after '${operand.operator}'`;
   }
-  const paren = unclosedParenthesis(text, offset);
+  const paren = unclosedParenthesis(text, tokens, offset);
   if (paren !== undefined) {
     const at = positionOf(text, paren);
-    return `SPARQL syntax error at ${where}: found ${foundAt(text, offset)}, expected ')' to close the '(' at line ${at.line}, column ${at.column}`;
+    return `SPARQL syntax error at ${where}: found ${foundAt(text, tokens, offset)}, expected ')' to close the '(' at line ${at.line}, column ${at.column}`;
   }
   // The engine may point just past the token that is wrong (a closing brace, the end): the slip is read before it.
-  const before = tokensBefore(text, offset);
-  const wrong = before.at(-1) === '}' && foundAt(text, offset) === 'the end of the query' ? before.pop() : undefined;
+  const before = tokens.filter((t) => t.start < offset).map((t) => text.slice(t.start, Math.min(t.end, offset)));
+  const wrong = before.at(-1) === '}' && foundAt(text, tokens, offset) === 'the end of the query' ? before.pop() : undefined;
   const hint = slipAt(before);
-  const found = wrong && hint ? `'${wrong}'` : foundAt(text, offset);
+  const found = wrong && hint ? `'${wrong}'` : foundAt(text, tokens, offset);
   const expected = hint ?? expectation(m[3]!);
   return `SPARQL syntax error at ${where}: found ${found}${expected ? `, expected ${expected}` : ''}`;
 }
@@ -85,54 +89,60 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
 }
 
-/** What stands at `offset`, quoted: a word or one character; "the end of the query" past the last one. */
-function foundAt(text: string, offset: number): string {
-  const rest = text.slice(offset).replace(/^\s+/, '');
-  if (rest === '') return 'the end of the query';
-  const word = /^[^\s{}()<>"',;.]+/.exec(rest)?.[0] ?? rest[0]!;
+/** What stands at `offset`, quoted: a word or one character; "the end of the query" past the last token (comments are none). */
+function foundAt(text: string, tokens: readonly Token[], offset: number): string {
+  const t = tokens.find((t) => t.end > offset);
+  if (!t) return 'the end of the query';
+  const from = Math.max(t.start, offset);
+  const word = t.kind === 'word' ? text.slice(from, t.end) : text[from]!;
   return `'${word.length > 30 ? `${word.slice(0, 30)}…` : word}'`;
 }
 
 /**
  * An IRI opened before `offset` on the same line and not closed: `<http://example.org/p ?o }`. A `<` that
  * compares (`?x < 3`, `?a <?b`) starts no IRI here: an IRI's first character is a letter, `#`, `/` or `.`.
+ * Only a `<` the lexer left as punctuation counts: one in a string or a comment is no syntax.
  */
-function unclosedIri(text: string, offset: number): { start: number; text: string } | undefined {
+function unclosedIri(text: string, tokens: readonly Token[], offset: number): { start: number; text: string } | undefined {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  const head = text.slice(lineStart, Math.max(offset, lineStart) + 1);
-  for (const m of head.matchAll(/<([A-Za-z#/.][^<>"{}|^`\\\s]*)/g)) {
-    const end = lineStart + m.index + m[0].length;
-    if (text[end] === '>') continue;
-    return { start: lineStart + m.index, text: m[0] };
+  for (const t of tokens) {
+    if (t.start > offset) break;
+    if (t.kind !== 'punct' || t.text !== '<' || t.start < lineStart) continue;
+    const m = /^<[A-Za-z#/.][^<>"{}|^`\\\s]*/.exec(text.slice(t.start, Math.max(offset, lineStart) + 1));
+    if (!m || text[t.start + m[0].length] === '>') continue;
+    return { start: t.start, text: m[0] };
   }
   return undefined;
 }
 
-/** The tokens of `text` before `offset` (strings and IRIs whole), for the commonest slips below. */
-function tokensBefore(text: string, offset: number): string[] {
-  return [...text.slice(0, offset).matchAll(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>|[^\s{}()"',;.]+|[{}().,;]/g)].map((m) => m[0]);
-}
-
-/** `text` with its strings, IRIs and comments blanked out (same length), so that no character in them is read as syntax. */
-function masked(text: string): string {
-  return text.replace(/"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|<[^<>"{}|^`\\\s]*>|#[^\n]*/g, (m) => '_'.repeat(m.length));
-}
+const OPERATORS = new Set(['&&', '||', '!=', '<=', '>=', '<', '>', '=']);
 
 /** A comparison or logical operator with nothing after it before `offset`: `FILTER(?o > )`. */
-function missingOperand(text: string, offset: number): { at: number; operator: string; found: string } | undefined {
-  const m = /\s(&&|\|\||!=|<=|>=|[<>=])\s*([)}\]]|$)/.exec(masked(text).slice(0, offset + 1));
-  if (!m) return undefined;
-  return { at: m.index + m[0].length - m[2]!.length, operator: m[1]!, found: m[2] || 'the end of the query' };
+function missingOperand(text: string, tokens: readonly Token[], offset: number): { at: number; operator: string; found: string } | undefined {
+  for (let i = 0; i < tokens.length && tokens[i]!.start <= offset; i++) {
+    const t = tokens[i]!;
+    let operator = t.kind === 'word' || t.kind === 'punct' ? t.text : '';
+    let next = tokens[i + 1];
+    // `<=` and `>=` are two tokens to the lexer (`<` and `>` are never part of a word).
+    if ((operator === '<' || operator === '>') && next?.text === '=' && next.start === t.end) {
+      operator += '=';
+      next = tokens[i + 2];
+    }
+    if (!OPERATORS.has(operator) || !/\s/.test(text[t.start - 1] ?? '')) continue;
+    if (next === undefined || next.start > offset) return { at: Math.min(offset + 1, text.length), operator, found: 'the end of the query' };
+    if (')}]'.includes(next.text[0]!)) return { at: next.start, operator, found: next.text[0]! };
+  }
+  return undefined;
 }
 
 /** The offset of a `(` still open at `offset`, when the query closes a group or ends before it is closed. */
-function unclosedParenthesis(text: string, offset: number): number | undefined {
+function unclosedParenthesis(text: string, tokens: readonly Token[], offset: number): number | undefined {
   const open: number[] = [];
-  for (const m of masked(text).matchAll(/[(){}]/g)) {
-    const t = m[0];
-    if (t === '(') open.push(m.index);
-    else if (t === ')') open.pop();
-    else if (open.length > 0 && m.index <= offset + 1) return open.at(-1);
+  for (const t of tokens) {
+    if (t.kind !== 'punct') continue;
+    if (t.text === '(') open.push(t.start);
+    else if (t.text === ')') open.pop();
+    else if ((t.text === '{' || t.text === '}') && open.length > 0 && t.start <= offset + 1) return open.at(-1);
   }
   return open.length > 0 && offset >= text.trimEnd().length - 1 ? open.at(-1) : undefined;
 }

@@ -4,11 +4,12 @@ import { publicPath, targetAfter, type ServerContext } from './context.ts';
 import { MEMENTO_CSP, REPLAY_CSP, mayBeFramed } from './security-headers.ts';
 import { escapeXml as esc } from '../util/escape.ts';
 import { preferred } from './negotiate.ts';
-import { resolveHttp, rewriteCss, rewriteHtml } from './rewrite-html.ts';
+import { rewriteCss, rewriteHtml } from './rewrite-html.ts';
 import { decodeBody } from '../fetch/decode.ts';
 import { decodeDocument } from '../extract/html/charset.ts';
 import { decodeText } from '../extract/charset.ts';
 import { parseContentType } from '../util/content-type.ts';
+import { redirectTarget } from '../util/headers.ts';
 import {
   archivedUrlKey, closestMemento, httpDate, linkHeader, mementoLinks, mementosOf, mementoUris, originalResponse,
   parseAcceptDatetime, parseTimestamp, timegateLinks, timemapJson, timemapLinks, versionNQuads, type Memento,
@@ -113,7 +114,6 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   const res = await originalResponse(ctx.dataDir, ctx.store, found.list, index);
   let contentType: string | undefined;
   let contentEncoding: string | undefined;
-  let location: string | undefined;
   // Every header of the original is returned, renamed (X-Archive-Orig-Date, -Set-Cookie, -Content-Length, …)
   // as Wayback machines do: as themselves they would describe this answer wrongly (its date, length and
   // transfer) or act on the client (a cookie set for this server, a redirect away from the archive).
@@ -123,7 +123,6 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
     const name = k.toLowerCase();
     if (name === 'content-type') contentType ??= v;
     else if (name === 'content-encoding') contentEncoding ??= v;
-    else if (name === 'location') location ??= v;
     // A name or value that is not a valid field would make the whole answer fail: such a header is left out.
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(v)) continue;
     orig.set(name, [...(orig.get(name) ?? []), v]);
@@ -134,11 +133,14 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   reply.header('content-security-policy', view === 'memento' ? MEMENTO_CSP : REPLAY_CSP).header('x-dns-prefetch-control', 'off');
   mayBeFramed(reply);
   const status = res.status >= 200 && res.status < 600 ? res.status : 200;
+  // Where an archived redirect leads (an http(s) URL): replay follows it, the memento view points it into the archive.
+  const to = redirectTarget(status, res.headers, found.original)?.url;
+  const redirect = to && (to.protocol === 'http:' || to.protocol === 'https:') ? to.href : undefined;
   if (view === 'replay') {
     // Browsing follows a redirect within the archive (the memento view keeps it as archived): one the
     // crawler followed (the capture is of its final URL) or one it archived as a 3xx.
     const final = m.entry.finalUrl && archivedUrlKey(m.entry.finalUrl) !== found.original ? m.entry.finalUrl : undefined;
-    const next = final ?? (location !== undefined && status >= 300 && status < 400 ? resolveHttp(location, found.original) : undefined);
+    const next = final ?? redirect;
     if (next) return reply.code(302).header('location', replayPath(timestamp, next)).send();
     const { mediaType: type, charset } = parseContentType(contentType);
     if (type === 'text/html' || type === 'application/xhtml+xml' || type === 'text/css') {
@@ -158,7 +160,6 @@ async function memento(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   // A 3xx keeps its status, and its Location points into the archive: the target at this memento's time,
   // which the memento route answers with the target's closest memento (pywb and Wayback do the same). The
   // original Location, which would send a client off the archive, is X-Archive-Orig-Location.
-  const redirect = location !== undefined && status >= 300 && status < 400 ? resolveHttp(location, found.original) : undefined;
   if (redirect) reply.header('location', `${ctx.publicUrl()}/memento/${timestamp}/${redirect}`);
   return reply.code(status).send(res.body);
 }

@@ -3,7 +3,7 @@
  * at `at=` (ISO 8601). Updates are refused: the archive changes only by crawling.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { acceptOffers, analyseQuery, formatFromParam, mediaTypeOf, type QueryForm, type ResultFormat } from '../query/index.ts';
+import { acceptOffers, analyseQuery, formatFromParam, type LexedQuery, lexQuery, mediaTypeOf, type QueryForm, type ResultFormat } from '../query/index.ts';
 import { locationOf } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 import { essenceOf } from '../util/content-type.ts';
@@ -36,7 +36,8 @@ class ProtocolError extends Error {
 
 /** One protocol request, read: what runQuery needs, and the Content-Type to answer with. */
 export interface ProtocolQuery {
-  query: string;
+  /** The query, lexed once for its analysis here and the engine's limits. */
+  query: LexedQuery;
   form: QueryForm;
   /** The protocol dataset (default-graph-uri / named-graph-uri); undefined when the request names none. */
   dataset?: { defaultGraphs: string[]; namedGraphs: string[] };
@@ -57,13 +58,14 @@ export function readProtocolRequest(req: FastifyRequest): ProtocolQuery | 'form'
   const { query, params } = protocolParams(req);
   if (!query?.trim() && req.method === 'GET' && preferred(req.headers.accept, ['application/sparql-results+json', 'text/html']) === 'text/html') return 'form';
   if (!query?.trim()) throw new UserError("no query: give query=, e.g. /sparql?query=SELECT%20*%20WHERE%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D%20LIMIT%2010");
-  const shape = analyseQuery(query); // refuses updates and non-queries with a UserError
+  const lexed = lexQuery(query); // once: for analyseQuery here and the engine's limits (checkQueryText)
+  const shape = analyseQuery(lexed); // refuses updates and non-queries with a UserError
   const { format, mediaType } = negotiate(req, params, shape.form);
   const atText = one(params.at);
   const defaultGraphs = many(params['default-graph-uri']).filter((g) => g.trim() !== '');
   const namedGraphs = many(params['named-graph-uri']).filter((g) => g.trim() !== '');
   return {
-    query,
+    query: lexed,
     form: shape.form,
     dataset: defaultGraphs.length || namedGraphs.length ? { defaultGraphs, namedGraphs } : undefined,
     format,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
+import { META_FILE, VERSIONS_FILE } from '../util/data-dir.ts';
 
 /**
  * The archive's SQLite files are indexes of its WARC files (the crawl log points into them, the version
@@ -11,9 +12,6 @@ import { EXIT } from '../util/exit-codes.ts';
  * again. This module tells a damaged store from a bug, names the file, and says so.
  */
 
-export const META_FILE = 'meta.sqlite';
-/** Also in src/versions/sqlite-store.ts (VERSIONS_FILE); not imported from there, which loads Oxigraph. */
-const VERSIONS = 'versions.sqlite';
 
 /** Whether SQLite found a file to be no database, or a damaged one. */
 export function isDamagedDatabase(err: unknown): boolean {
@@ -33,7 +31,7 @@ export class DamagedStoreError extends UserError {
 }
 
 export function damagedMessage(dataDir: string, files: string[], detail?: string): string {
-  const named = files.length > 0 ? files.map((f) => `'${path.join(dataDir, f)}'`).join(' and ') : `a SQLite file of the archive in '${dataDir}' (${META_FILE} or ${VERSIONS})`;
+  const named = files.length > 0 ? files.map((f) => `'${path.join(dataDir, f)}'`).join(' and ') : `a SQLite file of the archive in '${dataDir}' (${META_FILE} or ${VERSIONS_FILE})`;
   return `${named} ${files.length > 1 ? 'are' : 'is'} damaged${detail ? ` (${detail})` : ''}. ` +
     `The WARC files under '${path.join(dataDir, 'warc')}' are untouched and hold what was archived: ` +
     `rebuild the archive's index from them with \`datamonitor rebuild --data ${dataDir}\` (it moves the damaged file aside, deleting nothing; see docs/recovery.md)`;
@@ -68,7 +66,7 @@ export function damageOf(dataDir: string, rel: string): string | undefined {
 /** The archive's SQLite files that are damaged, each with why. */
 export function damagedFiles(dataDir: string): Array<{ file: string; why: string }> {
   const found: Array<{ file: string; why: string }> = [];
-  for (const file of [META_FILE, VERSIONS]) {
+  for (const file of [META_FILE, VERSIONS_FILE]) {
     const why = damageOf(dataDir, file);
     if (why) found.push({ file, why });
   }

@@ -4,6 +4,7 @@ import type { MetadataStore } from './types.ts';
 import { SCHEMA_VERSION, SqliteStore } from './sqlite.ts';
 import { UserError } from '../util/errors.ts';
 import { EXIT } from '../util/exit-codes.ts';
+import { META_FILE } from '../util/data-dir.ts';
 import { redactUrl } from './redact.ts';
 import { closedAfter } from '../util/close.ts';
 import type { BatchLimits } from './pg-batch.ts';
@@ -35,9 +36,9 @@ export async function openStore(dataDir: string, db?: string, opts: OpenStoreOpt
     return new mod.PostgresStore(db, { readonly: opts.readonly, batch: opts.batch });
   }
   if (db) throw new UserError(`--db '${db}' is not a postgres:// URL; leave it out to use the embedded SQLite store in --data`);
-  const file = path.join(dataDir, 'meta.sqlite');
+  const file = path.join(dataDir, META_FILE);
   if (opts.readonly) {
-    if (!fs.existsSync(file)) throw new UserError(`no archive in '${dataDir}' (no meta.sqlite): crawl into it first, or give --data`, EXIT.noInput);
+    if (!fs.existsSync(file)) throw new UserError(`no archive in '${dataDir}' (no ${META_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     return new SqliteStore(file, { readonly: true });
   }
   fs.mkdirSync(dataDir, { recursive: true });
@@ -65,7 +66,7 @@ export function storeNeedsUpgrade(dataDir: string, db?: string): boolean {
   const header = Buffer.alloc(64);
   let fd: number | undefined;
   try {
-    fd = fs.openSync(path.join(dataDir, 'meta.sqlite'), 'r');
+    fd = fs.openSync(path.join(dataDir, META_FILE), 'r');
     if (fs.readSync(fd, header, 0, 64, 0) < 64) return false;
   } catch {
     return false; // absent or unreadable: the open that follows says why
@@ -78,7 +79,7 @@ export function storeNeedsUpgrade(dataDir: string, db?: string): boolean {
 
 /** Whether `dataDir` (or the database `db` names) holds an archive to read. */
 export function archiveExists(dataDir: string, db?: string): boolean {
-  return Boolean(db) || fs.existsSync(path.join(dataDir, 'meta.sqlite'));
+  return Boolean(db) || fs.existsSync(path.join(dataDir, META_FILE));
 }
 
 /**

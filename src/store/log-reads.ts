@@ -8,7 +8,7 @@ import { BULK_READ, LOG_COLS, fromRow, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
 import { outcomeOf, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
-import { headerValue, locationUrl, type HeaderPair } from '../util/headers.ts';
+import { type HeaderPair, redirectTarget } from '../util/headers.ts';
 
 /** Entries of the log counted by HTTP status and by change; groups in the order they first appear in the log. */
 export interface LogCounts {
@@ -187,15 +187,10 @@ const MAX_REDIRECT_URLS = 20;
 async function redirectedTo(db: LogReader, url: string): Promise<string[]> {
   const urls = [url];
   for (let i = 0; i < urls.length && urls.length < MAX_REDIRECT_URLS; i++) {
-    const rows = await db.all(`SELECT headers FROM crawl_log WHERE url = ? AND status IN (301, 302, 303, 307, 308) AND headers IS NOT NULL`, [urls[i]]);
+    const rows = await db.all(`SELECT status, headers FROM crawl_log WHERE url = ? AND status IN (301, 302, 303, 307, 308) AND headers IS NOT NULL`, [urls[i]]);
     for (const r of rows) {
-      const location = headerValue(JSON.parse(r.headers as string) as HeaderPair[], 'location');
-      let target: string | undefined;
-      try {
-        target = location === undefined ? undefined : normalizeUrl(locationUrl(location, urls[i]!).href);
-      } catch {
-        target = undefined; // a Location that is no URL led nowhere
-      }
+      const to = redirectTarget(Number(r.status), JSON.parse(r.headers as string) as HeaderPair[], urls[i]!)?.url;
+      const target = to && normalizeUrl(to.href);
       if (target && !urls.includes(target) && urls.length < MAX_REDIRECT_URLS) urls.push(target);
     }
   }

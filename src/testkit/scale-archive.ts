@@ -9,6 +9,7 @@ import { WarcWriter } from '../archive/warc-writer.ts';
 import { httpHeadText, sha1Digest } from '../archive/warc-record.ts';
 import { termToNQuads } from '../rdf/canonical.ts';
 import { hostOf } from '../frontier/normalize.ts';
+import { META_FILE } from '../util/data-dir.ts';
 import { linkedDataWeb } from './linked-data-web.ts';
 
 /**
@@ -56,7 +57,7 @@ function nquadsOf(quads: Quad[]): string {
 export async function buildScaleArchive(o: ScaleArchiveOptions): Promise<ScaleArchive> {
   const web = linkedDataWeb({ documents: o.documents, hosts: o.hosts });
   fs.mkdirSync(o.dataDir, { recursive: true });
-  const store = new SqliteStore(path.join(o.dataDir, 'meta.sqlite'));
+  const store = new SqliteStore(path.join(o.dataDir, META_FILE));
   await store.init();
   const warc = new WarcWriter(o.dataDir, { software: 'datamonitor scale-archive' });
   let entries = 0;

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { EXIT } from './exit-codes.ts';
+import { META_FILE } from './data-dir.ts';
 
 /**
  * An error caused by the user's input (bad argument, missing file): shown without a stack trace.
@@ -110,7 +111,7 @@ export function permissionMessage(err: unknown, dataDir: string | undefined, out
   let file: string | undefined;
   for (const e of causes(err)) if (typeof (e as { path?: unknown }).path === 'string') file ??= (e as { path: string }).path;
   const sqlite = [...causes(err)].some((e) => /^(SQLITE_|42501$)/.test(String(e.code ?? '')));
-  const what = file ? `'${file}'` : sqlite && dataDir ? `the metadata store in '${dataDir}' (meta.sqlite, or the directory it needs to write its journal in)` : `a file of the archive${dataDir ? ` in '${dataDir}'` : ''}`;
+  const what = file ? `'${file}'` : sqlite && dataDir ? `the metadata store in '${dataDir}' (${META_FILE}, or the directory it needs to write its journal in)` : `a file of the archive${dataDir ? ` in '${dataDir}'` : ''}`;
   return `permission denied: you (${userName()}) cannot write ${what} (${(err as Error).message}). ${outcome}; run the command as the archive's owner, give this user write access (chown or chmod), or work on a copy of the archive`;
 }
 

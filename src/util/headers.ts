@@ -28,3 +28,48 @@ export function locationUrl(value: string, base: string | URL): URL {
   });
   return new URL(ascii, base);
 }
+
+/** The statuses that redirect (the Fetch standard's redirect statuses): what the crawl and replay follow. */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** Whether a response redirects: a status of REDIRECT_STATUSES with a Location. */
+export function isRedirect(r: { status: number; headers: Iterable<HeaderPair> | undefined }): boolean {
+  return REDIRECT_STATUSES.has(r.status) && headerValue(r.headers, 'location') !== undefined;
+}
+
+/** Where a redirect leads: the one reading of a Location for the crawl, import, log, export and replay. */
+export interface RedirectTarget {
+  /**
+   * The Location as the server meant it, for messages: its bytes read as UTF-8 when they are UTF-8 (a
+   * header arrives as latin1, and a raw UTF-8 `/café` would read `/cafÃ©`).
+   */
+  text: string;
+  /** The URL it leads to (locationUrl against the base), of any scheme; undefined when it is no URL. */
+  url?: URL;
+}
+
+/** The target of a response at `base` with `status` and `headers`; undefined when it is no redirect (isRedirect). */
+export function redirectTarget(status: number, headers: Iterable<HeaderPair> | undefined, base: string | URL): RedirectTarget | undefined {
+  if (!REDIRECT_STATUSES.has(status)) return undefined;
+  const value = headerValue(headers, 'location');
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = locationUrl(value, base);
+  } catch {
+    url = undefined; // a Location that is no URL leads nowhere
+  }
+  return { text: headerText(value.trim()), url };
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A header value (latin1, a character a byte) as text: its bytes as UTF-8 when they are valid UTF-8, else as they came. */
+export function headerText(value: string): string {
+  if (/^[\x00-\x7f]*$/.test(value) || /[^\x00-\xff]/.test(value)) return value;
+  try {
+    return UTF8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
+}

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveThread } from '../util/ts-thread.ts';
+import { META_FILE } from '../util/data-dir.ts';
 import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { catchUpVersions } from './catch-up.ts';
@@ -23,7 +24,7 @@ let archive: VersionBackend | undefined;
 async function catchUp(): Promise<void> {
   // The crawl makes its store when it starts: until then there is nothing to follow.
   if (!store) {
-    if (!db && !fs.existsSync(path.join(dataDir, 'meta.sqlite'))) return;
+    if (!db && !fs.existsSync(path.join(dataDir, META_FILE))) return;
     store = await openStore(dataDir, db, { readonly: true });
     await store.init();
     archive = openVersionBackend(dataDir, db);

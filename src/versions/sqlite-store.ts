@@ -3,11 +3,12 @@ import path from 'node:path';
 import { VersionStore } from './store.ts';
 import { SqliteVersionDialect } from './sqlite-dialect.ts';
 import type { RowConstants } from './backend.ts';
+import { VERSIONS_FILE } from '../util/data-dir.ts';
 
 export { OPEN, checkGraph, checkTime, intervalsByQuad, nquadLine, ntripleLine, repeatedVariables, toQuadRow, tripleHash, type RawRow } from './rows.ts';
 export type { RowConstants };
 
-export const VERSIONS_FILE = 'versions.sqlite';
+export { VERSIONS_FILE };
 
 /**
  * Whether any row of a named graph is valid at T (countAt: the snapshot's dm:inDocument statements), through

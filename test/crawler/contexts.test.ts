@@ -221,8 +221,8 @@ describe('a crawl archives the contexts its JSON-LD documents needed, and an imp
 describe('ArchivedContexts: an import\'s contexts, from the records of its WARC files', () => {
   it('serves a context at the URL it was asked for through archived redirect hops, and names a missing one', async () => {
     const c = new ArchivedContexts();
-    c.offerRedirect('http://example.org/ctx', 302, '/ctx/v2');
-    c.offerRedirect('http://example.org/bad', 301, 'http://[not a url');
+    c.offerRedirect('http://example.org/ctx', 302, [['location', '/ctx/v2']]);
+    c.offerRedirect('http://example.org/bad', 301, [['location', 'http://[not a url']]);
     c.offer('http://example.org/ctx/v2', 200, 'application/ld+json', Buffer.from(context(7)));
     c.offer('http://example.org/page', 200, 'text/html', Buffer.from('<html>'));
     c.offer('http://example.org/array', 200, 'application/json', Buffer.from('[1]'));
@@ -230,8 +230,8 @@ describe('ArchivedContexts: an import\'s contexts, from the records of its WARC 
     await expect(c.load('http://example.org/page')).rejects.toThrow(/not in the imported WARC files/);
     await expect(c.load('http://example.org/bad')).rejects.toThrow(/not in the imported WARC files/);
     expect(c.size).toBe(1);
-    c.offerRedirect('http://example.org/loop1', 302, '/loop2');
-    c.offerRedirect('http://example.org/loop2', 302, '/loop1');
+    c.offerRedirect('http://example.org/loop1', 302, [['location', '/loop2']]);
+    c.offerRedirect('http://example.org/loop2', 302, [['location', '/loop1']]);
     await expect(c.load('http://example.org/loop1')).rejects.toThrow(/not in the imported WARC files/);
   });
 });

@@ -60,3 +60,23 @@ describe('a redirect whose Location is raw UTF-8', () => {
     }
   });
 });
+
+// The row's message quotes a Location that leads nowhere the crawl goes as the server wrote it: UTF-8, not latin1 mojibake.
+describe('a redirect to a raw UTF-8 Location of another scheme', () => {
+  it('is logged with the Location as written', async () => {
+    const site = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      if (url.pathname === '/mail') return res.writeHead(302, { location: Buffer.from('mailto:café@example.org', 'utf8').toString('latin1') }).end();
+      res.writeHead(404).end();
+    });
+    try {
+      const dataDir = tempDir();
+      await crawl({ seeds: [`${site.url}/mail`], dataDir, depth: 1, delayMs: 0, allowPrivate: true, domains: ['127.0.0.1'] }).run();
+      const [row] = crawlLog(dataDir).filter((e) => e.url === `${site.url}/mail`);
+      expect(row).toMatchObject({ status: 302, reason: 'redirected' });
+      expect(row!.error).toBe('redirected (302) to "mailto:café@example.org", which is not an http(s) URL');
+    } finally {
+      await site.close();
+    }
+  });
+});

@@ -240,14 +240,14 @@ describe('http fetcher: redirects', () => {
     const { response } = await fetcher.fetch(server.url('/resource'));
     expect(response!.status).toBe(200);
     expect(response!.finalUrl).toBe(server.url('/doc.ttl'));
-    expect(response!.hops).toEqual([{ url: server.url('/resource'), status: 303, location: 'doc.ttl' }]);
+    expect(response!.hops).toEqual([{ url: server.url('/resource'), status: 303, target: server.url('/doc.ttl') }]);
     expect(response!.seeOther).toEqual({ resource: server.url('/resource'), document: server.url('/doc.ttl') });
   });
 
   it('resolves a relative Location with dot segments and records no see-other for a 302', async () => {
     const { response } = await fetcher.fetch(server.url('/dir/sub/rel'));
     expect(response!.finalUrl).toBe(server.url('/doc.ttl'));
-    expect(response!.hops[0]).toEqual({ url: server.url('/dir/sub/rel'), status: 302, location: '../../doc.ttl' });
+    expect(response!.hops[0]).toEqual({ url: server.url('/dir/sub/rel'), status: 302, target: server.url('/doc.ttl') });
     expect(response!.seeOther).toBeUndefined();
   });
 
@@ -276,6 +276,8 @@ describe('http fetcher: redirects', () => {
     const { response } = await fetcher.fetch(server.url('/utf8-location'));
     expect(response!.finalUrl).toBe(server.url('/caf%C3%A9.ttl'));
     expect(response!.body.toString()).toContain('café');
+    // The hop records where it led, as followed, not the header's bytes read as latin1.
+    expect(response!.hops[0]!.target).toBe(server.url('/caf%C3%A9.ttl'));
   });
 
   it('refuses a redirect to a non-HTTP scheme as bad-url', async () => {

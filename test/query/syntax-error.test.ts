@@ -23,6 +23,10 @@ describe('SPARQL syntax errors say what is wrong where', () => {
     ['SELECT * WHERE { ?s ?p ?o } LIMIT', /found the end of the query, expected a whole number after LIMIT/],
     // Strings and IRIs are not read as syntax: the `>` of an IRI and the `)` in a literal are no operator without operand.
     ['SELECT * WHERE { ?s ?p ?o FILTER(?o = <http://x>) FILTER("a > )" = ?o) } ORDER BY', /expected a variable or an expression after ORDER BY/],
+    // A `<` inside a string opens no IRI, and a `(` in a comment none either: the query's own lexer reads them.
+    ['SELECT * WHERE { ?s ?p "<http://x y" . ?s ?q } # (', /^SPARQL syntax error at line 1, column 48: found '}', expected an object after '\?s \?q'/],
+    // A long string left open is named from its first quote.
+    ['ASK { ?s ?p """open }', /^SPARQL syntax error at line 1, column 13: the string """open }… is not closed: end it with """/],
     // The PREFIX lines put before a query do not shift the columns of its first line.
     ['SELECT * WHERE { ?s foaf:knows }', /^SPARQL syntax error at line 1, column 32: found '}', expected an object after '\?s foaf:knows'/],
   ];

@@ -10,64 +10,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { bootedEntries, bundle } from '../../scripts/bundle-config.mjs';
+
+export { bootedEntries };
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
 const CACHE = path.join(ROOT, '.cache/src-bundles');
 
-/**
- * src-relative paths of the modules booted as threads or processes: siblingModule(import.meta.url, './x.ts')
- * calls, the CLI, and the CDX probe (test/server/cdx-bounded.test.ts runs it under a 32 MB heap, where
- * tsx's own transforms would take a share of the cap that the route under test must have).
- */
-export function bootedEntries(): string[] {
-  const entries = new Set(['cli/early.ts', 'cli/main.ts', 'server/cdx-probe.ts']);
-  for (const rel of fs.readdirSync(SRC, { recursive: true }) as string[]) {
-    if (!rel.endsWith('.ts')) continue;
-    const text = fs.readFileSync(path.join(SRC, rel), 'utf8');
-    for (const m of text.matchAll(/siblingModule\(import\.meta\.url, '([^']+\.ts)'\)/g)) {
-      entries.add(path.relative(SRC, path.resolve(SRC, path.dirname(rel), m[1])));
-    }
-  }
-  return [...entries].sort();
-}
-
-/**
- * Each module keeps its own import.meta.url and dirname, as under tsx: siblingModule() and the paths
- * to package.json or shared data are computed from them, and would otherwise point into the bundle.
- */
-const ownMeta: Plugin = {
-  name: 'own-import-meta',
-  setup(b) {
-    b.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
-      const text = fs.readFileSync(args.path, 'utf8')
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-        .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
-        .replaceAll('import.meta.filename', JSON.stringify(args.path));
-      return { contents: text, loader: 'ts' };
-    });
-  },
-};
-
-/** Bundles `entries` (src-relative) into `outdir`, each as its src-relative path with .mjs; packages stay imports. */
+/** Bundles `entries` (src-relative) into `outdir`, each as its src-relative path with .mjs (scripts/bundle-config.mjs). */
 export async function bundleSources(entries: string[], outdir: string): Promise<void> {
-  await build({
-    entryPoints: Object.fromEntries(entries.map((e) => [e.replace(/\.[cm]?ts$/, ''), path.join(SRC, e)])),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true, // the CLI's lazily imported commands stay lazy
-    packages: 'external', // resolved from the checkout's node_modules, as under tsx
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    keepNames: true, // class and function names as in the sources (errors print them)
-    plugins: [ownMeta],
-    logLevel: 'error',
-  });
+  const named = Object.fromEntries(entries.map((e) => [e.replace(/\.[cm]?ts$/, ''), e]));
+  await bundle({ sourceRoot: SRC, entries: named, outdir, outExtension: '.mjs', logLevel: 'error' });
 }
 
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {

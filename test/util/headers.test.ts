@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerValue, locationUrl } from '../../src/util/headers.ts';
+import { headerText, headerValue, locationUrl, redirectTarget } from '../../src/util/headers.ts';
 
 describe('headerValue, the one look-up of a response header', () => {
   const headers: [string, string][] = [['Content-Type', 'text/turtle'], ['LOCATION', '/a'], ['location', '/b'], ['X-Loc', 'no']];
@@ -29,5 +29,30 @@ describe('locationUrl, where a Location header leads', () => {
   it('takes text past one byte a character as UTF-8, and throws on no URL', () => {
     expect(locationUrl('/😀', 'http://h/').href).toBe('http://h/%F0%9F%98%80');
     expect(() => locationUrl('http://[bad', 'http://h/')).toThrow();
+  });
+});
+
+describe('redirectTarget, the one reading of a redirect', () => {
+  const utf8 = (s: string) => Buffer.from(s, 'utf8').toString('latin1'); // as a header comes off the wire
+
+  it('is undefined for a status that does not redirect or a redirect without Location', () => {
+    expect(redirectTarget(200, [['Location', '/a']], 'http://h/')).toBeUndefined();
+    expect(redirectTarget(304, [['Location', '/a']], 'http://h/')).toBeUndefined();
+    expect(redirectTarget(301, [], 'http://h/')).toBeUndefined();
+  });
+
+  it('resolves the Location against the base, and gives it as the server meant it for messages', () => {
+    const to = redirectTarget(303, [['location', utf8(' /café ')]], 'http://h/x/')!;
+    expect(to.url?.href).toBe('http://h/caf%C3%A9');
+    expect(to.text).toBe('/café');
+    const bad = redirectTarget(302, [['Location', utf8('http://[café')]], 'http://h/')!;
+    expect(bad.url).toBeUndefined();
+    expect(bad.text).toBe('http://[café');
+  });
+
+  it('reads header bytes as UTF-8 only when they are UTF-8', () => {
+    expect(headerText(utf8('/naïve'))).toBe('/naïve');
+    expect(headerText('/caf\xe9')).toBe('/caf\xe9'); // a latin1 byte that is no UTF-8: as it came
+    expect(headerText('/😀')).toBe('/😀'); // text set by code, not bytes
   });
 });

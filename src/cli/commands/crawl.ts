@@ -19,7 +19,7 @@ import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
 import type { VariantsSummary } from '../../crawler/variants/stage.ts';
 import { LiveIndex } from '../../versions/live-index.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
-import { VERSIONS_FILE } from '../../versions/sqlite-store.ts';
+import { META_FILE, VERSIONS_FILE } from '../../util/data-dir.ts';
 import { summaryOf } from './index.ts';
 
 
@@ -295,7 +295,7 @@ export function register(program: Command): void {
       .option('--live-index', 'keep the version index (versions.sqlite) current while crawling, on a thread of its own, so that the first query waits for nothing'),
   ).action(async (args: string[], flags) => {
     const seeds = readSeeds(args, flags.seeds);
-    if (seeds.length === 0 && flags.answer === undefined && !fs.existsSync(path.join(path.resolve(flags.data), 'meta.sqlite')) && !flags.db) {
+    if (seeds.length === 0 && flags.answer === undefined && !fs.existsSync(path.join(path.resolve(flags.data), META_FILE)) && !flags.db) {
       throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
     }
     if (flags.refetch && seeds.length === 0) throw new UserError('--refetch fetches the seeds again: give the URLs to capture now');

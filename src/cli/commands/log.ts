@@ -7,7 +7,7 @@ import { REASONS, REASON_NAMES, isReason } from '../../vocabulary/reasons.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseCount } from '../../util/units.ts';
-import { headerValue, locationUrl } from '../../util/headers.ts';
+import { redirectTarget } from '../../util/headers.ts';
 import { summaryOf } from './index.ts';
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
@@ -17,20 +17,12 @@ function reasonsFrom(given: string[] | undefined): string[] | undefined {
   return given;
 }
 
-/** Where a redirect led, as the crawl followed it; the header as it came when it is no URL. */
-function redirectTarget(location: string, base: string): string {
-  try {
-    return locationUrl(location, base).href;
-  } catch {
-    return location;
-  }
-}
-
 /** One line a person reads: when, why, the HTTP status, the URL, and the details. */
 export function describeEntry(e: CrawlLogEntry): string {
   const when = new Date(e.time).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
-  const location = e.reason === 'redirected' ? headerValue(e.headers, 'location') : undefined;
-  const to = (location === undefined ? undefined : redirectTarget(location, e.url)) ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
+  // Where a redirect led, as the crawl followed it; the Location as the server meant it when it is no URL.
+  const redirect = e.reason === 'redirected' ? redirectTarget(e.status, e.headers, e.url) : undefined;
+  const to = (redirect && (redirect.url?.href ?? redirect.text)) ?? (e.finalUrl !== e.url ? e.finalUrl : undefined);
   const target = to ? `${e.url} -> ${to}` : e.url;
   const details = [e.error, ...(e.diagnostics ?? [])].filter(Boolean).join('; ');
   return `${when}  ${(e.reason ?? '(none)').padEnd(18)} ${String(e.status || '-').padStart(3)}  ${target}${details ? `  ${details}` : ''}`;

@@ -13,6 +13,7 @@ import type { CatchUpProgress } from '../../versions/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
 import { ProgressLine } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { VERSIONS_FILE } from '../../util/data-dir.ts';
 import { checkQueryText, DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
 import { checkResult, guarded } from '../../query/engine/inline.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
@@ -113,7 +114,7 @@ async function answer(archive: ArchiveReads, limits: QueryLimits, query: string 
   const text = queryText(query, flags);
   const window = { graphs: flags.graph, from: flags.from ? parseTime(flags.from, '--from') : undefined, to: flags.to ? parseTime(flags.to, '--to') : undefined };
   if (flags.versions && flags.changes) throw new UserError('--versions and --changes are two different questions: give one');
-  if (!flags.versions || looksLikeSparql(text)) checkQueryText(text, limits);
+  const lexed = !flags.versions || looksLikeSparql(text) ? checkQueryText(text, limits) : undefined;
   const started = Date.now();
   if (flags.changes) {
     const { queryChanges } = await import('../../query/evolution.ts');
@@ -146,7 +147,7 @@ async function answer(archive: ArchiveReads, limits: QueryLimits, query: string 
     if (!(at >= first)) note(`note: --at ${iso(at)} is before the archive's first version${Number.isFinite(first) ? ` (${iso(first)})` : ' (it has none yet)'}: the archive was empty then\n`);
   }
   const { prepareQuery } = await import('../../query/sparql.ts');
-  const prepared = await prepareQuery(archive, text, { at, graphs: flags.graph, format: format ?? undefined });
+  const prepared = await prepareQuery(archive, lexed ?? text, { at, graphs: flags.graph, format: format ?? undefined });
   signal?.throwIfAborted();
   const result = guarded(() => prepared.execute(), limits, started);
   const body = typeof result.body === 'string' ? result.body : Buffer.from(result.body as Uint8Array).toString('utf8');
@@ -165,7 +166,7 @@ const PROGRESS_AFTER_MS = 500;
  */
 export async function withVersions<T>(data: string, db: string | undefined, fn: (archive: VersionBackend) => Promise<T> | T): Promise<T> {
   const dir = path.resolve(data);
-  const [{ archiveExists, withStore }, { openVersionStore, VERSIONS_FILE }] = await Promise.all([import('../../store/index.ts'), import('../../versions/sqlite-store.ts')]);
+  const [{ archiveExists, withStore }, { openVersionStore }] = await Promise.all([import('../../store/index.ts'), import('../../versions/sqlite-store.ts')]);
   if (!archiveExists(dir, db)) {
     if (!fs.existsSync(path.join(dir, VERSIONS_FILE))) throw new UserError(`no versioned archive in '${dir}' (no crawl log, no ${VERSIONS_FILE}): crawl into it first, or give --data`, EXIT.noInput);
     const standalone = openVersionStore(dir, { readonly: true });

@@ -5,6 +5,7 @@ import { NOT_REBUILT, rebuildArchive } from '../../crawler/rebuild.ts';
 import { ProgressLine } from '../progress.ts';
 import { plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
+import { META_FILE, VERSIONS_FILE } from '../../util/data-dir.ts';
 import { summaryOf } from './index.ts';
 
 export function register(program: Command): void {
@@ -31,13 +32,13 @@ export function register(program: Command): void {
       if (m?.unreadable.length) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify({ ...r, notRebuilt: r.meta ? NOT_REBUILT : [] }, null, 2) + '\n');
       if (r.nothingToDo) {
-        process.stdout.write(`nothing to rebuild: ${path.join(dataDir, 'meta.sqlite')} and versions.sqlite are sound (PRAGMA quick_check); --force rebuilds them anyway\n`);
+        process.stdout.write(`nothing to rebuild: ${path.join(dataDir, META_FILE)} and ${VERSIONS_FILE} are sound (PRAGMA quick_check); --force rebuilds them anyway\n`);
         return;
       }
       const lines: string[] = [];
       for (const moved of r.movedAside) lines.push(`moved aside: ${moved}`);
       if (m) {
-        lines.push(`meta.sqlite (${r.meta!.why}) rebuilt from ${plural(m.files, 'WARC file')} (${m.records} records) in ${m.seconds.toFixed(1)} s: ${m.imported} of ${m.responses + m.revisits} responses and revisits are captures again: ${m.new} new, ${m.changed} changed, ${m.unchanged} unchanged, ${m.redirects} redirects, ${m.errors} errors`);
+        lines.push(`${META_FILE} (${r.meta!.why}) rebuilt from ${plural(m.files, 'WARC file')} (${m.records} records) in ${m.seconds.toFixed(1)} s: ${m.imported} of ${m.responses + m.revisits} responses and revisits are captures again: ${m.new} new, ${m.changed} changed, ${m.unchanged} unchanged, ${m.redirects} redirects, ${m.errors} errors`);
         if (m.rdfNotFound) lines.push(`${plural(m.rdfNotFound, 'version')} logged without RDF: no conversion record in its file holds the graph extracted now (the capture and its record are kept)`);
         if (m.skipped.revisitWithoutPayload) lines.push(`${m.skipped.revisitWithoutPayload} revisits kept as records, not captures: the response they refer to is not in the archive`);
         if (m.skipped.notNewer) lines.push(`${m.skipped.notNewer} responses kept as records, not captures: not newer than their URL's capture before them`);
@@ -46,7 +47,7 @@ export function register(program: Command): void {
       }
       if (r.versions) {
         const v = r.versions.result;
-        lines.push(`versions.sqlite (${r.versions.why}) rebuilt from ${plural(v.rows, 'crawl-log row')}: ${plural(v.versions, 'version')}, ${plural(v.deletions, 'deletion')}${v.failed ? `, ${v.failed} could not be read` : ''}`);
+        lines.push(`${VERSIONS_FILE} (${r.versions.why}) rebuilt from ${plural(v.rows, 'crawl-log row')}: ${plural(v.versions, 'version')}, ${plural(v.deletions, 'deletion')}${v.failed ? `, ${v.failed} could not be read` : ''}`);
         for (const d of v.diagnostics.slice(0, 5)) lines.push(`  ${d}`);
       }
       lines.push(`Next: datamonitor verify --data ${flags.data}   (the files moved aside can go once you are satisfied)`);

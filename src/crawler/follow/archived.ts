@@ -4,7 +4,7 @@ import { normalizeUrl } from '../../frontier/normalize.ts';
 import { DEFAULT_BOUNDS, startInterval } from '../../schedule/bounds.ts';
 import type { StrategyBounds } from '../../schedule/types.ts';
 import type { CrawlLog, DocumentRow, DocumentStore } from '../../store/types.ts';
-import { headerValue, locationUrl } from '../../util/headers.ts';
+import { redirectTarget } from '../../util/headers.ts';
 
 /**
  * When the re-crawl policy (src/schedule/) wants a URL fetched again. A monitored URL has its
@@ -53,19 +53,11 @@ export class ArchiveRecall {
       }
       if (e.status === 404 || e.status === 410) return { kind: 'empty' };
       if (e.url === url && e.status >= 300 && e.status < 400 && e.status !== 304) {
-        const location = headerValue(e.headers ?? [], 'location');
-        const target = location ? safeTarget(location, url) : undefined;
+        const to = redirectTarget(e.status, e.headers, url)?.url;
+        const target = to && normalizeUrl(to.href);
         return target ? { kind: 'redirect', target } : { kind: 'empty' };
       }
     }
     return { kind: 'empty' };
-  }
-}
-
-function safeTarget(location: string, base: string): string | undefined {
-  try {
-    return normalizeUrl(locationUrl(location, base).href);
-  } catch {
-    return undefined;
   }
 }

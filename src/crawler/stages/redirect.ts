@@ -1,19 +1,12 @@
 import type { ArchivedExchange, ArchiveWriter } from '../../archive/warc-writer.ts';
 import { sha1Digest } from '../../archive/warc-record.ts';
 import { normalizeUrl } from '../../frontier/normalize.ts';
-import { headerValue, locationUrl } from '../../util/headers.ts';
+import { isRedirect, redirectTarget } from '../../util/headers.ts';
 import type { CrawlLog, CrawlLogEntry, DocumentRow } from '../../store/types.ts';
 import type { FetchResponse } from '../../fetch/types.ts';
 import type { Fates } from './fates.ts';
 import type { ScopeStage } from './scope.ts';
 import type { Job, Next, Stage } from './types.ts';
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-/** Whether a response is a redirect the crawl follows: a 3xx of REDIRECTS with a Location. */
-export function isRedirect(r: Pick<FetchResponse, 'status' | 'headers'>): boolean {
-  return REDIRECTS.has(r.status) && headerValue(r.headers, 'location') !== undefined;
-}
 
 /**
  * The crawl-log row of a redirect hop archived at `archived`, and the document's new state: what the crawl
@@ -64,13 +57,8 @@ export class RedirectStage implements Stage {
   async process(job: Job): Promise<Next> {
     const r = job.outcome!.response!;
     const { entry } = job;
-    const text = headerValue(r.headers, 'location')!.trim();
-    let target: string | undefined;
-    try {
-      target = normalizeUrl(locationUrl(text, entry.url).href);
-    } catch {
-      target = undefined;
-    }
+    const to = redirectTarget(r.status, r.headers, entry.url)!;
+    const target = to.url && normalizeUrl(to.url.href);
     const checksum = sha1Digest(r.rawBody);
     const archived = await this.d.warc.writeExchange({ response: r, payloadDigest: checksum });
     const chain = [...(entry.via ?? []), entry.url];
@@ -78,7 +66,7 @@ export class RedirectStage implements Stage {
     // A loop is a target already on its own chain.
     const loop = target && chain.includes(target) ? chain.slice(chain.indexOf(target)) : undefined;
     const error = !target
-      ? `redirected (${r.status}) to ${JSON.stringify(text)}, which is not an http(s) URL`
+      ? `redirected (${r.status}) to ${JSON.stringify(to.text)}, which is not an http(s) URL`
       : loop ? `redirect loop: ${[...loop, target].join(' -> ')}`
       : hops > (this.d.maxHops ?? MAX_REDIRECT_HOPS) ? `more than ${this.d.maxHops ?? MAX_REDIRECT_HOPS} redirects in a row: ${target} is not followed` : undefined;
     await this.d.store.logFetch(...redirectRow(entry.url, r, job.prev, archived, error, this.d.cycleId));

@@ -1,6 +1,7 @@
 import { text } from 'node:stream/consumers';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, QueryOptions } from '../../versions/types.ts';
 import type { StoreIdentity } from '../../versions/backend.ts';
+import type { LexedQuery } from '../sparql-text.ts';
 import { checkQueryText, DEFAULT_ENGINE, QueryLimitError, type EngineOptions, type LimitKind } from './limits.ts';
 import { QueryUnit, type EngineResult, type UnitJob } from './unit.ts';
 import type { ArchiveLocation, QueryTask } from './wire.ts';
@@ -48,10 +49,12 @@ export class QueryEngine {
    * Runs `sparql` over the archive at `location` (runQuery's semantics and options) in a query process.
    * Resolves with the result's head and its body as a stream once the result is ready; rejects with a
    * UserError for a wrong query, a QueryLimitError for one over a limit (or the engine busy), or an
-   * AbortError when `signal` aborts first (a running query's process is then ended).
+   * AbortError when `signal` aborts first (a running query's process is then ended). `sparql` may come
+   * lexed (lexQuery) by a caller that analysed it: the limits are then checked on its tokens.
    */
-  run(location: ArchiveLocation, sparql: string, opts: QueryOptions = {}, signal?: AbortSignal): Promise<EngineResult> {
-    return this.submit(location, { file: location.file, sparql, opts }, signal);
+  run(location: ArchiveLocation, sparql: string | LexedQuery, opts: QueryOptions = {}, signal?: AbortSignal): Promise<EngineResult> {
+    const text = typeof sparql === 'string' ? sparql : sparql.text;
+    return this.submit(location, { file: location.file, sparql: text, opts }, signal, sparql);
   }
 
   /** Ver(Q) (`versions`) or Change(Q) (`changes`), as queryVersions / queryChanges, in a query process under the same limits. */
@@ -68,8 +71,8 @@ export class QueryEngine {
     return JSON.parse(await text(result.body));
   }
 
-  private async submit(location: ArchiveLocation, task: QueryTask, signal?: AbortSignal): Promise<EngineResult> {
-    checkQueryText(task.sparql, this.options);
+  private async submit(location: ArchiveLocation, task: QueryTask, signal?: AbortSignal, lexed: string | LexedQuery = task.sparql): Promise<EngineResult> {
+    checkQueryText(lexed, this.options);
     const key = JSON.stringify([location.generation ?? null, task]);
     for (;;) {
       signal?.throwIfAborted();

@@ -1,7 +1,7 @@
 import { UserError } from '../../util/errors.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration } from '../../util/units.ts';
-import { nestingDepth } from '../sparql-text.ts';
+import { type LexedQuery, lexQuery, nestingDepth } from '../sparql-text.ts';
 import type { Isolation } from './host.ts';
 
 /** What one query may use. Every query runs under all of them (docs/query.md#query-limits). */
@@ -113,17 +113,22 @@ export function engineBroken(e: unknown): QueryLimitError | undefined {
 
 /**
  * A query text against the limits checked before the engine sees it (size, nesting depth): a UserError
- * (HTTP 400, exit 64) naming the limit, its value and the flags that raise it.
+ * (HTTP 400, exit 64) naming the limit, its value and the flags that raise it. The text is lexed
+ * once, after its size is checked, and its tokens returned for analyseQuery; a caller that has lexed it
+ * already (the server, for analyseQuery) gives its tokens.
  */
-export function checkQueryText(text: string, limits: Pick<QueryLimits, 'maxDepth' | 'queryBytes'>): void {
+export function checkQueryText(query: string | LexedQuery, limits: Pick<QueryLimits, 'maxDepth' | 'queryBytes'>): LexedQuery {
+  const text = typeof query === 'string' ? query : query.text;
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > limits.queryBytes) {
     throw new UserError(`the query is ${formatBytes(bytes)}, over the query size limit of ${formatBytes(limits.queryBytes)}: shorten it (split it into several queries) or raise the limit (serve --query-max-size, query --max-query-size)`);
   }
-  const depth = nestingDepth(text);
+  const lexed = typeof query === 'string' ? lexQuery(query) : query;
+  const depth = nestingDepth(lexed);
   if (depth > limits.maxDepth) {
     throw new UserError(`the query's brackets nest ${depth} deep (counting (, { and [), over the nesting limit of ${limits.maxDepth}: write it with fewer nested groups, OPTIONALs, subqueries or parentheses, or raise the limit (serve --query-max-depth, query --max-depth)`);
   }
+  return lexed;
 }
 
 /** Below this a query process cannot even load the engine (~100 MiB resident when idle). */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isReason, type Reason } from '../../vocabulary/reasons.ts';
 import { readRecord } from '../../archive/warc-reader.ts';
+import { META_FILE } from '../../util/data-dir.ts';
 
 export interface LogRow {
   url: string;
@@ -23,7 +24,7 @@ export interface LogRow {
 }
 
 export function readLog(dataDir: string): LogRow[] {
-  const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true, fileMustExist: true });
+  const db = new Database(path.join(dataDir, META_FILE), { readonly: true, fileMustExist: true });
   try {
     return db.prepare('SELECT * FROM crawl_log ORDER BY id').all() as LogRow[];
   } finally {
