@@ -5,7 +5,7 @@
  * from the crawl's beans before a thread takes the first URL.
  */
 import fs from 'node:fs';
-import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent, reportingSent } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, type RobotsOptions, type RobotsStore, buildUserAgent, reportingSent } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -115,6 +115,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const fates = new Fates(store, o.cycleId, o.log ?? defaultLog());
   const robots = o.robots === false ? undefined : new RobotsCache(sideFetcher, {
     userAgent,
+    memory: robotsMemory(o, spill?.spill),
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
     retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
@@ -227,7 +228,7 @@ function declareChain(p: ChainParts): Stage[] {
  * spills the rest to disk (src/frontier/spill.ts); importance orderings re-rank every queued URL as the
  * crawl learns, in memory.
  */
-function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier; spill?: { close(): void } } {
+function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier; spill?: ReturnType<typeof openFrontierSpill> } {
   const breadthFirst = !driver?.policy && (!o.order || o.order === 'bfs');
   const frontierMemory = o.frontierMemory ?? DEFAULTS.frontierMemory;
   const spill = breadthFirst && Number.isFinite(frontierMemory) ? openFrontierSpill(o.dataDir) : undefined;
@@ -235,6 +236,14 @@ function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing
     : breadthFirst ? new HostQueues(timing, spill && { maxEntries: frontierMemory, spill: spill.spill })
     : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   return { frontier, spill };
+}
+
+/**
+ * A bounded frontier's robots.txt answers in memory: those of the origins it may hold there and those in flight, the
+ * rest in its spill with the origins parked there (without it, a crawl of many hosts kept one for every host).
+ */
+function robotsMemory(o: CrawlOptions, store: RobotsStore | undefined): RobotsOptions['memory'] {
+  return store && { maxOrigins: (o.frontierMemory ?? DEFAULTS.frontierMemory) + (o.concurrency ?? DEFAULTS.concurrency), store };
 }
 
 /** The frontier's memory, for the summary (CrawlSummary.frontier): the breadth-first frontier's only. */

@@ -7,4 +7,4 @@ export { staticLookup, parseResolveEntry, systemLookup, addressBlocker, BlockedA
 export { DEFAULT_ACCEPT, USER_AGENT_TOKEN, VERSION, buildUserAgent, userAgentToken } from './accept.ts';
 export { decodeBody, type Decoded } from './decode.ts';
 export { reportingSent } from './sent-times.ts';
-export { RobotsCache, type RobotsOptions, type RobotsRecord, type RobotsVerdict } from './robots.ts';
+export { RobotsCache, type RobotsOptions, type RobotsRecord, type RobotsStore, type RobotsVerdict } from './robots.ts';

@@ -96,7 +96,8 @@ class Lowest {
 
 /**
  * The spill in a SQLite file: entries in one B-tree ordered by (origin, key, arrival); parked origins by id, with an
- * index on (heap, key) and one on the deferral of those with entries (the progress line's); hostnames' spacing. Opened on its first write: most crawls never fill the memory.
+ * index on (heap, key) and one on the deferral of those with entries (the progress line's); hostnames' spacing; the robots.txt answers
+ * a crawl of many hosts has no room for in memory. Opened on its first write: most crawls never fill the memory.
  */
 export class SqliteFrontierSpill implements FrontierSpill {
   private db: Database.Database | undefined;
@@ -108,7 +109,7 @@ export class SqliteFrontierSpill implements FrontierSpill {
   private readonly ready = new Lowest();
   /** At least the latest deferral among parked origins with entries: a progress tick past it asks the file nothing. */
   private latestDeferral = Number.NEGATIVE_INFINITY;
-  private st!: Record<'insert' | 'select' | 'head' | 'remove' | 'idOf' | 'newId' | 'park' | 'parked' | 'unpark' | 'due' | 'lowest' | 'deferred' | 'spacing' | 'setSpacing', Database.Statement>;
+  private st!: Record<'insert' | 'select' | 'head' | 'remove' | 'idOf' | 'newId' | 'park' | 'parked' | 'unpark' | 'due' | 'lowest' | 'deferred' | 'spacing' | 'setSpacing' | 'robots' | 'setRobots', Database.Statement>;
   private writeBatch!: (rows: Array<[number, number, number, string]>) => void;
 
   /** `dir` is where the file goes, or a function that makes that directory when the spill is first written. */
@@ -125,7 +126,8 @@ export class SqliteFrontierSpill implements FrontierSpill {
       CREATE TABLE IF NOT EXISTS parked (id INTEGER PRIMARY KEY, host TEXT NOT NULL, heap INTEGER NOT NULL, hk REAL NOT NULL, cnt INTEGER NOT NULL, nb REAL NOT NULL, c TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS parked_heap ON parked (heap, hk);
       CREATE INDEX IF NOT EXISTS parked_deferred ON parked (nb) WHERE cnt > 0;
-      CREATE TABLE IF NOT EXISTS spacing (hostname TEXT PRIMARY KEY, last REAL NOT NULL) WITHOUT ROWID;`);
+      CREATE TABLE IF NOT EXISTS spacing (hostname TEXT PRIMARY KEY, last REAL NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS robots (origin TEXT PRIMARY KEY, r TEXT NOT NULL) WITHOUT ROWID;`);
     const cols = 'n.origin, p.host, p.heap, p.hk, p.cnt, p.c FROM parked p JOIN names n ON n.id = p.id';
     this.st = {
       insert: db.prepare('INSERT INTO q (o, k, n, e) VALUES (?, ?, ?, ?)'),
@@ -142,6 +144,8 @@ export class SqliteFrontierSpill implements FrontierSpill {
       deferred: db.prepare(`SELECT ${cols} WHERE p.nb > ? AND p.cnt > 0`),
       spacing: db.prepare('SELECT last FROM spacing WHERE hostname = ?').pluck(),
       setSpacing: db.prepare('INSERT OR REPLACE INTO spacing (hostname, last) VALUES (?, ?)'),
+      robots: db.prepare('SELECT r FROM robots WHERE origin = ?').pluck(),
+      setRobots: db.prepare('INSERT OR REPLACE INTO robots (origin, r) VALUES (?, ?)'),
     };
     this.writeBatch = db.transaction((rows) => {
       for (const r of rows) this.st.insert.run(r);
@@ -261,6 +265,16 @@ export class SqliteFrontierSpill implements FrontierSpill {
   setSpacing(hostname: string, lastStart: number): void {
     this.open();
     this.write(this.st.setSpacing, hostname, lastStart);
+  }
+
+  /** An origin's robots.txt answer that left memory (src/fetch/robots.ts: RobotsStore). */
+  robots(origin: string): string | undefined {
+    return this.db ? (this.st.robots.get(origin) as string | undefined) : undefined;
+  }
+
+  setRobots(origin: string, record: string): void {
+    this.open();
+    this.write(this.st.setRobots, origin, record);
   }
 
   close(): void {
