@@ -227,8 +227,10 @@ export class SqliteFrontierSpill implements FrontierSpill {
   }
 
   due(now: number, limit: number): ParkedOrigin[] {
-    // `key` is a lower bound even when stale: past `now`, nothing is due.
-    if (this.waiting.key > now || this.lowest(this.waiting, Heap.Waiting) > now) return [];
+    // `key` is a lower bound even when stale: past `now`, nothing is due (Infinity: none is waiting).
+    if (this.waiting.key > now || this.waiting.key === Number.POSITIVE_INFINITY) return [];
+    const low = this.lowest(this.waiting, Heap.Waiting);
+    if (low > now || low === Number.POSITIVE_INFINITY) return [];
     return (this.st.due.all(now, limit) as Row[]).map(parkedOf);
   }
 
