@@ -286,9 +286,9 @@ class Transport {
       bodyTimeout: 2 * limits.bodyIdleMs,
     };
     this.proxied = Boolean(opts.proxy) || hasProxyEnv();
-    // Plain http through a proxy that ProxyForward leaves to undici (below): undici wraps each origin in a dispatcher with a pool of its own to the proxy, and
-    // keeps both for good (the wrapper reports no disconnect): 16 KB of queue a pool, 1.6 GB at 100,000 hosts. One pool
-    // to each proxy serves them all, as one connection to a proxy serves any origin.
+    // Plain http through a proxy that ProxyForward leaves to undici (below): undici wraps each origin in a dispatcher
+    // with a pool of its own to the proxy, and keeps both for good (the wrapper reports no disconnect): 16 KB of queue a
+    // pool, 1.6 GB at 100,000 hosts. One pool to each proxy serves them all, as one connection to a proxy serves any origin.
     const proxyPools = new Map<string, Pool>();
     const factory = (origin: string | URL, o: Pool.Options): Dispatcher => {
       const key = String(origin);

@@ -204,6 +204,7 @@ export class RobotsCache {
   }
 
   private remember(origin: string, entry: Entry): void {
+    this.entries.delete(origin); // a fresh answer is the most recently asked too
     this.entries.set(origin, entry);
     const memory = this.options.memory;
     if (!memory) return;
