@@ -5,7 +5,7 @@
  * from the crawl's beans before a thread takes the first URL.
  */
 import fs from 'node:fs';
-import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, buildUserAgent } from '../fetch/index.ts';
+import { createHttpFetcher, staticLookup, systemLookup, RobotsCache, type RobotsOptions, type RobotsStore, buildUserAgent } from '../fetch/index.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { HostRow } from '../store/types.ts';
 import { openStore } from '../store/index.ts';
@@ -121,6 +121,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   // one a context's or a proof's origin needs first is fetched on the clock and archived alike.
   const robots = o.robots === false ? undefined : new RobotsCache(robotsFetcher(sideFetcher, clock, archive), {
     userAgent,
+    memory: robotsMemory(o, spill?.spill),
     maxCrawlDelayMs: DEFAULTS.maxCrawlDelayMs,
     retries: o.robotsRetries ?? DEFAULTS.robotsRetries,
     retryDelayMs: o.robotsRetryDelayMs ?? DEFAULTS.robotsRetryDelayMs,
@@ -232,7 +233,7 @@ function declareChain(p: ChainParts): Stage[] {
  * spills the rest to disk (src/frontier/spill.ts); importance orderings re-rank every queued URL as the
  * crawl learns, in memory.
  */
-function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier & SideClock; spill?: { close(): void } } {
+function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing: Timing): { frontier: Frontier & SideClock; spill?: ReturnType<typeof openFrontierSpill> } {
   const breadthFirst = !driver?.policy && (!o.order || o.order === 'bfs');
   const frontierMemory = o.frontierMemory ?? DEFAULTS.frontierMemory;
   const spill = breadthFirst && Number.isFinite(frontierMemory) ? openFrontierSpill(o.dataDir) : undefined;
@@ -240,6 +241,14 @@ function createFrontier(o: CrawlOptions, driver: QueryDriver | undefined, timing
     : breadthFirst ? new HostQueues(timing, spill && { maxEntries: frontierMemory, spill: spill.spill })
     : new OrderedFrontier(createOrderingPolicy(o.order as OrderingName, { query: o.query }), timing);
   return { frontier, spill };
+}
+
+/**
+ * A bounded frontier's robots.txt answers in memory: those of the origins it may hold there and those in flight, the
+ * rest in its spill with the origins parked there (without it, a crawl of many hosts kept one for every host).
+ */
+function robotsMemory(o: CrawlOptions, store: RobotsStore | undefined): RobotsOptions['memory'] {
+  return store && { maxOrigins: (o.frontierMemory ?? DEFAULTS.frontierMemory) + (o.concurrency ?? DEFAULTS.concurrency), store };
 }
 
 /** The frontier's memory, for the summary (CrawlSummary.frontier): the breadth-first frontier's only. */

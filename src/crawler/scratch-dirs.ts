@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RobotsStore } from '../fetch/index.ts';
 import { SeenSet } from '../frontier/seen/index.ts';
 import { SqliteFrontierSpill, type FrontierSpill } from '../frontier/spill.ts';
 import type { CrawlOptions } from './options.ts';
@@ -41,7 +42,7 @@ export function openCrawlSeen(dataDir: string, o: Pick<CrawlOptions, 'seenCache'
  * The spill of a bounded frontier (src/frontier/spill.ts), removed again by `close`. Made on its first
  * entry: most crawls (a re-crawl cycle, a site of a few thousand pages) never fill the memory.
  */
-export function openFrontierSpill(dataDir: string): { spill: FrontierSpill; close(): void } {
+export function openFrontierSpill(dataDir: string): { spill: FrontierSpill & RobotsStore; close(): void } {
   let dir: string | undefined;
   const spill = new SqliteFrontierSpill(() => {
     removeStaleDirs(dataDir, '.frontier-');

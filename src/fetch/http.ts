@@ -8,6 +8,7 @@ import { BlockedAddressError, addressBlocker, checkedNodeLookup, systemLookup, t
 import { decodeBody } from './decode.ts';
 import { skipContinue } from './interim.ts';
 import { Deadline, DeadlineExceeded, type PhaseLimits, type TransportProbe } from './deadline.ts';
+import { ProxyForward, type Sender } from './proxy-forward.ts';
 import { parseRetryAfter, parseRetryAfterMs } from './retry-after.ts';
 import { parseContentType } from '../util/content-type.ts';
 import { headerValue, isRedirect, type RedirectTarget, redirectTarget } from '../util/headers.ts';
@@ -184,7 +185,7 @@ interface Exchange {
  * dispatch (not request()) is used because only its handler learns when the request got a socket,
  * which is where connecting ends and waiting for headers begins.
  */
-function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, deadline: Deadline, probe: TransportProbe, bodyLimit: number, onSent: () => void): Promise<Exchange> {
+function exchange(dispatcher: Sender, options: Dispatcher.DispatchOptions, deadline: Deadline, probe: TransportProbe, bodyLimit: number, onSent: () => void): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
     let abort: ((err?: Error) => void) | undefined;
     let settled = false;
@@ -261,7 +262,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, d
  * check at connect time, and what it learns of each transport that a response does not carry.
  */
 class Transport {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: Sender;
   readonly proxied: boolean;
   /** host:port → address of the latest connection made there (the response does not carry its socket). */
   private readonly remoteAddresses = new Map<string, string>();
@@ -284,9 +285,9 @@ class Transport {
       bodyTimeout: 2 * limits.bodyIdleMs,
     };
     this.proxied = Boolean(opts.proxy) || hasProxyEnv();
-    // Plain http through a proxy: undici wraps each origin in a dispatcher with a pool of its own to the proxy, and
-    // keeps both for good (the wrapper reports no disconnect): 16 KB of queue a pool, 1.6 GB at 100,000 hosts. One pool
-    // to each proxy serves them all, as one connection to a proxy serves any origin.
+    // Plain http through a proxy that ProxyForward leaves to undici (below): undici wraps each origin in a dispatcher
+    // with a pool of its own to the proxy, and keeps both for good (the wrapper reports no disconnect): 16 KB of queue a
+    // pool, 1.6 GB at 100,000 hosts. One pool to each proxy serves them all, as one connection to a proxy serves any origin.
     const proxyPools = new Map<string, Pool>();
     const factory = (origin: string | URL, o: Pool.Options): Dispatcher => {
       const key = String(origin);
@@ -296,7 +297,7 @@ class Transport {
       if (!pool || pool.closed || pool.destroyed) proxyPools.set(key, (pool = new Pool(origin, o)));
       return pool;
     };
-    this.dispatcher = this.proxied
+    const agent = this.proxied
       ? new EnvHttpProxyAgent({
           ...agentOptions,
           factory,
@@ -310,6 +311,11 @@ class Transport {
           clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, { ...o, headersTimeout: 2 * limits.connectMs }),
         } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
       : new Agent(agentOptions);
+    const forward = forwardingProxy(opts.proxy);
+    // The proxy's own connector, as undici's wrapper gives it; the timeouts are backstops, as above.
+    this.dispatcher = forward
+      ? new ProxyForward(new Pool(forward, { connect: buildConnector({ timeout: limits.connectMs } as buildConnector.BuildOptions), headersTimeout: agentOptions.headersTimeout, bodyTimeout: agentOptions.bodyTimeout }), agent)
+      : agent;
     if (this.proxied) diagnostics.subscribe('undici:proxy:connected', this.onTunnel);
   }
 
@@ -360,6 +366,21 @@ class Transport {
     const colon = path?.lastIndexOf(':') ?? -1;
     if (path && colon > 0) this.markUp(transportKey(path.slice(0, colon), path.slice(colon + 1), 'https:'));
   };
+}
+
+/**
+ * The proxy that plain http goes through on ProxyForward's one pool, or undefined where undici's agent is left to it:
+ * no proxy, a NO_PROXY list (undici's agent reads it), a proxy with credentials or not over plain http.
+ */
+function forwardingProxy(proxy: string | undefined): string | undefined {
+  const url = proxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
+  if (!url || process.env.no_proxy || process.env.NO_PROXY) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' && !u.username && !u.password ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseTarget(href: string, what: string): URL {

@@ -6,4 +6,4 @@ export { isTransientFetchError, reasonOfFetchError } from './reasons.ts';
 export { staticLookup, parseResolveEntry, systemLookup, addressBlocker, BlockedAddressError, type LookupFn, type ResolvedAddress, type AddressPolicy } from './address.ts';
 export { DEFAULT_ACCEPT, USER_AGENT_TOKEN, VERSION, buildUserAgent, userAgentToken } from './accept.ts';
 export { decodeBody, type Decoded } from './decode.ts';
-export { RobotsCache, type RobotsOptions, type RobotsRecord, type RobotsVerdict } from './robots.ts';
+export { RobotsCache, type RobotsOptions, type RobotsRecord, type RobotsStore, type RobotsVerdict } from './robots.ts';

@@ -57,8 +57,19 @@ export interface RobotsOptions {
   maxBytes?: number;
   /** Called after each robots.txt fetch, e.g. to store it with the host (status 0: no HTTP answer). */
   onFetched?: (host: string, status: number, text: string) => void;
+  /**
+   * At most `maxOrigins` origins' answers in memory, the least recently asked leaving for `store` (and read back from
+   * there when asked again): a crawl of many hosts keeps what it knows of each without holding it all (default: all in memory).
+   */
+  memory?: { maxOrigins: number; store: RobotsStore };
   /** Clock, for tests of the expiry. */
   now?: () => number;
+}
+
+/** Where robots.txt answers out of memory wait (a bounded frontier's spill): a RobotsRecord's JSON by origin. */
+export interface RobotsStore {
+  robots(origin: string): string | undefined;
+  setRobots(origin: string, record: string): void;
 }
 
 /** What is known about one origin's robots.txt. */
@@ -182,7 +193,7 @@ export class RobotsCache {
   peek(url: string): RobotsVerdict | undefined {
     const parsed = parseTarget(url);
     if (!parsed) return { allowed: true };
-    const cached = this.entries.get(parsed.origin);
+    const cached = this.cached(parsed.origin);
     if (!cached || cached.record.expiresAt.getTime() <= this.now()) return undefined;
     return verdictOf(cached, parsed.href, this.token);
   }
@@ -199,14 +210,46 @@ export class RobotsCache {
   /** The cached robots.txt state of the origin of `url` (scheme://host:port), if any. */
   get(url: string): RobotsRecord | undefined {
     try {
-      return this.entries.get(new URL(url).origin)?.record;
+      return this.cached(new URL(url).origin)?.record;
     } catch {
       return undefined;
     }
   }
 
+  /** The origin's answer, from memory or from the store (then back in memory), fresh or not. */
+  private cached(origin: string): Entry | undefined {
+    const e = this.entries.get(origin);
+    if (e) {
+      if (this.options.memory) {
+        // The most recently asked last: the first to leave is the one asked longest ago.
+        this.entries.delete(origin);
+        this.entries.set(origin, e);
+      }
+      return e;
+    }
+    const stored = this.options.memory?.store.robots(origin);
+    if (stored === undefined) return undefined;
+    const record = JSON.parse(stored, (k, v) => (k === 'fetchedAt' || k === 'expiresAt' || k === 'deferUntil' ? new Date(v) : v)) as RobotsRecord;
+    // Only a robots.txt that was had has text; an empty one allows all, as no robot does.
+    const entry: Entry = record.text ? { record, robot: robotsParser(`${origin}/robots.txt`, record.text) } : { record };
+    this.remember(origin, entry);
+    return entry;
+  }
+
+  private remember(origin: string, entry: Entry): void {
+    this.entries.delete(origin); // a fresh answer is the most recently asked too
+    this.entries.set(origin, entry);
+    const memory = this.options.memory;
+    if (!memory) return;
+    for (const [o, e] of this.entries) {
+      if (this.entries.size <= memory.maxOrigins) break;
+      this.entries.delete(o);
+      memory.store.setRobots(o, JSON.stringify(e.record));
+    }
+  }
+
   private entryFor(origin: string): Promise<Entry> {
-    const cached = this.entries.get(origin);
+    const cached = this.cached(origin);
     if (cached && cached.record.expiresAt.getTime() > this.now()) return Promise.resolve(cached);
     let pending = this.pending.get(origin);
     if (!pending) {
@@ -225,7 +268,7 @@ export class RobotsCache {
   private keep(origin: string, robotsUrl: string, outcome: FetchOutcome): Entry {
     const entry = this.interpret(origin, robotsUrl, outcome);
     // A blocked or invalid target is not cached: the page fetch reports the reason itself.
-    if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.entries.set(origin, entry);
+    if (entry.record.expiresAt.getTime() > entry.record.fetchedAt.getTime()) this.remember(origin, entry);
     this.options.onFetched?.(hostOf(origin), entry.record.status, entry.record.text);
     return entry;
   }

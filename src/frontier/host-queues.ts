@@ -387,8 +387,8 @@ export class HostQueues implements Frontier, SideClock {
   /** The ready origin of the lowest key, in memory or parked (then brought back), out of its heap. */
   private nextReady(): OriginQueue | undefined {
     while (this.ready.size > 0 && !this.isCurrent(this.ready.peek()!, Heap.Ready)) this.ready.pop();
-    const parked = this.parkedAny ? this.memory!.spill.best() : undefined;
-    if (parked && (this.ready.size === 0 || parked.heapKey < (this.ready.peekKey() as number))) return this.unpark(parked, false);
+    const parked = this.parkedAny ? this.memory!.spill.best(this.ready.size === 0 ? Number.POSITIVE_INFINITY : (this.ready.peekKey() as number)) : undefined;
+    if (parked) return this.unpark(parked, false);
     return this.ready.pop();
   }
 

@@ -41,8 +41,8 @@ export interface FrontierSpill extends SpacingStore, Closable {
   head(origin: string): number | undefined;
   /** Up to `limit` parked origins waiting for a ready time at or before `now`, soonest first. */
   due(now: number, limit: number): ParkedOrigin[];
-  /** The parked ready origin of the lowest key. */
-  best(): ParkedOrigin | undefined;
+  /** The parked ready origin of the lowest key, when that key is below `below`. */
+  best(below?: number): ParkedOrigin | undefined;
   /** The parked origins with entries that wait on a deferral or back-off past `now`. */
   deferred(now: number): ParkedOrigin[];
   /** Whether `origin` was never given to `know` before (counts the origins a frontier has seen). */
@@ -66,8 +66,38 @@ const ID_CACHE = 65_536;
 type Row = { origin: string; host: string; heap: number; hk: number; cnt: number; c: string };
 
 /**
+ * The lowest (key, id) among the parked origins of one heap, kept in memory: a pop that finds no parked origin due
+ * or better than its own asks the file nothing. `key` never exceeds the lowest key there; `stale` when the row that
+ * held it left or moved, and then the next look that needs it exact asks the file (its index on (heap, key)).
+ */
+class Lowest {
+  key = Number.POSITIVE_INFINITY;
+  id = -1;
+  stale = false;
+
+  /** Row `id` now stands in this heap at `key`, or not in it (undefined). */
+  note(id: number, key: number | undefined): void {
+    if (key !== undefined && (key < this.key || (!this.stale && key === this.key && id < this.id))) {
+      // Every other row's key is at least the old one, stale or not: this one is the lowest.
+      this.key = key;
+      this.id = id;
+      this.stale = false;
+    } else if (id === this.id && key !== this.key) {
+      this.stale = true;
+    }
+  }
+
+  set(row: { id: number; hk: number } | undefined): void {
+    this.key = row?.hk ?? Number.POSITIVE_INFINITY;
+    this.id = row?.id ?? -1;
+    this.stale = false;
+  }
+}
+
+/**
  * The spill in a SQLite file: entries in one B-tree ordered by (origin, key, arrival); parked origins by id, with an
- * index on (heap, key); hostnames' spacing. Opened on its first write: most crawls never fill the memory.
+ * index on (heap, key) and one on the deferral of those with entries (the progress line's); hostnames' spacing; the robots.txt answers
+ * a crawl of many hosts has no room for in memory. Opened on its first write: most crawls never fill the memory.
  */
 export class SqliteFrontierSpill implements FrontierSpill {
   private db: Database.Database | undefined;
@@ -75,7 +105,11 @@ export class SqliteFrontierSpill implements FrontierSpill {
   private pending: Array<[number, number, number, string]> = [];
   private arrival = 0;
   private writes = 0;
-  private st!: Record<'insert' | 'select' | 'head' | 'remove' | 'idOf' | 'newId' | 'park' | 'parked' | 'unpark' | 'due' | 'best' | 'deferred' | 'spacing' | 'setSpacing', Database.Statement>;
+  private readonly waiting = new Lowest();
+  private readonly ready = new Lowest();
+  /** At least the latest deferral among parked origins with entries: a progress tick past it asks the file nothing. */
+  private latestDeferral = Number.NEGATIVE_INFINITY;
+  private st!: Record<'insert' | 'select' | 'head' | 'remove' | 'idOf' | 'newId' | 'park' | 'parked' | 'unpark' | 'due' | 'lowest' | 'deferred' | 'spacing' | 'setSpacing' | 'robots' | 'setRobots', Database.Statement>;
   private writeBatch!: (rows: Array<[number, number, number, string]>) => void;
 
   /** `dir` is where the file goes, or a function that makes that directory when the spill is first written. */
@@ -91,7 +125,9 @@ export class SqliteFrontierSpill implements FrontierSpill {
       CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, origin TEXT NOT NULL UNIQUE);
       CREATE TABLE IF NOT EXISTS parked (id INTEGER PRIMARY KEY, host TEXT NOT NULL, heap INTEGER NOT NULL, hk REAL NOT NULL, cnt INTEGER NOT NULL, nb REAL NOT NULL, c TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS parked_heap ON parked (heap, hk);
-      CREATE TABLE IF NOT EXISTS spacing (hostname TEXT PRIMARY KEY, last REAL NOT NULL) WITHOUT ROWID;`);
+      CREATE INDEX IF NOT EXISTS parked_deferred ON parked (nb) WHERE cnt > 0;
+      CREATE TABLE IF NOT EXISTS spacing (hostname TEXT PRIMARY KEY, last REAL NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS robots (origin TEXT PRIMARY KEY, r TEXT NOT NULL) WITHOUT ROWID;`);
     const cols = 'n.origin, p.host, p.heap, p.hk, p.cnt, p.c FROM parked p JOIN names n ON n.id = p.id';
     this.st = {
       insert: db.prepare('INSERT INTO q (o, k, n, e) VALUES (?, ?, ?, ?)'),
@@ -104,10 +140,12 @@ export class SqliteFrontierSpill implements FrontierSpill {
       parked: db.prepare(`SELECT ${cols} WHERE p.id = ?`),
       unpark: db.prepare('DELETE FROM parked WHERE id = ?'),
       due: db.prepare(`SELECT ${cols} WHERE p.heap = ${Heap.Waiting} AND p.hk <= ? ORDER BY p.hk LIMIT ?`),
-      best: db.prepare(`SELECT ${cols} WHERE p.heap = ${Heap.Ready} ORDER BY p.hk LIMIT 1`),
+      lowest: db.prepare('SELECT id, hk FROM parked WHERE heap = ? ORDER BY hk, id LIMIT 1'),
       deferred: db.prepare(`SELECT ${cols} WHERE p.nb > ? AND p.cnt > 0`),
       spacing: db.prepare('SELECT last FROM spacing WHERE hostname = ?').pluck(),
       setSpacing: db.prepare('INSERT OR REPLACE INTO spacing (hostname, last) VALUES (?, ?)'),
+      robots: db.prepare('SELECT r FROM robots WHERE origin = ?').pluck(),
+      setRobots: db.prepare('INSERT OR REPLACE INTO robots (origin, r) VALUES (?, ?)'),
     };
     this.writeBatch = db.transaction((rows) => {
       for (const r of rows) this.st.insert.run(r);
@@ -160,7 +198,11 @@ export class SqliteFrontierSpill implements FrontierSpill {
   }
 
   park(p: ParkedOrigin): void {
-    this.write(this.st.park, this.id(p.origin, true), p.host, p.heap, p.heapKey, p.count, p.clock.notBefore, JSON.stringify(p.clock));
+    const id = this.id(p.origin, true)!;
+    this.write(this.st.park, id, p.host, p.heap, p.heapKey, p.count, p.clock.notBefore, JSON.stringify(p.clock));
+    this.waiting.note(id, p.heap === Heap.Waiting ? p.heapKey : undefined);
+    this.ready.note(id, p.heap === Heap.Ready ? p.heapKey : undefined);
+    if (p.count > 0 && p.clock.notBefore > this.latestDeferral) this.latestDeferral = p.clock.notBefore;
   }
 
   parked(origin: string): ParkedOrigin | undefined {
@@ -171,7 +213,10 @@ export class SqliteFrontierSpill implements FrontierSpill {
 
   unpark(origin: string): void {
     const id = this.id(origin, false);
-    if (id !== undefined) this.write(this.st.unpark, id);
+    if (id === undefined) return;
+    this.write(this.st.unpark, id);
+    this.waiting.note(id, undefined);
+    this.ready.note(id, undefined);
   }
 
   head(origin: string): number | undefined {
@@ -182,16 +227,31 @@ export class SqliteFrontierSpill implements FrontierSpill {
   }
 
   due(now: number, limit: number): ParkedOrigin[] {
-    return this.db ? (this.st.due.all(now, limit) as Row[]).map(parkedOf) : [];
+    // `key` is a lower bound even when stale: past `now`, nothing is due (Infinity: none is waiting).
+    if (this.waiting.key > now || this.waiting.key === Number.POSITIVE_INFINITY) return [];
+    const low = this.lowest(this.waiting, Heap.Waiting);
+    if (low > now || low === Number.POSITIVE_INFINITY) return [];
+    return (this.st.due.all(now, limit) as Row[]).map(parkedOf);
   }
 
-  best(): ParkedOrigin | undefined {
-    const row = this.db && (this.st.best.get() as Row | undefined);
-    return row ? parkedOf(row) : undefined;
+  best(below = Number.POSITIVE_INFINITY): ParkedOrigin | undefined {
+    if (this.ready.key >= below || this.lowest(this.ready, Heap.Ready) >= below) return undefined;
+    const row = this.st.parked.get(this.ready.id) as Row | undefined;
+    return row && parkedOf(row);
+  }
+
+  /** The lowest key in `heap`'s parked origins (Infinity: none), from memory unless a row that held it left. */
+  private lowest(l: Lowest, heap: Heap): number {
+    if (l.stale && this.db) l.set(this.st.lowest.get(heap) as { id: number; hk: number } | undefined);
+    return l.key;
   }
 
   deferred(now: number): ParkedOrigin[] {
-    return this.db ? (this.st.deferred.all(now) as Row[]).map(parkedOf) : [];
+    if (!this.db || this.latestDeferral <= now) return [];
+    const rows = (this.st.deferred.all(now) as Row[]).map(parkedOf);
+    // Every parked origin with entries that is not among these is free by `now`.
+    this.latestDeferral = rows.reduce((m, p) => Math.max(m, p.clock.notBefore), now);
+    return rows;
   }
 
   know(origin: string): boolean {
@@ -207,6 +267,16 @@ export class SqliteFrontierSpill implements FrontierSpill {
   setSpacing(hostname: string, lastStart: number): void {
     this.open();
     this.write(this.st.setSpacing, hostname, lastStart);
+  }
+
+  /** An origin's robots.txt answer that left memory (src/fetch/robots.ts: RobotsStore). */
+  robots(origin: string): string | undefined {
+    return this.db ? (this.st.robots.get(origin) as string | undefined) : undefined;
+  }
+
+  setRobots(origin: string, record: string): void {
+    this.open();
+    this.write(this.st.setRobots, origin, record);
   }
 
   close(): void {

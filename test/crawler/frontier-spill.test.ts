@@ -1,6 +1,9 @@
 import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
+import { Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlSummary } from '../../src/crawler/crawl.ts';
 import { startLinkedDataWeb, type LinkedDataWeb } from '../../src/testkit/linked-data-web.ts';
@@ -132,4 +135,59 @@ describe('a crawl of many more hosts than its frontier holds', () => {
     }
     expect(fs.readdirSync(dataDir).filter((n) => n.startsWith('.frontier-'))).toEqual([]);
   }, 180_000);
+});
+
+/**
+ * What a crawl keeps per origin stays within its bound too (issue #30: 100,000 hosts under `--frontier-memory 10000`
+ * in 659 MB, most of it per-host state): 1,000 hosts behind the proxy, one document each, 40 origins' URLs in memory.
+ * Looked at while the crawl runs: the parsed robots.txt answers (the rest wait in the spill, read back when an origin
+ * comes back) and undici's dispatchers (undici's proxy agent kept one per origin ever asked) stay within the bound plus
+ * the requests in flight, and each host's robots.txt is still fetched once. (The frontier's own origins in memory:
+ * test/frontier/spill.test.ts.)
+ */
+describe('a crawl of many hosts keeps per-origin state within its bound', () => {
+  const HOSTS = 1_000;
+  const BOUND = 40;
+  const CONCURRENCY = 16;
+  let web: LinkedDataWeb;
+  let proxy: ForwardProxy;
+  beforeAll(async () => {
+    web = await startLinkedDataWeb({ documents: HOSTS, hosts: HOSTS });
+    proxy = await startForwardProxy((hostname) => (hostname.endsWith('.lod.test') ? web.port : undefined));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await web?.close();
+  });
+
+  it('robots.txt answers and undici dispatchers in memory stay under bound + concurrency', async () => {
+    const Robots = (createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => object)('http://a.test/robots.txt', '').constructor;
+    const live = () => ({
+      robots: v8.queryObjects(Robots as new () => unknown, { format: 'count' }) as number,
+      dispatchers: v8.queryObjects(Dispatcher, { format: 'count' }) as number,
+    });
+    const idle = live();
+    const peak = { robots: 0, dispatchers: 0 };
+    // Each look walks the whole heap (half a second or more): twice is enough, a quarter and half-way through (progress
+    // comes every 200 ms at most and not at the end: the looks leave it time to come).
+    const at = [HOSTS / 4, HOSTS / 2];
+    const seeds = Array.from({ length: HOSTS }, (_, h) => web.document(h));
+    const s = await crawl({ seeds, dataDir: tempDir(), proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 0, delayMs: 0, perHost: 1, concurrency: CONCURRENCY, domains: ['lod.test'], vocabularies: false, frontierMemory: BOUND })
+      .onProgress((p) => {
+        if (at.length === 0 || p.documents < at[0]!) return;
+        at.shift();
+        for (const [k, n] of Object.entries(live())) peak[k as keyof typeof peak] = Math.max(peak[k as keyof typeof peak], n - idle[k as keyof typeof idle]);
+      })
+      .run();
+    expect(at, 'both looks taken').toEqual([]);
+    expect(s.documents).toBe(HOSTS);
+    expect(s.frontier!.peakInMemory).toBeLessThanOrEqual(BOUND);
+    const robotsFetches = [...web.hits].filter(([k]) => k.endsWith('/robots.txt'));
+    expect(robotsFetches.length).toBe(HOSTS);
+    expect(robotsFetches.filter(([, n]) => n > 1)).toEqual([]);
+    // Each look came after the crawl had been through many more hosts than these bounds.
+    expect(peak.robots, 'parsed robots.txt answers in memory').toBeLessThanOrEqual(BOUND + 2 * CONCURRENCY);
+    // Two fetchers (pages, and robots.txt beside them), each a dozen agents and a client a connection to the proxy.
+    expect(peak.dispatchers, 'undici dispatchers').toBeLessThanOrEqual(2 * (12 + CONCURRENCY));
+  }, 120_000);
 });

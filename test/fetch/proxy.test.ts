@@ -1,4 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
+import v8 from 'node:v8';
+import { Dispatcher } from 'undici';
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { createHttpFetcher, staticLookup, buildUserAgent } from '../../src/fetch/index.ts';
 import { startServer, type TestServer } from './server.ts';
@@ -52,6 +54,25 @@ describe('proxy', () => {
       expect(connections).toBeLessThanOrEqual(2);
     } finally {
       diagnostics.unsubscribe('undici:client:connected', onConnected);
+      await fetcher.close();
+    }
+  });
+
+  it('keeps nothing of undici per origin: the live dispatchers do not grow with the hosts asked', async () => {
+    // undici's ProxyAgent kept a wrapper dispatcher for every origin ever asked (it reports no disconnect), with its
+    // listeners: memory that grew with hosts, about 1 KB each (bench/frontier-hosts.bench.ts).
+    const fetcher = createHttpFetcher({ userAgent: UA, allowPrivate: true, lookup: staticLookup({}), proxy: proxy.url, ...timeouts });
+    const live = () => v8.queryObjects(Dispatcher, { format: 'count' }) as number;
+    try {
+      await fetcher.fetch(origin.url('/doc.ttl', 'first.example.test'));
+      const before = live();
+      for (let i = 0; i < 200; i++) {
+        const { error } = await fetcher.fetch(origin.url('/doc.ttl', `many${i}.example.test`));
+        expect(error).toBeUndefined();
+      }
+      expect(proxy.seen.length).toBe(201);
+      expect(live() - before).toBeLessThan(10);
+    } finally {
       await fetcher.close();
     }
   });

@@ -2,6 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHttpFetcher, staticLookup, buildUserAgent, RobotsCache, type Fetcher } from '../../src/fetch/index.ts';
 import { closedPort, startServer, type TestServer } from './server.ts';
 import { answer, startRawHttp } from '../../src/testkit/faults/raw.ts';
+import { SqliteFrontierSpill } from '../../src/frontier/spill.ts';
+import { tempDir } from '../helpers.ts';
 
 const UA = buildUserAgent('https://example.test/crawler');
 
@@ -116,6 +118,30 @@ describe('RobotsCache', () => {
     clock += 2 * 3_600_000;
     await robots.check(url('everyone.example.test', '/d'));
     expect(robotsHits.get('everyone.example.test')! - before).toBe(2);
+  });
+
+  it('with room for one origin in memory, the others\' answers wait in the store and read back the same, fetched once', async () => {
+    const spill = new SqliteFrontierSpill(tempDir());
+    try {
+      const robots = new RobotsCache(fetcher, { userAgent: UA, memory: { maxOrigins: 1, store: spill } });
+      const hosts = ['rules.example.test', 'everyone.example.test', 'missing.example.test', 'broken.example.test'];
+      const before = hosts.map((h) => robotsHits.get(h) ?? 0);
+      const ask = async () => [
+        await robots.check(url('rules.example.test', '/private/x.ttl')), await robots.check(url('rules.example.test', '/public/x.ttl')),
+        await robots.check(url('everyone.example.test', '/no/b')), await robots.check(url('missing.example.test', '/anything')),
+        await robots.check(url('broken.example.test', '/a')),
+      ];
+      const first = await ask();
+      expect(first.slice(0, 4)).toEqual([{ allowed: false, crawlDelayMs: 2000 }, { allowed: true, crawlDelayMs: 2000 }, { allowed: false }, { allowed: true }]);
+      expect(first[4]).toMatchObject({ deferUntil: expect.any(Date) });
+      // Every origin but the last asked left memory; each comes back from the store as it was.
+      expect(spill.robots(new URL(url('rules.example.test', '/')).origin)).toContain('Crawl-delay: 2');
+      expect(await ask()).toEqual(first);
+      expect(robots.peek(url('rules.example.test', '/private/y'))).toEqual({ allowed: false, crawlDelayMs: 2000 });
+      expect(hosts.map((h, i) => (robotsHits.get(h) ?? 0) - before[i]!)).toEqual([1, 1, 1, 1]);
+    } finally {
+      spill.close();
+    }
   });
 
   it('a 404 or 403 robots.txt means allow-all', async () => {
