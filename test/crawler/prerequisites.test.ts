@@ -169,3 +169,33 @@ describe('FrontierClock', () => {
     expect(frontier.pop(Date.now())?.url).toBe(`${other}/x`);
   });
 });
+
+/**
+ * An origin that cannot be reached (its port refuses) has no robots.txt answer to keep, so each of its
+ * URLs would be preceded by a robots.txt prerequisite of its own; those failures must count against the
+ * origin as its pages' do, so that after a few the origin's queue is dropped instead of being asked for
+ * URL by URL, each twice, one delay apart.
+ */
+describe('an unreachable origin', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => server?.close());
+
+  it('is given up after a few failed requests, robots.txt included, not asked for each of its URLs', async () => {
+    const closed = await startServer((_req, res) => res.end());
+    const dead = closed.url;
+    await closed.close();
+    const links = Array.from({ length: 60 }, (_, i) => `<${dead}/p${i}>`).join(', ');
+    server = await startServer((_req, res, url) => {
+      if (url.pathname === '/robots.txt') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`<${url.origin}/doc> <http://example.org/links> ${links} .\n`);
+    });
+    const dataDir = tempDir();
+    const s = await crawl({ seeds: [`${server.url}/doc`], dataDir, depth: 1, delayMs: 100, concurrency: 4, allowPrivate: true, vocabularies: false }).run();
+    expect(s.documents).toBe(1);
+    const deadRows = crawlLog(dataDir).filter((e) => String(e.url).startsWith(dead));
+    // Requests that got no answer (robots.txt or pages) end at the origin's failure bound; the rest are skipped.
+    const requested = deadRows.filter((e) => e.reason !== 'failing-origin');
+    expect(requested.length).toBeLessThanOrEqual(8);
+    expect(deadRows.filter((e) => e.reason === 'failing-origin').length).toBeGreaterThanOrEqual(50);
+  }, 60_000);
+});
