@@ -37,8 +37,12 @@ try {
   const meta = filesBytes(dataDir, (n) => n.startsWith('meta.sqlite'));
   const warc = filesBytes(dataDir, (n) => n.includes('.warc'));
   const out: string[] = [];
-  out.push(`${s.documents.toLocaleString('en')} documents, ${rows.toLocaleString('en')} crawl-log rows`);
-  out.push(`meta.sqlite ${meta.toLocaleString('en')} B (${(meta / rows).toFixed(0)} B a log row), WARC ${warc.toLocaleString('en')} B: meta.sqlite ${(meta / warc).toFixed(2)}× the WARC files`);
+  out.push(`## Crawl log size: ${PAGES.toLocaleString('en')}-document realistic site on 127.0.0.1, politeness off`, '');
+  out.push(`Command: \`node bin/run-ts.mjs bench/log-size.bench.ts --pages ${PAGES}\` (bytes: the machine's load does not change them).`, '');
+  out.push(`${s.documents.toLocaleString('en')} documents, ${rows.toLocaleString('en')} crawl-log rows: meta.sqlite ${meta.toLocaleString('en')} B (${(meta / rows).toFixed(0)} B a log row), WARC files ${warc.toLocaleString('en')} B; meta.sqlite is ${(meta / warc).toFixed(2)}× the WARC files.`, '');
+  const logBytes = (db.prepare(`SELECT SUM(pgsize) AS b FROM dbstat WHERE name = 'crawl_log'
+    OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'crawl_log')`).get() as { b: number }).b;
+  out.push(`The crawl log (table and its indexes): ${logBytes.toLocaleString('en')} B, ${(logBytes / rows).toFixed(0)} B a row.`, '');
   out.push('| table or index | bytes | B a log row |', '|---|---:|---:|');
   for (const r of db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as { name: string; bytes: number }[]) {
     out.push(`| ${r.name} | ${r.bytes.toLocaleString('en')} | ${(r.bytes / rows).toFixed(0)} |`);
