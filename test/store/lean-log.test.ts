@@ -127,6 +127,28 @@ for (const make of [sqliteStore, postgresStore]) {
   });
 }
 
+describe.skipIf(postgresStore.skip)('versions(url) on PostgreSQL', () => {
+  it('reads both arms from indexes, the partial one for final URLs', async () => {
+    const env = await postgresStore.setup();
+    const store = await env.open();
+    try {
+      // A log of 20,000 rows, one in 500 ending at another URL than it asked for.
+      await exec(store, `INSERT INTO crawl_log (url, final_url, time, status, duration_ms, bytes, change, triples, warc_file, warc_offset)
+        SELECT 'http://h' || (i % 10) || '.example/' || i, CASE WHEN i % 500 = 0 THEN 'http://x.example/' || i ELSE 'http://h' || (i % 10) || '.example/' || i END,
+          i, 200, 1, 1, 'new', 1, 'w.warc.gz', i FROM generate_series(1, 20000) i`);
+      await exec(store, 'ANALYZE crawl_log');
+      const plan = await exec(store, `EXPLAIN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['http://x.example/500', 'http://x.example/500']);
+      const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index Scan on crawl_log_moved/);
+      expect(text).not.toMatch(/Seq Scan/);
+      expect((await store.versions('http://x.example/500')).map((e) => e.url)).toEqual(['http://h0.example/500']);
+    } finally {
+      await store.close();
+      await env.cleanup();
+    }
+  });
+});
+
 /**
  * The size of the log on a real crawl of a generated Linked Data site: the crawl_log table and its indexes per
  * row, counted in SQLite pages (dbstat). The earlier form took 834 B a row on this crawl (every header as JSON,
