@@ -16,6 +16,7 @@ import type { PostgresStore } from '../../src/store/postgres.ts';
 import type { SqliteStore } from '../../src/store/sqlite.ts';
 import { headerValue } from '../../src/util/headers.ts';
 import { VERSIONS_WHERE } from '../../src/store/schema.ts';
+import { fates, searchUrls, type LogReader } from '../../src/store/log-reads.ts';
 import { postgresStore, sqliteStore } from './contract/backends.ts';
 import type { StoreEnv } from './contract/harness.ts';
 
@@ -119,6 +120,20 @@ for (const make of [sqliteStore, postgresStore]) {
           // versions(url)'s own query can use the partial index (a URL's captures are one index look-up, not a scan).
           const plan = await exec(b, `EXPLAIN QUERY PLAN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['x', 'x']);
           expect(plan.map((r) => r.detail).join('\n')).toMatch(/INDEX crawl_log_moved/);
+          // So do the other reads by final URL: `log --url` and the URL search; none scans the log.
+          const plans: string[] = [];
+          const reader: LogReader = {
+            dialect: 'sqlite',
+            all: async (sql, params) => {
+              plans.push(...(await exec(b, `EXPLAIN QUERY PLAN ${sql}`, params)).map((r) => r.detail as string));
+              return exec(b, sql, params);
+            },
+          };
+          await fates(reader, { url: 'http://t.example/new', limit: 10 });
+          await searchUrls(reader, { text: 'http://t.example/d', match: 'prefix', limit: 10 });
+          expect(plans.join('\n')).toMatch(/INDEX crawl_log_moved \(final_url=\?\)/);
+          expect(plans.join('\n')).toMatch(/INDEX crawl_log_moved \(final_url>\? AND final_url<\?\)/);
+          expect(plans.filter((p) => /^SCAN crawl_log/.test(p))).toEqual([]);
         }
       } finally {
         await b.close();
