@@ -170,7 +170,8 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
   if (q.url !== undefined) {
     const urls = await redirectedTo(db, q.url);
     const list = urls.map(() => '?').join(', ');
-    where.push(`(url IN (${list}) OR final_url IN (${list}))`);
+    // `final_url <> url` lets the final URLs be read from their partial index (crawl_log_moved).
+    where.push(`(url IN (${list}) OR (final_url IN (${list}) AND final_url <> url))`);
     params.push(...urls, ...urls);
   }
   const rows = await db.all(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...params, q.limit]);

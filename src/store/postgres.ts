@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, logValues, MOVED_INDEX, reasonColumnMigration, toValues, VERSIONS_WHERE } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError, isDatabaseLost } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
@@ -16,6 +16,7 @@ const MIGRATIONS: { version: number; sql: string[] }[] = [
   { version: 2, sql: LEASE_DDL },
   { version: 3, sql: reasonColumnMigration('postgres') },
   { version: 4, sql: [logReads.captureIndexDdl('postgres')] },
+  { version: 5, sql: MOVED_INDEX },
 ];
 const LATEST = MIGRATIONS[MIGRATIONS.length - 1].version;
 
@@ -255,7 +256,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     if (this.batcher) return this.batcher.log(entry);
     const cols = LOG_COLS.map(([, c]) => c);
-    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, toValues(LOG_COLS, entry));
+    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, logValues(entry));
     return Number(rows[0].id);
   }
 
@@ -270,13 +271,13 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
       `WITH entry AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(n)}) RETURNING id),
        doc AS (UPDATE documents SET ${set.map((c, i) => `${c} = $${n + i + 1}`).join(', ')} WHERE url = $${n + set.length + 1})
        SELECT id FROM entry`,
-      [...toValues(LOG_COLS, entry), ...values, entry.url],
+      [...logValues(entry), ...values, entry.url],
     );
     return Number(rows[0].id);
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const { rows } = await this.query('SELECT * FROM crawl_log WHERE (url = $1 OR final_url = $1) AND warc_file IS NOT NULL ORDER BY time, id', [url]);
+    const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`), [url, url]);
     return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
 

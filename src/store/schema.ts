@@ -23,7 +23,7 @@ export function ddl(d: Dialect): string[] {
       warc_file TEXT, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER, reason TEXT)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_file ON crawl_log (warc_file)`,
-    `CREATE INDEX IF NOT EXISTS crawl_log_final_url ON crawl_log (final_url, time)`,
+    ...MOVED_INDEX,
     `CREATE INDEX IF NOT EXISTS crawl_log_reason ON crawl_log (reason)`,
     `CREATE TABLE IF NOT EXISTS hosts (
       host TEXT PRIMARY KEY, robots_txt TEXT, robots_status INTEGER, robots_fetched_at ${big}, crawl_delay_ms INTEGER,
@@ -56,6 +56,36 @@ export const LOG_COLS: readonly Col<CrawlLogEntry>[] = [
   ['warcOffset', 'warc_offset', 'num'], ['warcLength', 'warc_length', 'num'], ['rdfOffset', 'rdf_offset', 'num'],
   ['rdfLength', 'rdf_length', 'num'], ['cycleId', 'cycle_id', 'num'], ['reason', 'reason', 'text'],
 ];
+
+/**
+ * `versions(url)` finds a URL's captures logged under it and those that ended at it after redirects
+ * (`url = ? OR (final_url = ? AND final_url <> url)`): only the second arm needs an index on final_url,
+ * and only over the rows whose final URL differs, a few in a crawl, where a full index held a second
+ * copy of every URL (52 B a log row at 20,000 documents). Archives written before get the partial index
+ * in place of the full one on their next open for writing (one pass over the log, once).
+ */
+export const MOVED_INDEX = [
+  'DROP INDEX IF EXISTS crawl_log_final_url',
+  'CREATE INDEX IF NOT EXISTS crawl_log_moved ON crawl_log (final_url, time) WHERE final_url <> url',
+];
+
+/** The WHERE clause of `versions(url)` (`?` twice: the URL), written for the partial index above. */
+export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url)) AND warc_file IS NOT NULL';
+
+/**
+ * The response headers a log row keeps: those that log reads take from a row (a redirect's Location for
+ * `log --url`, the CLI's log lines, the export's PROV-O and the archived-link follow; a variant's
+ * Content-Location for the export). Every header is in the WARC record byte for byte; a row repeating
+ * them all as JSON cost 175 B on the generated site and ~1 KB on real servers (bench/RESULTS.md,
+ * "Crawl log size"). Rows written before keep every header; reads of both take what they need by name.
+ */
+const LOGGED_HEADERS = new Set(['location', 'content-location']);
+
+/** A log entry's values in LOG_COLS order, keeping only the headers a row keeps (none: NULL). */
+export function logValues(entry: CrawlLogEntry): unknown[] {
+  const kept = entry.headers?.filter(([name]) => LOGGED_HEADERS.has(name.toLowerCase()));
+  return toValues(LOG_COLS, { ...entry, headers: kept?.length ? kept : undefined });
+}
 
 /**
  * The `reason` column for archives written before it: added, and filled for the rows whose status

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, reasonColumnMigration, toValues } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 import { DamagedStoreError } from './damaged.ts';
@@ -191,7 +191,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     this.write('appendLog');
-    const info = this.stmt(INSERT_LOG).run(...toValues(LOG_COLS, entry));
+    const info = this.stmt(INSERT_LOG).run(...logValues(entry));
     return Number(info.lastInsertRowid);
   }
 
@@ -203,7 +203,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const rows = this.stmt('SELECT * FROM crawl_log WHERE (url = ? OR final_url = ?) AND warc_file IS NOT NULL ORDER BY time, id').all(url, url);
+    const rows = this.stmt(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`).all(url, url);
     return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
   }
 

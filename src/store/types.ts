@@ -41,6 +41,10 @@ export interface CrawlLogEntry {
   finalUrl?: string;
   time: number; // epoch ms, start of the fetch
   status: number; // 0 when no HTTP response
+  /**
+   * The response's headers as written; read back, only those a log row keeps (Location, Content-Location:
+   * src/store/schema.ts logValues), or all of them in a row written before. Every header is in the WARC record.
+   */
   headers?: [string, string][];
   durationMs: number;
   bytes: number;

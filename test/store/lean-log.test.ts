@@ -1,0 +1,197 @@
+/**
+ * The leaner crawl log (issue #32): a row keeps only the headers log reads use, and final_url is indexed only
+ * where it differs from url. An archive written before (every header as JSON in each row, a full final_url
+ * index: written here with that SQL directly) must answer the reads that CDX, Memento, `log` and the export
+ * make just as an archive written wholly in the new form does, and get the partial index on its next open.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/crawler/crawl.ts';
+import { startLinkedDataSite } from '../../src/testkit/linked-data-site.ts';
+import { generatedVocabulary } from '../../src/testkit/real-vocabulary.ts';
+import { tempDir } from '../helpers.ts';
+import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
+import type { PostgresStore } from '../../src/store/postgres.ts';
+import type { SqliteStore } from '../../src/store/sqlite.ts';
+import { headerValue } from '../../src/util/headers.ts';
+import { VERSIONS_WHERE } from '../../src/store/schema.ts';
+import { fates, searchUrls, type LogReader } from '../../src/store/log-reads.ts';
+import { postgresStore, sqliteStore } from './contract/backends.ts';
+import type { StoreEnv } from './contract/harness.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+const WARC = 'warc/2026/01/01/00/t.example/x.warc.gz';
+const headers = (...extra: [string, string][]): [string, string][] =>
+  [['Date', 'Thu, 01 Jan 2026 00:00:00 GMT'], ['Server', 'old/1'], ...extra, ['Connection', 'keep-alive']];
+const entry = (i: number, url: string, e: Partial<CrawlLogEntry>): CrawlLogEntry => ({
+  url, finalUrl: url, time: T0 + i * 1000, status: 200, durationMs: 1, bytes: 10, change: 'new', triples: 1, reason: 'fetched',
+  mediaType: 'text/turtle', checksum: `sha1:${i}`, warcFile: WARC, warcOffset: i * 100, warcLength: 100, ...e,
+});
+
+/** Rows a crawl of the earlier form wrote; then rows a crawl writes now. */
+const OLD: CrawlLogEntry[] = [
+  entry(1, 'http://t.example/old', { status: 301, reason: 'redirected', change: 'error', triples: 0, headers: headers(['Location', '/doc']) }),
+  entry(2, 'http://t.example/doc', { headers: headers(['Content-Type', 'text/turtle'], ['ETag', '"1"']) }),
+  entry(3, 'http://t.example/a', { finalUrl: 'http://t.example/doc', headers: headers(['Content-Type', 'text/turtle']) }),
+  entry(4, 'http://t.example/v', { reason: 'variant-mismatch', headers: headers(['Content-Location', 'v.jsonld']) }),
+  entry(5, 'http://t.example/gone', { status: 404, change: 'error', reason: 'http-error', error: 'HTTP 404', triples: 0, headers: headers() }),
+];
+const NEW: CrawlLogEntry[] = [
+  entry(6, 'http://t.example/doc', { change: 'changed', checksum: 'sha1:6', headers: headers(['Content-Type', 'text/turtle']) }),
+  entry(7, 'http://t.example/new', { status: 302, reason: 'redirected', change: 'error', triples: 0, headers: headers(['location', 'old']) }),
+  entry(8, 'http://t.example/b', { finalUrl: 'http://t.example/doc', headers: headers() }),
+];
+
+const COLS = 'url, final_url, time, status, headers, duration_ms, bytes, media_type, checksum, change, error, triples, truncated, warc_file, warc_offset, warc_length, reason';
+const oldValues = (e: CrawlLogEntry) => [e.url, e.finalUrl, e.time, e.status, JSON.stringify(e.headers), e.durationMs, e.bytes, e.mediaType, e.checksum, e.change, e.error ?? null, e.triples, 0, e.warcFile, e.warcOffset, e.warcLength, e.reason];
+
+/** Runs SQL written with `?` on the store's own connection. */
+async function exec(store: MetadataStore, sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
+  if ('pool' in store) {
+    let i = 0;
+    return (await (store as PostgresStore).pool.query(sql.replace(/\?/g, () => `$${++i}`), values)).rows;
+  }
+  const stmt = (store as SqliteStore).db.prepare(sql);
+  return stmt.reader ? (stmt.all(...values) as Record<string, unknown>[]) : (stmt.run(...values), []);
+}
+
+async function indexes(store: MetadataStore): Promise<string[]> {
+  const rows = 'pool' in store
+    ? await exec(store, "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'crawl_log'")
+    : await exec(store, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'crawl_log'");
+  return rows.map((r) => r.name as string).sort();
+}
+
+/** What the reads answer, with each entry's headers as the reads take them (by name). */
+async function answers(store: MetadataStore) {
+  const strip = (e: CrawlLogEntry) => {
+    const { headers: h, id: _id, ...rest } = e;
+    return { ...rest, location: headerValue(h, 'location'), contentLocation: headerValue(h, 'content-location') };
+  };
+  return {
+    versions: (await store.versions('http://t.example/doc')).map(strip),
+    cdx: (await store.captures({ prefixes: ['http://t.example/'], limit: 100 })).map((c) => ({ ...strip(c.entry), last: c.lastGoodChecksum })),
+    logUrl: (await store.fates({ url: 'http://t.example/new', limit: 100 })).map(strip),
+    latest: (await store.latestEntries({ kind: 'redirect', limit: 100 })).map(strip),
+    log: (await store.log()).map(strip),
+  };
+}
+
+for (const make of [sqliteStore, postgresStore]) {
+  describe.skipIf(make.skip)(`the leaner crawl log on ${make.name}`, () => {
+    const envs: StoreEnv<MetadataStore>[] = [];
+    afterEach(async () => {
+      for (const env of envs.splice(0)) await env.cleanup();
+    });
+
+    it('an archive written in the earlier form answers log, CDX and Memento reads as one written now', async () => {
+      const now = await make.setup();
+      const before = await make.setup();
+      envs.push(now, before);
+
+      const a = await now.open();
+      for (const e of [...OLD, ...NEW]) await a.appendLog(e);
+      await a.flush();
+      const expected = await answers(a);
+      // A row keeps Location and Content-Location only; one with neither keeps no headers.
+      const kept = await a.log();
+      expect(kept.map((e) => e.headers)).toEqual([[['Location', '/doc']], undefined, undefined, [['Content-Location', 'v.jsonld']], undefined, undefined, [['location', 'old']], undefined]);
+      await a.close();
+
+      // The earlier form, with its SQL: every header in the row, final_url indexed in full, schema before the change.
+      const b0 = await before.open();
+      await exec(b0, 'DROP INDEX crawl_log_moved');
+      await exec(b0, 'CREATE INDEX crawl_log_final_url ON crawl_log (final_url, time)');
+      if ('pool' in b0) await exec(b0, 'DELETE FROM schema_version WHERE version >= 5');
+      for (const e of OLD) await exec(b0, `INSERT INTO crawl_log (${COLS}) VALUES (${COLS.split(',').map(() => '?').join(', ')})`, oldValues(e));
+      await b0.close();
+
+      const b = await before.open();
+      try {
+        expect(await indexes(b)).not.toContain('crawl_log_final_url');
+        expect(await indexes(b)).toContain('crawl_log_moved');
+        for (const e of NEW) await b.appendLog(e);
+        await b.flush();
+        expect(await answers(b)).toEqual(expected);
+        // Rows written before keep every header they had.
+        expect((await b.log({ limit: 1 }))[0]!.headers).toEqual(OLD[0]!.headers);
+        if (!('pool' in b)) {
+          // versions(url)'s own query can use the partial index (a URL's captures are one index look-up, not a scan).
+          const plan = await exec(b, `EXPLAIN QUERY PLAN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['x', 'x']);
+          expect(plan.map((r) => r.detail).join('\n')).toMatch(/INDEX crawl_log_moved/);
+          // So do the other reads by final URL: `log --url` and the URL search; none scans the log.
+          const plans: string[] = [];
+          const reader: LogReader = {
+            dialect: 'sqlite',
+            all: async (sql, params) => {
+              plans.push(...(await exec(b, `EXPLAIN QUERY PLAN ${sql}`, params)).map((r) => r.detail as string));
+              return exec(b, sql, params);
+            },
+          };
+          await fates(reader, { url: 'http://t.example/new', limit: 10 });
+          await searchUrls(reader, { text: 'http://t.example/d', match: 'prefix', limit: 10 });
+          expect(plans.join('\n')).toMatch(/INDEX crawl_log_moved \(final_url=\?\)/);
+          expect(plans.join('\n')).toMatch(/INDEX crawl_log_moved \(final_url>\? AND final_url<\?\)/);
+          expect(plans.filter((p) => /^SCAN crawl_log/.test(p))).toEqual([]);
+        }
+      } finally {
+        await b.close();
+      }
+    });
+  });
+}
+
+describe.skipIf(postgresStore.skip)('versions(url) on PostgreSQL', () => {
+  it('reads both arms from indexes, the partial one for final URLs', async () => {
+    const env = await postgresStore.setup();
+    const store = await env.open();
+    try {
+      // A log of 20,000 rows, one in 500 ending at another URL than it asked for.
+      await exec(store, `INSERT INTO crawl_log (url, final_url, time, status, duration_ms, bytes, change, triples, warc_file, warc_offset)
+        SELECT 'http://h' || (i % 10) || '.example/' || i, CASE WHEN i % 500 = 0 THEN 'http://x.example/' || i ELSE 'http://h' || (i % 10) || '.example/' || i END,
+          i, 200, 1, 1, 'new', 1, 'w.warc.gz', i FROM generate_series(1, 20000) i`);
+      await exec(store, 'ANALYZE crawl_log');
+      const plan = await exec(store, `EXPLAIN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['http://x.example/500', 'http://x.example/500']);
+      const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index Scan on crawl_log_moved/);
+      expect(text).not.toMatch(/Seq Scan/);
+      expect((await store.versions('http://x.example/500')).map((e) => e.url)).toEqual(['http://h0.example/500']);
+    } finally {
+      await store.close();
+      await env.cleanup();
+    }
+  });
+});
+
+/**
+ * The size of the log on a real crawl of a generated Linked Data site: the crawl_log table and its indexes per
+ * row, counted in SQLite pages (dbstat). The earlier form took 834 B a row on this crawl (every header as JSON,
+ * a full final_url index), the leaner 617 B; the bound sits between, well clear of either.
+ */
+describe('the crawl log on a crawl of a generated site', () => {
+  it('takes under 720 B a row (table and indexes), which the earlier form exceeds', async () => {
+    const site = await startLinkedDataSite({ documents: 500, hosts: 10, vocabulary: generatedVocabulary() });
+    const dataDir = tempDir('dm-lean-log-');
+    try {
+      await crawl({
+        seeds: [site.seed], dataDir, delayMs: 0, perHost: 8, concurrency: 16, robots: true,
+        allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'], depth: 100_000,
+      }).run();
+    } finally {
+      await site.close();
+    }
+    const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
+    try {
+      const rows = (db.prepare('SELECT COUNT(*) AS n FROM crawl_log').get() as { n: number }).n;
+      expect(rows).toBeGreaterThanOrEqual(500);
+      const { bytes } = db.prepare(`SELECT SUM(pgsize) AS bytes FROM dbstat
+        WHERE name = 'crawl_log' OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'crawl_log')`).get() as { bytes: number };
+      expect(bytes / rows).toBeLessThan(720);
+      // Only the redirects' and variants' rows hold headers; no 200 does on this site.
+      expect(db.prepare("SELECT COUNT(*) AS n FROM crawl_log WHERE headers IS NOT NULL AND status = 200").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  });
+});
