@@ -113,6 +113,17 @@ export function robotsDeferred(status: number): boolean {
  */
 const NO_SERVICE: ReadonlySet<string> = new Set(['blocked-address', 'bad-url', 'aborted', 'dns', 'connect', 'tls']);
 
+/**
+ * Whether a robots.txt request failed as no page of its origin could be fetched either (NO_SERVICE; a
+ * connection reset is not one: the next request may well be answered). Such an origin has no answer to
+ * keep, so its failures must count against it as its pages' do; the other failures the cache defers and
+ * retries itself.
+ */
+export function robotsNoService(outcome: FetchOutcome): boolean {
+  const code = outcome.response ? '' : (outcome.error?.code ?? '');
+  return NO_SERVICE.has(code) && !(code === 'connect' && outcome.error?.network === 'reset');
+}
+
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
@@ -305,7 +316,7 @@ export class RobotsCache {
       }
       // A connection reset or closed mid-exchange is not a port that refuses: the next request may well
       // be answered, and letting the page through would fetch it without the rules. Deferred like a timeout.
-      if (NO_SERVICE.has(code) && !(code === 'connect' && error?.network === 'reset')) {
+      if (robotsNoService(outcome)) {
         this.failures.delete(origin);
         return allowAll(0, 0);
       }

@@ -1,5 +1,6 @@
 import { isTransientFetchError, reasonOfFetchError } from '../../fetch/reasons.ts';
 import { ROBOTS_ACCEPT } from '../../fetch/accept.ts';
+import { robotsNoService } from '../../fetch/robots.ts';
 import type { FetchError, FetchOutcome, Fetcher } from '../../fetch/types.ts';
 import type { Frontier, FrontierEntry } from '../../frontier/types.ts';
 import type { DocumentStore } from '../../store/types.ts';
@@ -162,11 +163,11 @@ export class FetchStage implements Stage {
     const outcome = (job.outcome = await this.d.prerequisites.fetch(job.entry.url, undefined, this.d.signal, { accept: ROBOTS_ACCEPT }));
     this.sent(job, outcome);
     if (outcome.error?.code === 'blocked-address') job.startedAt = undefined;
-    // A robots.txt that got no answer, or a server error, counts against its origin as a page's would
-    // (capture.ts): otherwise each prerequisite's turn would clear the count of the failing pages between
-    // them, and an origin whose name does not resolve would be asked for every queued URL, twice.
-    const status = outcome.response?.status ?? 0;
-    job.ok = status > 0 && status < 500;
+    // An origin that cannot serve at all (robotsNoService) counts the robots.txt failure as a page's:
+    // otherwise each prerequisite's turn would clear the count of the failing pages between them, and an
+    // origin whose name does not resolve would be asked for every queued URL, twice. Timeouts and server
+    // errors stay the robots.txt cache's to defer and retry.
+    job.ok = !robotsNoService(outcome);
     return 'continue';
   }
 
