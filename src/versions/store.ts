@@ -237,22 +237,32 @@ export class VersionStore implements VersionBackend {
   /** The bulk writes of what the transaction holds in memory, which is then emptied. */
   private pendingStatements(): Statement[] {
     const tx = this.tx!;
-    const names: string[] = [];
-    for (const r of tx.inserts.values()) {
-      names.push(r.g, r.s, r.p, r.o);
-      if (r.ng) names.push(r.ng);
+    let terms: PendingWrites['terms'];
+    let id: (nt: string) => number;
+    if (this.d.remote) {
+      // One look-up statement per chunk of missing terms: gather them all first.
+      const names: string[] = [];
+      for (const r of tx.inserts.values()) {
+        names.push(r.g, r.s, r.p, r.o);
+        if (r.ng) names.push(r.ng);
+      }
+      for (const c of tx.closes.values()) names.push(c.g);
+      for (const v of tx.versions.values()) names.push(v[0]);
+      terms = this.resolveTerms(names);
+      id = (nt) => this.termIds.get(nt)!;
+    } else {
+      // In process a term costs one cache probe, and a prepared statement when the cache lacks it: no list
+      // of every term of every row first (bench/RESULTS.md, catch-up: that pass was a tenth of a catch-up).
+      terms = [];
+      id = (nt) => this.termIds.get(nt) ?? this.localTermIdOrNew(nt, terms);
     }
-    for (const c of tx.closes.values()) names.push(c.g);
-    for (const v of tx.versions.values()) names.push(v[0]);
-    const terms = this.resolveTerms(names);
-    const id = (nt: string) => this.termIds.get(nt)!;
-    const rows: PendingWrites = {
-      terms,
-      quads: [...tx.inserts.values()].map((r) => [r.id, id(r.g), id(r.s), id(r.p), id(r.o), r.h, r.from, r.to, r.ng ? id(r.ng) : null]),
-      closes: [...tx.closes].map(([rowId, c]) => [id(c.g), rowId, c.to]),
-      versions: [...tx.versions.values()].map(([g, ...rest]) => [id(g), ...rest]),
-      sums: sumRows(tx.totals),
-    };
+    const quads: PendingWrites['quads'] = [];
+    for (const r of tx.inserts.values()) quads.push([r.id, id(r.g), id(r.s), id(r.p), id(r.o), r.h, r.from, r.to, r.ng ? id(r.ng) : null]);
+    const closes: PendingWrites['closes'] = [];
+    for (const [rowId, c] of tx.closes) closes.push([id(c.g), rowId, c.to]);
+    const versions: PendingWrites['versions'] = [];
+    for (const [g, ...rest] of tx.versions.values()) versions.push([id(g), ...rest]);
+    const rows: PendingWrites = { terms, quads, closes, versions, sums: sumRows(tx.totals) };
     tx.inserts.clear();
     tx.closes.clear();
     tx.versions.clear();
@@ -390,6 +400,17 @@ export class VersionStore implements VersionBackend {
       this.termIds.set(nt, termId);
     }
     return made;
+  }
+
+  /** In process: a term's id from the database, else a new one (added to `made`, to be inserted). */
+  private localTermIdOrNew(nt: string, made: PendingWrites['terms']): number {
+    const h = termHash(nt);
+    const found = this.localTermId(nt, h);
+    if (found !== undefined) return found;
+    const termId = this.tx!.nextTerm++;
+    made.push([termId, h, nt]);
+    this.termIds.set(nt, termId);
+    return termId;
   }
 
   /** A term's id (`h` its hash) read in process, then cached. */
