@@ -1,9 +1,10 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
 import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE } from './schema.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
+import { openSqliteWal } from '../util/sqlite-wal.ts';
 import { DamagedStoreError } from './damaged.ts';
 
 /** 2: the crawl log's `reason` column. */
@@ -35,9 +36,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       this.db = opened.db;
       this.removeCopy = opened.remove;
     } else {
-      this.db = new Database(file);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
+      this.db = openSqliteWal(file, 5000);
     }
     this.db.pragma('busy_timeout = 5000');
   }

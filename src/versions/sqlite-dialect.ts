@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { openSqliteWal } from '../util/sqlite-wal.ts';
 import { termHash } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
 import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
@@ -39,12 +40,10 @@ export class SqliteVersionDialect implements VersionDialect {
   private generationSeen: number | undefined;
 
   constructor(readonly file: string, opts: { readonly?: boolean } = {}) {
-    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: BUSY_TIMEOUT_MS });
     this.writable = !opts.readonly;
+    this.db = this.writable ? openSqliteWal(file, BUSY_TIMEOUT_MS) : new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     this.indexes = new SqliteIndexes(this.db);
     if (this.writable) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
       // A catch-up in another process that took the read indexes down for a bulk load builds them when it
       // is done; building them here, row by row behind it, would undo what it saves.
       if (this.indexes.liveBulkLoader() === undefined) createSqliteSchema(this.db);
