@@ -23,7 +23,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const cli = (args: string[]) => runMainOk(['lab', 'report', ...args]);
 
 describe('lab report', () => {
-  it('--quick --json gives a verdict per claim and writes one page with the figures of the run', async () => {
+  it('--quick --json runs every experiment as a smoke test, under smoke- ids, and writes one page with the figures of the run', async () => {
     const page = path.join(dir, 'report.html');
     // A missing shared folder must not matter with --quick: built-in data only.
     const json = JSON.parse(await cli(['--quick', '--json', '--out', page, '--shared', dir]));
@@ -32,20 +32,23 @@ describe('lab report', () => {
     const ids = json.claims.map((c: { id: string }) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const c of json.claims) {
-      expect(VERDICTS).toContain(c.verdict);
+      // Built-in data says nothing of a seed's claim: no verdict under a real claim id, the rule's outcome kept aside.
+      expect(c.verdict).toBe('smoke test');
+      expect(c.id).toMatch(/^smoke-/);
+      expect(VERDICTS.filter((v) => v !== 'smoke test')).toContain(c.smokeOutcome);
       expect(['000', '001', '002']).toContain(c.seed);
       expect(c.measured).toMatch(/\d/); // every verdict states its numbers
     }
     // The seed's hot-page definitions all appear: three backlink shares, G = 13, the buffer, the keyword rule.
     // Every experiment answered, the crawl-time one from real crawls on 127.0.0.1 with the machine's load stated.
-    const crawltime = json.claims.find((c: { id: string }) => c.id === '000-heuristic-overestimates');
+    const crawltime = json.claims.find((c: { id: string }) => c.id === 'smoke-000-heuristic-overestimates');
     expect(crawltime.data).toMatch(/crawls .* load average/);
     expect(json.data).toBeNull();
-    for (const id of ['000-week-best-recall-worst-precision', '000-week-best-recall-worst-precision-lab-protocol', '000-datamonitor-beats-seed-heldout', '000-docs-rate-best-at-equal-downloads', '000-docs-quiet-not-above-gold', '001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost', '000-docs-bound-bursts-cost', '000-docs-changelog-estimator-then-nutch', '000-docs-bound-bayes-room-only-python-peps', '000-docs-choice-window-same-interval-within-1', '000-docs-choice-start-7d-poisson-leads-fix', '000-docs-quiet-f1-vs-poisson', '000-docs-source-f1-below-gold', '000-docs-source-recall-above-gold-only-python-peps', '000-estimator-datamonitor-minutes', '000-docs-minutes-estimator-close', '001-docs-pagerank-hot-top10-quick', '001-docs-similarity-ordering-first-quick']) expect(ids).toContain(id);
+    for (const id of ['000-week-best-recall-worst-precision', '000-week-best-recall-worst-precision-lab-protocol', '000-datamonitor-beats-seed-heldout', '000-docs-rate-best-at-equal-downloads', '000-docs-quiet-not-above-gold', '001-pagerank-best-backlink-45-quick', '001-pagerank-best-backlink-0.8-quick', '001-pagerank-best-buffer-quick', '001-keyword-only-bfs-quick-vacuum', '002-clock-like-lru-multihost', '000-docs-bound-bursts-cost', '000-docs-changelog-estimator-then-nutch', '000-docs-bound-bayes-room-only-python-peps', '000-docs-choice-window-same-interval-within-1', '000-docs-choice-start-7d-poisson-leads-fix', '000-docs-quiet-f1-vs-poisson', '000-docs-source-f1-below-gold', '000-docs-source-recall-above-gold-only-python-peps', '000-estimator-datamonitor-minutes', '000-docs-minutes-estimator-close', '001-docs-pagerank-hot-top10-quick', '001-docs-similarity-ordering-first-quick']) expect(ids).toContain(`smoke-${id}`);
     // The crawls of minutes are real crawls too, with the machine's load stated; --quick says they last seconds.
-    expect(json.claims.find((c: { id: string }) => c.id === '000-docs-minutes-estimator-close').data).toMatch(/quick: seconds, not minutes; 1-minute load average/);
+    expect(json.claims.find((c: { id: string }) => c.id === 'smoke-000-docs-minutes-estimator-close').data).toMatch(/quick: seconds, not minutes; 1-minute load average/);
     // datamonitor against the seed's strategies: tuned on one file, measured on the other, each budget with its interval.
-    const heldOut = json.claims.find((c: { id: string }) => c.id === '000-datamonitor-beats-seed-heldout');
+    const heldOut = json.claims.find((c: { id: string }) => c.id === 'smoke-000-datamonitor-beats-seed-heldout');
     expect(heldOut.measured).toMatch(/generated-1: .*\[-?\d+\.\d, -?\d+\.\d\]/);
     expect(heldOut.data).toMatch(/seed protocol/);
     const html = fs.readFileSync(page, 'utf8');
@@ -53,7 +56,7 @@ describe('lab report', () => {
     expect(html).not.toMatch(/<script|<link |src="http/); // self-contained
     for (const id of ids) expect(html).toContain(`id="${id}"`);
     // Figures are drawn from this run: the buffer figure carries the run's B, the cache figure the trace's size.
-    const buffer = json.claims.find((c: { id: string }) => c.id === '001-pagerank-best-buffer-quick');
+    const buffer = json.claims.find((c: { id: string }) => c.id === 'smoke-001-pagerank-best-buffer-quick');
     expect(buffer.measured).toMatch(/P_BC/);
     expect((html.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(5);
     expect(html).toContain('100000 requests');

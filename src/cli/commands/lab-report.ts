@@ -22,7 +22,7 @@ export function register(program: Command): void {
     .command('report')
     .description(summaryOf('lab report'))
     .option('--out <file.html>', 'where to write the page', 'report.html')
-    .option('--quick', 'small built-in data, seconds instead of minutes (CI; the default when ../shared/data is absent)')
+    .option('--quick', 'small built-in data, seconds instead of minutes: a smoke test of the code, no verdicts (CI; also what runs when ../shared/data is absent)')
     .option('--json', 'print the verdict table as JSON on stdout')
     .option('--only <list>', `only these experiments: ${defaultProviders().map((p) => p.name).join(',')}`)
     .option('--shared <dir>', 'the shared data folder (default ../shared/data next to the repository)')
@@ -44,8 +44,11 @@ export function register(program: Command): void {
         return;
       }
       const count = (v: string) => report.claims.filter((c) => c.verdict === v).length;
-      for (const c of report.claims) process.stdout.write(`${c.verdict.padEnd(17)} ${c.id}: ${c.measured}\n`);
+      for (const c of report.claims) process.stdout.write(`${c.verdict.padEnd(17)} ${c.id}: ${c.measured}${c.smokeOutcome ? ` (the rule on built-in data: ${c.smokeOutcome})` : ''}\n`);
       for (const s of report.sections) if (s.error) process.stdout.write(`${s.name}: failed: ${s.error}\n`);
-      process.stdout.write(`\n${report.claims.length} claims: ${count('confirmed')} confirmed, ${count('refuted')} refuted, ${count('mixed')} mixed, ${count('not testable here')} not testable here (${report.seconds.toFixed(0)} s${report.quick ? ', quick data' : ''}). Page written to ${o.out}.\n`);
+      const tally = count('smoke test') === report.claims.length
+        ? `${report.claims.length} smoke tests on the built-in data, no verdict on any claim (give ../shared/data, without --quick, for verdicts)`
+        : `${report.claims.length} claims: ${count('confirmed')} confirmed, ${count('refuted')} refuted, ${count('mixed')} mixed, ${count('not testable here')} not testable here`;
+      process.stdout.write(`\n${tally} (${report.seconds.toFixed(0)} s). Page written to ${o.out}.\n`);
     });
 }

@@ -5,9 +5,16 @@
  * module, and a provider that cannot run here says so per claim instead of failing the report.
  */
 
-/** `mixed`: the claim holds on some of the data sets and not on others (the numbers say which). */
-export const VERDICTS = ['confirmed', 'refuted', 'mixed', 'not testable here'] as const;
+/**
+ * `mixed`: the claim holds on some of the data sets and not on others (the numbers say which).
+ * `smoke test`: the experiment ran on the small built-in data (`--quick`, or no shared data), which shows
+ * the code works and says nothing of the seed's claim; such a claim's id is prefixed `smoke-`, so a script
+ * keyed on a real claim id never reads a smoke result as that claim's verdict.
+ */
+export const VERDICTS = ['confirmed', 'refuted', 'mixed', 'not testable here', 'smoke test'] as const;
 export type Verdict = (typeof VERDICTS)[number];
+/** What a claim's rule concludes from data: every verdict but the smoke label. */
+export type Outcome = Exclude<Verdict, 'smoke test'>;
 
 export interface Claim {
   /** Stable across runs, e.g. `001-pagerank-best-backlink`: scripts key on it. */
@@ -19,6 +26,8 @@ export interface Claim {
   /** The lab's numbers behind the verdict, in one sentence. */
   measured: string;
   verdict: Verdict;
+  /** A smoke test's: what the claim's rule concluded on the built-in data (tests of the rule read it). */
+  smokeOutcome?: Outcome;
   /** The data the claim was tested on. */
   data: string;
   /** Key of the figure (in the provider's figures) that shows it. */
