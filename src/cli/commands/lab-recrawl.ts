@@ -8,6 +8,11 @@ import { checkBounds, parseDuration } from '../../schedule/bounds.ts';
 import { strategies } from '../../schedule/strategies/index.ts';
 import { formatRecrawlLab, getProtocol, readHistories, recrawlLabSvg, runRecrawlLab } from '../../lab/recrawl/index.ts';
 import { ProgressLine } from '../progress.ts';
+import path from 'node:path';
+import { TUNING_FACTORS, formatFolds, leaveOneFileOut } from '../../lab/recrawl/tuning.ts';
+import type { HistorySet } from '../../lab/recrawl/histories.ts';
+import type { Protocol } from '../../lab/recrawl/protocol.ts';
+import { heldOutFigure } from '../../lab/report/providers/recrawl.ts';
 import { labCommand } from './lab.ts';
 import { summaryOf } from './index.ts';
 
@@ -23,6 +28,7 @@ interface Options {
   protocol: string;
   startInterval?: string;
   budgetSweep?: boolean;
+  heldOut?: boolean;
   factors?: string;
 }
 
@@ -38,11 +44,13 @@ export function register(program: Command): void {
     .option('--max <duration>', 'maximum crawl interval (default: the protocol\'s, 180d)')
     .option('--budget <n>', 'also run the budget strategy with n downloads per day')
     .option('--budget-sweep', 'sweep every strategy over its budget parameter and compare recall at equal downloads (Pareto front; micro, macro, per band)')
-    .option('--factors <list>', 'with --budget-sweep: the factors c its parameter is multiplied by', SWEEP_FACTORS.join(','))
+    .option('--held-out', "the lab report's held-out comparison: each --histories file in turn is scored with datamonitor's rate strategy tuned on the other files (decay, prior, start interval), against the best live seed strategy at 1.25, 1.5 and 2 x gold's downloads, with 95 % bootstrap intervals over its documents; give your own file with others to tune on, e.g. --histories mine.jsonl.gz ../shared/data/histories/*.jsonl.gz")
+    .option('--factors <list>', `with --budget-sweep: the factors c its parameter is multiplied by (default ${SWEEP_FACTORS.join(',')}); with --held-out: the interval factors swept (default ${TUNING_FACTORS.join(',')})`)
     .option('--plot <file.svg>', 'write recall/precision charts (overall and per group) as SVG')
     .option('--no-groups', 'print only the overall table')
     .option('--json', 'print the numbers as JSON')
     .action(async (o: Options) => {
+      if (o.heldOut && o.budgetSweep) throw new UserError('--held-out and --budget-sweep are two different runs: give one');
       if (!o.histories?.length) throw new UserError('give at least one history file: --histories FILE.jsonl.gz (see ../shared/data/histories)');
       const protocol = getProtocol(o.protocol);
       const bounds = checkBounds({
@@ -58,6 +66,10 @@ export function register(program: Command): void {
       }
       const factors = o.factors?.split(',').map((f) => Number(f.trim()));
       if (factors && !(factors.length && factors.every((f) => f > 0))) throw new OptionError('--factors', `must be a comma-separated list of positive numbers (got "${o.factors}")`);
+      if (o.heldOut) {
+        await heldOut(o.histories, { protocol, factors, json: o.json, plot: o.plot });
+        return;
+      }
       const progress = new ProgressLine();
       progress.update(`reading ${o.histories.length} file(s)`);
       const h = await readHistories(o.histories);
@@ -79,4 +91,23 @@ export function register(program: Command): void {
         if (o.plot) process.stdout.write(`plot written to ${o.plot}\n`);
       }
     });
+}
+
+/** `--held-out`: leave-one-file-out tuning (src/lab/recrawl/tuning.ts), as `lab report`'s re-crawl section runs it. */
+async function heldOut(files: string[], o: { protocol: Protocol; factors?: number[]; json?: boolean; plot?: string }): Promise<void> {
+  if (files.length < 2) throw new UserError('--held-out tunes on the other files: give at least two --histories files (your own and, e.g., ../shared/data/histories/*.jsonl.gz)');
+  const progress = new ProgressLine();
+  const sets: Array<{ name: string; h: HistorySet }> = [];
+  for (const file of files) {
+    progress.update(`reading ${file}`);
+    const h = await readHistories([file]);
+    if (h.ids.length === 0) throw new UserError(`no usable history in ${file}: ${h.diagnostics[0] ?? 'empty'}`);
+    sets.push({ name: path.basename(file).replace(/\.jsonl(\.gz)?$/, ''), h });
+  }
+  if (new Set(sets.map((s) => s.name)).size < sets.length) throw new UserError('--held-out names each file by its base name: give files with different names');
+  const folds = leaveOneFileOut(sets, { protocol: o.protocol, factors: o.factors, onProgress: (t) => progress.update(t) });
+  progress.done();
+  if (o.plot) await writeFile(o.plot, heldOutFigure(folds, o.protocol.name));
+  if (o.json) process.stdout.write(JSON.stringify({ protocol: o.protocol.name, folds }, null, 2) + '\n');
+  else process.stdout.write(`Protocol ${o.protocol.name}; recall points, 95 % bootstrap intervals over the held-out file's documents:\n${formatFolds(folds)}\n${o.plot ? `plot written to ${o.plot}\n` : ''}`);
 }
