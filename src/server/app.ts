@@ -4,7 +4,7 @@ import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
-import { behindWarning, VersionIndex } from '../versions/version-index.ts';
+import { behindWarning, IndexCatchingUpError, VersionIndex } from '../versions/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
@@ -17,7 +17,7 @@ import { QueryEngine, QueryLimitError, type EngineOptions } from '../query/engin
 import { defaultLog, type Logger } from '../util/log.ts';
 import { registerFederationRoutes } from './federation-routes.ts';
 import { ArchiveReadError } from '../archive/warc-files.ts';
-import { checkPublicUrl, listenUrl } from './context.ts';
+import { INDEX_WAIT_MS, checkPublicUrl, listenUrl } from './context.ts';
 import { securityHeaders } from './security-headers.ts';
 import { requestTimeoutOptions } from './request-timeout.ts';
 
@@ -47,6 +47,8 @@ export interface ServerOptions {
   engine?: QueryEngine;
   /** Time a client has to send a whole request (`serve --request-timeout`); default DEFAULT_REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number;
+  /** How long a request waits for the index to catch up before a 503 saying how long it has left; default INDEX_WAIT_MS. */
+  indexWaitMs?: number;
 }
 
 /**
@@ -64,7 +66,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   // Until the server listens (and in `inject` tests without --public-url) links are written for localhost.
   let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
   const engine = o.engine ?? new QueryEngine(o.query);
-  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base };
+  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base, indexWaitMs: o.indexWaitMs ?? INDEX_WAIT_MS };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const log = o.logger === undefined ? defaultLog() : o.logger;
   const app = Fastify({
@@ -79,6 +81,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     }
     // The client went away and its query was stopped: nobody is left to answer.
     if (err.name === 'AbortError') return reply.code(499).type('text/plain').send('the query was cancelled\n');
+    if (err instanceof IndexCatchingUpError) return reply.code(503).header('retry-after', String(err.retryAfter)).type('text/plain').send(err.message + '\n');
     if (err instanceof UserError) return reply.code(400).type('text/plain').send(err.message + '\n');
     if (err instanceof ArchiveReadError) {
       // The client learns what is wrong and what to run; the operator also gets the path as the store wrote it,

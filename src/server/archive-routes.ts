@@ -14,7 +14,7 @@ import { parseTriplePattern } from '../query/pattern.ts';
 import type { HistoryReads } from '../versions/backend.ts';
 import type { AnswerChange, AnswerVersions, EvolutionOptions, PatternTerm, VersionInfo } from '../versions/types.ts';
 import type { ArchivedUrl, HeldLease } from '../store/types.ts';
-import type { ServerContext } from './context.ts';
+import { currentArchive, type ServerContext } from './context.ts';
 import { archivedUrlKey, mementosOf, type Memento } from './mementos.ts';
 
 /** Default and largest page size of each list. */
@@ -120,7 +120,7 @@ export async function capturesOf(ctx: ServerContext, key: string): Promise<Memen
 }
 
 export async function graphVersions(ctx: ServerContext, key: string): Promise<VersionInfo[]> {
-  const archive = await ctx.index.current();
+  const archive = await currentArchive(ctx);
   const versions = archive.versions(key);
   if (versions.length === 0) throw new NotArchived(`the archive has no version of the graph of ${key} (no RDF was extracted from it): see /api/captures?url=…`);
   return versions;
@@ -156,7 +156,7 @@ export async function diffOf(ctx: ServerContext, q: Params): Promise<DiffAnswer>
   const from = fromCapture !== undefined ? await captureTime(fromCapture, 'fromCapture') : timeParam(q, 'from');
   if (from === undefined) throw new UserError('give from= (the earlier instant, ISO 8601, e.g. from=2025-01-01) or fromCapture= (a memento timestamp of url=)');
   const to = toCapture !== undefined ? await captureTime(toCapture, 'toCapture') : (timeParam(q, 'to') ?? Date.now());
-  const archive = await ctx.index.current();
+  const archive = await currentArchive(ctx);
   if (url && archive.versions(url).length === 0) throw new NotArchived(`the archive has no version of the graph of ${url}: search for URLs with /api/urls?q=…`);
   return { ...diffLines(archive, url, from, to), ...(fromCapture ? { fromCapture } : {}), ...(toCapture ? { toCapture } : {}) };
 }
@@ -305,7 +305,7 @@ export function registerArchiveRoutes(app: FastifyInstance, ctx: ServerContext):
   get('/api/pattern/versions', async (q) => {
     const p = pageParams(q, PAGE_LIMITS.answers);
     const question = patternQuestion(q);
-    const archive = await ctx.index.current();
+    const archive = await currentArchive(ctx);
     checkWork(archive, question.options);
     const { items, ...page } = pageOf(await ctx.engine.versions(locationOf(archive), question.sparql, question.options), p);
     return { pattern: question.pattern, query: question.sparql, ...windowJson(question.options), ...page, answers: items.map(answerJson) };
@@ -314,7 +314,7 @@ export function registerArchiveRoutes(app: FastifyInstance, ctx: ServerContext):
   get('/api/pattern/changes', async (q) => {
     const p = pageParams(q, PAGE_LIMITS.answers);
     const question = patternQuestion(q);
-    const archive = await ctx.index.current();
+    const archive = await currentArchive(ctx);
     checkWork(archive, question.options);
     const { items, ...page } = pageOf(await ctx.engine.changes(locationOf(archive), question.sparql, question.options), p);
     return { pattern: question.pattern, query: question.sparql, ...windowJson(question.options), ...page, changes: items.map(changeJson) };

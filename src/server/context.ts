@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MetadataStore } from '../store/types.ts';
 import type { VersionIndex } from '../versions/version-index.ts';
+import type { VersionBackend } from '../versions/backend.ts';
 import type { QueryEngine } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 
@@ -8,8 +9,10 @@ import { UserError } from '../util/errors.ts';
 export interface ServerContext {
   dataDir: string;
   store: MetadataStore;
-  /** The versioned store, caught up with the crawl log before each query. */
+  /** The versioned store, caught up with the crawl log before each query: read it through currentArchive. */
   index: VersionIndex;
+  /** How long a request waits for a running catch-up (INDEX_WAIT_MS unless the server was told otherwise). */
+  indexWaitMs: number;
   /** Runs SPARQL queries in query processes, under the server's limits. */
   engine: QueryEngine;
   /** Bearer token for writes; without one, writes are refused. */
@@ -22,6 +25,18 @@ export interface ServerContext {
    * client sets (a reflected Host would let a forged request plant links to another site in cached answers).
    */
   publicUrl(): string;
+}
+
+/**
+ * How long a request waits for the index to catch up with the crawl log. A new archive of 100,000
+ * documents takes minutes to index: past this, the request is answered 503 with how far the catch-up is
+ * and a Retry-After from its pace, instead of a connection held silent (or cut by a proxy's timeout).
+ */
+export const INDEX_WAIT_MS = 10_000;
+
+/** The versioned store caught up with the crawl log, or IndexCatchingUpError after ctx.indexWaitMs. */
+export function currentArchive(ctx: ServerContext): Promise<VersionBackend> {
+  return ctx.index.current({ waitMs: ctx.indexWaitMs });
 }
 
 /**

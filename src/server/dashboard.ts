@@ -12,7 +12,8 @@ import { barChart, lineChart, toSvg } from '../plot/svg.ts';
 import { escapeXml as esc } from '../util/escape.ts';
 import { recrawlLabSvg, type RecrawlLabResult } from '../lab/recrawl/index.ts';
 import type { ChangeFrequency, DocumentState, ProgressPoint } from '../store/types.ts';
-import type { ServerContext } from './context.ts';
+import { currentArchive, type ServerContext } from './context.ts';
+import { IndexCatchingUpError } from '../versions/version-index.ts';
 import { archivedUrlKey, mementosOf, type Memento } from './mementos.ts';
 import { UserError } from '../util/errors.ts';
 import { OUTCOMES } from '../vocabulary/outcomes.ts';
@@ -141,9 +142,17 @@ async function liveSection(ctx: ServerContext, counts?: { entries: number }): Pr
   const entries = counts?.entries ?? (await ctx.store.logCounts()).entries;
   const states: DocumentState[] = ['queued', 'fetched', 'failed', 'skipped'];
   const docCounts = await Promise.all(states.map((s) => ctx.store.countDocuments(s)));
-  const stats = (await ctx.index.current()).stats();
+  // The page comes at once while a new archive is being indexed: the graphs' row says how far that is.
+  let graphs: string;
+  try {
+    const stats = (await currentArchive(ctx)).stats();
+    graphs = `${stats.graphs} documents, ${stats.versions} versions, ${stats.rows} triple rows`;
+  } catch (e) {
+    if (!(e instanceof IndexCatchingUpError)) throw e;
+    graphs = esc(e.message);
+  }
   return `<table class="kv" id="summary"><tr><td>documents</td><td>${docCounts.reduce((a, b) => a + b, 0)} (${states.map((s, i) => `${docCounts[i]} ${s}`).join(', ')})</td></tr>`
-    + `<tr><td>log entries</td><td>${entries}</td></tr><tr><td>RDF graphs</td><td>${stats.graphs} documents, ${stats.versions} versions, ${stats.rows} triple rows</td></tr></table>`
+    + `<tr><td>log entries</td><td>${entries}</td></tr><tr><td>RDF graphs</td><td>${graphs}</td></tr></table>`
     + `<h2>Workers</h2>${await workersPanel(ctx)}`;
 }
 

@@ -8,7 +8,7 @@ import { locationOf } from '../query/engine/index.ts';
 import { UserError } from '../util/errors.ts';
 import { essenceOf } from '../util/content-type.ts';
 import { parseTime } from '../util/units.ts';
-import type { ServerContext } from './context.ts';
+import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
 
 const UPDATE_REFUSED = 'SPARQL updates are refused: this archive is read-only and changes only by crawling (use POST /api/urls to monitor more URLs)';
@@ -116,7 +116,7 @@ async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
   const request = readProtocolRequest(req);
   if (request === 'form') return reply.type('text/html; charset=utf-8').send(FORM);
   const { query, dataset, format, at } = request;
-  const archive = await ctx.index.current();
+  const archive = await currentArchive(ctx);
   // A client that goes away stops its query: a query still evaluating ends its process.
   const gone = new AbortController();
   reply.raw.once('close', () => {

@@ -120,6 +120,7 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
         const read = versionsOf(archive, reader, rows);
         cursor = archive.writeTransaction(() => applyBatch(archive, rows, read, now, result));
         progress('versions');
+        await turn();
       }
     } finally {
       // Ours to build again, or left down by a loader that was killed.
@@ -135,6 +136,13 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
     reader.close();
   }
 }
+
+/**
+ * A turn of the event loop between batches. On SQLite every step of a batch is synchronous (the log read,
+ * the WARC records, the writes), so without it a catch-up of a new archive would hold `serve`'s event loop
+ * for minutes: no request, not even the dashboard or a 503 saying how far the index is, would be answered.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One batch of log rows (their versions: versionsOf), in the caller's write transaction; returns the last log id indexed. */
 function applyBatch(archive: IndexTarget, rows: CrawlLogEntry[], read: (i: number) => ReadVersion, now: number, result: CatchUpResult): number {
@@ -192,6 +200,7 @@ async function fillLogGaps(archive: IndexTarget, store: CrawlLog, reader: Record
       });
       if (inGap.length < rows.length) break;
       cursor = inGap.at(-1)!.id!;
+      await turn();
     }
   }
   archive.writeTransaction(() => archive.logGaps.expire(expireBefore));

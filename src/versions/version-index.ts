@@ -10,6 +10,7 @@ import { redactUrl } from '../store/redact.ts';
 // The indexer loads only when the index is behind (catchUp): a query on a current index never pays for it.
 import type { CatchUpProgress, CatchUpResult } from './catch-up.ts';
 import { writableDir } from '../util/disk.ts';
+import { formatDuration } from '../util/units.ts';
 
 /**
  * The versioned store of a data directory as the readers (`query`, `diff`, `serve`) use it: the
@@ -19,8 +20,33 @@ import { writableDir } from '../util/disk.ts';
  * (`--db postgres://…`) the index lives in that database instead (pg-store.ts, pg-dialect.ts): one index
  * shared by every reader and worker, caught up by whichever reader comes first.
  */
+/**
+ * A reader would wait longer than it may for the index to catch up (`serve` waits a few seconds, then
+ * answers 503): says how far the catch-up is and, once it has measured its pace, how long it has left.
+ */
+export class IndexCatchingUpError extends Error {
+  /** Seconds to wait before asking again (a Retry-After header). */
+  readonly retryAfter: number;
+  constructor(p: CatchUpStatus) {
+    const left = p.secondsLeft !== undefined ? `, about ${formatDuration(Math.ceil(p.secondsLeft) * 1000)} left` : '';
+    const where = p.phase === 'indexes'
+      ? "building the archive's read indexes again after a bulk load"
+      : p.total > 0 ? `${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} crawl-log rows indexed (${Math.floor((100 * p.done) / p.total)} %)` : 'starting';
+    super(`the archive's index is catching up with the crawl log: ${where}${left}; ask again then`);
+    this.name = 'IndexCatchingUpError';
+    this.retryAfter = Math.max(1, Math.min(600, Math.ceil(p.secondsLeft ?? 10)));
+  }
+}
+
+/** Where a running catch-up is: `secondsLeft` from its pace so far (absent until it has one). */
+export interface CatchUpStatus extends Pick<CatchUpProgress, 'done' | 'total' | 'phase'> {
+  secondsLeft?: number;
+}
+
 export class VersionIndex {
   private syncing: Promise<CatchUpResult> | undefined;
+  /** The running catch-up's last progress, and when it started. */
+  private running: { started: number; last?: CatchUpProgress } | undefined;
   /** Versions that could not be indexed (a few first ones), across catch-ups. */
   readonly diagnostics: string[] = [];
   /** Of a store this process may not write: the log rows past its indexed id counted so far (see behind). */
@@ -71,13 +97,48 @@ export class VersionIndex {
    * catch-up; another process catching up the same file waits for SQLite's write lock.
    */
   catchUp(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpResult> {
-    this.syncing ??= this.runCatchUp(onProgress).finally(() => (this.syncing = undefined));
+    if (!this.syncing) {
+      const running: { started: number; last?: CatchUpProgress } = { started: Date.now() };
+      this.running = running;
+      this.syncing = this.runCatchUp((p) => {
+        running.last = p;
+        onProgress?.(p);
+      }).finally(() => {
+        this.syncing = undefined;
+        if (this.running === running) this.running = undefined;
+      });
+    }
     return this.syncing;
   }
 
-  /** The store, brought up to date with the crawl log first. */
-  async current(): Promise<VersionBackend> {
-    await this.catchUp();
+  /** Where the running catch-up is, if one runs. Its time left is its pace so far applied to the rows left. */
+  catchUpStatus(now = Date.now()): CatchUpStatus | undefined {
+    const r = this.running;
+    if (!r) return undefined;
+    const p = r.last ?? { done: 0, total: 0, phase: 'versions' as const };
+    const elapsed = (now - r.started) / 1000;
+    const secondsLeft = p.phase === 'versions' && p.done > 0 && p.total > p.done && elapsed > 1 ? (elapsed * (p.total - p.done)) / p.done : undefined;
+    return { done: p.done, total: p.total, phase: p.phase, ...(secondsLeft !== undefined && { secondsLeft }) };
+  }
+
+  /**
+   * The store, brought up to date with the crawl log first. With `waitMs`, a catch-up that has not ended by
+   * then throws IndexCatchingUpError (how far it is, how long it has left) instead of holding the caller
+   * for what may be minutes on a large new archive; the catch-up goes on.
+   */
+  async current(o: { waitMs?: number } = {}): Promise<VersionBackend> {
+    const caughtUp = this.catchUp();
+    if (o.waitMs === undefined) {
+      await caughtUp;
+      return this.archiveInUse;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), o.waitMs)));
+    try {
+      if ((await Promise.race([caughtUp, late])) === 'late') throw new IndexCatchingUpError(this.catchUpStatus() ?? { done: 0, total: 0, phase: 'versions' });
+    } finally {
+      clearTimeout(timer);
+    }
     return this.archiveInUse;
   }
 

@@ -183,7 +183,8 @@ async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined,
     const started = Date.now();
     const result = await index.catchUp((p: CatchUpProgress) => {
       if (Date.now() - started < PROGRESS_AFTER_MS) return;
-      progress.update(p.phase === 'indexes' ? `building the archive's indexes (${p.done.toLocaleString('en')} log rows indexed)` : `indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}`);
+      const left = index.catchUpStatus()?.secondsLeft;
+      progress.update(p.phase === 'indexes' ? `building the archive's indexes (${p.done.toLocaleString('en')} log rows indexed)` : `indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}${left !== undefined ? `, about ${formatDuration(Math.ceil(left) * 1000)} left` : ''}`);
     });
     progress.done();
     if (result.behind) process.stderr.write(`warning: ${behindWarning(index.source, result.behind)}\n`);

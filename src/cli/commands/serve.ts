@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
-import { parseCount } from '../../util/units.ts';
+import { parseCount, parseDuration } from '../../util/units.ts';
 import { archiveExists } from '../../store/index.ts';
 import { startServer } from '../../server/index.ts';
-import { checkPublicUrl } from '../../server/context.ts';
+import { INDEX_WAIT_MS, checkPublicUrl } from '../../server/context.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { DEFAULT_ENGINE, parseLimits } from '../../query/engine/index.ts';
 import { formatBytes, formatDuration } from '../../util/units.ts';
@@ -27,6 +27,7 @@ interface ServeFlags {
   queryMaxDepth?: string;
   queryMaxSize?: string;
   requestTimeout?: string;
+  indexWait?: string;
   queryWorkers?: string;
   queryQueue?: string;
   publicUrl?: string;
@@ -50,6 +51,7 @@ export function register(program: Command): void {
     .option('--query-max-depth <n>', `deepest nesting of brackets in a SPARQL query's text; deeper is answered 400 before it runs (default ${DEFAULT_ENGINE.maxDepth})`)
     .option('--query-max-size <size>', `largest SPARQL query text; larger is answered 400 before it runs (default ${formatBytes(DEFAULT_ENGINE.queryBytes)})`)
     .option('--request-timeout <duration>', `time a client has to send a whole request, headers and body; a slower one is answered 408 and its connection closed (default ${formatDuration(DEFAULT_REQUEST_TIMEOUT_MS)})`)
+    .option('--index-wait <duration>', `how long a request waits for the archive's index to catch up with the crawl log; longer is answered 503 saying how far it is, with Retry-After (default ${formatDuration(INDEX_WAIT_MS)})`)
     .option('--query-workers <n>', `SPARQL queries run at once, each in its own process (default ${DEFAULT_ENGINE.workers})`)
     .option('--query-queue <n>', `SPARQL queries that wait for a free process; more are answered 503 with Retry-After (default ${DEFAULT_ENGINE.queue})`)
     .action(async (flags: ServeFlags) => {
@@ -70,7 +72,8 @@ export function register(program: Command): void {
       };
       if (query.workers === 0) throw new UserError('--query-workers must be at least 1');
       const requestTimeoutMs = parseRequestTimeout(flags.requestTimeout, '--request-timeout');
-      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl, query, requestTimeoutMs }).catch((e: NodeJS.ErrnoException) => {
+      const indexWaitMs = flags.indexWait === undefined ? undefined : parseDuration(flags.indexWait, '--index-wait');
+      const { app, url } = await startServer({ dataDir, db: flags.db, port, host: flags.host, token, labFile: flags.lab && path.resolve(flags.lab), publicUrl, query, requestTimeoutMs, indexWaitMs }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is in use: choose another with --port`);
         if (e.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${flags.host}: not an address of this machine`);
         throw e;
