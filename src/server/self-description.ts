@@ -245,7 +245,15 @@ export function writeDescription(quads: Quad[], type: DescriptionType): Promise<
   const writer = type === 'text/turtle'
     ? new N3.Writer({ format: 'Turtle', prefixes: Object.fromEntries(Object.entries(NS).filter(([k]) => k !== 'rdf')) })
     : new N3.Writer({ format: 'N-Triples' });
-  writer.addQuads(quads);
+  // Each subject's triples together, subjects in the order first written: Turtle then lists each once.
+  const bySubject = new Map<string, Quad[]>();
+  for (const q of quads) {
+    const key = `${q.subject.termType} ${q.subject.value}`;
+    const group = bySubject.get(key);
+    if (group) group.push(q);
+    else bySubject.set(key, [q]);
+  }
+  for (const group of bySubject.values()) writer.addQuads(group);
   return new Promise((resolve, reject) => writer.end((err, text) => (err ? reject(err) : resolve(text))));
 }
 
