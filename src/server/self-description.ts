@@ -124,6 +124,8 @@ function summarise(graphs: GraphSummary[], named: QuadRow[]): ArchiveSummary {
       c.documents++;
       c.triples += g.triples;
     }
+    // A document whose quads are all in named graphs (TriG) is listed too: GRAPH ?g does not bind it, but
+    // FROM <document> takes its whole dataset, so it is a graph a client may name.
     if (!g.deleted && g.triples > 0) names.add(g.graph);
   }
   // Named graphs of TriG and N-Quads documents (IRIs only: a blank node names no graph a client can ask for),

@@ -100,13 +100,14 @@ describe('an archive that describes itself: VoID and the SPARQL service descript
 
   const get = async (path: string, accept?: string) => {
     const res = await fetch(`${base}${path}`, { headers: accept === undefined ? {} : { accept } });
-    return { status: res.status, type: res.headers.get('content-type') ?? '', vary: res.headers.get('vary') ?? '', body: await res.text() };
+    return { status: res.status, type: res.headers.get('content-type') ?? '', vary: res.headers.get('vary') ?? '', cors: res.headers.get('access-control-allow-origin'), body: await res.text() };
   };
 
   it('VoID at /.well-known/void: the archive and each host with the counts `datamonitor query` gives, the capture span, the real endpoint', async () => {
     const res = await get('/.well-known/void', 'text/turtle');
     expect(res.status).toBe(200);
     expect(res.type).toMatch(/^text\/turtle/);
+    expect(res.cors).toBe('*'); // a Linked Data tool in a browser on another origin reads it
     const graph = parse(res.body, 'text/turtle', `${base}/.well-known/void`);
     const ds = `${base}/.well-known/void#archive`;
     expect(objects(graph, `${base}/.well-known/void`, 'http://xmlns.com/foaf/0.1/primaryTopic')).toEqual([ds]);
