@@ -19,6 +19,7 @@ import type { Quad, Quad_Subject } from '@rdfjs/types';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf } from '../frontier/normalize.ts';
 import { type GraphSummary, NOW, type QuadRow, type ResultFormat } from '../query/index.ts';
+import { GRAPH_INDEX, graphIndexLine } from '../query/sparql.ts';
 import type { ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
 
@@ -87,6 +88,8 @@ export interface ArchiveSummary extends Counts {
   hosts: Array<Counts & { host: string }>;
   /** The IRIs GRAPH ?g binds now (documents, quad formats' named graphs, dm:graphs); undefined past NAMED_GRAPHS_LISTED. */
   namedGraphs?: string[];
+  /** The `G dm:inDocument D` statements a query sees besides the documents' triples (src/query/sparql.ts graphIndexLine). */
+  graphStatements: number;
 }
 
 /**
@@ -131,9 +134,11 @@ function summarise(graphs: GraphSummary[], named: QuadRow[]): ArchiveSummary {
   // Named graphs of TriG and N-Quads documents (IRIs only: a blank node names no graph a client can ask for),
   // and the graph that says which document each is in.
   for (const r of named) if (r.namedGraph?.startsWith('<')) names.add(r.namedGraph.slice(1, -1));
-  if (named.length > 0) names.add('https://w3id.org/datamonitor/ns#graphs');
+  const statements = new Set(named.map(graphIndexLine).filter((line) => line !== undefined));
+  if (statements.size > 0) names.add(GRAPH_INDEX);
   return {
     ...whole,
+    graphStatements: statements.size,
     hosts: [...hosts.values()].sort((x, y) => x.host.localeCompare(y.host)),
     namedGraphs: names.size <= NAMED_GRAPHS_LISTED ? [...names].sort() : undefined,
   };
@@ -228,7 +233,8 @@ export function serviceQuads(base: string, s: ArchiveSummary): Quad[] {
     quad(ds, iri('rdfs', 'seeAlso'), namedNode(i.voidDocument)),
     quad(ds, iri('sd', 'defaultGraph'), defaultGraph),
     quad(defaultGraph, a, iri('sd', 'Graph')),
-    quad(defaultGraph, iri('void', 'triples'), int(s.triples)),
+    // The union of every graph, as a query sees it: the documents' triples and the statements of dm:graphs.
+    quad(defaultGraph, iri('void', 'triples'), int(s.triples + s.graphStatements)),
   ];
   if (s.namedGraphs) {
     for (const name of s.namedGraphs) {

@@ -7,6 +7,9 @@ import { SparqlEndpointFetcher } from 'fetch-sparql-endpoint';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { cli, crawlLog, LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
+import { openVersionStore } from '../../src/query/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import { T0 } from '../query/helpers.ts';
 import { listening } from './sparql-fixture.ts';
 
 /**
@@ -208,5 +211,56 @@ describe('an archive that describes itself: VoID and the SPARQL service descript
     expect(Number(one(after, ds, `${VOID}documents`))).toBe(4);
     expect(Number(one(after, ds, `${VOID}triples`))).toBe(truth.triples);
     expect(Number(one(after, `${base}/.well-known/void#host-${encodeURIComponent(new URL(two.url).host)}`, `${VOID}documents`))).toBe(2);
+  }, LOADED_TIMEOUT_MS);
+});
+
+describe('the named graphs of quad formats in the service description', () => {
+  const TRIG = 'http://example.org/data.trig';
+  const PLAIN = 'http://example.org/plain.ttl';
+  let app: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    const dataDir = tempDir('dm-void-trig-');
+    const archive = openVersionStore(dataDir);
+    const trig = `@prefix ex: <http://example.org/> .
+ex:a ex:p ex:b .
+ex:g1 { ex:c ex:p ex:d . ex:e ex:p "x" . }
+_:bg { ex:f ex:p ex:g . }
+`;
+    await archive.putVersion(TRIG, T0, parse(trig, 'application/trig', TRIG));
+    await archive.putVersion(PLAIN, T0 + 1000, parse('<http://example.org/h> <http://example.org/p> "y" .', 'text/turtle', PLAIN));
+    await archive.close();
+    const store = await openStore(dataDir); // an empty crawl log: nothing for the server to catch up
+    await store.init();
+    await store.close();
+    ({ app, url: base } = await listening(dataDir));
+  }, LOADED_TIMEOUT_MS);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const select = async (q: string): Promise<Array<Record<string, string>>> => {
+    const res = await fetch(`${base}/sparql?query=${encodeURIComponent(q)}`, { headers: { accept: 'application/sparql-results+json' } });
+    const bindings = (await res.json()).results.bindings as Array<Record<string, { value: string }>>;
+    return bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
+  };
+
+  it('lists the graphs GRAPH ?g binds, and counts the default graph as a query does, dm:graphs included', async () => {
+    const sd = parse(await (await fetch(`${base}/sparql`, { headers: { accept: 'text/turtle' } })).text(), 'text/turtle', base);
+    const dataset = `${base}/.well-known/void#archive`;
+    const named = objects(sd, dataset, `${SD}namedGraph`).map((g) => one(sd, g, `${SD}name`)).sort();
+    const bound = (await select('SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?g)) } ORDER BY ?g')).map((r) => r.g!);
+    expect(bound).toEqual([PLAIN, TRIG, 'http://example.org/g1', 'https://w3id.org/datamonitor/ns#graphs'].sort());
+    expect(named).toEqual(bound);
+
+    const [all] = await select('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }');
+    const [index] = await select('SELECT (COUNT(*) AS ?n) WHERE { GRAPH dm:graphs { ?s ?p ?o } }');
+    expect(Number(index!.n)).toBe(2); // ex:g1 and the blank-node graph are each in data.trig
+    expect(Number(one(sd, one(sd, dataset, `${SD}defaultGraph`), `${VOID}triples`))).toBe(Number(all!.n));
+    // VoID counts the archived documents' triples: the statements about them are the query engine's.
+    const described = parse(await (await fetch(`${base}/.well-known/void`)).text(), 'text/turtle', base);
+    expect(Number(one(described, dataset, `${VOID}triples`))).toBe(Number(all!.n) - Number(index!.n));
+    expect(Number(one(described, dataset, `${VOID}triples`))).toBe(5);
   }, LOADED_TIMEOUT_MS);
 });
