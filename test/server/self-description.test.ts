@@ -10,6 +10,9 @@ import { cli, crawlLog, LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
 import { openVersionStore } from '../../src/query/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { T0 } from '../query/helpers.ts';
+import { PostgresStore } from '../../src/store/postgres.ts';
+import { buildServer } from '../../src/server/index.ts';
+import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 import { listening } from './sparql-fixture.ts';
 
 /**
@@ -41,17 +44,19 @@ const one = (quads: Quad[], subject: string, predicate: string): string => {
   return found[0]!;
 };
 
-/** `datamonitor query --json` in its own process, as a user runs it: the bindings of one variable pair. */
-async function query(dataDir: string, sparql: string): Promise<Array<Record<string, string>>> {
-  const r = await cli(['query', '--data', dataDir, '--json', sparql]);
+const pgBase = await pgBaseUrl();
+
+/** `datamonitor query --json` in its own process, as a user runs it (`--db`: the crawl store's URL): its bindings. */
+async function query(dataDir: string, sparql: string, db?: string): Promise<Array<Record<string, string>>> {
+  const r = await cli(['query', '--data', dataDir, ...(db ? ['--db', db] : []), '--json', sparql]);
   expect(r.code, r.err).toBe(0);
   return (JSON.parse(r.out).results.bindings as Array<Record<string, { value: string }>>).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
 }
 
 /** What the archive holds now by `datamonitor query`: triples of the union, and documents and triples per host. */
-async function counted(dataDir: string): Promise<{ triples: number; graphs: string[]; hosts: Map<string, { documents: number; triples: number }> }> {
-  const [total] = await query(dataDir, 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }');
-  const perGraph = await query(dataDir, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g');
+async function counted(dataDir: string, db?: string): Promise<{ triples: number; graphs: string[]; hosts: Map<string, { documents: number; triples: number }> }> {
+  const [total] = await query(dataDir, 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', db);
+  const perGraph = await query(dataDir, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g', db);
   const hosts = new Map<string, { documents: number; triples: number }>();
   for (const row of perGraph) {
     const host = new URL(row.g!).host;
@@ -262,5 +267,49 @@ _:bg { ex:f ex:p ex:g . }
     const described = parse(await (await fetch(`${base}/.well-known/void`)).text(), 'text/turtle', base);
     expect(Number(one(described, dataset, `${VOID}triples`))).toBe(Number(all!.n) - Number(index!.n));
     expect(Number(one(described, dataset, `${VOID}triples`))).toBe(5);
+  }, LOADED_TIMEOUT_MS);
+});
+
+describe.skipIf(!pgBase)('the descriptions of an archive whose store and versioned index are in PostgreSQL', () => {
+  const url = pgBase ? isolatedSchemaUrl(pgBase, 'dm_void') : '';
+  let dataDir: string;
+  let origin: TestServer;
+  let app: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    dataDir = tempDir('dm-void-pg-');
+    origin = await startServer((_req, res, u) => {
+      if (u.pathname === '/a.ttl') return res.writeHead(200, { 'content-type': 'text/turtle' }).end(A_V2);
+      if (u.pathname === '/b.ttl') return res.writeHead(200, { 'content-type': 'text/turtle' }).end(B);
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    const store = new PostgresStore(url);
+    try {
+      await crawl({ seeds: [`${origin.url}/a.ttl`, `${origin.url}/b.ttl`], dataDir, store, delayMs: 0, allowPrivate: true, vocabularies: false, noFollow: true, domains: ['127.0.0.1'], robots: false }).run();
+    } finally {
+      await store.close();
+    }
+    app = await buildServer({ dataDir, db: url });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }, LOADED_TIMEOUT_MS);
+  afterAll(async () => {
+    await app?.close();
+    await origin?.close();
+    if (pgBase) await dropSchema(url);
+  });
+
+  it('counts what `datamonitor query --db` counts', async () => {
+    const graph = parse(await (await fetch(`${base}/.well-known/void`)).text(), 'text/turtle', base);
+    const ds = `${base}/.well-known/void#archive`;
+    const truth = await counted(dataDir, url);
+    expect(Number(one(graph, ds, `${VOID}triples`))).toBe(truth.triples);
+    expect(Number(one(graph, ds, `${VOID}documents`))).toBe(2);
+    const subset = `${base}/.well-known/void#host-${encodeURIComponent(new URL(origin.url).host)}`;
+    expect({ documents: Number(one(graph, subset, `${VOID}documents`)), triples: Number(one(graph, subset, `${VOID}triples`)) }).toEqual(truth.hosts.get(new URL(origin.url).host));
+    const sd = parse(await (await fetch(`${base}/sparql`, { headers: { accept: 'text/turtle' } })).text(), 'text/turtle', base);
+    expect(objects(sd, ds, `${SD}namedGraph`).map((g) => one(sd, g, `${SD}name`)).sort()).toEqual(truth.graphs);
   }, LOADED_TIMEOUT_MS);
 });
