@@ -13,7 +13,7 @@ import { T0 } from '../query/helpers.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import { buildServer } from '../../src/server/index.ts';
 import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
-import { listening } from './sparql-fixture.ts';
+import { listening, protocolArchive } from './sparql-fixture.ts';
 
 /**
  * The archive's VoID description and its SPARQL service description, over an archive crawled from two sites
@@ -311,5 +311,22 @@ describe.skipIf(!pgBase)('the descriptions of an archive whose store and version
     expect({ documents: Number(one(graph, subset, `${VOID}documents`)), triples: Number(one(graph, subset, `${VOID}triples`)) }).toEqual(truth.hosts.get(new URL(origin.url).host));
     const sd = parse(await (await fetch(`${base}/sparql`, { headers: { accept: 'text/turtle' } })).text(), 'text/turtle', base);
     expect(objects(sd, ds, `${SD}namedGraph`).map((g) => one(sd, g, `${SD}name`)).sort()).toEqual(truth.graphs);
+  }, LOADED_TIMEOUT_MS);
+});
+
+describe('the descriptions under --public-url', () => {
+  it('name the endpoint and the dataset at the public URL, not the address the server listens on', async () => {
+    const app = await buildServer({ dataDir: await protocolArchive(), publicUrl: 'https://archive.example.org/web/' });
+    try {
+      const base = 'https://archive.example.org/web';
+      const sd = parse((await app.inject({ url: '/sparql', headers: { accept: 'text/turtle' } })).body, 'text/turtle', base);
+      expect(one(sd, `${base}/sparql#service`, `${SD}endpoint`)).toBe(`${base}/sparql`);
+      expect(one(sd, `${base}/sparql#service`, `${SD}defaultDataset`)).toBe(`${base}/.well-known/void#archive`);
+      const described = parse((await app.inject({ url: '/.well-known/void' })).body, 'text/turtle', base);
+      expect(one(described, `${base}/.well-known/void#archive`, `${VOID}sparqlEndpoint`)).toBe(`${base}/sparql`);
+      expect(objects(described, `${base}/.well-known/void#archive`, `${VOID}subset`)).toEqual([`${base}/.well-known/void#host-example.org`]);
+    } finally {
+      await app.close();
+    }
   }, LOADED_TIMEOUT_MS);
 });
