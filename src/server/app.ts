@@ -6,6 +6,7 @@ import { UserError } from '../util/errors.ts';
 import type { ServerContext } from './context.ts';
 import { behindWarning, IndexCatchingUpError, VersionIndex } from '../versions/version-index.ts';
 import { registerSparqlRoutes } from './sparql-routes.ts';
+import { registerSelfDescription } from './self-description.ts';
 import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
 import { registerCdxRoute } from './cdx-route.ts';
@@ -105,6 +106,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     });
   }
   registerSparqlRoutes(app, ctx);
+  registerSelfDescription(app, ctx);
   registerMementoRoutes(app, ctx);
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);

@@ -10,6 +10,7 @@ import { essenceOf } from '../util/content-type.ts';
 import { parseTime } from '../util/units.ts';
 import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { DESCRIPTION_TYPES, type DescriptionType, sendServiceDescription, VOID_PATH } from './self-description.ts';
 
 const UPDATE_REFUSED = 'SPARQL updates are refused: this archive is read-only and changes only by crawling (use POST /api/urls to monitor more URLs)';
 
@@ -19,7 +20,7 @@ const FORM = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>
 <label>as it was at <input name="at" placeholder="2025-01-01T00:00:00Z"></label> (ISO 8601; empty for now)
 <label>results <select name="format"><option>json</option><option>csv</option><option>tsv</option><option>xml</option><option>turtle</option><option>jsonld</option></select></label>
 <button>Run</button></form><p>Prefixes rdf rdfs owl xsd schema foaf dcterms dc prov skos dcat void sh dm need no declaration.</p>
-<p><a href="/">dashboard</a></p></body></html>
+<p><a href="/sparql?format=turtle">service description</a> · <a href="${VOID_PATH}">VoID description of the archive</a> · <a href="/">dashboard</a></p></body></html>
 `;
 
 type Params = Record<string, string | string[] | undefined>;
@@ -51,13 +52,15 @@ export interface ProtocolQuery {
  * Reads a GET or POST /sparql request as SPARQL 1.1 Protocol §2.1 defines it: the query from `query=`
  * (URL or form body) or the body of an application/sparql-query POST, the dataset from default-graph-uri
  * / named-graph-uri (which override the query's FROM / FROM NAMED), the format from `format=` or
- * `output=` when the value fits the query form, otherwise from Accept. Returns 'form' for a browser that
- * asked for no query (it gets the HTML form). Throws UserError (400), or a ProtocolError for 406 / 415.
+ * `output=` when the value fits the query form, otherwise from Accept. A GET without a query is answered
+ * with the service description or, for a browser, the HTML form (withoutQuery). Throws UserError (400), or a
+ * ProtocolError for 406 / 415.
  */
-export function readProtocolRequest(req: FastifyRequest): ProtocolQuery | 'form' {
+export function readProtocolRequest(req: FastifyRequest): ProtocolQuery | 'form' | { describe: DescriptionType } {
   const { query, params } = protocolParams(req);
-  if (!query?.trim() && req.method === 'GET' && preferred(req.headers.accept, ['application/sparql-results+json', 'text/html']) === 'text/html') return 'form';
-  if (!query?.trim()) throw new UserError("no query: give query=, e.g. /sparql?query=SELECT%20*%20WHERE%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D%20LIMIT%2010");
+  const instead = !query?.trim() && req.method === 'GET' ? withoutQuery(req, params) : undefined;
+  if (instead) return instead;
+  if (!query?.trim()) throw new UserError("no query: give query=, e.g. /sparql?query=SELECT%20*%20WHERE%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D%20LIMIT%2010 (or accept text/turtle for the service description)");
   const lexed = lexQuery(query); // once: for analyseQuery here and the engine's limits (checkQueryText)
   const shape = analyseQuery(lexed); // refuses updates and non-queries with a UserError
   const { format, mediaType } = negotiate(req, params, shape.form);
@@ -72,6 +75,23 @@ export function readProtocolRequest(req: FastifyRequest): ProtocolQuery | 'form'
     mediaType,
     at: atText ? parseTime(atText, 'at') : undefined,
   };
+}
+
+/**
+ * What a GET without a query gets: the SPARQL 1.1 Service Description (§3 of the protocol lets the endpoint
+ * answer one) to a client that accepts Turtle or N-Triples, or sends no Accept or a wildcard one (a SPARQL client
+ * discovering the service), or asks for it with format=turtle / ntriples (a browser's link); the HTML form to
+ * a browser, which prefers text/html. A client accepting only query results keeps the 400 saying to give a query.
+ */
+function withoutQuery(req: FastifyRequest, params: Params): 'form' | { describe: DescriptionType } | undefined {
+  for (const value of many(params.format)) {
+    const format = formatFromParam(value, 'construct');
+    if (format === 'turtle') return { describe: 'text/turtle' };
+    if (format === 'ntriples') return { describe: 'application/n-triples' };
+  }
+  const chosen = preferred(req.headers.accept, [...DESCRIPTION_TYPES, 'text/html']);
+  if (chosen === 'text/html') return 'form';
+  return chosen ? { describe: chosen as DescriptionType } : undefined;
 }
 
 /** The query, its parameters, and where they came from (GET query string, form body, or a sparql-query body). */
@@ -114,7 +134,8 @@ function negotiate(req: FastifyRequest, params: Params, form: QueryForm): { form
 
 async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply) {
   const request = readProtocolRequest(req);
-  if (request === 'form') return reply.type('text/html; charset=utf-8').send(FORM);
+  if (request === 'form') return reply.header('vary', 'accept').type('text/html; charset=utf-8').send(FORM);
+  if ('describe' in request) return sendServiceDescription(ctx, reply, request.describe);
   const { query, dataset, format, at } = request;
   const archive = await currentArchive(ctx);
   // A client that goes away stops its query: a query still evaluating ends its process.

@@ -78,7 +78,10 @@ describe('SPARQL protocol at /sparql', () => {
     expect(names((await app.inject({ url: `/sparql?query=${encodeURIComponent('SELECT ?p WHERE { ?p <http://example.org/p> 1 }')}` })).json())).toEqual([]);
     const malformed = await app.inject({ url: `/sparql?query=${encodeURIComponent('SELECT WHERE {')}` });
     expect(malformed.statusCode).toBe(400);
-    expect((await app.inject({ url: '/sparql' })).statusCode).toBe(400);
+    // No query: the service description to a client without Accept (SPARQL 1.1 Protocol lets the endpoint
+    // answer one), still a 400 to one that accepts only results (test/server/self-description.test.ts).
+    expect((await app.inject({ url: '/sparql' })).headers['content-type']).toMatch(/^text\/turtle/);
+    expect((await app.inject({ url: '/sparql', headers: { accept: 'application/sparql-results+json' } })).statusCode).toBe(400);
     expect((await app.inject({ url: '/sparql', headers: { accept: 'text/html' } })).body).toMatch(/<form/);
   });
 
