@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf } from '../frontier/normalize.ts';
 import { type GraphSummary, NOW, type QuadRow, type ResultFormat } from '../query/index.ts';
 import { GRAPH_INDEX, graphIndexLine } from '../query/sparql.ts';
-import type { ServerContext } from './context.ts';
+import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
 
 const { namedNode, blankNode, literal, quad } = N3.DataFactory;
@@ -101,7 +101,7 @@ export interface ArchiveSummary extends Counts {
 const summaries = new WeakMap<ServerContext, { generation: string; summary: Promise<ArchiveSummary> }>();
 
 export async function archiveSummary(ctx: ServerContext): Promise<ArchiveSummary> {
-  const archive = await ctx.index.current();
+  const archive = await currentArchive(ctx);
   const generation = archive.generation;
   const hit = summaries.get(ctx);
   if (hit?.generation === generation) return hit.summary;
