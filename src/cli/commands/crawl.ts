@@ -21,6 +21,7 @@ import { LiveIndex } from '../../versions/live-index.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { META_FILE, VERSIONS_FILE } from '../../util/data-dir.ts';
 import { summaryOf } from './index.ts';
+import { steadyHeapGrowth } from '../../util/memory.ts';
 
 
 /** Exit status when every seed failed or was refused (sysexits' EX_UNAVAILABLE): a script must not take it for a crawl. */
@@ -227,6 +228,7 @@ function answerText(a: NonNullable<QueryDrivenSummary['answer']>): string {
 
 /** Runs a crawl with a progress line and prints its summary; `live.index` keeps versions.sqlite current meanwhile. */
 export async function runCrawlCommand(options: CrawlOptions, json: boolean, live: { index?: boolean; db?: string } = {}): Promise<CrawlSummary> {
+  steadyHeapGrowth();
   const progress = new ProgressLine();
   const liveIndex = live.index ? LiveIndex.start(options.dataDir, { db: live.db }) : undefined;
   // First Ctrl-C: take no new URLs, let the fetches in flight finish and be archived. Second: abort them.

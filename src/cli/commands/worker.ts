@@ -8,6 +8,7 @@ import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseCount, parseDuration } from '../../util/units.ts';
 import { ProgressLine } from '../progress.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
+import { steadyHeapGrowth } from '../../util/memory.ts';
 import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 import { summaryOf } from './index.ts';
 
@@ -63,6 +64,7 @@ export function register(program: Command): void {
       .option('--batch <pages>', "PostgreSQL: commit the writes of this many pages in one transaction (0: each write on its own)", String(BATCH_DEFAULTS.pages))
       .option('--batch-wait <duration>', 'PostgreSQL: longest a page waits for its batch to commit', `${BATCH_DEFAULTS.waitMs}ms`),
   ).action(async (flags) => {
+    steadyHeapGrowth(); // a worker's rounds are crawls
     const store = await openWorkerStore(flags.db, parseCount(flags.batch, '--batch'), parseDuration(flags.batchWait, '--batch-wait'));
     const controller = new AbortController();
     const onSignal = () => controller.abort();
