@@ -88,6 +88,25 @@ export interface WriteDialect {
   clearTables(): void;
 }
 
+/** What a store read from the meta rows that generation() reads, taken as generation()'s own answer. */
+export interface Generation {
+  key: string;
+  changed: boolean;
+  nextRow?: number;
+  alternates?: boolean;
+}
+
+/**
+ * A remote database's read-ahead (store.ts readAhead): counts, the generation and rows in one statement,
+ * whose first row holds the generation's meta rows and the counts, the rows after it.
+ */
+export interface ReadAheadDialect {
+  /** `counts`: one scalar subquery each; `rows` are sent only when the counts add up to at most `rowsUpTo`. */
+  readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement;
+  /** The statement's answer: the generation (as generation() gives it, and taken as read), the counts, the rows. */
+  readAheadAnswer<R>(rows: Array<R & { head?: unknown }>): { generation: Generation; counts: number[]; rows: R[] };
+}
+
 /** What the store's identity and housekeeping need of the database. */
 export interface StoreDialect {
   readonly file: string;
@@ -99,7 +118,9 @@ export interface StoreDialect {
   /** The bulk load's read indexes: dropped and restored in the database's way. */
   readonly indexes: IndexMaintenance;
   /** A cache key that changes with every write; `changed`: another process wrote since the last read. */
-  generation(localWrites: number): { key: string; changed: boolean; nextRow?: number; alternates?: boolean };
+  generation(localWrites: number): Generation;
+  /** Remote only: reads a selective query's generation, counts and rows at once. */
+  readonly readAhead?: ReadAheadDialect;
   /** Bytes the store takes, and its name as shown (a URL without its password). */
   size(): { file: string; bytes: number };
   termCheckMemo(): TermCheckMemo;

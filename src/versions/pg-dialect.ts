@@ -8,7 +8,7 @@ import type { TermCheckMemo } from './term-check-memo.ts';
 import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
 import { OPEN } from './rows.ts';
-import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
+import type { DocumentStates, Generation, PendingWrites, ReadAheadDialect, Statement, TransactionState, VersionDialect } from './dialect.ts';
 import { BULK_LOADER, PgIndexes, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
@@ -16,6 +16,8 @@ const NEXT_TERM = 'next_term';
 const GENERATION = 'generation';
 /** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
 const ALTERNATES = 'alternates';
+/** The meta rows a generation is read from. */
+const META_READ = [GENERATION, NEXT_ROW, ALTERNATES];
 
 /** `?` placeholders numbered for PostgreSQL (no statement of the store has a `?` of its own). */
 function numbered(sql: string): string {
@@ -126,9 +128,39 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   /** Read afresh each time (a cache key must not be stale), with the next row id and the alternates mark beside it. */
-  generation(): { key: string; changed: boolean; nextRow: number; alternates: boolean } {
-    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [[GENERATION, NEXT_ROW, ALTERNATES]]);
-    const value = (k: string) => meta.find((r) => r.key === k)?.value;
+  generation(): Generation {
+    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [META_READ]);
+    return this.generationOf(Object.fromEntries(meta.map((r) => [r.key, r.value])));
+  }
+
+  /**
+   * The read-ahead's first row (rid NULL, ordered first) holds the meta rows and the counts as JSON; the
+   * rows follow, in row-id order, unless the counts add up to more than `rowsUpTo`.
+   */
+  readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
+    return {
+      sql: `WITH n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
+        SELECT NULL::bigint AS rid, NULL::text AS g, NULL::text AS s, NULL::text AS p, NULL::text AS o, NULL::text AS ng,
+          json_build_object('meta', (SELECT json_object_agg(key, value) FROM vs_meta WHERE key = ANY(?::text[])), 'counts', (SELECT to_json(c) FROM n)) AS head
+        UNION ALL
+        SELECT r.*, NULL FROM (${rows.sql}) r WHERE (SELECT sum(x) FROM n, unnest(n.c) x) <= ?
+        ORDER BY rid NULLS FIRST`,
+      params: [...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
+    };
+  }
+
+  readAheadAnswer<R>(rows: Array<R & { head?: unknown }>): { generation: Generation; counts: number[]; rows: R[] } {
+    const head = rows[0]!.head as { meta: Record<string, number> | null; counts: number[] };
+    return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: rows.slice(1) };
+  }
+
+  get readAhead(): ReadAheadDialect {
+    return this;
+  }
+
+  /** The generation of the meta rows read (by key), taken as seen. */
+  private generationOf(meta: Record<string, number>): Generation & { nextRow: number; alternates: boolean } {
+    const value = (k: string): number | undefined => meta[k];
     const generation = value(GENERATION) ?? 0;
     const changed = !this.inTransaction && this.generationSeen !== undefined && generation !== this.generationSeen;
     if (!this.inTransaction) this.generationSeen = generation;
