@@ -11,6 +11,8 @@ export interface Statement {
   sql: string;
   params?: unknown[];
   each?: unknown[][];
+  /** Run often: kept prepared with its plan where the database plans each statement apart (PostgreSQL). */
+  prepared?: boolean;
 }
 
 /** What differs in SQL text between the two databases; everything else of store.ts is written once. */

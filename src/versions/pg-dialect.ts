@@ -91,7 +91,7 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   run<R>(statements: Statement[]): R[][] {
-    return this.db.run<R>(statements.map((s) => ({ sql: numbered(s.sql), params: s.params })));
+    return this.db.run<R>(statements.map((s) => ({ sql: numbered(s.sql), params: s.params, prepared: s.prepared })));
   }
 
   /**
@@ -146,6 +146,8 @@ export class PgVersionDialect implements VersionDialect {
         SELECT r.*, NULL FROM (${rows.sql}) r WHERE (SELECT sum(x) FROM n, unnest(n.c) x) <= ?
         ORDER BY rid NULLS FIRST`,
       params: [...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
+      // Its text depends on the query's shape only (which positions are constants, whether graphs are named): few texts, run often.
+      prepared: true,
     };
   }
 
