@@ -258,7 +258,7 @@ export async function prepareQuery(archive: ArchiveReads, sparql: string | Lexed
   const wholeDataset = graphs === undefined && !dataset && !shape.hasDataset;
   const choice = opts.plan ?? planFromEnv();
   // A store that reads ahead reads the generation with the query's counts and rows: the key is then read below
-  // from what it read. A snapshot of this instant and dataset may be what answers: then nothing is read ahead.
+  // from what it read. A snapshot of this instant and dataset answers if nothing was written since.
   const snapshotHere = lastSnapshot.get(archive)?.place === placeOf(keyAt('', at, graphs, wholeDataset));
   await readAhead({ archive, text: shape.text, snapshotLoaded: snapshotHere, choice, wholeDataset, at, graphs });
   // The default dataset leaves alternates out; a query that names its graphs gets what it names.

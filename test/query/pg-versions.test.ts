@@ -5,6 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { DataFactory } from 'n3';
 import {
   catchUpVersions, openVersionStore, PgVersionArchive, runQuery, type CatchUpProgress, type VersionBackend,
 } from '../../src/query/index.ts';
@@ -21,6 +22,7 @@ import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../store/pg.ts';
  * resumes without storing anything twice.
  */
 const pgBase = await pgBaseUrl();
+const { namedNode, literal, quad } = DataFactory;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DOCS = 1000;
 const web = linkedDataWeb({ documents: DOCS, hosts: 10 });
@@ -240,4 +242,31 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
       await dropSchema(killedUrl);
     }
   }, 600_000);
+
+  // Last: it writes to both stores.
+  it('with the snapshot of "now" loaded, a selective query costs one round trip, whether another process wrote since or not', async () => {
+    const now = instants[3]![1];
+    const q = 'SELECT ?l WHERE { <http://example.org/late#it> rdfs:label ?l }';
+    for (const store of [sqlite, postgres]) await runQuery(store, 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', { at: now, plan: 'snapshot' });
+    let before = postgres.roundTrips;
+    const unchanged = await runQuery(postgres, q, { at: now, format: 'json' });
+    expect(postgres.roundTrips - before).toBe(1);
+    expect(unchanged.plan).toBe('snapshot');
+    expect(JSON.parse(unchanged.body).results.bindings).toEqual([]);
+    const late = [quad(namedNode('http://example.org/late#it'), namedNode('http://www.w3.org/2000/01/rdf-schema#label'), literal('late'))];
+    const writer = new PgVersionArchive(url);
+    try {
+      await writer.putVersion('http://example.org/late', T0 + 1e9, late);
+    } finally {
+      await writer.close();
+    }
+    await sqlite.putVersion('http://example.org/late', T0 + 1e9, late);
+    sqlite.flush();
+    before = postgres.roundTrips;
+    const written = await runQuery(postgres, q, { at: now, format: 'json' });
+    expect(postgres.roundTrips - before).toBe(1);
+    expect(written.plan).toBe('patterns');
+    expect(JSON.parse(written.body).results.bindings).toEqual([{ l: { type: 'literal', value: 'late' } }]);
+    expect(written.body).toBe((await runQuery(sqlite, q, { at: now, format: 'json' })).body);
+  });
 });

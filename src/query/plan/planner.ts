@@ -77,20 +77,22 @@ export async function planQuery(input: PlanInput): Promise<Plan> {
  * planQuery and then the load of a selective query will read (the generation, each pattern's capped count,
  * the rows when few), so that such a query costs one round trip, not three. Asks nothing where the plan
  * reads no patterns' rows: a plan asked for, a count pushed down, a pattern with no constant, a query that
- * needs the snapshot, or a snapshot of the instant that may be loaded already (`snapshotLoaded`: one of the
- * same instant and dataset, whatever its generation). A read ahead that the plan then does not use costs
- * its rows, at most a page, and the generation it read is still the query's.
+ * needs the snapshot. A read ahead that the plan then does not use costs its rows, and the generation it
+ * read is still the query's: `snapshotLoaded` here says that a snapshot of the same instant and dataset is
+ * loaded, whatever its generation, and answers if nothing was written since; then only a few rows are read
+ * ahead, enough for a selective query after a write.
  */
 export async function readAhead(input: PlanInput & { at: number; graphs?: string[] }): Promise<void> {
   const { archive, text, choice = 'auto' } = input;
-  if (!archive.readAhead || choice !== 'auto' || input.snapshotLoaded) return;
+  if (!archive.readAhead || choice !== 'auto') return;
   if (input.wholeDataset && (await countShape(text))) return;
   const reads = await queryReads(text);
   if (reads === undefined || 'whole' in reads) return;
   const patterns = dedupe(reads.patterns);
   if (patterns.some(noConstant)) return;
   // A query after its first solutions reads its rows in rounds once its patterns hold many (planQuery): no more rows ahead than that.
-  const rowsUpTo = (await firstShape(text)) ? 2 * FIRST_ROWS : Number.POSITIVE_INFINITY;
+  const few = input.snapshotLoaded || (await firstShape(text)) !== undefined;
+  const rowsUpTo = few ? 2 * FIRST_ROWS : Number.POSITIVE_INFINITY;
   archive.readAhead(input.at, patterns, { graphs: input.graphs, rowsUpTo });
 }
 
