@@ -98,17 +98,6 @@ export interface Generation {
   alternates?: boolean;
 }
 
-/**
- * A remote database's read-ahead (store.ts readAhead): counts, the generation and rows in one statement,
- * whose first row holds the generation's meta rows and the counts, the rows after it.
- */
-export interface ReadAheadDialect {
-  /** `counts`: one scalar subquery each; `rows` are sent only when the counts add up to at most `rowsUpTo`. */
-  readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement;
-  /** The statement's answer: the generation (as generation() gives it, and taken as read), the counts, the rows. */
-  readAheadAnswer<R>(rows: Array<R & { head?: unknown }>): { generation: Generation; counts: number[]; rows: R[] };
-}
-
 /** What the store's identity and housekeeping need of the database. */
 export interface StoreDialect {
   readonly file: string;
@@ -121,8 +110,13 @@ export interface StoreDialect {
   readonly indexes: IndexMaintenance;
   /** A cache key that changes with every write; `changed`: another process wrote since the last read. */
   generation(localWrites: number): Generation;
-  /** Remote only: reads a selective query's generation, counts and rows at once. */
-  readonly readAhead?: ReadAheadDialect;
+  /**
+   * Remote only: a selective query's reads in one statement (store.ts readAhead). `counts`: one scalar
+   * subquery each; `rows` are read only when the counts add up to at most `rowsUpTo`. Returns the generation
+   * (as generation() gives it, and taken as read), the counts, the rows; undefined when the database cannot
+   * run such a statement (the store then reads as it would without).
+   */
+  readAhead?<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined;
   /** Bytes the store takes, and its name as shown (a URL without its password). */
   size(): { file: string; bytes: number };
   termCheckMemo(): TermCheckMemo;

@@ -1,4 +1,4 @@
-import { SyncPg, type SyncStatement } from '../util/sync-pg.ts';
+import { SyncPg, SyncPgError, type SyncStatement } from '../util/sync-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../store/redact.ts';
 import { UserError } from '../util/errors.ts';
 import { termHash } from '../rdf/terms.ts';
@@ -8,7 +8,7 @@ import type { TermCheckMemo } from './term-check-memo.ts';
 import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
 import { OPEN } from './rows.ts';
-import type { DocumentStates, Generation, PendingWrites, ReadAheadDialect, Statement, TransactionState, VersionDialect } from './dialect.ts';
+import type { DocumentStates, Generation, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 import { BULK_LOADER, PgIndexes, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
@@ -52,6 +52,7 @@ export class PgVersionDialect implements VersionDialect {
   keepsTotals = false;
   private generationSeen: number | undefined;
   private inTransaction = false;
+  private readAheadRefused = false;
 
   constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number } = {}) {
     const { connectionString, schema } = parsePostgresUrl(file);
@@ -134,10 +135,27 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   /**
-   * The read-ahead's first row (rid NULL, ordered first) holds the meta rows and the counts as JSON; the
-   * rows follow, in row-id order, unless the counts add up to more than `rowsUpTo`.
+   * One statement: its first row (rid NULL, ordered first) holds the meta rows and the counts as JSON; the
+   * rows follow, in row-id order, unless the counts add up to more than `rowsUpTo`. A database that refuses it
+   * (Citus may refuse subqueries in a select list over a distributed table) is not asked again.
    */
-  readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
+  readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined {
+    if (this.readAheadRefused) return undefined;
+    // A commit sent before and not waited for throws its own error here, not taken for this statement's.
+    this.db.settle();
+    let answer: Array<R & { head?: unknown }>;
+    try {
+      answer = this.run<R & { head?: unknown }>([this.readAheadStatement(counts, rows, rowsUpTo)])[0]!;
+    } catch (e) {
+      if (!(e instanceof SyncPgError)) throw e;
+      this.readAheadRefused = true;
+      return undefined;
+    }
+    const head = answer[0]!.head as { meta: Record<string, number> | null; counts: number[] };
+    return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: answer.slice(1) };
+  }
+
+  private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
     return {
       sql: `WITH n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
         SELECT NULL::bigint AS rid, NULL::text AS g, NULL::text AS s, NULL::text AS p, NULL::text AS o, NULL::text AS ng,
@@ -149,15 +167,6 @@ export class PgVersionDialect implements VersionDialect {
       // Its text depends on the query's shape only (which positions are constants, whether graphs are named): few texts, run often.
       prepared: true,
     };
-  }
-
-  readAheadAnswer<R>(rows: Array<R & { head?: unknown }>): { generation: Generation; counts: number[]; rows: R[] } {
-    const head = rows[0]!.head as { meta: Record<string, number> | null; counts: number[] };
-    return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: rows.slice(1) };
-  }
-
-  get readAhead(): ReadAheadDialect {
-    return this;
   }
 
   /** The generation of the meta rows read (by key), taken as seen. */
