@@ -15,7 +15,7 @@ export const IN_DOCUMENT = `${DM}inDocument`;
 import type { QuadRow, QueryOptions, QueryResult, SparqlJsonResults } from '../versions/types.ts';
 export { renderTable, termText } from './results/table.ts';
 import { StoreLoader } from './plan/load.ts';
-import { planQuery, UNPARSED, type Plan, type PlanChoice } from './plan/planner.ts';
+import { planQuery, readAhead, UNPARSED, type Plan, type PlanChoice } from './plan/planner.ts';
 import { FIRST_ROWS, GROWTH, firstOf } from './plan/first.ts';
 
 let emptyStore: ox.Store | undefined;
@@ -175,13 +175,20 @@ const isHidden = (row: QuadRow, hidden: ReadonlySet<string>): boolean => hidden.
  * The last query's pattern rows are kept beside it (a client repeating a query), never in its place:
  * a selective query does not throw away a snapshot that cost seconds.
  */
-const lastSnapshot = new WeakMap<ArchiveReads, { key: string; snapshot: Snapshot }>();
+const lastSnapshot = new WeakMap<ArchiveReads, { key: string; place: string; snapshot: Snapshot }>();
 const lastPatterns = new WeakMap<ArchiveReads, { key: string; snapshot: Snapshot }>();
 
 /** `defaultDataset`: the query names no graph, so alternates are left out (a FROM the planner could not resolve loads the same graphs). */
 function snapshotKey(archive: ArchiveReads, at: number, graphs: string[] | undefined, defaultDataset = true): string {
-  return JSON.stringify([archive.generation, at, graphs ?? null, defaultDataset]);
+  return keyAt(archive.generation, at, graphs, defaultDataset);
 }
+
+function keyAt(generation: string, at: number, graphs: string[] | undefined, defaultDataset: boolean): string {
+  return JSON.stringify([generation, at, graphs ?? null, defaultDataset]);
+}
+
+/** A snapshot key's instant and dataset, whatever the generation. */
+const placeOf = (key: string): string => key.slice(key.indexOf(',') + 1);
 
 function cachedSnapshot(archive: ArchiveReads, key: string, at: number, graphs: string[] | undefined, hideAlternates: boolean): Snapshot {
   const hit = lastSnapshot.get(archive);
@@ -191,7 +198,7 @@ function cachedSnapshot(archive: ArchiveReads, key: string, at: number, graphs: 
     freeStore(hit.snapshot.store);
   }
   const snapshot = materialise(archive, at, graphs, hideAlternates ? hiddenAlternates(archive, at, key) : NONE_HIDDEN);
-  lastSnapshot.set(archive, { key, snapshot });
+  lastSnapshot.set(archive, { key, place: placeOf(key), snapshot });
   return snapshot;
 }
 
@@ -249,12 +256,17 @@ export async function prepareQuery(archive: ArchiveReads, sparql: string | Lexed
   // Read once: the generation is a round trip on PostgreSQL. Read before loading, so a write meanwhile
   // makes the next query reload, never this one keep a stale snapshot.
   const wholeDataset = graphs === undefined && !dataset && !shape.hasDataset;
+  const choice = opts.plan ?? planFromEnv();
+  // A store that reads ahead reads the generation with the query's counts and rows: the key is then read below
+  // from what it read. A snapshot of this instant and dataset answers if nothing was written since.
+  const snapshotHere = lastSnapshot.get(archive)?.place === placeOf(keyAt('', at, graphs, wholeDataset));
+  await readAhead({ archive, text: shape.text, snapshotLoaded: snapshotHere, choice, wholeDataset, at, graphs });
   // The default dataset leaves alternates out; a query that names its graphs gets what it names.
   const key = snapshotKey(archive, at, graphs, wholeDataset);
   const hide = wholeDataset && mayHoldAlternates(archive);
   const loaded = lastSnapshot.get(archive)?.key === key;
   // A count in SQL would count the alternates' rows too.
-  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice: opts.plan ?? planFromEnv(), wholeDataset: wholeDataset && !hide });
+  const plan = await planQuery({ archive, text: shape.text, snapshotLoaded: loaded, choice, wholeDataset: wholeDataset && !hide });
   const answer = (body: string, quads: number, kind: Plan['kind']): QueryResult => ({ form: shape.form, format, mediaType: mediaTypeOf(format), body, at: at === NOW ? Date.now() : at, quads, plan: kind });
   const execute = (): QueryResult => {
     if (plan.kind === 'count') {

@@ -6,6 +6,8 @@ import { siblingModule } from './sibling.ts';
 export interface SyncStatement {
   sql: string;
   params?: unknown[];
+  /** Prepared on the server once per connection and kept there with its plan (sync-pg-thread.ts): for a statement run often. */
+  prepared?: boolean;
 }
 
 /** A statement PostgreSQL refused: its message, SQLSTATE and the statement's first words. */

@@ -216,6 +216,12 @@ export interface PlannerReads {
    */
   rowsMatchingAt?(at: number, patterns: RowConstants[], estimate: number, opts?: { graphs?: string[] }): Iterable<[rowid: number, row: QuadRow]>;
   countMatching(pattern: RowConstants, cap: number): number;
+  /**
+   * Optional, for a store where each read is a round trip: reads at once what planning and loading a
+   * selective query at `at` will ask next (the generation, each pattern's countMatching, and, when they add
+   * up to at most `rowsUpTo`, rowsMatchingAt), and answers those calls from it until the event loop turns.
+   */
+  readAhead?(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): void;
   rowsEstimate(): number;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];
   /**

@@ -11,6 +11,8 @@ export interface Statement {
   sql: string;
   params?: unknown[];
   each?: unknown[][];
+  /** Run often: kept prepared with its plan where the database plans each statement apart (PostgreSQL). */
+  prepared?: boolean;
 }
 
 /** What differs in SQL text between the two databases; everything else of store.ts is written once. */
@@ -88,6 +90,14 @@ export interface WriteDialect {
   clearTables(): void;
 }
 
+/** What a store read from the meta rows that generation() reads, taken as generation()'s own answer. */
+export interface Generation {
+  key: string;
+  changed: boolean;
+  nextRow?: number;
+  alternates?: boolean;
+}
+
 /** What the store's identity and housekeeping need of the database. */
 export interface StoreDialect {
   readonly file: string;
@@ -99,7 +109,14 @@ export interface StoreDialect {
   /** The bulk load's read indexes: dropped and restored in the database's way. */
   readonly indexes: IndexMaintenance;
   /** A cache key that changes with every write; `changed`: another process wrote since the last read. */
-  generation(localWrites: number): { key: string; changed: boolean; nextRow?: number; alternates?: boolean };
+  generation(localWrites: number): Generation;
+  /**
+   * Remote only: a selective query's reads in one statement (store.ts readAhead). `counts`: one scalar
+   * subquery each; `rows` are read only when the counts add up to at most `rowsUpTo`. Returns the generation
+   * (as generation() gives it, and taken as read), the counts, the rows; undefined when the database cannot
+   * run such a statement (the store then reads as it would without).
+   */
+  readAhead?<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined;
   /** Bytes the store takes, and its name as shown (a URL without its password). */
   size(): { file: string; bytes: number };
   termCheckMemo(): TermCheckMemo;

@@ -1,4 +1,4 @@
-import { SyncPg, type SyncStatement } from '../util/sync-pg.ts';
+import { SyncPg, SyncPgError, type SyncStatement } from '../util/sync-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../store/redact.ts';
 import { UserError } from '../util/errors.ts';
 import { termHash } from '../rdf/terms.ts';
@@ -8,7 +8,7 @@ import type { TermCheckMemo } from './term-check-memo.ts';
 import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
 import { OPEN } from './rows.ts';
-import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
+import type { DocumentStates, Generation, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 import { BULK_LOADER, PgIndexes, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
@@ -16,6 +16,8 @@ const NEXT_TERM = 'next_term';
 const GENERATION = 'generation';
 /** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
 const ALTERNATES = 'alternates';
+/** The meta rows a generation is read from. */
+const META_READ = [GENERATION, NEXT_ROW, ALTERNATES];
 
 /** `?` placeholders numbered for PostgreSQL (no statement of the store has a `?` of its own). */
 function numbered(sql: string): string {
@@ -50,6 +52,7 @@ export class PgVersionDialect implements VersionDialect {
   keepsTotals = false;
   private generationSeen: number | undefined;
   private inTransaction = false;
+  private readAheadRefused = false;
 
   constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number } = {}) {
     const { connectionString, schema } = parsePostgresUrl(file);
@@ -89,7 +92,7 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   run<R>(statements: Statement[]): R[][] {
-    return this.db.run<R>(statements.map((s) => ({ sql: numbered(s.sql), params: s.params })));
+    return this.db.run<R>(statements.map((s) => ({ sql: numbered(s.sql), params: s.params, prepared: s.prepared })));
   }
 
   /**
@@ -126,9 +129,49 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   /** Read afresh each time (a cache key must not be stale), with the next row id and the alternates mark beside it. */
-  generation(): { key: string; changed: boolean; nextRow: number; alternates: boolean } {
-    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [[GENERATION, NEXT_ROW, ALTERNATES]]);
-    const value = (k: string) => meta.find((r) => r.key === k)?.value;
+  generation(): Generation {
+    const meta = this.db.query<{ key: string; value: number }>('SELECT key, value FROM vs_meta WHERE key = ANY($1)', [META_READ]);
+    return this.generationOf(Object.fromEntries(meta.map((r) => [r.key, r.value])));
+  }
+
+  /**
+   * One statement: its first row (rid NULL, ordered first) holds the meta rows and the counts as JSON; the
+   * rows follow, in row-id order, unless the counts add up to more than `rowsUpTo`. A database that refuses it
+   * (Citus may refuse subqueries in a select list over a distributed table) is not asked again.
+   */
+  readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined {
+    if (this.readAheadRefused) return undefined;
+    // A commit sent before and not waited for throws its own error here, not taken for this statement's.
+    this.db.settle();
+    let answer: Array<R & { head?: unknown }>;
+    try {
+      answer = this.run<R & { head?: unknown }>([this.readAheadStatement(counts, rows, rowsUpTo)])[0]!;
+    } catch (e) {
+      if (!(e instanceof SyncPgError)) throw e;
+      this.readAheadRefused = true;
+      return undefined;
+    }
+    const head = answer[0]!.head as { meta: Record<string, number> | null; counts: number[] };
+    return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: answer.slice(1) };
+  }
+
+  private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
+    return {
+      sql: `WITH n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
+        SELECT NULL::bigint AS rid, NULL::text AS g, NULL::text AS s, NULL::text AS p, NULL::text AS o, NULL::text AS ng,
+          json_build_object('meta', (SELECT json_object_agg(key, value) FROM vs_meta WHERE key = ANY(?::text[])), 'counts', (SELECT to_json(c) FROM n)) AS head
+        UNION ALL
+        SELECT r.*, NULL FROM (${rows.sql}) r WHERE (SELECT sum(x) FROM n, unnest(n.c) x) <= ?
+        ORDER BY rid NULLS FIRST`,
+      params: [...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
+      // Its text depends on the query's shape only (which positions are constants, whether graphs are named): few texts, run often.
+      prepared: true,
+    };
+  }
+
+  /** The generation of the meta rows read (by key), taken as seen. */
+  private generationOf(meta: Record<string, number>): Generation & { nextRow: number; alternates: boolean } {
+    const value = (k: string): number | undefined => meta[k];
     const generation = value(GENERATION) ?? 0;
     const changed = !this.inTransaction && this.generationSeen !== undefined && generation !== this.generationSeen;
     if (!this.inTransaction) this.generationSeen = generation;

@@ -72,6 +72,32 @@ export async function planQuery(input: PlanInput): Promise<Plan> {
   return { kind: 'first', shape, source: plan.kind === 'patterns' ? plan : undefined, upTo, otherwise: plan };
 }
 
+/**
+ * For a store where each read is a round trip (ArchiveReads.readAhead, PostgreSQL): asks at once what
+ * planQuery and then the load of a selective query will read (the generation, each pattern's capped count,
+ * the rows when few), so that such a query costs one round trip, not three. Asks nothing where the plan
+ * reads no patterns' rows: a plan asked for, a count pushed down, a pattern with no constant, a query that
+ * needs the snapshot. A read ahead that the plan then does not use costs its rows, and the generation it
+ * read is still the query's: `snapshotLoaded` here says that a snapshot of the same instant and dataset is
+ * loaded, whatever its generation, and answers if nothing was written since; then only a few rows are read
+ * ahead, enough for a selective query after a write.
+ */
+export async function readAhead(input: PlanInput & { at: number; graphs?: string[] }): Promise<void> {
+  const { archive, text, choice = 'auto' } = input;
+  if (!archive.readAhead || choice !== 'auto') return;
+  if (input.wholeDataset && (await countShape(text))) return;
+  const reads = await queryReads(text);
+  if (reads === undefined || 'whole' in reads) return;
+  const patterns = dedupe(reads.patterns);
+  if (patterns.some(noConstant)) return;
+  // A query after its first solutions reads its rows in rounds once its patterns hold many (planQuery): no more rows ahead than that.
+  const few = input.snapshotLoaded || (await firstShape(text)) !== undefined;
+  const rowsUpTo = few ? 2 * FIRST_ROWS : Number.POSITIVE_INFINITY;
+  archive.readAhead(input.at, patterns, { graphs: input.graphs, rowsUpTo });
+}
+
+const noConstant = (p: RowPattern): boolean => p.s === undefined && p.p === undefined && p.o === undefined && p.graph === undefined;
+
 async function loadPlan({ archive, text, snapshotLoaded, choice = 'auto', wholeDataset = false }: PlanInput): Promise<Exclude<Plan, { kind: 'first' }>> {
   if (choice === 'snapshot') return { kind: 'snapshot', reason: 'asked for' };
   // Decided before the query is parsed: a process that only ever sees small archives never loads the parser.
@@ -91,7 +117,7 @@ async function loadPlan({ archive, text, snapshotLoaded, choice = 'auto', wholeD
   // The snapshot also states `G dm:inDocument D` for its named graphs: a pattern that may match those needs them all.
   const indexLines = patterns.some((p) => p.p === undefined || p.p === IN_DOCUMENT_NT);
   if (choice === 'patterns') return { kind: 'patterns', patterns, estimate: NaN, indexLines };
-  if (patterns.some((p) => p.s === undefined && p.p === undefined && p.o === undefined && p.graph === undefined)) {
+  if (patterns.some(noConstant)) {
     return { kind: 'snapshot', reason: 'a triple pattern with no constant' };
   }
   const budget = Math.floor(rows * UNSELECTIVE_SHARE);
