@@ -4,8 +4,9 @@ import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
-import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
+import { IN_DOCUMENT_ID, triplesSql, type TripleRow, type TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
 import { OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow } from './rows.ts';
 import type { PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
@@ -746,6 +747,14 @@ export class VersionStore implements VersionBackend {
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
     const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), state.totals ? this.t.sums : undefined);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
+  }
+
+  triplesAt(at: number, pattern: RowConstants, page: TriplesPage): TripleRow[] {
+    const t = checkTime(at, 'triplesAt');
+    const q = triplesSql(pattern, t, page, (nt) => this.lookupTerm(nt), { quads: this.t.quads, terms: this.t.terms }, this.d.ng);
+    if (!q) return [];
+    return this.d.all<{ p: number; snt: string; pnt: string | null; ont: string }>(q.sql, q.args)
+      .map((r) => ({ s: r.snt, p: Number(r.p) === IN_DOCUMENT_ID ? IN_DOCUMENT_TERM : r.pnt!, o: r.ont }));
   }
 
   /**
