@@ -8,19 +8,22 @@ const PREFIXES = '@prefix ex: <http://example.org/> .\n@prefix foaf: <http://xml
 /** Values of the numbers document: more triples than a fragment's page, so that clients must follow hydra:next. */
 const numbers = (n: number, shift: number) => Array.from({ length: n }, (_v, i) => `ex:n${i} ex:value ${i + shift} .`).join('\n');
 
-/** The site before and after the change: documents changed, one gone (404), one new, one unchanged. */
+/**
+ * The site before and after the change: documents changed, one gone (404), one new, one unchanged; one triple
+ * (Bob's rdfs:seeAlso) stated by two documents.
+ */
 const SITES: Array<Record<string, string>> = [
   {
-    '/alice.ttl': 'ex:alice a foaf:Person ; foaf:name "Alice" ; ex:age 30 ; foaf:knows ex:bob ; ex:city ex:paris .\nex:bob a foaf:Person .',
-    '/bob.ttl': 'ex:bob a foaf:Person ; foaf:name "Bob" ; ex:age 40 ; foaf:knows ex:carol ; ex:city ex:rome .',
+    '/alice.ttl': 'ex:alice a foaf:Person ; foaf:name "Alice" ; ex:age 30 ; foaf:knows ex:bob ; ex:city ex:paris .\nex:bob rdfs:seeAlso ex:bobs-page .',
+    '/bob.ttl': 'ex:bob a foaf:Person ; foaf:name "Bob" ; ex:age 40 ; foaf:knows ex:carol ; ex:city ex:rome ; rdfs:seeAlso ex:bobs-page .',
     '/carol.ttl': 'ex:carol a foaf:Person ; foaf:name "Carol" ; foaf:knows ex:alice .',
     '/dave.ttl': 'ex:dave a foaf:Person ; foaf:name "Dave"@en ; foaf:knows ex:alice .',
     '/places.ttl': 'ex:paris rdfs:label "Paris"@en, "Paris"@fr .\nex:rome rdfs:label "Rome"@en .',
     '/numbers.ttl': numbers(250, 0),
   },
   {
-    '/alice.ttl': 'ex:alice a foaf:Person ; foaf:name "Alice" ; ex:age 31 ; foaf:knows ex:bob, ex:dave ; ex:city ex:rome .\nex:bob a foaf:Person .',
-    '/bob.ttl': 'ex:bob a foaf:Person ; foaf:name "Robert" ; foaf:knows ex:carol, ex:eve ; ex:city ex:rome .',
+    '/alice.ttl': 'ex:alice a foaf:Person ; foaf:name "Alice" ; ex:age 31 ; foaf:knows ex:bob, ex:dave ; ex:city ex:rome .\nex:bob rdfs:seeAlso ex:bobs-page .',
+    '/bob.ttl': 'ex:bob a foaf:Person ; foaf:name "Robert" ; foaf:knows ex:carol, ex:eve ; ex:city ex:rome ; rdfs:seeAlso ex:bobs-page .',
     '/dave.ttl': 'ex:dave a foaf:Person ; foaf:name "Dave"@en ; foaf:knows ex:alice .',
     '/eve.ttl': 'ex:eve a foaf:Person ; foaf:name "Eve" ; ex:age 25 ; foaf:knows ex:alice ; ex:city ex:paris .',
     '/places.ttl': 'ex:paris rdfs:label "Paris"@en, "Paris"@fr .\nex:rome rdfs:label "Rome"@en, "Roma"@it .',
