@@ -9,13 +9,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
 import { httpDate, linkHeader, parseAcceptDatetime, parseTimestamp, timestampOf } from './mementos.ts';
-import { FRAGMENT_FORMATS, fragmentUrl, readFragment, readFragmentRequest, writeFragment, type FragmentRequest } from './fragments.ts';
+import { FRAGMENT_FORMATS, fragmentUrl, genidBase, readFragment, readFragmentRequest, writeFragment, type FragmentRequest } from './fragments.ts';
 import { hiddenAlternates, NOW } from '../query/sparql.ts';
 import type { Link } from '../util/link-format.ts';
 
 export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get('/fragments', async (req, reply) => {
-    const request = readFragmentRequest(req.query as Record<string, unknown>);
+    const request = readFragmentRequest(req.query as Record<string, unknown>, genidBase(ctx.publicUrl()));
     const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page);
     const links: Link[] = [{ uri: original, params: { rel: 'original timegate' } }];
     reply.header('vary', 'accept, accept-datetime').header('link', linkHeader(links));
@@ -38,7 +38,7 @@ export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext)
     if (time === undefined || !/^\d{14}$/.test(timestamp)) {
       return reply.code(400).type('text/plain').send(`'${timestamp}' is not a timestamp: use 14 digits, yyyyMMddHHmmss (UTC), or send Accept-Datetime to /fragments\n`);
     }
-    const request = readFragmentRequest(req.query as Record<string, unknown>);
+    const request = readFragmentRequest(req.query as Record<string, unknown>, genidBase(ctx.publicUrl()));
     const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page);
     reply.header('memento-datetime', httpDate(time)).header('vary', 'accept')
       .header('link', linkHeader([{ uri: original, params: { rel: 'original' } }, { uri: original, params: { rel: 'timegate' } }]));
@@ -56,6 +56,6 @@ async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
   // The page's own URL as the client asked for it: the subject a client looks its controls up by.
   const pageUrl = `${ctx.publicUrl()}${req.raw.url ?? ''}`;
   const title = `Triple Pattern Fragment of ${state}, page ${request.page}`;
-  const body = await writeFragment({ dataset, pageUrl, title }, request, page, format);
+  const body = await writeFragment({ dataset, pageUrl, title, genid: genidBase(ctx.publicUrl()) }, request, page, format);
   return reply.type(`${format}; charset=utf-8`).send(body);
 }

@@ -46,16 +46,25 @@ const POSITIONS = [['subject', 's'], ['predicate', 'p'], ['object', 'o']] as con
 const SYNTAX = 'give an IRI as it is (http://example.org/a) or in <…>, a literal as "text", "text"@en or "1"^^<datatype IRI>, a blank node as _:label';
 
 /**
+ * Where a fragment's blank nodes are written as IRIs (skolem IRIs, RDF 1.1 Concepts §3.5), `<base>/.well-known/genid/<label>`:
+ * a client cannot send a blank node of a response back (its parser gives it a label of its own, so Comunica's joins
+ * through one found nothing), but it sends an IRI back as it got it, and the fragments read it as the archive's blank node.
+ */
+export function genidBase(publicUrl: string): string {
+  return `${publicUrl}/.well-known/genid/`;
+}
+
+/**
  * A fragment request's query parameters read: each position an IRI, a literal (object only) or a blank
  * node (subject, object) in the specification's syntax, or unbound (absent, empty or a ?variable);
  * `page` a whole number from 1. Anything else is a UserError (400) saying what to give.
  */
-export function readFragmentRequest(query: Record<string, unknown>): FragmentRequest {
+export function readFragmentRequest(query: Record<string, unknown>, genid: string): FragmentRequest {
   const given: PatternParams = {};
   const pattern: RowConstants = {};
   for (const [name, key] of POSITIONS) {
     const value = single(query, name);
-    const nt = value === undefined ? undefined : specTerm(name, value);
+    const nt = value === undefined ? undefined : specTerm(name, value, genid);
     if (nt === undefined) continue;
     given[name] = value;
     pattern[key] = nt;
@@ -79,7 +88,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
  * A term in the specification's syntax (as rdf-string writes it, which is what Comunica sends: a literal's
  * text between its first and last quote, not escaped) as an N-Triples term; undefined for a variable.
  */
-export function specTerm(position: 'subject' | 'predicate' | 'object', value: string): string | undefined {
+export function specTerm(position: 'subject' | 'predicate' | 'object', value: string, genid?: string): string | undefined {
   if (value === '' || /^\?\w*$/.test(value)) return undefined;
   if (value.startsWith('"')) {
     if (position !== 'object') throw new UserError(`${position} '${value}' is a literal: only the object may be one (${SYNTAX})`);
@@ -96,6 +105,7 @@ export function specTerm(position: 'subject' | 'predicate' | 'object', value: st
     return ntTerm(blankNode(value.slice(2)));
   }
   const iri = value.startsWith('<') && value.endsWith('>') ? value.slice(1, -1) : value;
+  if (genid && iri.startsWith(genid) && position !== 'predicate') return specTerm(position, `_:${iri.slice(genid.length)}`);
   absoluteIri(position, iri, `'${value}'`);
   return ntTerm(namedNode(iri));
 }
@@ -149,6 +159,8 @@ export interface FragmentView {
   pageUrl: string;
   /** A human-readable title: which archive state this is. */
   title: string;
+  /** genidBase of this server: the blank nodes' IRIs. */
+  genid: string;
 }
 
 /**
@@ -160,7 +172,7 @@ export interface FragmentView {
 export async function writeFragment(view: FragmentView, request: FragmentRequest, page: FragmentPage, format: FragmentFormat): Promise<string> {
   const withGraphs = format === 'application/trig' || format === 'application/n-quads';
   const meta: Quad_Graph = withGraphs ? namedNode(`${view.pageUrl}#metadata`) : defaultGraph();
-  const quads: Quad[] = dataQuads(page.triples);
+  const quads: Quad[] = dataQuads(page.triples, view.genid);
   const add = (s: Quad_Subject, p: string, o: Quad_Object) => quads.push(quad(s, namedNode(p), o, meta));
   const dataset = namedNode(`${view.dataset}#dataset`);
   const pageNode = namedNode(view.pageUrl);
@@ -199,9 +211,11 @@ export async function writeFragment(view: FragmentView, request: FragmentRequest
   });
 }
 
-/** The store's N-Triples terms as RDF/JS quads, parsed at once; blank node labels are kept as the archive has them. */
-function dataQuads(triples: TripleRow[]): Quad[] {
+/** The store's N-Triples terms as RDF/JS quads, parsed at once; a blank node as its skolem IRI under `genid` (genidBase). */
+function dataQuads(triples: TripleRow[], genid: string): Quad[] {
   if (triples.length === 0) return [];
   const text = triples.map((t) => `${t.s} ${t.p} ${t.o} .\n`).join('');
-  return new Parser({ format: 'application/n-triples', blankNodePrefix: '' }).parse(text) as Quad[];
+  const skolem = (t: Quad_Object): Quad_Object => (t.termType === 'BlankNode' ? namedNode(genid + t.value) : t);
+  return (new Parser({ format: 'application/n-triples', blankNodePrefix: '' }).parse(text) as Quad[])
+    .map((q) => (q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode' ? quad(skolem(q.subject) as Quad_Subject, q.predicate, skolem(q.object)) : q));
 }

@@ -23,6 +23,8 @@ const QUERIES: Record<string, string> = {
   join: `${PREFIXES} SELECT ?name ?label WHERE { ?p foaf:name ?name ; ex:city ?city . ?city rdfs:label ?label }`,
   optional: `${PREFIXES} SELECT ?p ?name ?age WHERE { ?p a foaf:Person ; foaf:name ?name OPTIONAL { ?p ex:age ?age } }`,
   'literal constant': `${PREFIXES} SELECT ?p ?age WHERE { ?p foaf:name "Alice" ; ex:age ?age }`,
+  // Through blank nodes, which the fragments write as skolem IRIs that Comunica sends back.
+  'blank node join': `${PREFIXES} SELECT ?p ?street WHERE { ?p ex:address ?a . ?a ex:street ?street }`,
   'paged fragment': `${PREFIXES} SELECT ?n ?v WHERE { ?n ex:value ?v }`,
 };
 

@@ -8,6 +8,9 @@ const PREFIXES = '@prefix ex: <http://example.org/> .\n@prefix foaf: <http://xml
 /** Values of the numbers document: more triples than a fragment's page, so that clients must follow hydra:next. */
 const numbers = (n: number, shift: number) => Array.from({ length: n }, (_v, i) => `ex:n${i} ex:value ${i + shift} .`).join('\n');
 
+/** Blank nodes: a client joining through them sends them back as pattern terms. */
+const ADDRESSES = 'ex:alice ex:address [ ex:street "Main Street" ] .\nex:bob ex:address [ ex:street "High Street" ] .';
+
 /**
  * The site before and after the change: documents changed, one gone (404), one new, one unchanged; one triple
  * (Bob's rdfs:seeAlso) stated by two documents.
@@ -20,6 +23,7 @@ const SITES: Array<Record<string, string>> = [
     '/dave.ttl': 'ex:dave a foaf:Person ; foaf:name "Dave"@en ; foaf:knows ex:alice .',
     '/places.ttl': 'ex:paris rdfs:label "Paris"@en, "Paris"@fr .\nex:rome rdfs:label "Rome"@en .',
     '/numbers.ttl': numbers(250, 0),
+    '/addresses.ttl': ADDRESSES,
   },
   {
     '/alice.ttl': 'ex:alice a foaf:Person ; foaf:name "Alice" ; ex:age 31 ; foaf:knows ex:bob, ex:dave ; ex:city ex:rome .\nex:bob rdfs:seeAlso ex:bobs-page .',
@@ -28,9 +32,10 @@ const SITES: Array<Record<string, string>> = [
     '/eve.ttl': 'ex:eve a foaf:Person ; foaf:name "Eve" ; ex:age 25 ; foaf:knows ex:alice ; ex:city ex:paris .',
     '/places.ttl': 'ex:paris rdfs:label "Paris"@en, "Paris"@fr .\nex:rome rdfs:label "Rome"@en, "Roma"@it .',
     '/numbers.ttl': numbers(180, 1000),
+    '/addresses.ttl': ADDRESSES.replace('High Street', 'Station Road'),
   },
 ];
-const PATHS = ['/alice.ttl', '/bob.ttl', '/carol.ttl', '/dave.ttl', '/eve.ttl', '/places.ttl', '/numbers.ttl'];
+const PATHS = ['/addresses.ttl', '/alice.ttl', '/bob.ttl', '/carol.ttl', '/dave.ttl', '/eve.ttl', '/places.ttl', '/numbers.ttl'];
 
 export interface FragmentsArchive {
   dataDir: string;

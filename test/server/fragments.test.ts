@@ -37,14 +37,14 @@ describe('Triple Pattern Fragments over a crawled archive, with Memento', () => 
     expect(res.headers.vary).toBe('accept, accept-datetime');
     const quads = parse(res.body);
     const triples = data(quads).map((q) => `${q.predicate.value} ${q.object.value}`).sort();
-    expect(triples).toEqual([
+    expect(triples).toEqual([`${EX}address ${data(quads).find((q) => q.predicate.value === `${EX}address`)?.object.value}`,
       `${EX}age 31`, `${EX}city ${EX}rome`, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type http://xmlns.com/foaf/0.1/Person',
       `http://xmlns.com/foaf/0.1/knows ${EX}bob`, `http://xmlns.com/foaf/0.1/knows ${EX}dave`, 'http://xmlns.com/foaf/0.1/name Alice',
     ].sort());
     const page = `${BASE}${url}`;
     expect(meta(quads, 'http://xmlns.com/foaf/0.1/primaryTopic').map((q) => q.object.value)).toEqual([page]);
-    expect(meta(quads, `${VOID}triples`).map((q) => [q.subject.value, q.object.value])).toEqual([[page, '6']]);
-    expect(meta(quads, `${HYDRA}totalItems`).map((q) => q.object.value)).toEqual(['6']);
+    expect(meta(quads, `${VOID}triples`).map((q) => [q.subject.value, q.object.value])).toEqual([[page, '7']]);
+    expect(meta(quads, `${HYDRA}totalItems`).map((q) => q.object.value)).toEqual(['7']);
     expect(meta(quads, `${HYDRA}template`).map((q) => q.object.value)).toEqual([`${BASE}/fragments{?subject,predicate,object}`]);
     const mappings = meta(quads, `${HYDRA}mapping`).map((q) => q.object);
     expect(mappings).toHaveLength(3);
@@ -96,6 +96,20 @@ describe('Triple Pattern Fragments over a crawled archive, with Memento', () => 
       const quads = parse(res.body, format);
       expect(quads.some((q) => q.predicate.value === `${HYDRA}search`)).toBe(true);
       expect(quads.filter((q) => q.subject.value === `${EX}eve`)).toHaveLength(5);
+    }
+  });
+
+  it('writes blank nodes as skolem IRIs and reads them back as the archive\'s blank nodes', async () => {
+    const res = await get(`/fragments?predicate=${encodeURIComponent(`${EX}address`)}`);
+    const objects = data(parse(res.body)).map((q) => q.object.value);
+    expect(objects).toHaveLength(2);
+    for (const iri of objects) {
+      expect(iri).toMatch(new RegExp(`^${BASE}/\\.well-known/genid/\\w+$`));
+      const streets = data(parse((await get(`/fragments?subject=${encodeURIComponent(iri)}`)).body));
+      expect(streets.map((q) => q.predicate.value)).toEqual([`${EX}street`]);
+      // The archive's own label works too, as the specification's syntax writes a blank node.
+      const label = `_:${iri.slice(`${BASE}/.well-known/genid/`.length)}`;
+      expect(data(parse((await get(`/fragments?subject=${encodeURIComponent(label)}`)).body))).toHaveLength(1);
     }
   });
 
