@@ -6,7 +6,7 @@ import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
 import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
-import { IN_DOCUMENT_ID, triplesSql, type TripleRow, type TriplesPage } from './fragment-sql.ts';
+import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
 import { OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow } from './rows.ts';
 import type { PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
@@ -751,10 +751,22 @@ export class VersionStore implements VersionBackend {
 
   triplesAt(at: number, pattern: RowConstants, page: TriplesPage): TripleRow[] {
     const t = checkTime(at, 'triplesAt');
-    const q = triplesSql(pattern, t, page, (nt) => this.lookupTerm(nt), { quads: this.t.quads, terms: this.t.terms }, this.d.ng);
-    if (!q) return [];
-    return this.d.all<{ p: number; snt: string; pnt: string | null; ont: string }>(q.sql, q.args)
-      .map((r) => ({ s: r.snt, p: Number(r.p) === IN_DOCUMENT_ID ? IN_DOCUMENT_TERM : r.pnt!, o: r.ont }));
+    const tables: FragmentTables = {
+      quads: this.t.quads, terms: this.t.terms, rowId: this.d.rowId, ng: this.d.ng, noIndex: (e) => this.d.noIndex(e), lookup: (nt) => this.lookupTerm(nt),
+    };
+    const rows = tripleRowsSql(pattern, t, page, tables);
+    const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o }) => ({ s, p, o })) : [];
+    if (out.length >= page.limit) return out;
+    // The triples ended on this page or before it: the dm:inDocument statements follow them.
+    const before = out.length > 0 || page.offset === 0 ? page.offset + out.length : this.tripleCount(pattern, t, page, tables);
+    const statements = inDocumentSql(pattern, t, { ...page, offset: Math.max(0, page.offset - before), limit: page.limit - out.length }, tables);
+    if (statements) for (const r of this.d.all<{ s: string; o: string }>(statements.sql, statements.args)) out.push({ s: r.s, p: IN_DOCUMENT_TERM, o: r.o });
+    return out;
+  }
+
+  private tripleCount(pattern: RowConstants, at: number, page: TriplesPage, tables: FragmentTables): number {
+    const q = tripleCountSql(pattern, at, page, tables);
+    return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
   }
 
   /**
