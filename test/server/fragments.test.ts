@@ -55,6 +55,10 @@ describe('Triple Pattern Fragments over a crawled archive, with Memento', () => 
     expect(res.headers.link).toBe(`<${BASE}${url}>; rel="original timegate"`);
   });
 
+  it('is linked from the dashboard', async () => {
+    expect((await get('/', { accept: 'text/html' })).body).toContain('<a href="/fragments"');
+  });
+
   it('states a triple found in two documents once', async () => {
     const res = await get(`/fragments?subject=${encodeURIComponent(`${EX}bob`)}&predicate=${encodeURIComponent('http://www.w3.org/2000/01/rdf-schema#seeAlso')}`);
     expect(data(parse(res.body))).toHaveLength(1);
