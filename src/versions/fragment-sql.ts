@@ -60,8 +60,10 @@ function firstRows(pattern: RowConstants, at: number, hidden: string[], t: Fragm
   const where = patternConditions({ s: pattern.s, p: pattern.p, o: pattern.o }, t.lookup, () => '?');
   if (!where) return undefined;
   const id = `q.${t.rowId}`;
-  // No earlier row of the same triple valid at T: one seek of the (o, p) index a row.
-  const first = `NOT EXISTS (SELECT 1 FROM ${t.quads} q2 WHERE q2.o = q.o AND q2.p = q.p AND q2.s = q.s AND q2.${t.rowId} < ${id} AND q2.to_t > ? AND q2.from_t <= ?${hiddenCondition(t, 'q2', hidden)})`;
+  // No earlier row of the same triple valid at T: a seek of the (s, p) index a row. Not (o, p), which SQLite
+  // took when left to choose: every row of `?x a C` then read all earlier rows of the class, 2.3 s for page
+  // 21 of one at 3,000 documents against 13 ms.
+  const first = `NOT EXISTS (SELECT 1 FROM ${t.quads} q2 WHERE q2.s = q.s AND q2.p = q.p AND ${t.noIndex('q2.o')} = q.o AND q2.${t.rowId} < ${id} AND q2.to_t > ? AND q2.from_t <= ?${hiddenCondition(t, 'q2', hidden)})`;
   return {
     sql: `SELECT ${id} AS id, q.s AS s, q.p AS p, q.o AS o FROM ${t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?', first].join(' AND ')}${hiddenCondition(t, 'q', hidden)}`,
     args: [...where.args, at, at, at, at],
