@@ -55,6 +55,17 @@ describe('Triple Pattern Fragments over a crawled archive, with Memento', () => 
     expect(res.headers.link).toBe(`<${BASE}${url}>; rel="original timegate"`);
   });
 
+  it('may be read from any origin (CORS), Accept-Datetime allowed', async () => {
+    const res = await get('/fragments/20250101000000', { origin: 'http://client.test' });
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(String(res.headers['access-control-expose-headers'])).toMatch(/Memento-Datetime/);
+    for (const url of ['/fragments', '/fragments/20250101000000']) {
+      const pre = await app.inject({ method: 'OPTIONS', url, headers: { origin: 'http://client.test', 'access-control-request-method': 'GET' } });
+      expect(pre.statusCode, url).toBe(204);
+      expect(String(pre.headers['access-control-allow-headers'])).toMatch(/Accept-Datetime/);
+    }
+  });
+
   it('is linked from the dashboard', async () => {
     expect((await get('/', { accept: 'text/html' })).body).toContain('<a href="/fragments"');
   });
