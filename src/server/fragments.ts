@@ -10,7 +10,7 @@ import { DataFactory, Parser, Writer } from 'n3';
 import type { Quad, Quad_Graph, Quad_Object, Quad_Subject } from '@rdfjs/types';
 import { UserError } from '../util/errors.ts';
 import { ntTerm } from '../rdf/terms.ts';
-import type { CountReads, FragmentReads, RowConstants } from '../versions/backend.ts';
+import type { CountReads, FragmentReads, PlannerReads, RowConstants } from '../versions/backend.ts';
 import type { TripleRow } from '../versions/fragment-sql.ts';
 
 const { namedNode, literal, blankNode, quad, defaultGraph } = DataFactory;
@@ -118,21 +118,35 @@ function absoluteIri(position: string, iri: string, shown: string): void {
 export interface FragmentPage {
   triples: TripleRow[];
   more: boolean;
-  /** An upper bound of the fragment's triples (a triple in several documents counts once each). */
+  /** The fragment's triples, about (readFragment says how it is counted). */
   estimate: number;
 }
 
+/** Below this many rows of any time, a fragment's count is exact at T; above, the count is of those rows. */
+export const EXACT_COUNT_ROWS = 10_000;
+/** The rows counted at most for a large fragment's estimate: an index-only count, about 5 ms at this cap. */
+export const ESTIMATE_ROWS = 100_000;
+
 /**
  * Reads a page of the fragment at `at`: PAGE_SIZE triples and one more to know whether a next page exists,
- * and the count estimate, the store's count of the rows valid at `at` (cheap: the store's totals for the
- * whole archive, an index range otherwise); at least what the pages hold, so never a false zero.
+ * and the count estimate. Counting the rows valid at T reads each row (about 90 ms for 200,000 rows at
+ * 100,000 documents, against a page's few ms), so only a small fragment is counted so; a large one is
+ * estimated by its rows of any time through the index alone, at most ESTIMATE_ROWS (a lower bound then:
+ * clients use the count to order joins, where the magnitude matters). The whole archive is the store's
+ * kept total. Never below what the pages hold.
  */
-export function readFragment(archive: FragmentReads & CountReads, at: number, request: FragmentRequest, hidden: string[]): FragmentPage {
+export function readFragment(archive: FragmentReads & CountReads & Pick<PlannerReads, 'countMatching'>, at: number, request: FragmentRequest, hidden: string[]): FragmentPage {
   const offset = (request.page - 1) * PAGE_SIZE;
   const rows = archive.triplesAt(at, request.pattern, { offset, limit: PAGE_SIZE + 1, hidden });
   const more = rows.length > PAGE_SIZE;
   if (more) rows.length = PAGE_SIZE;
-  const counted = archive.countAt(at, request.pattern, { inDocument: true });
+  const { s, p, o } = request.pattern;
+  let counted: number;
+  if (s === undefined && p === undefined && o === undefined) counted = archive.countAt(at, request.pattern, { inDocument: true });
+  else {
+    const ever = archive.countMatching(request.pattern, EXACT_COUNT_ROWS);
+    counted = ever < EXACT_COUNT_ROWS ? archive.countAt(at, request.pattern, { inDocument: true }) : archive.countMatching(request.pattern, ESTIMATE_ROWS);
+  }
   return { triples: rows, more, estimate: Math.max(counted, offset + rows.length + (more ? 1 : 0)) };
 }
 
