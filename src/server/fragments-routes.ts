@@ -16,7 +16,7 @@ import type { Link } from '../util/link-format.ts';
 export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get('/fragments', async (req, reply) => {
     const request = readFragmentRequest(req.query as Record<string, unknown>, genidBase(ctx.publicUrl()));
-    const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page);
+    const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page, request.after);
     const links: Link[] = [{ uri: original, params: { rel: 'original timegate' } }];
     reply.header('vary', 'accept, accept-datetime').header('link', linkHeader(links));
     const asked = req.headers['accept-datetime'];
@@ -29,7 +29,7 @@ export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext)
     // Before the first capture the archive held nothing: as a TimeGate does for a time before its first memento,
     // the client is sent to the first state (the second after the first capture, since stamps are whole seconds).
     const target = time < first ? Math.ceil(first / 1000) * 1000 : Math.min(time, Math.floor(Date.now() / 1000) * 1000);
-    return reply.code(302).header('location', fragmentUrl(`${ctx.publicUrl()}/fragments/${timestampOf(target)}`, request.given, request.page)).send();
+    return reply.code(302).header('location', fragmentUrl(`${ctx.publicUrl()}/fragments/${timestampOf(target)}`, request.given, request.page, request.after)).send();
   });
 
   app.get('/fragments/:timestamp', async (req, reply) => {
@@ -39,7 +39,7 @@ export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext)
       return reply.code(400).type('text/plain').send(`'${timestamp}' is not a timestamp: use 14 digits, yyyyMMddHHmmss (UTC), or send Accept-Datetime to /fragments\n`);
     }
     const request = readFragmentRequest(req.query as Record<string, unknown>, genidBase(ctx.publicUrl()));
-    const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page);
+    const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page, request.after);
     reply.header('memento-datetime', httpDate(time)).header('vary', 'accept')
       .header('link', linkHeader([{ uri: original, params: { rel: 'original' } }, { uri: original, params: { rel: 'timegate' } }]));
     return answer(ctx, req, reply, request, time, `${ctx.publicUrl()}/fragments/${timestamp}`, `the archive as it was at ${new Date(time).toISOString()}`);

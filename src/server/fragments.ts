@@ -39,6 +39,8 @@ export interface FragmentRequest {
   pattern: RowConstants;
   /** 1 for the first page. */
   page: number;
+  /** The cursor hydra:next carries (`after=`): the last row id of the page before. */
+  after?: number;
 }
 
 const POSITIONS = [['subject', 's'], ['predicate', 'p'], ['object', 'o']] as const;
@@ -74,7 +76,11 @@ export function readFragmentRequest(query: Record<string, unknown>, genid: strin
   if (!/^\d{1,9}$/.test(pageText ?? '1') || !Number.isSafeInteger(page) || page < 1) {
     throw new UserError(`page '${pageText}' is not a page number: give a whole number from 1 (hydra:next links to the next page)`);
   }
-  return { given, pattern, page };
+  const afterText = single(query, 'after');
+  if (afterText !== undefined && !/^\d{1,15}$/.test(afterText)) {
+    throw new UserError(`after '${afterText}' is not a cursor: follow hydra:next, or leave after= out and give page=`);
+  }
+  return { given, pattern, page, ...(afterText !== undefined && { after: Number(afterText) }) };
 }
 
 function single(query: Record<string, unknown>, name: string): string | undefined {
@@ -118,6 +124,8 @@ function absoluteIri(position: string, iri: string, shown: string): void {
 export interface FragmentPage {
   triples: TripleRow[];
   more: boolean;
+  /** The cursor of the next page: the last triple's row id (none when the page ends in dm:inDocument statements). */
+  next?: number;
   /** The fragment's triples, about (readFragment says how it is counted). */
   estimate: number;
 }
@@ -137,9 +145,10 @@ export const ESTIMATE_ROWS = 100_000;
  */
 export function readFragment(archive: FragmentReads & CountReads & Pick<PlannerReads, 'countMatching'>, at: number, request: FragmentRequest, hidden: string[]): FragmentPage {
   const offset = (request.page - 1) * PAGE_SIZE;
-  const rows = archive.triplesAt(at, request.pattern, { offset, limit: PAGE_SIZE + 1, hidden });
+  const rows = archive.triplesAt(at, request.pattern, { offset, limit: PAGE_SIZE + 1, hidden, after: request.after });
   const more = rows.length > PAGE_SIZE;
   if (more) rows.length = PAGE_SIZE;
+  const next = more ? rows.at(-1)!.id : undefined;
   const { s, p, o } = request.pattern;
   let counted: number;
   if (s === undefined && p === undefined && o === undefined) counted = archive.countAt(at, request.pattern, { inDocument: true });
@@ -147,7 +156,7 @@ export function readFragment(archive: FragmentReads & CountReads & Pick<PlannerR
     const ever = archive.countMatching(request.pattern, EXACT_COUNT_ROWS);
     counted = ever < EXACT_COUNT_ROWS ? archive.countAt(at, request.pattern, { inDocument: true }) : archive.countMatching(request.pattern, ESTIMATE_ROWS);
   }
-  return { triples: rows, more, estimate: Math.max(counted, offset + rows.length + (more ? 1 : 0)) };
+  return { triples: rows, more, ...(next !== undefined && { next }), estimate: Math.max(counted, offset + rows.length + (more ? 1 : 0)) };
 }
 
 /** Percent-encoding of a URI Template's form-style query expansion (RFC 6570 §3.2.8): all but unreserved characters. */
@@ -156,9 +165,10 @@ export function encodeTemplateValue(value: string): string {
 }
 
 /** The URL of a fragment's page under `dataset` (a fragments URL without query), built as the search template expands. */
-export function fragmentUrl(dataset: string, given: PatternParams, page = 1): string {
+export function fragmentUrl(dataset: string, given: PatternParams, page = 1, after?: number): string {
   const parts = POSITIONS.flatMap(([name]) => (given[name] === undefined ? [] : [`${name}=${encodeTemplateValue(given[name]!)}`]));
   if (page > 1) parts.push(`page=${page}`);
+  if (after !== undefined) parts.push(`after=${after}`);
   return parts.length ? `${dataset}?${parts.join('&')}` : dataset;
 }
 
@@ -215,7 +225,8 @@ export async function writeFragment(view: FragmentView, request: FragmentRequest
   add(pageNode, `${HYDRA}itemsPerPage`, literal(String(PAGE_SIZE), namedNode(`${XSD}integer`)));
   add(pageNode, `${HYDRA}first`, namedNode(fragmentUrl(view.dataset, request.given, 1)));
   if (request.page > 1) add(pageNode, `${HYDRA}previous`, namedNode(fragmentUrl(view.dataset, request.given, request.page - 1)));
-  if (page.more) add(pageNode, `${HYDRA}next`, namedNode(fragmentUrl(view.dataset, request.given, request.page + 1)));
+  // The next page from a cursor where the page ends in a triple: it then costs its own rows, however deep.
+  if (page.more) add(pageNode, `${HYDRA}next`, namedNode(fragmentUrl(view.dataset, request.given, request.page + 1, page.next)));
   if (!fragment.equals(pageNode)) add(fragment, `${VOID}subset`, pageNode);
   const prefixes = format === 'application/n-quads' || format === 'application/n-triples' ? undefined : PREFIXES;
   return new Promise((resolve, reject) => {

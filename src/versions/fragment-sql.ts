@@ -6,12 +6,19 @@ export interface TripleRow {
   s: string;
   p: string;
   o: string;
+  /** The row id it was read from: a cursor for the next page (none for a dm:inDocument statement). */
+  id?: number;
 }
 
 /** One page of a triple pattern's matches: `offset` triples skipped, at most `limit` returned. */
 export interface TriplesPage {
   offset: number;
   limit: number;
+  /**
+   * A cursor: the id of the last row of the page before (TripleRow.id). The page starts after it and
+   * `offset` is not used: a page costs its own rows wherever it is, where OFFSET reads every row before it.
+   */
+  after?: number;
   /** Documents whose data the default graph leaves out (alternates: src/query/sparql.ts); their dm:provenance facts stay. */
   hidden?: string[];
 }
@@ -42,10 +49,11 @@ const PROVENANCE_TERM = `<${PROVENANCE_GRAPH}>`;
 export function tripleRowsSql(pattern: RowConstants, at: number, page: TriplesPage, t: FragmentTables): { sql: string; args: unknown[] } | undefined {
   const rows = firstRows(pattern, at, page.hidden ?? [], t);
   if (!rows) return undefined;
+  const after = page.after === undefined ? '' : ` AND q.${t.rowId} > ${Math.max(0, Math.trunc(page.after))}`;
   return {
-    sql: `SELECT x.id AS id, ts.nt AS s, tp.nt AS p, t_o.nt AS o FROM (${rows.sql} ORDER BY q.${t.rowId} LIMIT ? OFFSET ?) x
+    sql: `SELECT x.id AS id, ts.nt AS s, tp.nt AS p, t_o.nt AS o FROM (${rows.sql}${after} ORDER BY q.${t.rowId} LIMIT ? OFFSET ?) x
       JOIN ${t.terms} ts ON ts.id = x.s JOIN ${t.terms} tp ON tp.id = x.p JOIN ${t.terms} t_o ON t_o.id = x.o ORDER BY x.id`,
-    args: [...rows.args, Math.max(0, Math.trunc(page.limit)), Math.max(0, Math.trunc(page.offset))],
+    args: [...rows.args, Math.max(0, Math.trunc(page.limit)), page.after === undefined ? Math.max(0, Math.trunc(page.offset)) : 0],
   };
 }
 

@@ -755,10 +755,11 @@ export class VersionStore implements VersionBackend {
       quads: this.t.quads, terms: this.t.terms, rowId: this.d.rowId, ng: this.d.ng, noIndex: (e) => this.d.noIndex(e), lookup: (nt) => this.lookupTerm(nt),
     };
     const rows = tripleRowsSql(pattern, t, page, tables);
-    const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o }) => ({ s, p, o })) : [];
+    const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o, id }) => ({ s, p, o, id: Number(id) })) : [];
     if (out.length >= page.limit) return out;
-    // The triples ended on this page or before it: the dm:inDocument statements follow them.
-    const before = out.length > 0 || page.offset === 0 ? page.offset + out.length : this.tripleCount(pattern, t, page, tables);
+    // The triples ended on this page or before it: the dm:inDocument statements follow them (from their
+    // first after a cursor, which only a page of triples leaves).
+    const before = page.after !== undefined ? page.offset : out.length > 0 || page.offset === 0 ? page.offset + out.length : this.tripleCount(pattern, t, page, tables);
     const statements = inDocumentSql(pattern, t, { ...page, offset: Math.max(0, page.offset - before), limit: page.limit - out.length }, tables);
     if (statements) for (const r of this.d.all<{ s: string; o: string }>(statements.sql, statements.args)) out.push({ s: r.s, p: IN_DOCUMENT_TERM, o: r.o });
     return out;
