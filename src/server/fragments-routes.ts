@@ -9,18 +9,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
 import { httpDate, linkHeader, parseAcceptDatetime, parseTimestamp, timestampOf } from './mementos.ts';
-import { FRAGMENT_FORMATS, fragmentUrl, genidBase, readFragment, readFragmentRequest, writeFragment, type FragmentRequest } from './fragments.ts';
+import { CountCache, FRAGMENT_FORMATS, fragmentUrl, genidBase, readFragment, readFragmentRequest, writeFragment, type FragmentRequest } from './fragments.ts';
 import { hiddenAlternates, NOW } from '../query/sparql.ts';
 import type { Link } from '../util/link-format.ts';
 
 export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const counts = new CountCache();
   app.get('/fragments', async (req, reply) => {
     const request = readFragmentRequest(req.query as Record<string, unknown>, genidBase(ctx.publicUrl()));
     const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page, request.after);
     const links: Link[] = [{ uri: original, params: { rel: 'original timegate' } }];
     reply.header('vary', 'accept, accept-datetime').header('link', linkHeader(links));
     const asked = req.headers['accept-datetime'];
-    if (asked === undefined) return answer(ctx, req, reply, request, NOW, `${ctx.publicUrl()}/fragments`, 'the archive now');
+    if (asked === undefined) return answer(ctx, counts, req, reply, request, NOW, `${ctx.publicUrl()}/fragments`, 'the archive now');
     const time = parseAcceptDatetime(asked);
     if (typeof time === 'string') return reply.code(400).type('text/plain').send(time + '\n');
     const archive = await ctx.index.current();
@@ -42,17 +43,18 @@ export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext)
     const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page, request.after);
     reply.header('memento-datetime', httpDate(time)).header('vary', 'accept')
       .header('link', linkHeader([{ uri: original, params: { rel: 'original' } }, { uri: original, params: { rel: 'timegate' } }]));
-    return answer(ctx, req, reply, request, time, `${ctx.publicUrl()}/fragments/${timestamp}`, `the archive as it was at ${new Date(time).toISOString()}`);
+    return answer(ctx, counts, req, reply, request, time, `${ctx.publicUrl()}/fragments/${timestamp}`, `the archive as it was at ${new Date(time).toISOString()}`);
   });
 }
 
-async function answer(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, request: FragmentRequest, at: number, dataset: string, state: string): Promise<FastifyReply> {
+async function answer(ctx: ServerContext, counts: CountCache, req: FastifyRequest, reply: FastifyReply, request: FragmentRequest, at: number, dataset: string, state: string): Promise<FastifyReply> {
   const format = FRAGMENT_FORMATS.find((f) => f === preferred(req.headers.accept, FRAGMENT_FORMATS));
   if (!format) return reply.code(406).type('text/plain').send(`a fragment is written as ${FRAGMENT_FORMATS.join(', ')}: accept one of them\n`);
   const archive = await ctx.index.current();
   // The default graph a query sees leaves the alternates' data out (src/query/sparql.ts): so does a fragment.
   const hidden = [...hiddenAlternates(archive, at)];
-  const page = readFragment(archive, at, request, hidden);
+  counts.generation = archive.generation;
+  const page = readFragment(archive, at, request, hidden, counts);
   // The page's own URL as the client asked for it: the subject a client looks its controls up by.
   const pageUrl = `${ctx.publicUrl()}${req.raw.url ?? ''}`;
   const title = `Triple Pattern Fragment of ${state}, page ${request.page}`;

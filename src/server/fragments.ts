@@ -143,20 +143,41 @@ export const ESTIMATE_ROWS = 100_000;
  * clients use the count to order joins, where the magnitude matters). The whole archive is the store's
  * kept total. Never below what the pages hold.
  */
-export function readFragment(archive: FragmentReads & CountReads & Pick<PlannerReads, 'countMatching'>, at: number, request: FragmentRequest, hidden: string[]): FragmentPage {
+export function readFragment(archive: FragmentReads & CountReads & Pick<PlannerReads, 'countMatching'>, at: number, request: FragmentRequest, hidden: string[],
+  counts?: CountCache): FragmentPage {
   const offset = (request.page - 1) * PAGE_SIZE;
   const rows = archive.triplesAt(at, request.pattern, { offset, limit: PAGE_SIZE + 1, hidden, after: request.after });
   const more = rows.length > PAGE_SIZE;
   if (more) rows.length = PAGE_SIZE;
   const next = more ? rows.at(-1)!.id : undefined;
-  const { s, p, o } = request.pattern;
-  let counted: number;
-  if (s === undefined && p === undefined && o === undefined) counted = archive.countAt(at, request.pattern, { inDocument: true });
-  else {
-    const ever = archive.countMatching(request.pattern, EXACT_COUNT_ROWS);
-    counted = ever < EXACT_COUNT_ROWS ? archive.countAt(at, request.pattern, { inDocument: true }) : archive.countMatching(request.pattern, ESTIMATE_ROWS);
+  const key = counts && JSON.stringify([counts.generation, at, request.pattern]);
+  let counted = key === undefined ? undefined : counts!.map.get(key);
+  if (counted === undefined) {
+    counted = countFragment(archive, at, request.pattern);
+    if (key !== undefined) counts!.set(key, counted);
   }
   return { triples: rows, more, ...(next !== undefined && { next }), estimate: Math.max(counted, offset + rows.length + (more ? 1 : 0)) };
+}
+
+function countFragment(archive: CountReads & Pick<PlannerReads, 'countMatching'>, at: number, pattern: RowConstants): number {
+  if (pattern.s === undefined && pattern.p === undefined && pattern.o === undefined) return archive.countAt(at, pattern, { inDocument: true });
+  const ever = archive.countMatching(pattern, EXACT_COUNT_ROWS);
+  return ever < EXACT_COUNT_ROWS ? archive.countAt(at, pattern, { inDocument: true }) : archive.countMatching(pattern, ESTIMATE_ROWS);
+}
+
+/**
+ * The counts of the fragments read lately, by store generation, instant and pattern: a client reads a
+ * fragment's pages one after the other, and each page states the same count.
+ */
+export class CountCache {
+  readonly map = new Map<string, number>();
+  generation = '';
+  constructor(private readonly max = 1_000) {}
+
+  set(key: string, count: number): void {
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    this.map.set(key, count);
+  }
 }
 
 /** Percent-encoding of a URI Template's form-style query expansion (RFC 6570 §3.2.8): all but unreserved characters. */

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
-import { readFragment, ESTIMATE_ROWS, EXACT_COUNT_ROWS } from '../../src/server/fragments.ts';
+import { CountCache, readFragment, ESTIMATE_ROWS, EXACT_COUNT_ROWS } from '../../src/server/fragments.ts';
+import { NOW } from '../../src/query/sparql.ts';
 import { tempArchive, T0, DAY } from '../query/helpers.ts';
 
 /**
@@ -32,5 +33,19 @@ describe('the count of a fragment', () => {
     expect(ESTIMATE_ROWS).toBeGreaterThan(12_000);
     expect(readFragment(made.archive, T0 + DAY, pattern('large'), []).estimate).toBe(12_000);
     expect(readFragment(made.archive, T0 + DAY, { given: {}, pattern: {}, page: 1 }, []).estimate).toBe(10_030);
+  });
+
+  it('is kept for the next pages, and not past a write', async () => {
+    const counts = new CountCache();
+    const read = () => {
+      counts.generation = made.archive.generation;
+      return readFragment(made.archive, NOW, pattern('small'), [], counts).estimate;
+    };
+    expect(read()).toBe(30);
+    expect(counts.map.size).toBe(1);
+    await made.archive.putVersion('http://a.test/2', T0 + 2 * DAY, quads(5, 'small', 100));
+    made.archive.flush();
+    expect(read()).toBe(35);
+    expect(counts.map.size).toBe(2);
   });
 });
