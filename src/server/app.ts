@@ -9,6 +9,7 @@ import { registerSparqlRoutes } from './sparql-routes.ts';
 import { registerSelfDescription } from './self-description.ts';
 import { registerCors } from './cors.ts';
 import { registerMementoRoutes } from './memento-routes.ts';
+import { registerFragmentRoutes } from './fragments-routes.ts';
 import { registerCdxRoute } from './cdx-route.ts';
 import { registerApiRoutes } from './api-routes.ts';
 import { registerArchiveRoutes } from './archive-routes.ts';
@@ -54,7 +55,7 @@ export interface ServerOptions {
 
 /**
  * The archive's web front as a fastify instance (not listening: `listen` it, or `inject` requests in tests):
- * SPARQL protocol, Memento, CDXJ, the dashboard and the token-guarded write API.
+ * SPARQL protocol, Memento, Triple Pattern Fragments, CDXJ, the dashboard and the token-guarded write API.
  */
 export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   const dataDir = path.resolve(o.dataDir);
@@ -108,6 +109,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   registerSparqlRoutes(app, ctx);
   registerSelfDescription(app, ctx);
   registerMementoRoutes(app, ctx);
+  registerFragmentRoutes(app, ctx);
   registerCdxRoute(app, ctx);
   registerApiRoutes(app, ctx);
   registerArchiveRoutes(app, ctx);

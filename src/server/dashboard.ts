@@ -36,7 +36,7 @@ function page(title: string, body: string, opts: { q?: string; script?: boolean 
   const search = `<form action="/search" method="get" id="search-form" role="search"><input type="search" name="q" id="search-q" value="${esc(opts.q ?? '')}" placeholder="archived URL or part of it" aria-label="search archived URLs"> <button type="submit">Search</button></form>`;
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>`
     + `<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style>${STYLE}</style></head>`
-    + `<body><nav><a href="/">dashboard</a><a href="/sparql">SPARQL</a>${DESCRIPTIONS}${search}</nav>${body}${opts.script ? '<script src="/dashboard.js"></script>' : ''}</body></html>\n`;
+    + `<body><nav><a href="/">dashboard</a><a href="/sparql">SPARQL</a><a href="/fragments" title="Triple Pattern Fragments (Linked Data Fragments), Memento with Accept-Datetime">fragments</a>${DESCRIPTIONS}${search}</nav>${body}${opts.script ? '<script src="/dashboard.js"></script>' : ''}</body></html>\n`;
 }
 
 const iso = (t: number) => new Date(t).toISOString().replace('.000Z', 'Z');

@@ -62,13 +62,13 @@ const FORMAT_IRIS: Record<ResultFormat, string> = {
 
 /**
  * The archive's query interfaces besides /sparql, each described as a dcat:DataService of the archive's dataset
- * once its routes exist. Triple Pattern Fragments (with Memento) and a Linked Data Event Stream are not served
- * yet: an entry is added here with the route, never before, so that the description names no URL that answers 404.
+ * once its routes exist: an entry is added here with the route, never before, so that the description names no
+ * URL that answers 404.
  * `path` is below the public URL; `conformsTo` the specification the interface implements.
  */
 export const QUERY_INTERFACES: ReadonlyArray<{ path: string; title: string; conformsTo: string }> = [
   { path: SPARQL_PATH, title: 'SPARQL 1.1 Protocol (query), at any past instant with at=', conformsTo: 'https://www.w3.org/TR/sparql11-protocol/' },
-  // Triple Pattern Fragments: { path: '/fragments', title: …, conformsTo: 'https://www.hydra-cg.com/spec/latest/triple-pattern-fragments/' }
+  { path: '/fragments', title: 'Triple Pattern Fragments, at any past instant through its Memento TimeGate (Accept-Datetime)', conformsTo: 'https://www.hydra-cg.com/spec/latest/triple-pattern-fragments/' },
   // Linked Data Event Stream: { path: '/ldes', title: …, conformsTo: 'https://w3id.org/ldes/specification' }
 ];
 

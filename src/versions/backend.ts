@@ -2,6 +2,7 @@ import type { Quad } from '@rdfjs/types';
 import type { LogGap } from './log-gaps.ts';
 import { totalAtSql } from './count-totals.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
+import type { TripleRow, TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, TriplePattern, VersionedGraphStore, VersionInfo } from './types.ts';
 
 /**
@@ -139,7 +140,16 @@ export interface LogGapStore {
  * IndexMaintenance), `diff` and the Memento routes read the history (HistoryReads), the SPARQL planner and
  * engine read rows and counts at an instant (ArchiveReads).
  */
-export type VersionBackend = VersionedGraphStore & StoreIdentity & VersionWriter & IndexMaintenance & ArchiveReads;
+export type VersionBackend = VersionedGraphStore & StoreIdentity & VersionWriter & IndexMaintenance & ArchiveReads & FragmentReads;
+
+/** What a Triple Pattern Fragment reads (src/server/fragments.ts): a page of a pattern's triples at an instant. */
+export interface FragmentReads {
+  /**
+   * The triples of the default graph at `at` (fragment-sql.ts) matching the pattern's s, p, o constants, each
+   * once, in a fixed order, `page.limit` of them from `page.offset` on; no snapshot is loaded.
+   */
+  triplesAt(at: number, pattern: RowConstants, page: TriplesPage): TripleRow[];
+}
 
 /** What a query answers from: the history, the rows at an instant and the counts, and whose they are. */
 export type ArchiveReads = StoreIdentity & HistoryReads & PlannerReads & CountReads;

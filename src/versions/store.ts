@@ -4,8 +4,9 @@ import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
-import { countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
+import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
 import { OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow } from './rows.ts';
 import type { Generation, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
@@ -822,6 +823,27 @@ export class VersionStore implements VersionBackend {
     const state = this.d.get<{ named: unknown; totals: unknown }>(
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
     const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), state.totals ? this.t.sums : undefined);
+    return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
+  }
+
+  triplesAt(at: number, pattern: RowConstants, page: TriplesPage): TripleRow[] {
+    const t = checkTime(at, 'triplesAt');
+    const tables: FragmentTables = {
+      quads: this.t.quads, terms: this.t.terms, rowId: this.d.rowId, ng: this.d.ng, noIndex: (e) => this.d.noIndex(e), lookup: (nt) => this.lookupTerm(nt),
+    };
+    const rows = tripleRowsSql(pattern, t, page, tables);
+    const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o, id }) => ({ s, p, o, id: Number(id) })) : [];
+    if (out.length >= page.limit) return out;
+    // The triples ended on this page or before it: the dm:inDocument statements follow them (from their
+    // first after a cursor, which only a page of triples leaves).
+    const before = page.after !== undefined ? page.offset : out.length > 0 || page.offset === 0 ? page.offset + out.length : this.tripleCount(pattern, t, page, tables);
+    const statements = inDocumentSql(pattern, t, { ...page, offset: Math.max(0, page.offset - before), limit: page.limit - out.length }, tables);
+    if (statements) for (const r of this.d.all<{ s: string; o: string }>(statements.sql, statements.args)) out.push({ s: r.s, p: IN_DOCUMENT_TERM, o: r.o });
+    return out;
+  }
+
+  private tripleCount(pattern: RowConstants, at: number, page: TriplesPage, tables: FragmentTables): number {
+    const q = tripleCountSql(pattern, at, page, tables);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
   }
 

@@ -81,7 +81,7 @@ export function register(program: Command): void {
       if (flags.json) process.stdout.write(JSON.stringify({ url, writes: Boolean(token) }) + '\n');
       else {
         process.stdout.write(`datamonitor serving ${dataDir} at ${url}/\n`);
-        process.stdout.write(`  dashboard ${url}/   SPARQL ${url}/sparql   TimeMap ${url}/timemap/link/<url>   browse ${url}/replay/<yyyyMMddHHmmss>/<url>   CDXJ ${url}/cdx?url=<url>\n`);
+        process.stdout.write(`  dashboard ${url}/   SPARQL ${url}/sparql   fragments ${url}/fragments   TimeMap ${url}/timemap/link/<url>   browse ${url}/replay/<yyyyMMddHHmmss>/<url>   CDXJ ${url}/cdx?url=<url>\n`);
         process.stdout.write(token ? '  writes: allowed with the bearer token\n' : '  writes: refused (no --token / DATAMONITOR_TOKEN)\n');
       }
       const stop = () => void app.close().then(() => process.exit(0));
