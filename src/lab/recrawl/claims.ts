@@ -61,7 +61,7 @@ export function heldOutVerdict(folds: FoldResult[]): { measured: string; verdict
   const sign = (v: number) => `${v >= 0 ? '+' : ''}${pct(v)}`;
   const one = (x: (typeof per)[0]['mine'][0]) => `${x.g.multiple}× ${x.g.seedBest} ${sign(x.c.estimate)} [${pct(x.c.low)}, ${pct(x.c.high)}], corrected [${pct(x.c.corrected.low)}, ${pct(x.c.corrected.high)}]`;
   const testable = per.filter((p) => p.mine.length > 0);
-  const measured = `${per.filter((p) => p.holds).length} of ${testable.length} held-out files with a comparison hold with a comparison. Micro recall points vs the best seed strategy at each budget [95 % bootstrap CI over documents], then the interval Holm-corrected over the ${compared.length} comparisons of this protocol: ${per.map((p) => `${p.file}: ${[...p.mine.map(one), ...p.missing.map((g) => `${g.multiple}× not compared: ${g.unreached ?? 'a curve does not reach it'}`)].join(', ')}`).join('; ')}`;
+  const measured = `${per.filter((p) => p.holds).length} of ${testable.length} held-out files with a comparison hold. Micro recall points vs the best seed strategy at each budget [95 % bootstrap CI over documents], then the interval Holm-corrected over the ${compared.length} comparisons of this protocol: ${per.map((p) => `${p.file}: ${[...p.mine.map(one), ...p.missing.map((g) => `${g.multiple}× not compared: ${g.unreached ?? 'a curve does not reach it'}`)].join(', ')}`).join('; ')}`;
   return judge('000-datamonitor-beats-seed-heldout', {}, measured, () => verdictOf(per.filter((p) => p.holds).length, testable.length));
 }
 
