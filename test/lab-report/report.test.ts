@@ -106,6 +106,18 @@ describe('lab report', () => {
     expect(short.find((c) => c.id === '000-estimator-datamonitor')!.verdict).not.toBe('not testable here');
   });
 
+  it("datamonitor's estimator wins only when its interval over the crawls is above zero, not on a lower mean alone", () => {
+    const est = (name: 'seed' | 'seed-per-host' | 'datamonitor') => ({ name, label: name, bands: [], meanAbsError: 0, medianRatio: 1, within20: 0, over: 0, under: 0 });
+    const trial = (seedMs: number, datamonitorMs: number) => ({ actualMs: 10_000, seedMs, seedPerHostMs: seedMs, datamonitorMs, load1: 0 });
+    const claim = (trials: ReturnType<typeof trial>[]) =>
+      crawltimeClaims({ site: 't', concurrency: 8, trials: trials as unknown as CrawlTimeLabResult['trials'], estimators: [est('seed'), est('seed-per-host'), est('datamonitor')], seconds: 1 }, 'test').find((c) => c.id === '000-estimator-datamonitor')!;
+    // Closer on every crawl: confirmed. Far closer on one crawl, a little worse on the others: a lower mean, an interval across zero.
+    expect(claim(Array.from({ length: 12 }, (_, k) => trial(15_000 + 100 * k, 11_000))).verdict).toBe('confirmed');
+    const lucky = claim([trial(30_000, 10_000), ...Array.from({ length: 11 }, () => trial(10_500, 11_000))]);
+    expect(lucky.measured).toMatch(/datamonitor closer on 1 of 12.*\[95 % CI over crawls -/);
+    expect(lucky.verdict).toBe('refuted');
+  });
+
   it('a site where a definition finds no hot page gets "not testable here", not an error', () => {
     // 40 pages in a ring: no page has 13 times the mean PageRank, none mentions the word.
     const pages = Array.from({ length: 40 }, (_, i) => ({ url: `http://ring.test/${i}.html`, title: `Page ${i}`, text: 'plain words', links: [{ url: `http://ring.test/${(i + 1) % 40}.html` }] }));

@@ -146,11 +146,12 @@ export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run
     claim: 'PageRank ordering finds PageRank-hot pages (G = 13) earliest.',
     ...(!g13 || g13.hot.count < 3
       ? { measured: g13 ? `only ${g13.hot.count} hot pages; curve means: ${aucs(g13)}` : `no page has a PageRank of 13 times the mean on these ${n} pages`, verdict: 'not testable here' as const }
-      : judge('001-pagerank-best-pagerank-g13', at, `${g13.hot.count} hot pages; curve means: ${aucs(g13)}; ${earliest(g13, 'pagerank').text}`, () => verdictOf(earliest(g13, 'pagerank').holds))),
+      : ((e) => judge('001-pagerank-best-pagerank-g13', at, `${g13.hot.count} hot pages; curve means: ${aucs(g13)}; ${e.text}`, () => verdictOf(e.holds)))(earliest(g13, 'pagerank'))),
   });
   const cs = lab(site, 'backlink', 'crawl-and-stop', { top: Math.max(1, Math.round(n / 10)) });
   runs.push({ what: 'backlink importance, crawl and stop (P_CS)', result: cs });
-  claims.push({ ...base, id: `001-pagerank-best-crawl-and-stop-${site.key}`, figure: figure('crawl-and-stop'), claim: 'The PageRank result is not limited to the threshold model: it holds for crawl and stop (P_CS).', ...judge('001-pagerank-best-crawl-and-stop', at, `P_CS curve means: ${aucs(cs)}; ${earliest(cs, 'pagerank').text}`, () => verdictOf(earliest(cs, 'pagerank').holds)) });
+  const csWin = earliest(cs, 'pagerank');
+  claims.push({ ...base, id: `001-pagerank-best-crawl-and-stop-${site.key}`, figure: figure('crawl-and-stop'), claim: 'The PageRank result is not limited to the threshold model: it holds for crawl and stop (P_CS).', ...judge('001-pagerank-best-crawl-and-stop', at, `P_CS curve means: ${aucs(cs)}; ${csWin.text}`, () => verdictOf(csWin.holds)) });
   const buf = lab(site, 'backlink', 'buffer');
   runs.push({ what: `limited buffer of ${buf.buffer} pages, hot = the top ${buf.buffer} by backlinks (P_BC)`, result: buf });
   claims.push({ ...base, id: `001-pagerank-best-buffer-${site.key}`, figure: figure('buffer'), claim: 'The PageRank result holds for the limited-buffer model (B pages kept, P_BC).', ...judge('001-pagerank-best-buffer', at, `P_BC when the crawl ends: ${buf.orderings.map((o) => `${o.ordering} ${(100 * (o.pbc ?? 0)).toFixed(1)} %`).join(', ')}; PageRank must be strictly ahead`, () => verdictOf(buf.orderings.every((o) => o.ordering === 'pagerank' || (buf.orderings.find((x) => x.ordering === 'pagerank')!.pbc ?? 0) > (o.pbc ?? 0)))) });
@@ -200,18 +201,18 @@ function docsOrderingClaims(site: OrderingSite, runs: Run[]): Claim[] {
     id: `001-docs-bfs-best-g50-${site.key}`,
     claim: 'With backlink-hot pages at G = 50 (only the very top pages: the tables of contents) breadth-first finds them earliest. bench/ORDERING.md, "Backlink-hot pages".',
     measured: g50 ? `${g50.hot.count} hot pages; curve means: ${aucs(g50)}` : `no page has 50 backlinks on these ${n} pages`,
-    ...(!g50 || g50.hot.count < 3 ? {} : { measured: `${g50.hot.count} hot pages; curve means: ${aucs(g50)}; ${earliest(g50, 'bfs').text}` }),
-    verdict: !g50 || g50.hot.count < 3 ? 'not testable here' : verdictOf(earliest(g50, 'bfs').holds),
+    ...(!g50 || g50.hot.count < 3 ? { verdict: 'not testable here' as const } : ((e) => ({ measured: `${g50.hot.count} hot pages; curve means: ${aucs(g50)}; ${e.text}`, verdict: verdictOf(e.holds) }))(earliest(g50, 'bfs'))),
   });
   const prTop = lab(site, 'pagerank', 'threshold', { top: Math.max(1, Math.round(n / 10)) });
   runs.push({ what: `PageRank-hot, top 10 % (${prTop.hot.count} pages), crawl and stop with threshold`, result: prTop });
   const at10 = (o: OrderingName) => prTop.orderings.find((x) => x.ordering === o)!.at['0.1'];
+  const prWin = earliest(prTop, 'pagerank');
   claims.push({
     ...base,
     id: `001-docs-pagerank-hot-top10-${site.key}`,
     claim: 'PageRank-hot pages (top 10 % by PageRank): PageRank ordering is best over the whole crawl, but breadth-first is ahead after the first 10 % of it. bench/ORDERING.md, "PageRank-hot pages".',
-    measured: `curve means: ${aucs(prTop)}; ${earliest(prTop, 'pagerank').text}; after 10 % of the crawl bfs has ${(100 * at10('bfs')).toFixed(1)} % of the hot pages, pagerank ${(100 * at10('pagerank')).toFixed(1)} %`,
-    verdict: verdictOf(earliest(prTop, 'pagerank').holds && at10('bfs') > at10('pagerank')),
+    measured: `curve means: ${aucs(prTop)}; ${prWin.text}; after 10 % of the crawl bfs has ${(100 * at10('bfs')).toFixed(1)} % of the hot pages, pagerank ${(100 * at10('pagerank')).toFixed(1)} %`,
+    verdict: verdictOf(prWin.holds && at10('bfs') > at10('pagerank')),
   });
   const word = site.words[0]!;
   const sim = hotOrNone(() => runOrderingLab(site.graph, { hot: 'similarity', model: 'threshold', query: word, orderings: [...CONTENT_BLIND, 'similarity'], points: 50 }));
