@@ -29,9 +29,14 @@ export function intervalAt(i: Interval, level: number): { low: number; high: num
   return draws ? percentile(draws, level) : { low: i.low, high: i.high };
 }
 
-/** A 95 % percentile interval of Σδ / Σweight over units resampled with replacement (paired: δ is one unit's difference). */
-export function bootstrapRatio(delta: Float64Array, weight: Float64Array, samples = 1000, seed = 1): Interval {
-  const n = delta.length;
+/**
+ * Draws of a statistic of column sums over units resampled with replacement: `columns` are per-unit
+ * values (all of one length), `stat` maps their resampled sums to the statistic. Sorted, with the
+ * statistic on the whole sample and its two-sided p-value of 0.
+ */
+function bootstrapSums(columns: Float64Array[], stat: (sums: Float64Array) => number, samples: number, seed: number): Interval {
+  const n = columns[0]!.length;
+  const c = columns.length;
   let s = seed >>> 0 || 1;
   const rnd = () => {
     // xorshift32: reproducible intervals run to run.
@@ -40,22 +45,17 @@ export function bootstrapRatio(delta: Float64Array, weight: Float64Array, sample
     s ^= s << 5;
     return (s >>> 0) / 4294967296;
   };
-  let num = 0;
-  let den = 0;
-  for (let d = 0; d < n; d++) {
-    num += delta[d]!;
-    den += weight[d]!;
-  }
+  const sums = new Float64Array(c);
+  for (let j = 0; j < c; j++) for (let d = 0; d < n; d++) sums[j] += columns[j]![d]!;
+  const estimate = stat(sums);
   const stats = new Float64Array(samples);
   for (let b = 0; b < samples; b++) {
-    let a = 0;
-    let c = 0;
+    sums.fill(0);
     for (let k = 0; k < n; k++) {
       const d = Math.floor(rnd() * n);
-      a += delta[d]!;
-      c += weight[d]!;
+      for (let j = 0; j < c; j++) sums[j] += columns[j]![d]!;
     }
-    stats[b] = c > 0 ? a / c : 0;
+    stats[b] = stat(sums);
   }
   stats.sort();
   let below = 0;
@@ -64,9 +64,32 @@ export function bootstrapRatio(delta: Float64Array, weight: Float64Array, sample
     if (v <= 0) below++;
     if (v >= 0) above++;
   }
-  const out: Interval = { estimate: den > 0 ? num / den : 0, ...percentile(stats, 0.95), p: Math.min(1, (2 * Math.min(below, above)) / samples) };
+  const out: Interval = { estimate, ...percentile(stats, 0.95), p: Math.min(1, (2 * Math.min(below, above)) / samples) };
   Object.defineProperty(out, DRAWS, { value: stats, enumerable: false });
   return out;
+}
+
+/** A 95 % percentile interval of Σδ / Σweight over units resampled with replacement (paired: δ is one unit's difference). */
+export function bootstrapRatio(delta: Float64Array, weight: Float64Array, samples = 1000, seed = 1): Interval {
+  return bootstrapSums([delta, weight], (x) => (x[1]! > 0 ? x[0]! / x[1]! : 0), samples, seed);
+}
+
+/**
+ * (Σ ours − the largest Σ peer) / Σ weight, resampled: the best peer is chosen again inside each
+ * resample, so the interval carries the uncertainty of which peer is best, not only of the gap to
+ * the one that was best on the whole sample.
+ */
+export function bootstrapBestOf(ours: Float64Array, peers: Float64Array[], weight: Float64Array, samples = 1000, seed = 1): Interval {
+  return bootstrapSums(
+    [ours, weight, ...peers],
+    (x) => {
+      let best = Number.NEGATIVE_INFINITY;
+      for (let j = 2; j < x.length; j++) best = Math.max(best, x[j]!);
+      return x[1]! > 0 ? (x[0]! - best) / x[1]! : 0;
+    },
+    samples,
+    seed,
+  );
 }
 
 /**

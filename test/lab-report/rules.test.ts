@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { bootstrapRatio, direction, holm, holmFamily } from '../../src/lab/stats.ts';
+import { bootstrapBestOf, bootstrapRatio, direction, holm, holmFamily } from '../../src/lab/stats.ts';
 import { RULES, judge, rule } from '../../src/lab/report/rules.ts';
 import { bandVerdict, heldOutVerdict } from '../../src/lab/recrawl/claims.ts';
 import type { FoldResult } from '../../src/lab/recrawl/tuning.ts';
@@ -40,6 +40,26 @@ describe('Holm', () => {
     expect(direction(strong[0]!)).toBe('above');
     // The draws stay out of JSON.
     expect(Object.keys(JSON.parse(JSON.stringify(weak)))).toEqual(['estimate', 'low', 'high', 'p']);
+  });
+});
+
+describe('the best peer chosen inside the bootstrap', () => {
+  it('two peers as good as each other: the gap to "the best" carries which one is best', () => {
+    const n = 400;
+    const a = Float64Array.from({ length: n }, (_, i) => 5 + (i % 3));
+    const b = Float64Array.from(a, (v, i) => v + (i % 2 ? 1 : -1)); // the same total, another spread
+    const w = new Float64Array(n).fill(10);
+    // Fixed on a (best on the whole sample by a hair or a tie), ours = a is a certain tie ...
+    const fixed = bootstrapRatio(new Float64Array(n), w);
+    expect([fixed.low, fixed.high]).toEqual([0, 0]);
+    // ... re-chosen per resample, b is ahead in about half of them: the interval reaches below zero.
+    const best = bootstrapBestOf(a, [a, b], w);
+    expect(best.estimate).toBeCloseTo(0, 12);
+    expect(best.low).toBeLessThan(0);
+    expect(best.high).toBe(0);
+    // One peer: the same draws as the paired ratio.
+    const ours = Float64Array.from({ length: n }, (_, i) => i % 5);
+    expect(bootstrapBestOf(ours, [a], w)).toEqual(bootstrapRatio(Float64Array.from(ours, (v, i) => v - a[i]!), w));
   });
 });
 

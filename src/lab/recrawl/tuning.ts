@@ -6,7 +6,7 @@ import { applyProtocol, PROTOCOLS, type Protocol } from './protocol.ts';
 import { simulate, type SimulationResult } from './simulate.ts';
 import { report } from './metrics.ts';
 import { atDownloads, SWEEP_FACTORS, sweep, type StrategySweep, type SweepPoint } from './sweep.ts';
-import { bootstrapRatio, type Interval } from '../stats.ts';
+import { bootstrapBestOf, bootstrapRatio, type Interval } from '../stats.ts';
 
 /** The seed's strategies a live crawl can run (gold needs the future; it is compared separately). */
 export const SEED_LIVE = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'week'] as const;
@@ -91,7 +91,10 @@ export interface Gap {
   multiple: number;
   /** The best live seed strategy at this budget (highest micro recall on its own curve). */
   seedBest: string;
-  /** datamonitor's micro recall minus the peer's, with a 95 % bootstrap interval over documents; null where a curve does not reach. */
+  /**
+   * datamonitor's micro recall minus the best seed strategy's, with a 95 % bootstrap interval over
+   * documents in which the best seed strategy is chosen again in each resample; null where a curve does not reach.
+   */
   vsSeedBest: Interval | null;
   vsGold: Interval | null;
   /** Why vsSeedBest is null: which curve does not reach this budget over the factors swept. */
@@ -182,7 +185,10 @@ function gaps(f: FileCurves, ci: number, multiples: readonly number[], samples: 
       for (let d = 0; d < dm.length; d++) delta[d] = dm[d]! - p[d]!;
       return bootstrapRatio(delta, f.changes, samples);
     };
-    return { downloads: Math.round(downloads), multiple, seedBest, vsSeedBest: diff(f.seed.find((s) => s.name === seedBest)), vsGold: diff(f.gold), ...(unreached ? { unreached } : {}) };
+    // Every seed strategy that reaches the budget, the best of them picked again in each resample.
+    const peers = f.seed.map((s) => capturedAt(s, downloads)).filter((c): c is Float64Array => c !== undefined);
+    const vsSeedBest = dm && peers.length ? bootstrapBestOf(dm, peers, f.changes, samples) : null;
+    return { downloads: Math.round(downloads), multiple, seedBest, vsSeedBest, vsGold: diff(f.gold), ...(unreached ? { unreached } : {}) };
   });
 }
 
