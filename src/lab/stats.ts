@@ -34,7 +34,7 @@ export function intervalAt(i: Interval, level: number): { low: number; high: num
  * values (all of one length), `stat` maps their resampled sums to the statistic. Sorted, with the
  * statistic on the whole sample and its two-sided p-value of 0.
  */
-function bootstrapSums(columns: Float64Array[], stat: (sums: Float64Array) => number, samples: number, seed: number): Interval {
+export function bootstrapSums(columns: Float64Array[], stat: (sums: Float64Array) => number, samples: number, seed: number): Interval {
   const n = columns[0]!.length;
   const c = columns.length;
   let s = seed >>> 0 || 1;

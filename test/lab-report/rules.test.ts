@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { bootstrapBestOf, bootstrapRatio, direction, holm, holmFamily } from '../../src/lab/stats.ts';
 import { RULES, judge, rule } from '../../src/lab/report/rules.ts';
-import { bandVerdict, heldOutVerdict } from '../../src/lab/recrawl/claims.ts';
+import { bandVerdict, heldOutVerdict, weekExtremes } from '../../src/lab/recrawl/claims.ts';
+import type { RecrawlLabResult } from '../../src/lab/recrawl/index.ts';
 import type { FoldResult } from '../../src/lab/recrawl/tuning.ts';
 import { earliest, orderingClaims } from '../../src/lab/report/providers/ordering.ts';
 import { runOrderingLab } from '../../src/lab/ordering/run.ts';
@@ -90,6 +91,27 @@ describe("the band rule: '≈ gold' is a distance, not only a rank", () => {
     const few = bandVerdict('000-band-4-6m-window-near-gold', ['window'], per(0.03, 120));
     expect(few.verdict).toBe('not testable here');
     expect(few.measured).toMatch(/observed, not judged: f: 120 documents.*about 300 per band/);
+  });
+});
+
+describe('"week: best recall, worst precision" with intervals over documents', () => {
+  const n = 200;
+  const file = (fixCaptured: (d: number) => number) => {
+    const names = ['fix', 'dyn', 'window', 'state-1', 'state-2', 'gold', 'week'];
+    const sim = (s: string) => ({
+      strategy: s,
+      captured: Int32Array.from({ length: n }, (_, d) => (s === 'week' ? 8 + (d % 3) : s === 'fix' ? fixCaptured(d) : 4 + (d % 2))),
+      downloads: Int32Array.from({ length: n }, (_, d) => (s === 'week' ? 100 : 10 + (d % 4))),
+    });
+    return { reports: names.map((strategy) => ({ strategy })), runs: names.map(sim), changesPerDocument: new Float64Array(n).fill(10) } as unknown as RecrawlLabResult;
+  };
+  it('holds when week leads every comparison; a strategy that ties week in recall breaks it', () => {
+    const clear = weekExtremes('f', file((d) => 4 + (d % 2)));
+    expect(clear.recallFirst && clear.precisionLast).toBe(true);
+    const tied = weekExtremes('f', file((d) => 8 + (d % 3))); // fix catches what week catches, with fewer downloads
+    expect(tied.recallFirst).toBe(false);
+    expect(tied.precisionLast).toBe(true);
+    expect(tied.text).toMatch(/recall − fix \+0\.0 \[0\.0, 0\.0\]/);
   });
 });
 
