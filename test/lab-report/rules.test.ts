@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { bootstrapBestOf, bootstrapRatio, direction, holm, holmFamily } from '../../src/lab/stats.ts';
 import { RULES, judge, rule } from '../../src/lab/report/rules.ts';
-import { bandVerdict, heldOutVerdict, weekExtremes } from '../../src/lab/recrawl/claims.ts';
+import { bandVerdict, heldOutVerdict, stateAhead, weekExtremes, windowShortfall } from '../../src/lab/recrawl/claims.ts';
 import type { RecrawlLabResult } from '../../src/lab/recrawl/index.ts';
 import type { FoldResult } from '../../src/lab/recrawl/tuning.ts';
 import { earliest, orderingClaims } from '../../src/lab/report/providers/ordering.ts';
@@ -112,6 +112,16 @@ describe('"week: best recall, worst precision" with intervals over documents', (
     expect(tied.recallFirst).toBe(false);
     expect(tied.precisionLast).toBe(true);
     expect(tied.text).toMatch(/recall − fix \+0\.0 \[0\.0, 0\.0\]/);
+  });
+
+  it('state-* second: the better state-* must beat fix, dyn, window and gold; window "very low" needs its shortfall past 10 points to be sure', () => {
+    // Others catch 4–5 of 10 changes; state-1/state-2 as fix here (a tie), window 4–5 as well.
+    const even = file((d) => 4 + (d % 2));
+    expect(stateAhead(even).ahead).toBe(false);
+    expect(windowShortfall(even).high).toBeLessThan(0); // window at the median: not 10 points under
+    const ahead = { ...even, runs: even.runs!.map((x) => (x.strategy.startsWith('state') ? { ...x, captured: Int32Array.from(x.captured, (c) => c + 2) } : x.strategy === 'window' ? { ...x, captured: Int32Array.from(x.captured, () => 1) } : x)) } as RecrawlLabResult;
+    expect(stateAhead(ahead).ahead).toBe(true);
+    expect(windowShortfall(ahead).low).toBeGreaterThan(0); // window catches 1 of 10, the median of the rest 4–5
   });
 });
 
