@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runMainOk } from '../helpers.ts';
 import { VERDICTS } from '../../src/lab/report/index.ts';
+import { RULES } from '../../src/lab/report/rules.ts';
 import { cacheClaims } from '../../src/lab/report/providers/cache.ts';
 import { crawltimeClaims } from '../../src/lab/report/providers/crawltime.ts';
 import type { CrawlTimeLabResult } from '../../src/lab/crawltime/index.ts';
@@ -31,6 +32,8 @@ describe('lab report', () => {
     expect(json.claims.length).toBeGreaterThanOrEqual(15);
     const ids = json.claims.map((c: { id: string }) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
+    // Every claim of a seed (the docs' own are `-docs-`) is judged by a rule declared in the rules module.
+    for (const id of ids.map((i: string) => i.slice('smoke-'.length)).filter((i: string) => !i.includes('-docs-'))) expect(RULES.some((r) => id.startsWith(r.id)), id).toBe(true);
     for (const c of json.claims) {
       // Built-in data says nothing of a seed's claim: no verdict under a real claim id, the rule's outcome kept aside.
       expect(c.verdict).toBe('smoke test');
