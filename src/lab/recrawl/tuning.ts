@@ -247,6 +247,6 @@ const ci = (g: { estimate: number; low: number; high: number } | null) => (g ? `
 
 export function formatFolds(folds: FoldResult[]): string {
   const out = ['| held-out file | setting chosen on the other files | budget (× gold) | downloads | best live seed strategy there | recall − it, points [95 % CI] | recall − gold [95 % CI] |', '| --- | --- | ---: | ---: | --- | ---: | ---: |'];
-  for (const f of folds) for (const g of f.heldOutGaps) out.push(`| ${f.heldOut} | ${f.configName} | ${g.multiple} | ${g.downloads} | ${g.seedBest || '–'} | ${ci(g.vsSeedBest)} | ${ci(g.vsGold)} |`);
+  for (const f of folds) for (const g of f.heldOutGaps) out.push(`| ${f.heldOut} | ${f.configName} | ${g.multiple} | ${g.downloads} | ${g.seedBest || '–'} | ${g.unreached ? `not compared: ${g.unreached}` : ci(g.vsSeedBest)} | ${ci(g.vsGold)} |`);
   return out.join('\n');
 }
