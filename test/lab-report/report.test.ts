@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runMainOk } from '../helpers.ts';
 import { VERDICTS } from '../../src/lab/report/index.ts';
+import { RULES } from '../../src/lab/report/rules.ts';
 import { cacheClaims } from '../../src/lab/report/providers/cache.ts';
 import { crawltimeClaims } from '../../src/lab/report/providers/crawltime.ts';
 import type { CrawlTimeLabResult } from '../../src/lab/crawltime/index.ts';
@@ -31,6 +32,8 @@ describe('lab report', () => {
     expect(json.claims.length).toBeGreaterThanOrEqual(15);
     const ids = json.claims.map((c: { id: string }) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
+    // Every claim of a seed (the docs' own are `-docs-`) is judged by a rule declared in the rules module.
+    for (const id of ids.map((i: string) => i.slice('smoke-'.length)).filter((i: string) => !i.includes('-docs-'))) expect(RULES.some((r) => id.startsWith(r.id)), id).toBe(true);
     for (const c of json.claims) {
       // Built-in data says nothing of a seed's claim: no verdict under a real claim id, the rule's outcome kept aside.
       expect(c.verdict).toBe('smoke test');
@@ -62,28 +65,60 @@ describe('lab report', () => {
     expect(html).toContain('100000 requests');
   }, 600_000);
 
-  it('a caching verdict flips when the trace flips: a popular core hits, a loop larger than the cache defeats LRU and CLOCK', () => {
+  it("a caching verdict flips when the trace flips, at the seed's 50,000 entries, and only on a trace of the seed's kind", () => {
+    // 1,000,000 requests on 7 hosts: a popular core of 20,000 URLs takes 85 % of them, the rest are never seen twice.
     const popular: string[] = [];
     const loop: string[] = [];
-    for (let t = 0; t < 50_000; t++) {
-      popular.push(t % 10 === 9 ? `http://h${t % 7}.test/rare-${t % 990}` : `http://h${t % 3}.test/core-${t % 10}`);
-      loop.push(`http://h${t % 7}.test/page-${t % 1000}`); // 1,000 URLs in a cycle
+    for (let t = 0; t < 1_000_000; t++) {
+      const core = (t * 7919) % 20_000;
+      popular.push(t % 20 < 17 ? `http://h${core % 7}.test/core-${core}` : `http://h${t % 7}.test/rare-${t}`);
+      loop.push(`http://h${t % 7}.test/page-${t % 100_000}`); // 100,000 URLs in a cycle: LRU and CLOCK of 50,000 never hit
     }
-    const verdict = (urls: string[]) => cacheClaims(simulateCaches(traceOf(urls)), 't', 'test').find((c) => c.id === '002-small-cache-80-t')!;
-    expect(verdict(popular).verdict).toBe('confirmed');
-    const refuted = verdict(loop);
-    expect(refuted.verdict).toBe('refuted');
-    expect(refuted.measured).toMatch(/hit 0\.0 %/);
-  });
+    const sizes = [1, 1024, 12_500, 50_000, 65_536];
+    const verdict = (urls: string[], setting: { requests: number; hosts: number; generated: boolean }) => cacheClaims(simulateCaches(traceOf(urls), { sizes }), 't', 'test', setting).find((c) => c.id === '002-small-cache-80-t')!;
+    const real = { requests: 1_000_000, hosts: 7, generated: false };
+    const hit = verdict(popular, real);
+    expect(hit.verdict).toBe('confirmed');
+    expect(hit.measured).toMatch(/with 50,000 entries/);
+    const miss = verdict(loop, real);
+    expect(miss.verdict).toBe('refuted');
+    expect(miss.measured).toMatch(/hit 0\.0 %/);
+    // The same figures from a generated trace, or a one-host trace, are an observation, not a verdict.
+    expect(verdict(popular, { ...real, generated: true }).verdict).toBe('not testable here');
+    const oneHost = verdict(popular, { ...real, hosts: 1 });
+    expect(oneHost.verdict).toBe('not testable here');
+    expect(oneHost.measured).toMatch(/observed, not judged: .*one host/);
+  }, 300_000);
 
   it("Table 3's mean underestimation is over the crawls, not a mean of the bands' means", () => {
     // 3 short crawls each 50 % under, 1 long one 50 % under: the mean is 50 %, and "small" (≤ 20 %) is refuted.
     const band = (label: string, under: number) => ({ band: label, crawls: under, over: 0, overFraction: 0, overMinutes: 0, under, underFraction: 0.5, underMinutes: 0 });
     const est = (name: 'seed' | 'seed-per-host' | 'datamonitor') => ({ name, label: name, bands: [band('< 1 s', 3), band('> 5 s', 1)], meanAbsError: 0.5, medianRatio: 0.5, within20: 0, over: 0, under: 4 });
-    const r: CrawlTimeLabResult = { site: 't', concurrency: 8, trials: [], estimators: [est('seed'), est('seed-per-host'), est('datamonitor')], seconds: 1 };
+    const crawls = (seconds: number) => [{ actualMs: seconds * 1000, load1: 0 }] as unknown as CrawlTimeLabResult['trials'];
+    const r: CrawlTimeLabResult = { site: 't', concurrency: 8, trials: crawls(45 * 60), estimators: [est('seed'), est('seed-per-host'), est('datamonitor')], seconds: 1 };
     const small = crawltimeClaims(r, 'test').find((c) => c.id === '000-underestimation-small')!;
     expect(small.measured).toMatch(/50\.0 %/);
     expect(small.verdict).toBe('refuted');
+    // The same figures from seconds-long crawls: the seed timed crawls of 30 min to 2 h, so no verdict.
+    const short = crawltimeClaims({ ...r, trials: crawls(40) }, 'test');
+    for (const id of ['000-underestimation-small', '000-heuristic-overestimates', '000-heuristic-overestimates-real-per-host']) {
+      expect(short.find((c) => c.id === id)!.verdict).toBe('not testable here');
+    }
+    expect(short.find((c) => c.id === '000-underestimation-small')!.measured).toMatch(/observed, not judged: mean underestimation 50\.0 %.*30 min/);
+    // datamonitor's own claim is about the lab's crawls: judged on them.
+    expect(short.find((c) => c.id === '000-estimator-datamonitor')!.verdict).not.toBe('not testable here');
+  });
+
+  it("datamonitor's estimator wins only when its interval over the crawls is above zero, not on a lower mean alone", () => {
+    const est = (name: 'seed' | 'seed-per-host' | 'datamonitor') => ({ name, label: name, bands: [], meanAbsError: 0, medianRatio: 1, within20: 0, over: 0, under: 0 });
+    const trial = (seedMs: number, datamonitorMs: number) => ({ actualMs: 10_000, seedMs, seedPerHostMs: seedMs, datamonitorMs, load1: 0 });
+    const claim = (trials: ReturnType<typeof trial>[]) =>
+      crawltimeClaims({ site: 't', concurrency: 8, trials: trials as unknown as CrawlTimeLabResult['trials'], estimators: [est('seed'), est('seed-per-host'), est('datamonitor')], seconds: 1 }, 'test').find((c) => c.id === '000-estimator-datamonitor')!;
+    // Closer on every crawl: confirmed. Far closer on one crawl, a little worse on the others: a lower mean, an interval across zero.
+    expect(claim(Array.from({ length: 12 }, (_, k) => trial(15_000 + 100 * k, 11_000))).verdict).toBe('confirmed');
+    const lucky = claim([trial(30_000, 10_000), ...Array.from({ length: 11 }, () => trial(10_500, 11_000))]);
+    expect(lucky.measured).toMatch(/datamonitor closer on 1 of 12.*\[95 % CI over crawls -/);
+    expect(lucky.verdict).toBe('refuted');
   });
 
   it('a site where a definition finds no hot page gets "not testable here", not an error', () => {

@@ -65,6 +65,18 @@ export interface OrderingLabResult {
 
 const round = (v: number) => Math.round(v * 10000) / 10000;
 
+const EARLINESS = Symbol('earliness');
+
+/**
+ * Threshold model: per hot page (in page order, the same for every ordering of one run), the share of
+ * the crawl still to come when it was found, (n − position + 1) / n, 0 if never. The curve mean is
+ * their mean, so two orderings' difference is a mean over hot pages, which the report bootstraps.
+ * Kept under a symbol: not part of any JSON output.
+ */
+export function hotEarliness(run: OrderingRun): Float64Array | undefined {
+  return (run as OrderingRun & { [EARLINESS]?: Float64Array })[EARLINESS];
+}
+
 export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptions = {}): OrderingLabResult {
   const repo = indexRepository(graph);
   const n = repo.pages.length;
@@ -97,12 +109,18 @@ export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptio
     const k = crawl.order.length;
     // values[j] is the curve after j + 1 pages; past the end of a short crawl it stays flat.
     let values: Float64Array;
+    let earliness: Float64Array | undefined;
     if (model === 'crawl-and-stop') values = crawlAndStopCurve(importance, crawl.order);
     else if (kept) values = kept.curve;
     else {
       values = new Float64Array(k);
       let found = 0;
       crawl.order.forEach((p, j) => (values[j] = (found += hot.hot[p]) / hot.count));
+      const position = new Float64Array(n);
+      crawl.order.forEach((p, j) => (position[p] = j + 1));
+      earliness = new Float64Array(hot.count);
+      let h = 0;
+      for (let p = 0; p < n; p++) if (hot.hot[p]) earliness[h++] = position[p]! > 0 ? (n - position[p]! + 1) / n : 0;
     }
     const valueAt = (pages: number) => (pages < 1 || k === 0 ? 0 : values[Math.min(pages, k) - 1]);
     let sum = 0;
@@ -116,6 +134,7 @@ export function runOrderingLab(graph: RepositoryGraph, options: OrderingLabOptio
       curve: [],
     };
     if (kept) run.pbc = round(kept.curve[k - 1] ?? 0);
+    if (earliness) Object.defineProperty(run, EARLINESS, { value: earliness, enumerable: false });
     if (model === 'threshold' || model === 'frontier') {
       const firstReaching = (f: number) => {
         const j = values.findIndex((v) => v >= f - 1e-12);

@@ -3,7 +3,7 @@ import { getStrategy, strategies } from '../../schedule/strategies/index.ts';
 import { formatDuration } from '../../schedule/bounds.ts';
 import { barChart, stack } from '../../plot/svg.ts';
 import { readHistories, type HistorySet } from './histories.ts';
-import { simulate } from './simulate.ts';
+import { simulate, type SimulationResult } from './simulate.ts';
 import { simulateBudget } from './budget-sim.ts';
 import { documentGroups, GROUPS, report, type Metrics, type StrategyReport } from './metrics.ts';
 import { plural } from '../../util/units.ts';
@@ -25,6 +25,8 @@ export interface RecrawlLabOptions {
   startIntervalMs?: number;
   /** Also run the budget strategy with this many downloads per day. */
   budgetPerDay?: number;
+  /** Keep each strategy's per-document counts (`runs`) and the changes per document, for intervals over documents. */
+  keepRuns?: boolean;
   onProgress?: (text: string) => void;
 }
 
@@ -37,6 +39,9 @@ export interface RecrawlLabResult {
   bounds: StrategyBounds;
   reports: StrategyReport[];
   diagnostics: string[];
+  /** With keepRuns: each report's simulation (same order), and each document's changes. */
+  runs?: SimulationResult[];
+  changesPerDocument?: Float64Array;
 }
 
 export function runRecrawlLab(all: HistorySet, o: RecrawlLabOptions): RecrawlLabResult {
@@ -48,15 +53,23 @@ export function runRecrawlLab(all: HistorySet, o: RecrawlLabOptions): RecrawlLab
   const h = applyProtocol(all, protocol);
   const groups = documentGroups(h);
   const reports: StrategyReport[] = [];
+  const runs: SimulationResult[] = [];
   for (const s of chosen) {
     o.onProgress?.(`simulating ${s.name} over ${h.ids.length} documents`);
-    reports.push(report(h, simulate(h, s, bounds, { startIntervalMs }), groups));
+    const sim = simulate(h, s, bounds, { startIntervalMs });
+    if (o.keepRuns) runs.push(sim);
+    reports.push(report(h, sim, groups));
   }
   if (o.budgetPerDay !== undefined) {
     o.onProgress?.(`simulating budget ${o.budgetPerDay}/day`);
     reports.push(report(h, simulateBudget(h, { downloadsPerDay: o.budgetPerDay, bounds }), groups));
   }
-  return { protocol: protocol.name, startIntervalMs, documents: h.ids.length, changes: h.changes.length, bounds, reports, diagnostics: h.diagnostics };
+  const out: RecrawlLabResult = { protocol: protocol.name, startIntervalMs, documents: h.ids.length, changes: h.changes.length, bounds, reports, diagnostics: h.diagnostics };
+  if (o.keepRuns) {
+    out.runs = runs;
+    out.changesPerDocument = Float64Array.from(h.ids, (_, d) => h.changeStart[d + 1]! - h.changeStart[d]!);
+  }
+  return out;
 }
 
 export async function runRecrawlLabOnFiles(files: string[], o: RecrawlLabOptions): Promise<RecrawlLabResult> {

@@ -58,4 +58,4 @@ export interface ClaimProvider {
   run(ctx: ReportContext): Promise<ProviderResult>;
 }
 
-export const verdictOf = (holds: boolean): Verdict => (holds ? 'confirmed' : 'refuted');
+export const verdictOf = (holds: boolean): Outcome => (holds ? 'confirmed' : 'refuted');

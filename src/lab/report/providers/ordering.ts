@@ -14,7 +14,9 @@ import path from 'node:path';
 import type { OrderingName } from '../../../frontier/order/policy.ts';
 import type { RepositoryGraph } from '../../ordering/graph.ts';
 import type { HotRule, ImportanceName } from '../../ordering/importance.ts';
-import { orderingLabChart, runOrderingLab, type ModelName, type OrderingLabResult } from '../../ordering/run.ts';
+import { hotEarliness, orderingLabChart, runOrderingLab, type ModelName, type OrderingLabResult } from '../../ordering/run.ts';
+import { bootstrapRatio, direction, holmFamily } from '../../stats.ts';
+import { judge } from '../rules.ts';
 import { loadSiteGraph } from '../../ordering/site-loader.ts';
 import { quickSite } from '../quick-data.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
@@ -23,10 +25,8 @@ import { table } from '../format.ts';
 import { UserError } from '../../../util/errors.ts';
 
 const CONTENT_BLIND: OrderingName[] = ['bfs', 'backlink', 'pagerank', 'random'];
-/** Two orderings whose curve means differ by less than this are tied. */
+/** The small-site rule's margin over random (src/lab/report/rules.ts, 001-small-site-worse-than-random). */
 const TIE = 0.005;
-/** The seed's small site had about 1,100 pages; sites in this range can test its small-site finding. */
-const SMALL_SITE = [500, 3000] as const;
 
 export interface OrderingSite {
   key: string;
@@ -99,7 +99,23 @@ function hotOrNone(f: () => OrderingLabResult): OrderingLabResult | undefined {
 
 const aucs = (r: OrderingLabResult) => r.orderings.map((o) => `${o.ordering} ${o.auc.toFixed(3)}`).join(', ');
 const auc = (r: OrderingLabResult, o: OrderingName) => r.orderings.find((x) => x.ordering === o)!.auc;
-const best = (r: OrderingLabResult, o: OrderingName) => r.orderings.every((x) => auc(r, o) >= x.auc - TIE);
+
+/**
+ * "`o` finds the hot pages earliest": its curve mean minus each other ordering's, paired over the hot
+ * pages and bootstrapped over them, Holm-corrected as one family; it holds only when every corrected
+ * interval is above zero (a tie is a tie, not a win). Models whose curve is not a mean over pages
+ * (crawl and stop) have no per-page terms: there `o` must be strictly ahead.
+ */
+export function earliest(r: OrderingLabResult, o: OrderingName): { holds: boolean; text: string } {
+  const mine = r.orderings.find((x) => x.ordering === o)!;
+  const others = r.orderings.filter((x) => x !== mine);
+  const e = hotEarliness(mine);
+  if (!e || others.some((x) => !hotEarliness(x))) return { holds: others.every((x) => mine.auc > x.auc), text: `${o} must be strictly ahead (no interval for this model)` };
+  const ones = new Float64Array(e.length).fill(1);
+  const family = holmFamily(others.map((x) => bootstrapRatio(Float64Array.from(e, (v, i) => v - hotEarliness(x)![i]!), ones)));
+  const text = `${o} − each, Holm-corrected 95 % interval over the ${e.length} hot pages: ${others.map((x, i) => `${x.ordering} ${family[i]!.estimate >= 0 ? '+' : ''}${family[i]!.estimate.toFixed(3)} [${family[i]!.corrected.low.toFixed(3)}, ${family[i]!.corrected.high.toFixed(3)}]`).join(', ')}`;
+  return { holds: family.every((c) => direction(c) === 'above'), text };
+}
 
 /** Every claim for one site: exported so a test can flip verdicts with its own graph. */
 export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run[] } {
@@ -107,17 +123,19 @@ export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run
   const claims: Claim[] = [];
   const runs: Run[] = [];
   const base = { seed: '001', data: site.label };
+  const at = { pages: n };
   const figure = (k: string) => `ordering-${site.key}-${k}`;
   // Backlink-hot at the seed's three shares.
   for (const [share, tag] of [[0.45, '45'], [0.1, '10'], [0.008, '0.8']] as const) {
     const top = Math.max(1, Math.round(n * share));
     const r = lab(site, 'backlink', 'threshold', { top });
     runs.push({ what: `backlink-hot, top ${tag} % (${r.hot.count} pages), crawl and stop with threshold`, result: r });
-    claims.push({ ...base, id: `001-pagerank-best-backlink-${tag}-${site.key}`, figure: figure(`backlink-${tag}`), claim: `PageRank ordering finds backlink-hot pages earliest (hot = top ${tag} % by backlinks).`, measured: `curve means: ${aucs(r)}`, verdict: verdictOf(best(r, 'pagerank')) });
+    const e = earliest(r, 'pagerank');
+    claims.push({ ...base, id: `001-pagerank-best-backlink-${tag}-${site.key}`, figure: figure(`backlink-${tag}`), claim: `PageRank ordering finds backlink-hot pages earliest (hot = top ${tag} % by backlinks).`, ...judge('001-pagerank-best-backlink', at, `curve means: ${aucs(r)}; ${e.text}`, () => verdictOf(e.holds)) });
   }
   const ten = runs[1].result;
   const pr = ten.orderings.find((o) => o.ordering === 'pagerank')!;
-  claims.push({ ...base, id: `001-hot-early-${site.key}`, figure: figure('backlink-10'), claim: 'With a good ordering (PageRank) a crawler gets a significant portion of the hot pages relatively early.', measured: `PageRank ordering has ${(100 * pr.at['0.25']).toFixed(1)} % of the top-10 % backlink-hot pages after 25 % of the crawl (random ≈ 25 %)`, verdict: verdictOf(pr.at['0.25'] >= 0.5) });
+  claims.push({ ...base, id: `001-hot-early-${site.key}`, figure: figure('backlink-10'), claim: 'With a good ordering (PageRank) a crawler gets a significant portion of the hot pages relatively early.', ...judge('001-hot-early', at, `PageRank ordering has ${(100 * pr.at['0.25']).toFixed(1)} % of the top-10 % backlink-hot pages after 25 % of the crawl (random ≈ 25 %)`, () => verdictOf(pr.at['0.25'] >= 0.5)) });
   // PageRank-hot, G = 13 on the seed's scale: IR(p) = (1 − d) + d Σ …, mean 1; the lab's ranks sum to 1.
   const g13 = hotOrNone(() => lab(site, 'pagerank', 'threshold', { threshold: 13 / n }));
   if (g13) runs.push({ what: `PageRank-hot, G = 13 (${g13.hot.count} pages), crawl and stop with threshold`, result: g13 });
@@ -126,15 +144,17 @@ export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run
     id: `001-pagerank-best-pagerank-g13-${site.key}`,
     figure: g13 ? figure('pagerank-g13') : undefined,
     claim: 'PageRank ordering finds PageRank-hot pages (G = 13) earliest.',
-    measured: g13 ? `${g13.hot.count} hot pages; curve means: ${aucs(g13)}` : `no page has a PageRank of 13 times the mean on these ${n} pages`,
-    verdict: !g13 || g13.hot.count < 3 ? 'not testable here' : verdictOf(best(g13, 'pagerank')),
+    ...(!g13 || g13.hot.count < 3
+      ? { measured: g13 ? `only ${g13.hot.count} hot pages; curve means: ${aucs(g13)}` : `no page has a PageRank of 13 times the mean on these ${n} pages`, verdict: 'not testable here' as const }
+      : ((e) => judge('001-pagerank-best-pagerank-g13', at, `${g13.hot.count} hot pages; curve means: ${aucs(g13)}; ${e.text}`, () => verdictOf(e.holds)))(earliest(g13, 'pagerank'))),
   });
   const cs = lab(site, 'backlink', 'crawl-and-stop', { top: Math.max(1, Math.round(n / 10)) });
   runs.push({ what: 'backlink importance, crawl and stop (P_CS)', result: cs });
-  claims.push({ ...base, id: `001-pagerank-best-crawl-and-stop-${site.key}`, figure: figure('crawl-and-stop'), claim: 'The PageRank result is not limited to the threshold model: it holds for crawl and stop (P_CS).', measured: `P_CS curve means: ${aucs(cs)}`, verdict: verdictOf(best(cs, 'pagerank')) });
+  const csWin = earliest(cs, 'pagerank');
+  claims.push({ ...base, id: `001-pagerank-best-crawl-and-stop-${site.key}`, figure: figure('crawl-and-stop'), claim: 'The PageRank result is not limited to the threshold model: it holds for crawl and stop (P_CS).', ...judge('001-pagerank-best-crawl-and-stop', at, `P_CS curve means: ${aucs(cs)}; ${csWin.text}`, () => verdictOf(csWin.holds)) });
   const buf = lab(site, 'backlink', 'buffer');
   runs.push({ what: `limited buffer of ${buf.buffer} pages, hot = the top ${buf.buffer} by backlinks (P_BC)`, result: buf });
-  claims.push({ ...base, id: `001-pagerank-best-buffer-${site.key}`, figure: figure('buffer'), claim: 'The PageRank result holds for the limited-buffer model (B pages kept, P_BC).', measured: `P_BC when the crawl ends: ${buf.orderings.map((o) => `${o.ordering} ${(100 * (o.pbc ?? 0)).toFixed(1)} %`).join(', ')}`, verdict: verdictOf(buf.orderings.every((o) => (buf.orderings.find((x) => x.ordering === 'pagerank')!.pbc ?? 0) >= (o.pbc ?? 0) - TIE)) });
+  claims.push({ ...base, id: `001-pagerank-best-buffer-${site.key}`, figure: figure('buffer'), claim: 'The PageRank result holds for the limited-buffer model (B pages kept, P_BC).', ...judge('001-pagerank-best-buffer', at, `P_BC when the crawl ends: ${buf.orderings.map((o) => `${o.ordering} ${(100 * (o.pbc ?? 0)).toFixed(1)} %`).join(', ')}; PageRank must be strictly ahead`, () => verdictOf(buf.orderings.every((o) => o.ordering === 'pagerank' || (buf.orderings.find((x) => x.ordering === 'pagerank')!.pbc ?? 0) > (o.pbc ?? 0)))) });
   // The small-site finding, where the site is of that size.
   const rnd = randomMean(site, 'backlink', 'threshold', { top: Math.max(1, Math.round(n / 10)) });
   const beaters = ten.orderings.filter((o) => o.ordering !== 'random' && o.auc > rnd + TIE);
@@ -143,8 +163,7 @@ export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run
     id: `001-small-site-worse-than-random-${site.key}`,
     figure: figure('backlink-10'),
     claim: 'On a small site (~1,100 pages) every ordering does worse than a random crawler (backlink importance).',
-    measured: `${n} pages; curve means ${ten.orderings.filter((o) => o.ordering !== 'random').map((o) => `${o.ordering} ${o.auc.toFixed(3)}`).join(', ')} against random ${rnd.toFixed(3)} (mean of 5 seeds)`,
-    verdict: n < SMALL_SITE[0] || n > SMALL_SITE[1] ? 'not testable here' : verdictOf(beaters.length === 0),
+    ...judge('001-small-site-worse-than-random', at, `${n} pages; curve means ${ten.orderings.filter((o) => o.ordering !== 'random').map((o) => `${o.ordering} ${o.auc.toFixed(3)}`).join(', ')} against random ${rnd.toFixed(3)} (mean of 5 seeds)`, () => verdictOf(beaters.length === 0)),
   });
   // The similarity rule.
   for (const word of site.words) {
@@ -161,8 +180,9 @@ export function orderingClaims(site: OrderingSite): { claims: Claim[]; runs: Run
       id: `001-keyword-only-bfs-${site.key}-${word}`,
       figure: figure(`keyword-${word}`),
       claim: `Similarity-hot pages (a word in the title or > 10 times in the body): backlink and PageRank orderings are no better than random; only breadth-first gives a reasonable result.`,
-      measured: `"${word}", ${r.hot.count} hot pages; curve means: ${aucs(r)}; random over 5 seeds ${rw.toFixed(3)}`,
-      verdict: r.hot.count < 5 ? 'not testable here' : verdictOf(fair('bfs') && !fair('backlink') && !fair('pagerank')),
+      ...(r.hot.count < 5
+        ? { measured: `"${word}", only ${r.hot.count} hot pages`, verdict: 'not testable here' as const }
+        : judge('001-keyword-only-bfs', at, `"${word}", ${r.hot.count} hot pages; curve means: ${aucs(r)}; random over 5 seeds ${rw.toFixed(3)}`, () => verdictOf(fair('bfs') && !fair('backlink') && !fair('pagerank')))),
     });
   }
   claims.push(...docsOrderingClaims(site, runs));
@@ -181,17 +201,18 @@ function docsOrderingClaims(site: OrderingSite, runs: Run[]): Claim[] {
     id: `001-docs-bfs-best-g50-${site.key}`,
     claim: 'With backlink-hot pages at G = 50 (only the very top pages: the tables of contents) breadth-first finds them earliest. bench/ORDERING.md, "Backlink-hot pages".',
     measured: g50 ? `${g50.hot.count} hot pages; curve means: ${aucs(g50)}` : `no page has 50 backlinks on these ${n} pages`,
-    verdict: !g50 || g50.hot.count < 3 ? 'not testable here' : verdictOf(best(g50, 'bfs')),
+    ...(!g50 || g50.hot.count < 3 ? { verdict: 'not testable here' as const } : ((e) => ({ measured: `${g50.hot.count} hot pages; curve means: ${aucs(g50)}; ${e.text}`, verdict: verdictOf(e.holds) }))(earliest(g50, 'bfs'))),
   });
   const prTop = lab(site, 'pagerank', 'threshold', { top: Math.max(1, Math.round(n / 10)) });
   runs.push({ what: `PageRank-hot, top 10 % (${prTop.hot.count} pages), crawl and stop with threshold`, result: prTop });
   const at10 = (o: OrderingName) => prTop.orderings.find((x) => x.ordering === o)!.at['0.1'];
+  const prWin = earliest(prTop, 'pagerank');
   claims.push({
     ...base,
     id: `001-docs-pagerank-hot-top10-${site.key}`,
     claim: 'PageRank-hot pages (top 10 % by PageRank): PageRank ordering is best over the whole crawl, but breadth-first is ahead after the first 10 % of it. bench/ORDERING.md, "PageRank-hot pages".',
-    measured: `curve means: ${aucs(prTop)}; after 10 % of the crawl bfs has ${(100 * at10('bfs')).toFixed(1)} % of the hot pages, pagerank ${(100 * at10('pagerank')).toFixed(1)} %`,
-    verdict: verdictOf(best(prTop, 'pagerank') && at10('bfs') > at10('pagerank')),
+    measured: `curve means: ${aucs(prTop)}; ${prWin.text}; after 10 % of the crawl bfs has ${(100 * at10('bfs')).toFixed(1)} % of the hot pages, pagerank ${(100 * at10('pagerank')).toFixed(1)} %`,
+    verdict: verdictOf(prWin.holds && at10('bfs') > at10('pagerank')),
   });
   const word = site.words[0]!;
   const sim = hotOrNone(() => runOrderingLab(site.graph, { hot: 'similarity', model: 'threshold', query: word, orderings: [...CONTENT_BLIND, 'similarity'], points: 50 }));
@@ -220,7 +241,7 @@ export function scaleClaim(results: Array<{ site: OrderingSite; runs: Run[] }>):
   const measured = `PageRank's curve mean minus random's (backlink-hot, top 10 %): ${gains.map((g) => `${g.n} pages ${g.gain >= 0 ? '+' : ''}${g.gain.toFixed(3)}`).join(', ')}`;
   // The seed compared 1,100 pages with 179,000: sites within a factor of 10 of each other say nothing about scale.
   if (large.n < 10 * small.n) return { ...base, measured: `${measured}; the largest site is only ${(large.n / small.n).toFixed(1)} times the smallest (the seed's was 160 times)`, verdict: 'not testable here' };
-  return { ...base, measured, verdict: verdictOf(small.gain < 0 && large.gain > 0) };
+  return { ...base, ...judge('001-scale', { pages: large.n }, measured, () => verdictOf(small.gain < 0 && large.gain > 0)) };
 }
 
 export function orderingProvider(options: { secondSite?: string } = {}): ClaimProvider {

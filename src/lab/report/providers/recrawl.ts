@@ -147,7 +147,7 @@ export function changelogClaim(runs: Array<{ strategy: string; f1: number }> | u
 
 function foldRows(folds: FoldResult[]): string[][] {
   const ci = (g: { estimate: number; low: number; high: number } | null) => (g ? `${(100 * g.estimate).toFixed(1)} [${(100 * g.low).toFixed(1)}, ${(100 * g.high).toFixed(1)}]` : '–');
-  return folds.flatMap((f) => f.heldOutGaps.map((g) => [f.heldOut, f.configName, String(g.multiple), String(g.downloads), g.seedBest || '–', ci(g.vsSeedBest), ci(g.vsGold)]));
+  return folds.flatMap((f) => f.heldOutGaps.map((g) => [f.heldOut, f.configName, String(g.multiple), String(g.downloads), g.seedBest || '–', g.unreached ? `not compared: ${g.unreached}` : ci(g.vsSeedBest), ci(g.vsGold)]));
 }
 
 export const recrawlProvider: ClaimProvider = {
@@ -175,7 +175,7 @@ export const recrawlProvider: ClaimProvider = {
       if (folds) {
         const every = [...folds, ...extraFolds];
         figures[`recrawl-heldout-${protocol.name}`] = { title: `Held-out comparison at equal downloads, protocol ${protocol.name}: solid the difference, dashed its 95 % lower bound (above 0: datamonitor's strategy catches more changes with the same downloads)`, svg: heldOutFigure(every, protocol.name) };
-        details.push(`<h3>Leave-one-file-out tuning, protocol ${protocol.name}</h3><p class="small">datamonitor's rate family (${grid.length} settings: decay × prior × start interval; the interval factor swept as the budget) tuned on the other files by the mean micro-recall gap to the best live seed strategy at 1.25/1.5/2 × gold's downloads, then measured on the held-out file; recall points with 95 % bootstrap intervals over its documents (${samples} resamples).${extraFolds.length ? ` ${extraFolds.map((f) => f.heldOut).join(', ')}: tuned on all ${tuning.length} shared files.` : ''}</p>`);
+        details.push(`<h3>Leave-one-file-out tuning, protocol ${protocol.name}</h3><p class="small">datamonitor's rate family (${grid.length} settings: decay × prior × start interval; the interval factor swept as the budget) tuned on the other files by the mean micro-recall gap to the best live seed strategy at 1.25/1.5/2 × gold's downloads, then measured on the held-out file; recall points with 95 % bootstrap intervals over its documents (${samples} resamples); the verdict reads these intervals Holm-corrected over every file × budget of the protocol (the claim's measured text gives the corrected ones).${extraFolds.length ? ` ${extraFolds.map((f) => f.heldOut).join(', ')}: tuned on all ${tuning.length} shared files.` : ''}</p>`);
         details.push(table(['held-out file', 'setting chosen on the other files', 'budget (× gold)', 'downloads', 'best live seed strategy there', 'recall − it, points [95 % CI]', 'recall − gold [95 % CI]'], foldRows(every)));
       }
       if (protocol.name === 'lab') {
