@@ -1,6 +1,6 @@
 /**
  * CORS for the read-only endpoints, so that browser clients on other origins (YASGUI, Memento tools)
- * can read the archive: SPARQL (GET and POST: a query changes nothing), Memento, CDX and the VoID description. Any origin may
+ * can read the archive: SPARQL (GET and POST: a query changes nothing), Memento, CDX, the VoID description and the LDES. Any origin may
  * read, without credentials (`*`); the token-guarded write API and the dashboard get no CORS headers.
  * Done with a hook and a few OPTIONS routes instead of @fastify/cors: no dependency for five headers.
  */
@@ -14,6 +14,7 @@ const READ_ONLY: Array<{ prefix: string; exact?: boolean; methods: string }> = [
   { prefix: '/timemap/', methods: 'GET, HEAD, OPTIONS' },
   { prefix: '/memento/', methods: 'GET, HEAD, OPTIONS' },
   { prefix: '/.well-known/void', exact: true, methods: 'GET, HEAD, OPTIONS' },
+  { prefix: '/ldes', exact: true, methods: 'GET, HEAD, OPTIONS' },
 ];
 
 /** Headers a script may read besides the CORS-safelisted ones: the archive's time and Memento links. */
