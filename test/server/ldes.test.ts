@@ -4,7 +4,10 @@ import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { isomorphic } from 'rdf-isomorphic';
 import { buildServer } from '../../src/server/index.ts';
-import { openVersionStore } from '../../src/query/index.ts';
+import { openVersionStore, PgVersionArchive, type VersionedGraphStore } from '../../src/query/index.ts';
+import type { HistoryReads } from '../../src/versions/backend.ts';
+import { buildFragment, parseFragmentQuery, writeFragment } from '../../src/server/ldes.ts';
+import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 import { openStore } from '../../src/store/index.ts';
 import { LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
 import { DAY, T0, turtle } from '../query/helpers.ts';
@@ -38,6 +41,16 @@ function relations(quads: Quad[], node: string): Relation[] {
   })).sort((x, y) => `${x.node} ${x.type}`.localeCompare(`${y.node} ${y.type}`));
 }
 
+/** The versions every test here archives: three documents at one instant, a change and a deletion, an unchanged capture. */
+async function writeVersions(archive: VersionedGraphStore): Promise<void> {
+  // More than a page of two at one instant, a change and a deletion the next day, and a capture of an
+  // unchanged graph the day after: no change, no member, no window.
+  for (const [i, doc] of DOCS.entries()) await archive.putVersion(doc, T0, turtle(GRAPHS[i]!));
+  await archive.putVersion(DOCS[0]!, T0 + DAY + HOUR, turtle(A2));
+  await archive.deleteGraph(DOCS[1]!, T0 + DAY + 2 * HOUR);
+  await archive.putVersion(DOCS[2]!, T0 + 2 * DAY, turtle(GRAPHS[2]!));
+}
+
 describe('the LDES over HTTP', () => {
   let app: FastifyInstance;
   let base: string;
@@ -45,12 +58,7 @@ describe('the LDES over HTTP', () => {
   beforeAll(async () => {
     const dataDir = tempDir('dm-ldes-http-');
     const archive = openVersionStore(dataDir);
-    // Three documents at one instant (more than a page of two), a change and a deletion the next day,
-    // and a capture of an unchanged graph the day after: no change, no member, no window.
-    for (const [i, doc] of DOCS.entries()) await archive.putVersion(doc, T0, turtle(GRAPHS[i]!));
-    await archive.putVersion(DOCS[0]!, T0 + DAY + HOUR, turtle(A2));
-    await archive.deleteGraph(DOCS[1]!, T0 + DAY + 2 * HOUR);
-    await archive.putVersion(DOCS[2]!, T0 + 2 * DAY, turtle(GRAPHS[2]!));
+    await writeVersions(archive);
     await archive.close();
     const store = await openStore(dataDir);
     await store.init();
@@ -177,4 +185,47 @@ describe('the LDES over HTTP', () => {
     const dashboard = await (await fetch(`${base}/`)).text();
     expect(dashboard).toContain('href="/ldes"');
   });
+});
+
+/** Every fragment reachable from the root, as TriG, by URL path and query. */
+function walk(reader: HistoryReads): Map<string, string> {
+  const base = 'http://archive.test';
+  const out = new Map<string, string>();
+  const queue = [`${base}/ldes`];
+  while (queue.length > 0) {
+    const url = new URL(queue.shift()!);
+    if (out.has(url.href)) continue;
+    const asked = parseFragmentQuery(Object.fromEntries(url.searchParams));
+    if (typeof asked === 'string') throw new Error(asked);
+    const text = writeFragment(buildFragment(reader, base, asked, { pageSize: 2, now: Date.UTC(2026, 0, 1) }), 'trig');
+    out.set(url.href, text);
+    for (const m of text.matchAll(/<https:\/\/w3id\.org\/tree#node> <([^>]+)>/g)) queue.push(m[1]!);
+  }
+  return out;
+}
+
+const pgBase = await pgBaseUrl();
+
+describe.skipIf(!pgBase)('the LDES of a versioned index in PostgreSQL', () => {
+  const url = pgBase ? isolatedSchemaUrl(pgBase, 'dm_ldes') : '';
+  afterAll(async () => {
+    if (pgBase) await dropSchema(url);
+  });
+
+  it('has the same fragments, byte for byte, as the same versions in SQLite', async () => {
+    const sqlite = openVersionStore(tempDir('dm-ldes-pg-'));
+    const pg = new PgVersionArchive(url);
+    try {
+      await writeVersions(sqlite);
+      await writeVersions(pg);
+      sqlite.flush();
+      pg.flush();
+      const mine = walk(pg);
+      expect(mine.size).toBe(8); // the root; the first day, its hour, minute, second, millisecond and its next page; the second day
+      expect(mine).toEqual(walk(sqlite));
+    } finally {
+      await sqlite.close();
+      await pg.close();
+    }
+  }, LOADED_TIMEOUT_MS);
 });
