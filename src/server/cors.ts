@@ -15,6 +15,7 @@ const READ_ONLY: Array<{ prefix: string; exact?: boolean; methods: string }> = [
   { prefix: '/memento/', methods: 'GET, HEAD, OPTIONS' },
   { prefix: '/.well-known/void', exact: true, methods: 'GET, HEAD, OPTIONS' },
   { prefix: '/ldes', exact: true, methods: 'GET, HEAD, OPTIONS' },
+  { prefix: '/ldes/version/', methods: 'GET, HEAD, OPTIONS' },
 ];
 
 /** Headers a script may read besides the CORS-safelisted ones: the archive's time and Memento links. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { currentArchive, type ServerContext } from './context.ts';
+import { currentArchive, targetAfter, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
-import { LDES_PAGE_SIZE, LDES_PATH, buildFragment, parseFragmentQuery, writeFragment } from './ldes.ts';
+import { LDES_PAGE_SIZE, LDES_PATH, buildFragment, memberDocument, parseFragmentQuery, writeFragment } from './ldes.ts';
 
 /**
  * TriG first: a member's graph is a named graph, which N-Quads also carries and Turtle or N-Triples cannot
@@ -21,5 +21,19 @@ export function registerLdesRoutes(app: FastifyInstance, ctx: ServerContext): vo
     const archive = await currentArchive(ctx);
     const fragment = buildFragment(archive, ctx.publicUrl(), asked, { pageSize: ctx.ldesPageSize ?? LDES_PAGE_SIZE, now: Date.now() });
     return reply.type(type).header('vary', 'accept').header('cache-control', fragment.closed ? CLOSED_CACHE : OPEN_CACHE).send(writeFragment(fragment, TYPES[type]));
+  });
+
+  // A member's IRI: the version's description and graph, as its page lists it. Members never change.
+  app.get(`${LDES_PATH}/version/:time/*`, async (req, reply) => {
+    const { time } = req.params as { time: string };
+    const at = /Z$/.test(time) ? Date.parse(time) : Number.NaN;
+    const document = targetAfter(req, /^\/ldes\/version\/[^/]+\//);
+    if (!Number.isFinite(at) || !/^https?:\/\//.test(document)) {
+      return reply.code(400).type('text/plain').send(`use ${LDES_PATH}/version/<xsd:dateTime in UTC, e.g. 2025-01-01T00:00:00.000Z>/<document URL>, as the stream's members are named\n`);
+    }
+    const member = memberDocument(await currentArchive(ctx), ctx.publicUrl(), at, document);
+    if (!member) return reply.code(404).type('text/plain').send(`no change of ${document} at ${time} in this archive: the stream's members are listed from ${LDES_PATH}\n`);
+    const type = (preferred(req.headers.accept, Object.keys(TYPES)) ?? 'application/trig') as keyof typeof TYPES;
+    return reply.type(type).header('vary', 'accept').header('cache-control', CLOSED_CACHE).send(writeFragment(member, TYPES[type]));
   });
 }

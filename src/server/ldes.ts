@@ -10,7 +10,8 @@
  * the delta: an LDES consumer keeps the latest member of each ldes:versionOfPath value as the state (the
  * spec's version semantics, ldes-client's `materialize`/`lastVersionOnly`), which a delta would break; a
  * delta would be smaller (bench/RESULTS.md measures the bytes per change). A capture that found the same
- * graph again is no change and no member.
+ * graph again is no change and no member. A member's IRI is a URL of this server that answers with the member
+ * alone.
  *
  * Fragments are time windows [from, to). The root splits the archive by UTC day; a window with more
  * changes than a page is split again by the next smaller unit (hour, minute, second, millisecond), so each
@@ -118,6 +119,16 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const dateTime = (ms: number): string => `"${iso(ms)}"^^${iri('xsd', 'dateTime')}`;
 const integer = (n: number): string => `"${n}"^^${iri('xsd', 'integer')}`;
 const literal = (text: string): string => JSON.stringify(text);
+
+/** A member on its own (its IRI dereferenced): the change of `document` at `time`, or undefined when the archive holds none. */
+export function memberDocument(reader: HistoryReads, base: string, time: number, document: string): Fragment | undefined {
+  const change = reader.changes({ from: time, to: time + 1, limit: 100_000 }).find((c) => c.graph === document);
+  if (!change) return undefined;
+  const u = ldesUrls(base);
+  const out: Fragment = { node: u.member(change), triples: [], graphs: [], closed: true };
+  addMember(out, reader, u, change, 0);
+  return out;
+}
 
 /** The fragment a request asks for. `pageSize`: members per page; `now`: the clock that closes windows. */
 export function buildFragment(reader: HistoryReads, base: string, req: FragmentRequest, opts: { pageSize: number; now: number }): Fragment {

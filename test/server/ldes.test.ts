@@ -140,7 +140,7 @@ describe('the LDES over HTTP', () => {
     }
   });
 
-  it('the second day: a change and a deletion, the deletion typed as:Delete with no graph', async () => {
+  it('the second day: a change and a deletion, the deletion typed as:Delete with no graph; a member\'s IRI dereferences', async () => {
     const day = await get(windowUrl(T0 + DAY, T0 + 2 * DAY));
     const members = objects(day.quads, `${base}/ldes#stream`, `${TREE}member`).map((m) => m.value);
     expect(members.map((m) => objects(day.quads, m, VERSION_OF)[0]!.value)).toEqual([DOCS[0], DOCS[1]]);
@@ -152,6 +152,17 @@ describe('the LDES over HTTP', () => {
     expect(objects(day.quads, `${base}/ldes#stream`, `${LDES}versionDeleteObject`)).toEqual([]); // said once, at the root
     const root = await get('/ldes');
     expect(objects(root.quads, `${base}/ldes#stream`, `${LDES}versionDeleteObject`).map((t) => t.value)).toEqual(['https://www.w3.org/ns/activitystreams#Delete']);
+
+    // A member's IRI answers with the member alone; one the archive does not hold is 404, a malformed one 400.
+    const alone = await get(changed);
+    expect(alone.status).toBe(200);
+    expect(alone.cache).toMatch(/immutable/);
+    expect(isomorphic(alone.quads, day.quads.filter((q) => q.subject.value === changed || q.object.value === changed || q.graph.value === changed))).toBe(true);
+    expect(objects((await get(deleted)).quads, deleted, RDF_TYPE).map((t) => t.value)).toEqual(['https://www.w3.org/ns/activitystreams#Delete']);
+    expect((await get(changed.replace(iso(T0 + DAY + HOUR), iso(T0 + DAY)))).status).toBe(404);
+    const bad = await get(`${base}/ldes/version/yesterday/${DOCS[0]}`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatch(/xsd:dateTime in UTC/);
 
     // The same fragment in N-Quads.
     const nq = await get(windowUrl(T0 + DAY, T0 + 2 * DAY), 'application/n-quads');
