@@ -104,19 +104,23 @@ async function latency(url: string): Promise<{ ms: number; reference: number; by
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const rows = [
-  ['root', `${base}/ldes`],
+  ['the root (a relation pair per day)', `${base}/ldes`],
   ['a day (split by hour)', aDay!],
-  [`a page of members (≤ ${LDES_PAGE_SIZE})`, aPage!],
+  [`a page of members (up to ${LDES_PAGE_SIZE})`, aPage!],
 ] as const;
 const out: string[] = [
-  `LDES on ${DOCS.toLocaleString('en')} documents (scale archive), pages of ${LDES_PAGE_SIZE}:`,
-  `  ${members.toLocaleString('en')} members in ${fragments.toLocaleString('en')} fragments, walked in ${(walkMs / 1000).toFixed(1)} s`,
-  `  ${(bytes / 2 ** 20).toFixed(1)} MiB served, ${(bytes / members).toFixed(0)} bytes per change (${(gzipped / members).toFixed(0)} gzipped); ${(memberTriples / members).toFixed(1)} graph triples per member`,
-  '  fragment | bytes | median latency | /.well-known/void same run | ratio',
+  `## Linked Data Event Stream: ${DOCS.toLocaleString('en')} documents`,
+  '',
+  `Command: \`node bin/run-ts.mjs bench/ldes.bench.ts${DOCS === 100_000 ? '' : ` --docs ${DOCS}`}\` (2-core machine shared with other work: indicative). The scale archive (src/testkit/scale-archive.ts), indexed, served on 127.0.0.1; the whole stream walked by its tree:node links, pages of ${LDES_PAGE_SIZE}.`,
+  '',
+  `${members.toLocaleString('en')} members (every change) in ${fragments.toLocaleString('en')} fragments, walked in ${(walkMs / 1000).toFixed(1)} s: ${(bytes / 2 ** 20).toFixed(1)} MiB of TriG, **${(bytes / members).toFixed(0)} bytes per change** (${(gzipped / members).toFixed(0)} gzipped), the member's whole graph being ${(memberTriples / members).toFixed(1)} triples on average.`,
+  '',
+  `| fragment | bytes | median of ${RUNS} | /.well-known/void, same run | ratio |`,
+  '| --- | ---: | ---: | ---: | ---: |',
 ];
 for (const [name, url] of rows) {
   const l = await latency(url);
-  out.push(`  ${name} | ${kb(l.bytes)} | ${l.ms.toFixed(1)} ms | ${l.reference.toFixed(1)} ms | ${(l.ms / l.reference).toFixed(2)}`);
+  out.push(`| ${name} | ${kb(l.bytes)} | ${l.ms.toFixed(1)} ms | ${l.reference.toFixed(1)} ms | ${(l.ms / l.reference).toFixed(2)} |`);
 }
 await app.close();
 console.log(out.join('\n'));
