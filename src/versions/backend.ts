@@ -203,8 +203,6 @@ export interface HistoryReads {
    * One range of the version log's time index: what a change feed pages through.
    */
   changes(opts: { from: number; to: number; after?: ChangeKey; limit: number }): ChangeRow[];
-  /** How many such changes fall in each `width` ms of [from, to) (`from` a multiple of `width`): the non-empty buckets, oldest first. */
-  changeCounts(from: number, to: number, width: number): Array<{ start: number; count: number }>;
 }
 
 /** Where a change stands in the version log's order: its time, then its document's key (a number of the store's own). */

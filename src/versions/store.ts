@@ -530,16 +530,6 @@ export class VersionStore implements VersionBackend {
     ).map((r) => ({ time: Number(r.time), key: Number(r.key), graph: r.nt.slice(1, -1), kind: r.kind, triples: Number(r.triples) }));
   }
 
-  changeCounts(from: number, to: number, width: number): Array<{ start: number; count: number }> {
-    const w = Math.max(1, Math.floor(width));
-    // Integers written into the SQL: a bound JS number is a REAL to SQLite, and the division would not truncate.
-    const start = Math.floor(from);
-    return this.d.all<{ b: number; n: number }>(
-      `SELECT (v.time - ${start}) / ${w} AS b, count(*) AS n FROM ${this.t.versions} v WHERE v.time >= ? AND v.time < ? AND ${CHANGED} GROUP BY b ORDER BY b`,
-      [from, to],
-    ).map((r) => ({ start: start + Number(r.b) * w, count: Number(r.n) }));
-  }
-
   /** Distinct instants at which some (selected) graph got a version: where answers can change. */
   changePoints(opts: { graphs?: string[]; from?: number; to?: number; limit?: number } = {}): number[] {
     const ids = this.graphIds(opts.graphs);
