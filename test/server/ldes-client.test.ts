@@ -119,9 +119,10 @@ describe('the LDES replayed by ldes-client rebuilds every document as `query --a
     expect(members.filter((m) => m.deleted).map((m) => m.versionOf)).toEqual([`${site.url}/gone.ttl`]);
     expect(new Set(members.map((m) => m.id)).size).toBe(members.length);
     expect(members.map((m) => m.time)).toEqual(members.map((m) => m.time).sort((x, y) => x - y));
-    // Pages of two: the client went down split windows (narrower than the root's days), each fragment once.
+    // Pages of two: the client went down split windows to seconds or finer (each crawl's three or more changes
+    // share a minute, however slow the machine), each fragment once.
     const widths = fetched.filter((u) => u.includes('?')).map((u) => new URL(u).searchParams).map((q) => Date.parse(q.get('to')!) - Date.parse(q.get('from')!));
-    expect(Math.min(...widths)).toBeLessThan(1000);
+    expect(Math.min(...widths)).toBeLessThanOrEqual(1000);
     expect(new Set(fetched.filter((u) => u.includes('?'))).size).toBe(fetched.filter((u) => u.includes('?')).length);
 
     // Between the crawls, after them, and at each member's own instant (a version counts at its time).
