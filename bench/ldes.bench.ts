@@ -74,11 +74,11 @@ while (queue.length > 0) {
   fragments++;
   bytes += Buffer.byteLength(body);
   gzipped += zlib.gzipSync(body).length;
-  const listed = body.match(/<https:\/\/w3id\.org\/tree#member>/g)?.length ?? 0;
+  const listed = body.match(/ tree:member /g)?.length ?? 0;
   members += listed;
   memberTriples += body.split('\n').filter((l) => l.startsWith('  ')).length;
   if (listed > 0) aPage ??= url;
-  for (const m of body.matchAll(/<https:\/\/w3id\.org\/tree#node> <([^>]+)>/g)) {
+  for (const m of body.matchAll(/ tree:node <([^>]+)>/g)) {
     const next = m[1]!.replaceAll('&amp;', '&');
     if (seen.has(next)) continue;
     seen.add(next);

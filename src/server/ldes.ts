@@ -62,12 +62,12 @@ export interface FragmentRequest {
   after?: ChangeKey;
 }
 
-/** A fragment: its statements (N-Triples lines without the dot) and its members' graphs. */
+/** A fragment: its statements (N-Triples lines without the dot) and its members' graphs (N-Triples terms). */
 export interface Fragment {
   /** The node's IRI (the URL it is served at). */
   node: string;
   triples: string[];
-  graphs: Array<{ name: string; triples: string[] }>;
+  graphs: Array<{ name: string; triples: Array<[s: string, p: string, o: string]> }>;
   /** Its window is closed: re-fetching it gives the same answer. */
   closed: boolean;
 }
@@ -256,25 +256,46 @@ function addMember(out: Fragment, reader: HistoryReads, u: ReturnType<typeof lde
     out.triples.push(`${m} ${A} ${iri('as', 'Delete')}`);
     return;
   }
-  const triples: string[] = [];
+  const triples: Array<[string, string, string]> = [];
   // Blank nodes get the member's prefix: the same label in two versions' graphs of one page stays two nodes.
   const bnode = (term: string): string => (term.startsWith('_:') ? `_:m${i}_${term.slice(2)}` : term);
   for (const row of reader.snapshot(c.time, { graphs: [c.graph] }) as Iterable<QuadRow>) {
     // The document's own triples: not another document's named graph of this name, nor a quad document's named graphs.
     if (row.graph !== c.graph || row.namedGraph !== undefined) continue;
-    triples.push(`${bnode(row.s)} ${row.p} ${bnode(row.o)}`);
+    triples.push([bnode(row.s), row.p, bnode(row.o)]);
   }
   out.graphs.push({ name: u.member(c), triples });
 }
 
-/** The fragment as TriG (its graphs as blocks) or N-Quads. */
+/** The stream's own vocabulary as TriG prefixed names: `<https://w3id.org/tree#member>` as `tree:member`. */
+const OWN_TERM = new RegExp(`<(${Object.values(NS).map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})([A-Za-z][A-Za-z0-9_]*)>`, 'g');
+const PREFIX_OF = new Map<string, string>(Object.entries(NS).map(([k, v]) => [v, k]));
+/** A typed literal's datatype in XSD (its text cannot hold an unescaped quote, so the suffix is unambiguous). */
+const XSD_DATATYPE = /"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#([A-Za-z]+)>$/;
+const PREFIXES = Object.entries(NS).map(([k, v]) => `@prefix ${k}: <${v}> .\n`).join('');
+
+/**
+ * The fragment as TriG or N-Quads. TriG names the stream's vocabulary by prefix and gives each subject of a
+ * member's graph once (`s p o ; p o .`): a third fewer bytes than its N-Quads. The graphs' own IRIs are written
+ * in full (a prefixed name must end in a restricted character set; most data IRIs would need escapes).
+ */
 export function writeFragment(f: Fragment, format: 'trig' | 'nquads'): string {
   if (format === 'nquads') {
     const lines = f.triples.map((t) => `${t} .\n`);
-    for (const g of f.graphs) for (const t of g.triples) lines.push(`${t} <${g.name}> .\n`);
+    for (const g of f.graphs) for (const [s, p, o] of g.triples) lines.push(`${s} ${p} ${o} <${g.name}> .\n`);
     return lines.join('');
   }
-  const parts = f.triples.map((t) => `${t} .\n`);
-  for (const g of f.graphs) parts.push(`<${g.name}> {\n${g.triples.map((t) => `  ${t} .\n`).join('')}}\n`);
+  const own = (text: string): string => text.replace(OWN_TERM, (_m, ns: string, local: string) => `${PREFIX_OF.get(ns)}:${local}`);
+  const parts = [PREFIXES, ...f.triples.map((t) => `${own(t)} .\n`)];
+  for (const g of f.graphs) {
+    const bySubject = new Map<string, string[]>();
+    for (const [s, p, o] of g.triples) {
+      const list = bySubject.get(s) ?? [];
+      list.push(`${own(p)} ${o.startsWith('<') ? own(o) : o.replace(XSD_DATATYPE, '"^^xsd:$1')}`);
+      bySubject.set(s, list);
+    }
+    const body = [...bySubject].map(([s, pos]) => `  ${s.startsWith('<') ? own(s) : s} ${pos.join(' ;\n    ')} .\n`).join('');
+    parts.push(`<${g.name}> {\n${body}}\n`);
+  }
   return parts.join('');
 }

@@ -209,7 +209,7 @@ function walk(reader: HistoryReads): Map<string, string> {
     if (typeof asked === 'string') throw new Error(asked);
     const text = writeFragment(buildFragment(reader, base, asked, { pageSize: 2, now: Date.UTC(2026, 0, 1) }), 'trig');
     out.set(url.href, text);
-    for (const m of text.matchAll(/<https:\/\/w3id\.org\/tree#node> <([^>]+)>/g)) queue.push(m[1]!);
+    for (const m of text.matchAll(/tree:node <([^>]+)>/g)) queue.push(m[1]!);
   }
   return out;
 }
