@@ -14,8 +14,9 @@
  * alone.
  *
  * Fragments are time windows [from, to). The root splits the archive by UTC day; a window with more
- * changes than a page is split again by the next smaller unit (hour, minute, second, millisecond), so each
- * node lists at most a few dozen children and a client that starts at an instant follows one path down.
+ * changes than a page is split again by the next smaller unit (hour, minute, second, millisecond), so a node
+ * lists at most 24 or 60 children (1,000 for a second split by milliseconds), the root one per day, and a
+ * client that starts at an instant follows one path down.
  * A window with few enough changes (or one millisecond) lists its members, a page at a time, keyed by
  * (time, document key). Each child is linked by a tree:GreaterThanOrEqualToRelation on its start and a
  * tree:LessThanRelation on its end, both on prov:generatedAtTime. A node's children are found by probing the
