@@ -17,6 +17,7 @@ import { registerDashboardRoutes } from './dashboard.ts';
 import { writableDir } from '../util/disk.ts';
 import { QueryEngine, QueryLimitError, type EngineOptions } from '../query/engine/index.ts';
 import { defaultLog, type Logger } from '../util/log.ts';
+import { registerLdesRoutes } from './ldes-routes.ts';
 import { registerFederationRoutes } from './federation-routes.ts';
 import { ArchiveReadError } from '../archive/warc-files.ts';
 import { INDEX_WAIT_MS, checkPublicUrl, listenUrl } from './context.ts';
@@ -51,6 +52,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** How long a request waits for the index to catch up before a 503 saying how long it has left; default INDEX_WAIT_MS. */
   indexWaitMs?: number;
+  /** Members per page of the LDES's fragments; default LDES_PAGE_SIZE (src/server/ldes.ts). */
+  ldesPageSize?: number;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   // Until the server listens (and in `inject` tests without --public-url) links are written for localhost.
   let base = o.publicUrl !== undefined ? checkPublicUrl(o.publicUrl) : 'http://localhost';
   const engine = o.engine ?? new QueryEngine(o.query);
-  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base, indexWaitMs: o.indexWaitMs ?? INDEX_WAIT_MS };
+  const ctx: ServerContext = { dataDir, store, index, engine, token: o.token || undefined, labFile: o.labFile, publicUrl: () => base, indexWaitMs: o.indexWaitMs ?? INDEX_WAIT_MS, ldesPageSize: o.ldesPageSize };
   // Wayback-style routes carry a whole URL in the path, `//` included: no slash merging, long URLs allowed.
   const log = o.logger === undefined ? defaultLog() : o.logger;
   const app = Fastify({
@@ -115,6 +118,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
   registerArchiveRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerFederationRoutes(app, ctx);
+  registerLdesRoutes(app, ctx);
   // Catch the version index up as soon as the server is ready, not on the first SPARQL request: on a
   // large archive built without it that first request would otherwise wait for the whole index.
   app.addHook('onReady', async () => {

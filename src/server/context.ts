@@ -19,6 +19,8 @@ export interface ServerContext {
   token?: string;
   /** Output of `datamonitor lab recrawl --json`, shown on the dashboard. */
   labFile?: string;
+  /** Members per LDES fragment page (ldes.ts LDES_PAGE_SIZE unless told otherwise). */
+  ldesPageSize?: number;
   /**
    * Absolute base of every link this server writes (Memento and CDXJ links must be absolute URIs), no trailing
    * slash: `serve --public-url`, else the address it listens on. Never the request's Host header, which any

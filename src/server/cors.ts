@@ -1,6 +1,6 @@
 /**
  * CORS for the read-only endpoints, so that browser clients on other origins (YASGUI, Memento tools)
- * can read the archive: SPARQL (GET and POST: a query changes nothing), Memento, CDX, Triple Pattern Fragments and the VoID description. Any origin may
+ * can read the archive: SPARQL (GET and POST: a query changes nothing), Memento, CDX, Triple Pattern Fragments, the VoID description and the LDES. Any origin may
  * read, without credentials (`*`); the token-guarded write API and the dashboard get no CORS headers.
  * Done with a hook and a few OPTIONS routes instead of @fastify/cors: no dependency for five headers.
  */
@@ -16,6 +16,8 @@ const READ_ONLY: Array<{ prefix: string; exact?: boolean; methods: string }> = [
   { prefix: '/.well-known/void', exact: true, methods: 'GET, HEAD, OPTIONS' },
   // Comunica in a browser (the Linked Data Fragments client's home) reads fragments from any origin.
   { prefix: '/fragments', methods: 'GET, HEAD, OPTIONS' },
+  { prefix: '/ldes', exact: true, methods: 'GET, HEAD, OPTIONS' },
+  { prefix: '/ldes/version/', methods: 'GET, HEAD, OPTIONS' },
 ];
 
 /** Headers a script may read besides the CORS-safelisted ones: the archive's time and Memento links. */

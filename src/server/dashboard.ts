@@ -19,6 +19,7 @@ import { UserError } from '../util/errors.ts';
 import { OUTCOMES } from '../vocabulary/outcomes.ts';
 import { NotArchived, PAGE_LIMITS, diffOf, pageOf, pageParams, param, searchPage, workersView, type Params } from './archive-routes.ts';
 import { VOID_PATH } from './self-description.ts';
+import { LDES_PATH } from './ldes.ts';
 
 const STYLE = `body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}h1{margin:0 0 .2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}th{background:#f3f3f3}
@@ -29,8 +30,8 @@ nav{display:flex;align-items:center;gap:.5em;flex-wrap:wrap}nav form{margin-left
 .diff .added{background:#e6ffec;color:#116329;display:block}.diff .removed{background:#ffebe9;color:#82071e;display:block}
 .lapsed{color:#b00}.pager a{margin-right:1em}#refresh-state{margin-left:1em}`;
 
-/** The archive's descriptions of itself (self-description.ts): a browser's link asks for the service description by format=. */
-const DESCRIPTIONS = `<a href="/sparql?format=turtle" title="SPARQL 1.1 Service Description">service description</a><a href="${VOID_PATH}" title="VoID description of the archive">VoID</a>`;
+/** The archive's descriptions of itself (self-description.ts) and its change feed (ldes.ts): a browser's link asks for the service description by format=. */
+const DESCRIPTIONS = `<a href="/sparql?format=turtle" title="SPARQL 1.1 Service Description">service description</a><a href="${VOID_PATH}" title="VoID description of the archive">VoID</a><a href="${LDES_PATH}" title="Linked Data Event Stream of every change of every document (TriG)">LDES</a>`;
 
 function page(title: string, body: string, opts: { q?: string; script?: boolean } = {}): string {
   const search = `<form action="/search" method="get" id="search-form" role="search"><input type="search" name="q" id="search-q" value="${esc(opts.q ?? '')}" placeholder="archived URL or part of it" aria-label="search archived URLs"> <button type="submit">Search</button></form>`;

@@ -22,6 +22,7 @@ import { type GraphSummary, NOW, type QuadRow, type ResultFormat } from '../quer
 import { GRAPH_INDEX, graphIndexLine } from '../query/sparql.ts';
 import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { LDES_PATH } from './ldes.ts';
 
 const { namedNode, blankNode, literal, quad } = N3.DataFactory;
 
@@ -69,7 +70,7 @@ const FORMAT_IRIS: Record<ResultFormat, string> = {
 export const QUERY_INTERFACES: ReadonlyArray<{ path: string; title: string; conformsTo: string }> = [
   { path: SPARQL_PATH, title: 'SPARQL 1.1 Protocol (query), at any past instant with at=', conformsTo: 'https://www.w3.org/TR/sparql11-protocol/' },
   { path: '/fragments', title: 'Triple Pattern Fragments, at any past instant through its Memento TimeGate (Accept-Datetime)', conformsTo: 'https://www.hydra-cg.com/spec/latest/triple-pattern-fragments/' },
-  // Linked Data Event Stream: { path: '/ldes', title: …, conformsTo: 'https://w3id.org/ldes/specification' }
+  { path: LDES_PATH, title: 'Linked Data Event Stream of every change of every document, fragmented by time (TREE)', conformsTo: 'https://w3id.org/ldes/specification' },
 ];
 
 /** Named graphs listed one by one in the service description up to this many; past it, none (an rdfs:comment says how they are named). */

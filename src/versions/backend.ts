@@ -3,7 +3,7 @@ import type { LogGap } from './log-gaps.ts';
 import { totalAtSql } from './count-totals.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import type { TripleRow, TriplesPage } from './fragment-sql.ts';
-import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, TriplePattern, VersionedGraphStore, VersionInfo } from './types.ts';
+import type { ArchiveStats, Delta, GraphSummary, PatternVersions, QuadRow, TriplePattern, VersionedGraphStore, VersionInfo, VersionKind } from './types.ts';
 
 /**
  * ` ORDER BY <id> + 0 LIMIT n` when a limit is given (matchAt's): the first n rows by id, found by a top-n sort
@@ -207,6 +207,24 @@ export interface HistoryReads {
   delta(from: number, to: number, opts?: { graphs?: string[] }): Delta;
   patternVersions(pattern: TriplePattern): PatternVersions[];
   stats(): ArchiveStats;
+  /**
+   * The versions that changed a document (a graph unlike the one before, or a deletion; a capture of the same graph
+   * is not one) with a time in [from, to), by (time, document key), those after `after` only; at most `limit`.
+   * One range of the version log's time index: what a change feed pages through.
+   */
+  changes(opts: { from: number; to: number; after?: ChangeKey; limit: number }): ChangeRow[];
+}
+
+/** Where a change stands in the version log's order: its time, then its document's key (a number of the store's own). */
+export interface ChangeKey { time: number; key: number }
+
+/** One change of one document (HistoryReads.changes). */
+export interface ChangeRow extends ChangeKey {
+  /** The document's IRI. */
+  graph: string;
+  kind: VersionKind;
+  /** Triples in the document from this version on (0 for a deletion). */
+  triples: number;
 }
 
 /** The rows the query planner (plan/) loads into the engine: at an instant, by pattern, by row id. */

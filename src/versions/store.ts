@@ -4,7 +4,7 @@ import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
-import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
@@ -18,6 +18,8 @@ const PAGE = 20_000;
 const INDEXED_LOG_ID = 'indexed_log_id';
 const ALTERNATE_OF_NT = `<${ALTERNATE_OF}>`;
 /** A term of the dictionary that is a literal with a datatype or a language tag (its N-Triples text). */
+/** A version row that changed its document: a deletion, or triples added or removed (a capture of the same graph adds none). */
+const CHANGED = `(v.kind = 'deleted' OR v.added > 0 OR v.removed > 0)`;
 const LITERAL_TERM = `nt LIKE '"%' AND (nt LIKE '%"^^<%' OR nt LIKE '%"@%')`;
 
 interface OpenRow { id: number; from: number }
@@ -546,6 +548,17 @@ export class VersionStore implements VersionBackend {
     const g = this.lookupTerm(iriTerm(graph));
     if (g === undefined) return [];
     return this.d.all<VersionInfo>(`SELECT time, kind, added, removed, triples FROM ${this.t.versions} WHERE graph = ? ORDER BY time`, [g]);
+  }
+
+  changes(opts: { from: number; to: number; after?: ChangeKey; limit: number }): ChangeRow[] {
+    const { from, to, after } = opts;
+    // Keyset paging over versions_by_time, which holds (time, graph): each page one range of the index.
+    const start = after ? `(v.time > ? OR (v.time = ? AND v.graph > ?))` : `v.time >= ?`;
+    const args = after ? [Math.max(after.time, from), Math.max(after.time, from), after.key] : [from];
+    return this.d.all<{ time: number; key: number; nt: string; kind: VersionKind; triples: number }>(
+      `SELECT v.time, v.graph AS key, t.nt, v.kind, v.triples FROM ${this.t.versions} v JOIN ${this.t.terms} t ON t.id = v.graph
+       WHERE ${start} AND v.time < ? AND ${CHANGED} ORDER BY v.time, v.graph${limitClause(opts.limit)}`, [...args, to],
+    ).map((r) => ({ time: Number(r.time), key: Number(r.key), graph: r.nt.slice(1, -1), kind: r.kind, triples: Number(r.triples) }));
   }
 
   /** Distinct instants at which some (selected) graph got a version: where answers can change. */
