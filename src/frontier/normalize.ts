@@ -55,8 +55,30 @@ function normalisePercent(part: string): string {
   });
 }
 
+/**
+ * Absolute URLs normalised lately. The same URLs come back on page after page (a site's vocabulary
+ * namespaces and classes, its popular documents), and parsing one costs more than the lookup. Cleared
+ * when full: a bound on memory, not an LRU's bookkeeping on every call.
+ */
+const recent = new Map<string, string | undefined>();
+const RECENT_MAX = 4096;
+
 /** Returns the normalised form of an http(s) URL, or undefined when it is not a fetchable URL. */
 export function normalizeUrl(input: string, base?: string): string | undefined {
+  if (base !== undefined) return normalizeParsed(input, base);
+  const known = recent.get(input);
+  if (known !== undefined || recent.has(input)) return known;
+  const url = normalizeParsed(input);
+  if (recent.size >= RECENT_MAX) recent.clear();
+  recent.set(input, url);
+  return url;
+}
+
+function normalizeParsed(input: string, base?: string): string | undefined {
+  // The fragment goes before parsing: its first '#' ends any URL (WHATWG URL), and clearing it on the
+  // parsed URL (u.hash = '') parses the whole URL again. An empty fragment too: 'http://h/p#' keeps its '#'.
+  const hashAt = input.indexOf('#');
+  if (hashAt >= 0) input = input.slice(0, hashAt);
   let u: URL;
   try {
     u = base === undefined ? new URL(input) : new URL(input, base);
@@ -66,7 +88,6 @@ export function normalizeUrl(input: string, base?: string): string | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
   if (!u.hostname) return undefined;
   // URL setters re-parse the whole URL: only call them when something changes (most links need none).
-  if (input.includes('#')) u.hash = ''; // an empty fragment too: 'http://h/p#' has hash '' but keeps its '#'
   // User info names a way in, not a resource (RFC 9110 §4.2.4: deprecated in http(s) URIs), and its
   // password must reach no WARC record, log row or summary: dropped, so http://u:pw@h/x is http://h/x.
   if (u.username || u.password) {
