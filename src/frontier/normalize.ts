@@ -55,26 +55,8 @@ function normalisePercent(part: string): string {
   });
 }
 
-/**
- * Absolute URLs normalised lately. The same URLs come back on page after page (a site's vocabulary
- * namespaces and classes, its popular documents), and parsing one costs more than the lookup. Cleared
- * when full: a bound on memory, not an LRU's bookkeeping on every call.
- */
-const recent = new Map<string, string | undefined>();
-const RECENT_MAX = 4096;
-
 /** Returns the normalised form of an http(s) URL, or undefined when it is not a fetchable URL. */
 export function normalizeUrl(input: string, base?: string): string | undefined {
-  if (base !== undefined) return normalizeParsed(input, base);
-  const known = recent.get(input);
-  if (known !== undefined || recent.has(input)) return known;
-  const url = normalizeParsed(input);
-  if (recent.size >= RECENT_MAX) recent.clear();
-  recent.set(input, url);
-  return url;
-}
-
-function normalizeParsed(input: string, base?: string): string | undefined {
   // The fragment goes before parsing: its first '#' ends any URL (WHATWG URL), and clearing it on the
   // parsed URL (u.hash = '') parses the whole URL again. An empty fragment too: 'http://h/p#' keeps its '#'.
   const hashAt = input.indexOf('#');
