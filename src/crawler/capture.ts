@@ -184,7 +184,10 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       doc.diagnostics = [...a.diagnostics, ...doc.diagnostics];
       doc.robots = a.robots;
       doc.title = a.title;
-      Object.defineProperty(doc, 'text', { enumerable: true, get: () => a.text }); // folded only if read
+      // Folded only if read. The analysis's own getter, not one that keeps the analysis (and its
+      // canonical N-Quads) alive as long as the document.
+      const text = Object.getOwnPropertyDescriptor(a, 'text');
+      Object.defineProperty(doc, 'text', { enumerable: true, get: text?.get ?? (() => text?.value) });
       doc.quads = a.quads;
       if (a.pageQuadsFrom !== undefined) doc.pageQuadsFrom = a.pageQuadsFrom;
       doc.links = a.links;
@@ -215,6 +218,9 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   }
   if (r.seeOther) doc.links.push({ url: r.seeOther.document, kind: 'iri' });
 
+  // Only a version listener reads the canonical N-Quads after the write. Not kept through it otherwise:
+  // it waits for the writer thread, and a page's data alive at two scavenges is copied twice and promoted.
+  const versionNQuads = ctx.onVersion ? nquads : undefined;
   const archived = await ctx.warc.writeExchange({
     response: r,
     payloadDigest,
@@ -222,7 +228,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     nquads,
   });
   // The graph is named by the document that was actually fetched (after redirects), not the IRI asked for.
-  if (nquads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads, nquads);
+  if (versionNQuads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads, versionNQuads);
 
   const diagnostics = doc.diagnostics.map((d) => `${d.level}: ${d.message}`);
   // A requisite's row says so by its reason when it was had, else by a line beside the failure's reason.

@@ -79,8 +79,10 @@ export function linksFromQuads(quads: Iterable<Quad>, pageQuadsFrom = Infinity):
   };
 
   let index = 0;
+  let subject: Term | undefined;
   for (const quad of quads) {
-    addIri(quad.subject);
+    // A parser hands one subject term to that subject's consecutive quads: looked up once for them.
+    if (quad.subject !== subject) addIri(subject = quad.subject);
     if (index++ >= pageQuadsFrom) {
       addIri(quad.object);
       continue;

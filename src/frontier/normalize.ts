@@ -57,6 +57,10 @@ function normalisePercent(part: string): string {
 
 /** Returns the normalised form of an http(s) URL, or undefined when it is not a fetchable URL. */
 export function normalizeUrl(input: string, base?: string): string | undefined {
+  // The fragment goes before parsing: its first '#' ends any URL (WHATWG URL), and clearing it on the
+  // parsed URL (u.hash = '') parses the whole URL again. An empty fragment too: 'http://h/p#' keeps its '#'.
+  const hashAt = input.indexOf('#');
+  if (hashAt >= 0) input = input.slice(0, hashAt);
   let u: URL;
   try {
     u = base === undefined ? new URL(input) : new URL(input, base);
@@ -66,7 +70,6 @@ export function normalizeUrl(input: string, base?: string): string | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
   if (!u.hostname) return undefined;
   // URL setters re-parse the whole URL: only call them when something changes (most links need none).
-  if (input.includes('#')) u.hash = ''; // an empty fragment too: 'http://h/p#' has hash '' but keeps its '#'
   // User info names a way in, not a resource (RFC 9110 §4.2.4: deprecated in http(s) URIs), and its
   // password must reach no WARC record, log row or summary: dropped, so http://u:pw@h/x is http://h/x.
   if (u.username || u.password) {

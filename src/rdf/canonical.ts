@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Quad, Term } from '@rdfjs/types';
+import type { Literal, Quad, Term } from '@rdfjs/types';
 import canonize from 'rdf-canonize';
 
 /**
@@ -175,13 +175,84 @@ function byFirstDegree(quads: Quad[]): string | undefined | typeof REPEATED {
     if (nodeOfHash.has(hash)) return undefined;
     nodeOfHash.set(hash, id);
   }
-  const labels = new Map<string, { termType: 'BlankNode'; value: string }>();
-  for (const hash of [...nodeOfHash.keys()].sort()) labels.set(nodeOfHash.get(hash)!, { termType: 'BlankNode', value: `c14n${labels.size}` });
-  const label = (t: Term) => (t.termType === 'BlankNode' ? labels.get(t.value)! : t);
-  const lines = quads.map((q) => NQuads.serializeQuadComponents(label(q.subject), q.predicate, label(q.object), label(q.graph)));
-  lines.sort();
-  for (let i = 1; i < lines.length; i++) if (lines[i] === lines[i - 1]) return REPEATED;
-  return lines.join('');
+  const labels = new Map<string, string>();
+  for (const hash of [...nodeOfHash.keys()].sort()) labels.set(nodeOfHash.get(hash)!, `_:c14n${labels.size}`);
+  return sortedBySubject(quads, labels);
+}
+
+/** What rdf-canonize's serialiser escapes in an IRI and in a string literal (NQuads.js), as \uXXXX or ECHAR. */
+const IRI_ESCAPE = /[\u0000-\u0020<>"{}|^`\\]/;
+const IRI_ESCAPES = /[\u0000-\u0020<>"{}|^`\\]/g;
+const STRING_ESCAPE = /[\u0000-\u001F\u007F"\\]/;
+const STRING_ESCAPES = /[\u0000-\u001F\u007F"\\]/g;
+const ECHAR: Record<string, string> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r', '"': '\\"', '\\': '\\\\' };
+const uchar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
+const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+
+function rdfcIri(iri: string): string {
+  return IRI_ESCAPE.test(iri) ? `<${iri.replace(IRI_ESCAPES, uchar)}>` : `<${iri}>`;
+}
+
+function rdfcString(s: string): string {
+  return STRING_ESCAPE.test(s) ? s.replace(STRING_ESCAPES, (c) => ECHAR[c] ?? uchar(c)) : s;
+}
+
+/**
+ * A quad's N-Quads line after its subject, as NQuads.serializeQuadComponents writes it (the first-degree
+ * hashes above use that function itself, and a test compares the outputs). A literal's parts are read
+ * once each: an N3.js literal works each out again from its id on every read.
+ */
+function lineAfterSubject(q: Quad, labels: Map<string, string>): string {
+  const p = q.predicate.termType === 'NamedNode' ? rdfcIri(q.predicate.value) : `_:${q.predicate.value}`;
+  const o = q.object;
+  let object: string;
+  if (o.termType === 'NamedNode') object = rdfcIri(o.value);
+  else if (o.termType === 'BlankNode') object = labels.get(o.value)!;
+  else {
+    const datatype = (o as Literal).datatype.value;
+    object = `"${rdfcString(o.value)}"`;
+    if (datatype === RDF_LANG_STRING) {
+      const language = (o as Literal).language;
+      if (language) object += `@${language}`;
+    } else if (datatype !== XSD_STRING) object += `^^${rdfcIri(datatype)}`;
+  }
+  const g = q.graph;
+  const graph = g.termType === 'NamedNode' ? ` ${rdfcIri(g.value)}` : g.termType === 'BlankNode' ? ` ${labels.get(g.value)!}` : '';
+  return ` ${p} ${object}${graph} .\n`;
+}
+
+/**
+ * The labelled graph's sorted N-Quads. Sorting whole lines compares each pair across the subject they
+ * mostly share (35 lines of a typical page cost as much to sort as to write); sorting subjects, then
+ * each subject's rest, gives the same order, because a written subject is never a proper prefix of
+ * another one unless it is a blank-node label (`_:c14n1`, `_:c14n10`), whose line goes on with a space,
+ * below every character a label can go on with. REPEATED when two lines are the same.
+ */
+function sortedBySubject(quads: Quad[], labels: Map<string, string>): string | typeof REPEATED {
+  const bySubject = new Map<string, string[]>();
+  let last: Term | undefined;
+  let rests: string[] = [];
+  for (const q of quads) {
+    // A parser hands the same subject term to a subject's consecutive quads: written once for them.
+    if (q.subject !== last) {
+      last = q.subject;
+      const s = q.subject.termType === 'NamedNode' ? rdfcIri(q.subject.value) : q.subject.termType === 'BlankNode' ? labels.get(q.subject.value)! : `_:${q.subject.value}`;
+      let list = bySubject.get(s);
+      if (!list) bySubject.set(s, list = []);
+      rests = list;
+    }
+    rests.push(lineAfterSubject(q, labels));
+  }
+  const out: string[] = [];
+  for (const s of [...bySubject.keys()].sort()) {
+    const list = bySubject.get(s)!.sort();
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0 && list[i] === list[i - 1]) return REPEATED;
+      out.push(s, list[i]!);
+    }
+  }
+  return out.join('');
 }
 
 /** The quads without repeats (RDFC-1.0 hashes each blank node's quads, so a repeated quad would change the labels). */

@@ -34,7 +34,8 @@ export class CaptureStage implements Stage {
     c.bytes += doc.bytes;
     // An archived document its parser gave up on is an error, not a new version to count.
     const parseFailed = doc.diagnostics.some((d) => d.level === 'error');
-    if (doc.change === 'error' || reasonOfCapture({ ...doc, parseFailed }) === 'parse-error') c.errors++;
+    // The facts only: a spread of the document would read its lazily folded text (an HTML page's).
+    if (doc.change === 'error' || reasonOfCapture({ status: doc.status, change: doc.change, error: doc.error, parseFailed }) === 'parse-error') c.errors++;
     else c[doc.change]++;
     return 'continue';
   }
