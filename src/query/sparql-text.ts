@@ -179,7 +179,7 @@ export function analyseQuery(query: string | LexedQuery): QueryShape {
   const unknownPrefixes: string[] = [];
   for (const p of used) {
     if (declared.has(p)) continue;
-    const ns = COMMON_PREFIXES[p];
+    const ns = (COMMON_PREFIXES as Readonly<Record<string, string>>)[p];
     if (ns !== undefined && Object.hasOwn(COMMON_PREFIXES, p)) {
       predeclared.push(`PREFIX ${p}: <${ns}> `);
       prefixes.set(p, ns);

@@ -12,6 +12,7 @@ import { UserError } from '../util/errors.ts';
 import { ntTerm } from '../rdf/terms.ts';
 import type { CountReads, FragmentReads, PlannerReads, RowConstants } from '../versions/backend.ts';
 import type { TripleRow } from '../versions/fragment-sql.ts';
+import { COMMON_PREFIXES as P } from '../query/prefixes.ts';
 
 const { namedNode, literal, blankNode, quad, defaultGraph } = DataFactory;
 
@@ -19,11 +20,11 @@ const { namedNode, literal, blankNode, quad, defaultGraph } = DataFactory;
 export const PAGE_SIZE = 100;
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
-const VOID = 'http://rdfs.org/ns/void#';
-const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
-const XSD = 'http://www.w3.org/2001/XMLSchema#';
-const FOAF = 'http://xmlns.com/foaf/0.1/';
-const DCTERMS = 'http://purl.org/dc/terms/';
+const VOID = P.void;
+const RDF = P.rdf;
+const XSD = P.xsd;
+const FOAF = P.foaf;
+const DCTERMS = P.dcterms;
 const PREFIXES = { hydra: HYDRA, void: VOID, rdf: RDF, xsd: XSD, foaf: FOAF, dcterms: DCTERMS };
 
 /** The pattern's parameters as the client wrote them (the specification's syntax), unbound ones absent. */

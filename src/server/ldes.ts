@@ -30,6 +30,7 @@
  */
 import type { ChangeKey, ChangeRow, HistoryReads } from '../versions/backend.ts';
 import type { QuadRow } from '../versions/types.ts';
+import { COMMON_PREFIXES as P } from '../query/prefixes.ts';
 
 export const LDES_PATH = '/ldes';
 /** Members per fragment page: a few hundred kB of TriG for documents of some dozen triples. */
@@ -42,15 +43,15 @@ const DAY = 86_400_000;
 const UNITS = [DAY, 3_600_000, 60_000, 1000, 1];
 
 const NS = {
-  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
-  rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
-  xsd: 'http://www.w3.org/2001/XMLSchema#',
+  rdf: P.rdf,
+  rdfs: P.rdfs,
+  xsd: P.xsd,
   tree: 'https://w3id.org/tree#',
   ldes: 'https://w3id.org/ldes#',
-  dcterms: 'http://purl.org/dc/terms/',
-  prov: 'http://www.w3.org/ns/prov#',
+  dcterms: P.dcterms,
+  prov: P.prov,
   as: 'https://www.w3.org/ns/activitystreams#',
-  sh: 'http://www.w3.org/ns/shacl#',
+  sh: P.sh,
 } as const;
 const iri = (prefix: keyof typeof NS, local: string): string => `<${NS[prefix]}${local}>`;
 const A = iri('rdf', 'type');

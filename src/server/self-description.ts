@@ -23,18 +23,19 @@ import { GRAPH_INDEX, graphIndexLine } from '../query/sparql.ts';
 import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
 import { LDES_PATH } from './ldes.ts';
+import { COMMON_PREFIXES as P } from '../query/prefixes.ts';
 
 const { namedNode, blankNode, literal, quad } = N3.DataFactory;
 
 const NS = {
-  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
-  rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
-  xsd: 'http://www.w3.org/2001/XMLSchema#',
-  void: 'http://rdfs.org/ns/void#',
+  rdf: P.rdf,
+  rdfs: P.rdfs,
+  xsd: P.xsd,
+  void: P.void,
   sd: 'http://www.w3.org/ns/sparql-service-description#',
-  dcterms: 'http://purl.org/dc/terms/',
-  dcat: 'http://www.w3.org/ns/dcat#',
-  foaf: 'http://xmlns.com/foaf/0.1/',
+  dcterms: P.dcterms,
+  dcat: P.dcat,
+  foaf: P.foaf,
   formats: 'http://www.w3.org/ns/formats/',
 } as const;
 
