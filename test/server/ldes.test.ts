@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { isomorphic } from 'rdf-isomorphic';
-import { buildServer } from '../../src/server/index.ts';
+import { startServer as startArchiveServer } from '../../src/server/index.ts';
 import { openVersionStore, PgVersionArchive, type VersionedGraphStore } from '../../src/query/index.ts';
 import type { HistoryReads } from '../../src/versions/backend.ts';
 import { buildFragment, parseFragmentQuery, writeFragment } from '../../src/server/ldes.ts';
@@ -62,10 +62,7 @@ describe('the LDES over HTTP', () => {
     const store = await openStore(dataDir);
     await store.init();
     await store.close();
-    app = await buildServer({ dataDir, ldesPageSize: 2 });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    ({ app, url: base } = await startArchiveServer({ dataDir, ldesPageSize: 2, port: 0 }));
   }, LOADED_TIMEOUT_MS);
   afterAll(async () => {
     await app?.close();

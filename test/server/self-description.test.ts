@@ -11,7 +11,7 @@ import { openVersionStore } from '../../src/query/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { T0 } from '../query/helpers.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
-import { buildServer } from '../../src/server/index.ts';
+import { buildServer, startServer as startArchiveServer } from '../../src/server/index.ts';
 import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 import { listening, protocolArchive } from './sparql-fixture.ts';
 
@@ -290,10 +290,7 @@ describe.skipIf(!pgBase)('the descriptions of an archive whose store and version
     } finally {
       await store.close();
     }
-    app = await buildServer({ dataDir, db: url });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    ({ app, url: base } = await startArchiveServer({ dataDir, db: url, port: 0 }));
   }, LOADED_TIMEOUT_MS);
   afterAll(async () => {
     await app?.close();
