@@ -21,6 +21,19 @@ describe('a request while the index catches up', () => {
   }, 300_000);
   afterAll(async () => app?.close());
 
+  it("the dashboard's summary does not wait for the catch-up at all", async () => {
+    // A server that would let a query wait ten minutes: the summary must still answer while the catch-up runs.
+    const dir = tempDir();
+    await buildScaleArchive({ dataDir: dir, documents: 5_000 });
+    const patient = await buildServer({ dataDir: dir, logger: false, indexWaitMs: 600_000 });
+    try {
+      const summary = await patient.inject({ method: 'GET', url: '/summary' });
+      expect(summary.body).toMatch(/<td>RDF graphs<\/td><td>the archive&#39;s index is catching up with the crawl log: /);
+    } finally {
+      await patient.close();
+    }
+  }, 300_000);
+
   it('is answered 503 with the progress and a Retry-After, then 200 once the index holds the log', async () => {
     const q = 'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }';
     const sparql = () => app.inject({ method: 'GET', url: `/sparql?query=${encodeURIComponent(q)}`, headers: { accept: 'application/sparql-results+json' } });
