@@ -121,6 +121,18 @@ export function analyseDocument(input: ExtractInput, ctx: CaptureContext): Promi
   return pool.run(input, o);
 }
 
+/**
+ * A document row's graph hash once a 404 or 410 deleted the document. Its bytes and graph are then
+ * nothing to compare with: the same bytes served again bring the document back, a change and a new
+ * version, not an unchanged capture of a document the archive says is gone.
+ */
+const GONE = 'gone';
+
+/** Did the URL's last captures hold a document: bytes (a checksum) or one deleted since? */
+function hadContent(prev: DocumentRow | undefined): boolean {
+  return prev?.checksum !== undefined || prev?.graphHash === GONE;
+}
+
 export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureContext, prev?: DocumentRow, as: CaptureAs = {}): Promise<CapturedDocument> {
   const time = outcome.response?.startedAt.getTime() ?? Date.now();
   const r = outcome.response;
@@ -145,6 +157,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
 
   let nquads: string | undefined;
   let graphHash = prev?.graphHash;
+  let gone = false;
   if (!ok && !r.notModified) {
     doc.change = 'error';
     doc.error = `HTTP ${r.status}`;
@@ -155,20 +168,21 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       doc.error = 'HTTP 304 Not Modified to a request that sent no validator (If-None-Match, If-Modified-Since): nothing to be unchanged from';
     }
     if (r.status === 404 || r.status === 410) {
-      // The document is gone: its graph is empty from now on.
-      if (prev?.graphHash) await ctx.onVersion?.(r.finalUrl, time, []);
-      graphHash = undefined;
+      // The document is gone: its graph is empty from now on, and what it was is nothing to compare with.
+      if (prev?.graphHash && prev.graphHash !== GONE) await ctx.onVersion?.(r.finalUrl, time, []);
+      gone = hadContent(prev);
+      graphHash = gone ? GONE : undefined;
     }
   } else if (bytesSame) {
     doc.change = 'unchanged';
   } else if (as.requisite) {
     // Archived for replay, not data: no parse (an SVG image's RDFa is not the crawl's), no links.
-    doc.change = prev?.checksum ? 'changed' : 'new';
+    doc.change = hadContent(prev) ? 'changed' : 'new';
     if (as.requisite === 1 && r.mediaType === 'text/css') {
       doc.requisites = cssRequisites(decodeText(r.body, r.charset), r.finalUrl, SCAN_LIMITS.maxRequisites);
     }
   } else if (!mimeAccepted(r.mediaType, ctx.mime)) {
-    doc.change = prev?.checksum ? 'changed' : 'new';
+    doc.change = hadContent(prev) ? 'changed' : 'new';
     doc.diagnostics.push({ level: 'warning', message: `media type ${r.mediaType || '(none)'} not accepted by --mime: archived, not parsed` });
   } else {
     const input = { url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: headerMap(r) };
@@ -176,7 +190,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     if (r.truncated) doc.diagnostics.push({ level: 'warning', message: 'body truncated at the size limit: triples may be missing' });
     if (!('analysis' in done)) {
       // Archived as bytes, with no graph: the last version's graph hash stays the one to compare with.
-      doc.change = prev?.checksum ? 'changed' : 'new';
+      doc.change = hadContent(prev) ? 'changed' : 'new';
       doc.reason = 'overBudget' in done ? 'over-budget' : 'internal-error';
       doc.diagnostics.push({ level: 'error', message: 'overBudget' in done ? `over-budget: ${done.overBudget}: archived, not parsed` : `analysis failed: ${done.failed}` });
     } else {
@@ -195,7 +209,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
       if (ctx.vet) doc.vetting = await ctx.vet(r.finalUrl, a.quads, { headers: r.headers, endedAt: time + r.durationMs });
       if (doc.vetting?.drop) {
         // Not kept: no graph to archive, compare or follow; the last kept version stays the one to compare with.
-        doc.change = prev?.checksum ? 'changed' : 'new';
+        doc.change = hadContent(prev) ? 'changed' : 'new';
         doc.quads = [];
         doc.pageQuadsFrom = undefined;
         doc.links = [];
@@ -209,7 +223,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
         if (prev?.graphHash === canon.hash) {
           doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
         } else {
-          doc.change = prev?.graphHash !== undefined || prev?.checksum !== undefined ? 'changed' : 'new';
+          doc.change = prev?.graphHash !== undefined || hadContent(prev) ? 'changed' : 'new';
           nquads = canon.nquads;
           graphHash = canon.hash;
         }
@@ -239,7 +253,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
   await ctx.store.logFetch({
     url, finalUrl: r.finalUrl, time, status: r.status, headers: r.headers, durationMs: r.durationMs, bytes: doc.bytes,
     // A body that would not decode: the row says what went wrong, not only that the bytes would not parse.
-    mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? graphHash, change: doc.change, error: doc.error ?? (outcome.error?.code === 'decode' ? outcome.error.message : undefined),
+    mediaType: r.mediaType, checksum: payloadDigest, graphHash: doc.graphHash ?? (graphHash === GONE ? undefined : graphHash), change: doc.change, error: doc.error ?? (outcome.error?.code === 'decode' ? outcome.error.message : undefined),
     // Every capture row says why, also outside a crawl (import): what capture alone knows, else what status and change show.
     reason: doc.reason ?? (requisiteHad ? 'requisite' : undefined) ?? (outcome.error?.code === 'decode' ? 'decode-error' : ok && r.truncated ? 'too-large'
       : reasonOfCapture({ status: r.status, change: doc.change, parseFailed: doc.diagnostics.some((d) => d.level === 'error' && d.reason === 'parse-error') })),
@@ -247,8 +261,10 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     warcFile: archived.file, warcOffset: archived.offset, warcLength: archived.length, rdfOffset: archived.rdfOffset, rdfLength: archived.rdfLength,
     cycleId: ctx.cycleId,
   }, {
-    state: 'fetched', lastFetched: time, checksum: ok || r.notModified ? payloadDigest : prev?.checksum, graphHash,
-    etag: headerValue(r.headers, 'etag') ?? prev?.etag, lastModified: headerValue(r.headers, 'last-modified') ?? prev?.lastModified,
+    state: 'fetched', lastFetched: time, checksum: ok || r.notModified ? payloadDigest : gone ? undefined : prev?.checksum, graphHash,
+    // Validators of a deleted document would ask the server whether it is still what it was before it went.
+    etag: gone ? undefined : headerValue(r.headers, 'etag') ?? prev?.etag,
+    lastModified: gone ? undefined : headerValue(r.headers, 'last-modified') ?? prev?.lastModified,
   });
   return doc;
 }

@@ -71,3 +71,51 @@ describe('a change is a change of the graph, not of its serialisation', () => {
     expect(delta.removed.map((r) => r.o)).toEqual(['<http://example.org/b>']);
   });
 });
+
+/** A document deleted (404) that comes back with the very bytes it had: the archive must show it back. */
+describe('a document that returns after a 404', () => {
+  let server: TestServer;
+  let gone = false;
+  const etag = '"v1"';
+  const dataDir = tempDir();
+  const body = '@prefix ex: <http://example.org/> .\n@prefix foaf: <http://xmlns.com/foaf/0.1/> .\nex:alice foaf:name "Alice" ; foaf:knows [ foaf:name "Bob" ] , <http://other.example/carol> .\n';
+  const fetchAgain = () => crawl({ seeds: [`${server.url}/doc`], dataDir, delayMs: 0, allowPrivate: true, vocabularies: false, refetch: true, noFollow: true, domains: ['127.0.0.1'] }).run();
+
+  beforeAll(async () => {
+    server = await startServer((req, res) => {
+      if (req.url === '/robots.txt' || gone) {
+        res.writeHead(404);
+        return res.end();
+      }
+      // A server that answers validators: a stale ETag kept through the 404 would be answered 304.
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { etag });
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': 'text/turtle', etag });
+      res.end(body);
+    });
+  });
+  afterAll(() => server.close());
+
+  it('logs the return as a change and indexes the graph again, not "unchanged" of a deleted document', async () => {
+    await fetchAgain(); // new
+    gone = true;
+    await fetchAgain(); // 404: deleted
+    gone = false;
+    await fetchAgain(); // back, same bytes, same ETag
+    await fetchAgain(); // now truly unchanged (304)
+    const log = crawlLog(dataDir).filter((e) => e.url.endsWith('/doc'));
+    expect(log.map((e) => [e.status, e.change])).toEqual([[200, 'new'], [404, 'error'], [200, 'changed'], [304, 'unchanged']]);
+    const docRequests = server.requests.filter((r) => r.path === '/doc');
+    expect(docRequests[2]?.headers['if-none-match']).toBeUndefined();
+    expect(docRequests[3]?.headers['if-none-match']).toBe(etag);
+
+    const { indexVersions } = await import('../query/helpers.ts');
+    const { archive } = await indexVersions(dataDir);
+    const versions = archive.versions(`${server.url}/doc`);
+    await archive.close();
+    expect(versions.map((v) => v.kind)).toEqual(['put', 'deleted', 'put']);
+    expect(versions[2].time).toBe(log[2].time);
+  });
+});
