@@ -78,6 +78,16 @@ describe('claims for lab report', () => {
     // 32 documents cannot fill the seed's bands of ~300.
     expect(claims.find((c) => c.id === 'band-2 days-1 week')!.verdict).toBe('not testable here');
   });
+
+  it('judges poisson only on files its parameters were not chosen on', () => {
+    const h = historiesFromRecords(poissonSet('a', 16, 4, 5));
+    const tuned = recrawlClaims([{ name: 'cmake-help', h }, { name: 'python-peps', h }], { quick: true }).find((c) => c.id === 'poisson-best-f1')!;
+    expect(tuned.verdict).toBe('not testable here');
+    expect(tuned.measured).toMatch(/cmake-help \(in-sample\) .*python-peps \(in-sample\)/);
+    const held = recrawlClaims([{ name: 'cmake-help', h }, { name: 'changelogs', h }], { quick: true }).find((c) => c.id === 'poisson-best-f1')!;
+    expect(held.verdict).not.toBe('not testable here');
+    expect(held.measured).toContain('judged on the 1 file poisson was not tuned on');
+  });
 });
 
 const shared = path.resolve(import.meta.dirname, '../../../shared/data/histories');

@@ -69,6 +69,18 @@ describe("lab report: quiet and source against every peer (recrawl-beyond)", () 
     expect(peps.verdict).toBe(margin > 0 ? 'refuted' : 'confirmed');
     expect(elsewhere.measured).toContain(`${margin >= 0 ? '+' : ''}${(100 * margin).toFixed(1)}`);
   });
+
+  it('a file quiet was tuned on is shown, not judged', () => {
+    const id = '000-docs-quiet-f1-vs-poisson';
+    const tuned = byId(beyondClaims([{ name: 'tldr-pages', r }], 'test'), id);
+    expect(tuned.verdict).toBe('not testable here');
+    expect(tuned.measured).toMatch(/tldr-pages \(in-sample\) [+-]\d/);
+    // Beside a held-out file, only the held-out file decides.
+    const margin = r.rows.find((x) => x.peer === 'poisson')!.f1Margin;
+    const both = byId(beyondClaims([{ name: 'tldr-pages', r }, { name: 'schemaorg-terms', r }], 'test'), id);
+    expect(both.verdict).toBe(margin > 0 ? 'confirmed' : 'refuted');
+    expect(both.measured).toContain('judged on the 1 file quiet was not tuned on (tldr-pages: in-sample');
+  });
 });
 
 describe('lab report: crawls of minutes (crawltime-minutes)', () => {

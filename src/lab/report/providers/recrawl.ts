@@ -12,6 +12,7 @@ import { historiesFromRecords, readHistories, runRecrawlLab, type HistorySet } f
 import { recrawlClaims as labClaims, type Claim as LabClaim } from '../../recrawl/claims.ts';
 import { PROTOCOLS, type Protocol } from '../../recrawl/protocol.ts';
 import { budgetSweepChart, runBudgetSweep, type BudgetSweepResult } from '../../recrawl/budget-sweep.ts';
+import { fileLabel, inSample, inSampleNote } from '../../recrawl/tuned-on.ts';
 import { SEED_LIVE } from '../../recrawl/tuning.ts';
 import { leaveOneFileOut, rateGrid, type FoldResult } from '../../recrawl/tuning.ts';
 import { quickHistories } from '../quick-data.ts';
@@ -103,13 +104,15 @@ export function equalDownloadsClaim(sweeps: Array<{ name: string; r: BudgetSweep
     const reached = rows.filter((x) => x.best);
     return { name, rows: reached, ours: reached.filter((x) => OURS.includes(x.best!)).length };
   });
-  const holds = per.filter((p) => p.rows.length > 0 && p.ours === p.rows.length).length;
-  const of = per.filter((p) => p.rows.length > 0).length;
+  // datamonitor's strategies were tuned on the shared files: only the others judge them.
+  const judged = per.filter((p) => p.rows.length > 0 && !inSample(p.name, OURS));
+  const holds = judged.filter((p) => p.ours === p.rows.length).length;
+  const of = judged.length;
   return {
     id: '000-docs-rate-best-at-equal-downloads',
     seed: '000',
     claim: `At equal downloads (1.25–3 × gold's), the live strategy with the best micro recall is one of datamonitor's (${OURS.join(', ')}), not a seed strategy or nutch. docs/strategies.md, "At equal downloads".`,
-    measured: `holds on ${holds} of ${of} files; best live strategy at each budget: ${per.map((p) => `${p.name}: ${p.rows.map((x) => `${x.best} ${pct(x.recall!)}`).join(' / ')}`).join('; ')}`,
+    measured: `holds on ${holds} of ${of} held-out files; best live strategy at each budget: ${per.map((p) => `${fileLabel(p.name, OURS)}: ${p.rows.map((x) => `${x.best} ${pct(x.recall!)}`).join(' / ')}`).join('; ')}${inSampleNote(per.map((p) => p.name), OURS)}`,
     verdict: of === 0 ? 'not testable here' : holds === of ? 'confirmed' : holds === 0 ? 'refuted' : 'mixed',
     data: `${data}; seed protocol: first 3 years, intervals 1 day–6 months; each strategy's budget parameter swept`,
     figure: 'recrawl-front',
