@@ -12,7 +12,7 @@ import path from 'node:path';
 import { TUNING_FACTORS, formatFolds, leaveOneFileOut } from '../../lab/recrawl/tuning.ts';
 import type { HistorySet } from '../../lab/recrawl/histories.ts';
 import type { Protocol } from '../../lab/recrawl/protocol.ts';
-import { heldOutFigure } from '../../lab/report/providers/recrawl.ts';
+import { heldOutFigure } from '../../lab/recrawl/held-out-plot.ts';
 import { labCommand } from './lab.ts';
 import { summaryOf } from './index.ts';
 

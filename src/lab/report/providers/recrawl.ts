@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { lineChart, stack, toSvg } from '../../../plot/svg.ts';
+import { lineChart, stack } from '../../../plot/svg.ts';
 import { historiesFromRecords, readHistories, runRecrawlLab, type HistorySet } from '../../recrawl/index.ts';
 import { recrawlClaims as labClaims, type Claim as LabClaim } from '../../recrawl/claims.ts';
 import { PROTOCOLS, type Protocol } from '../../recrawl/protocol.ts';
@@ -15,6 +15,7 @@ import { budgetSweepChart, runBudgetSweep, type BudgetSweepResult } from '../../
 import { fileLabel, inSample, inSampleNote } from '../../recrawl/tuned-on.ts';
 import { SEED_LIVE } from '../../recrawl/tuning.ts';
 import { leaveOneFileOut, rateGrid, type FoldResult } from '../../recrawl/tuning.ts';
+import { heldOutFigure } from '../../recrawl/held-out-plot.ts';
 import { quickHistories } from '../quick-data.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
 import { pct, table } from '../format.ts';
@@ -76,17 +77,6 @@ export function toReportClaims(claims: LabClaim[], protocol: Protocol, data: str
   }));
 }
 
-/** Held-out recall gap to the best live seed strategy against the budget, one line per held-out file, its 95 % interval dashed. */
-export function heldOutFigure(folds: FoldResult[], protocol: string): string {
-  const series = folds.flatMap((f) => {
-    const g = f.heldOutGaps.filter((x) => x.vsSeedBest);
-    const at = (k: 'estimate' | 'low' | 'high') => g.map((x) => [x.multiple, 100 * x.vsSeedBest![k]] as [number, number]);
-    return [{ name: f.heldOut, points: at('estimate') }, { name: `${f.heldOut} 95 % low`, points: at('low'), dash: '3,3', markers: false }];
-  });
-  const xs = folds.flatMap((f) => f.heldOutGaps.map((g) => g.multiple));
-  series.push({ name: 'no difference', points: [[Math.min(...xs), 0], [Math.max(...xs), 0]], dash: '1,0', markers: false });
-  return toSvg(lineChart({ title: `Held-out files (protocol ${protocol}): datamonitor's tuned rate strategy − best live seed strategy at equal downloads`, xLabel: "download budget (× gold's downloads)", yLabel: 'micro recall difference (points)', width: 760, height: 400, series }));
-}
 
 /** datamonitor's strategies as registered (the ones docs/strategies.md recommends). */
 const OURS = ['estimator', 'poisson', 'quiet'];
