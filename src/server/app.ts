@@ -18,6 +18,7 @@ import { writableDir } from '../util/disk.ts';
 import { QueryEngine, QueryLimitError, type EngineOptions } from '../query/engine/index.ts';
 import { defaultLog, type Logger } from '../util/log.ts';
 import { registerLdesRoutes } from './ldes-routes.ts';
+import { registerCompression } from './compression.ts';
 import { registerFederationRoutes } from './federation-routes.ts';
 import { ArchiveReadError } from '../archive/warc-files.ts';
 import { INDEX_WAIT_MS, checkPublicUrl, listenUrl } from './context.ts';
@@ -102,6 +103,7 @@ export async function buildServer(o: ServerOptions): Promise<FastifyInstance> {
     return reply.code(500).type('text/plain').send('internal error: the server log says what failed\n');
   });
   registerCors(app);
+  await registerCompression(app);
   app.addHook('onSend', securityHeaders);
   if (o.publicUrl === undefined) {
     app.addHook('onListen', async () => {

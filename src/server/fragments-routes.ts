@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { COMPRESSED } from './compression.ts';
 import { httpDate, linkHeader, parseAcceptDatetime, parseTimestamp, timestampOf } from './mementos.ts';
 import { CountCache, FRAGMENT_FORMATS, fragmentUrl, genidBase, readFragment, readFragmentRequest, writeFragment, type FragmentRequest } from './fragments.ts';
 import { hiddenAlternates, NOW } from '../query/sparql.ts';
@@ -15,7 +16,7 @@ import type { Link } from '../util/link-format.ts';
 
 export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const counts = new CountCache();
-  app.get('/fragments', async (req, reply) => {
+  app.get('/fragments', COMPRESSED, async (req, reply) => {
     const request = readFragmentRequest(req.query as Record<string, unknown>, genidBase(ctx.publicUrl()));
     const original = fragmentUrl(`${ctx.publicUrl()}/fragments`, request.given, request.page, request.after);
     const links: Link[] = [{ uri: original, params: { rel: 'original timegate' } }];
@@ -33,7 +34,7 @@ export function registerFragmentRoutes(app: FastifyInstance, ctx: ServerContext)
     return reply.code(302).header('location', fragmentUrl(`${ctx.publicUrl()}/fragments/${timestampOf(target)}`, request.given, request.page, request.after)).send();
   });
 
-  app.get('/fragments/:timestamp', async (req, reply) => {
+  app.get('/fragments/:timestamp', COMPRESSED, async (req, reply) => {
     const { timestamp } = req.params as { timestamp: string };
     const time = parseTimestamp(timestamp);
     if (time === undefined || !/^\d{14}$/.test(timestamp)) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { currentArchive, targetAfter, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { COMPRESSED } from './compression.ts';
 import { LDES_PAGE_SIZE, LDES_PATH, buildFragment, memberDocument, parseFragmentQuery, writeFragment } from './ldes.ts';
 
 /**
@@ -14,7 +15,7 @@ const OPEN_CACHE = 'public, max-age=60';
 
 /** The archive's Linked Data Event Stream at /ldes (ldes.ts says what it holds and how it is fragmented). */
 export function registerLdesRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.get(LDES_PATH, async (req, reply) => {
+  app.get(LDES_PATH, COMPRESSED, async (req, reply) => {
     const asked = parseFragmentQuery(req.query as Record<string, unknown>);
     if (typeof asked === 'string') return reply.code(400).type('text/plain').send(asked + '\n');
     const type = (preferred(req.headers.accept, Object.keys(TYPES)) ?? 'application/trig') as keyof typeof TYPES;
@@ -24,7 +25,7 @@ export function registerLdesRoutes(app: FastifyInstance, ctx: ServerContext): vo
   });
 
   // A member's IRI: the version's description and graph, as its page lists it. Members never change.
-  app.get(`${LDES_PATH}/version/:time/*`, async (req, reply) => {
+  app.get(`${LDES_PATH}/version/:time/*`, COMPRESSED, async (req, reply) => {
     const { time } = req.params as { time: string };
     const at = /Z$/.test(time) ? Date.parse(time) : Number.NaN;
     const document = targetAfter(req, /^\/ldes\/version\/[^/]+\//);

@@ -15,13 +15,14 @@
  * default) and N-Triples, both written by n3.
  */
 import N3 from 'n3';
-import type { Quad, Quad_Subject } from '@rdfjs/types';
+import type { BlankNode, Quad, Quad_Subject } from '@rdfjs/types';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf } from '../frontier/normalize.ts';
 import { type GraphSummary, NOW, type QuadRow, type ResultFormat } from '../query/index.ts';
 import { GRAPH_INDEX, graphIndexLine } from '../query/sparql.ts';
 import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { COMPRESSED } from './compression.ts';
 import { LDES_PATH } from './ldes.ts';
 import { COMMON_PREFIXES as P } from '../query/prefixes.ts';
 
@@ -164,15 +165,24 @@ export function describedIris(base: string) {
   };
 }
 
+/**
+ * Blank nodes labelled in the order a description makes them, not by N3's process-wide counter: the same
+ * archive gives the same bytes at every request (an ETag, a cache, a client comparing two fetches).
+ */
+function labeller(): () => BlankNode {
+  let n = 0;
+  return () => blankNode(`b${n++}`);
+}
+
 /** void:triples, void:documents and the span of the captures, of the whole archive or one host. */
-function countQuads(subject: Quad_Subject, c: Counts): Quad[] {
+function countQuads(subject: Quad_Subject, c: Counts, bnode: () => BlankNode): Quad[] {
   const out = [quad(subject, iri('void', 'triples'), int(c.triples)), quad(subject, iri('void', 'documents'), int(c.documents))];
   if (c.first !== undefined && c.last !== undefined) {
     // DCAT's way of stating a dataset's temporal coverage (dcterms:temporal, a dcterms:PeriodOfTime with
     // dcat:startDate / dcat:endDate): the archive covers the web from its first capture to its last.
     // dcterms:created would say when the dataset was made, not what time it covers; dcterms:modified is
     // the last change, which the last capture also is.
-    const period = blankNode();
+    const period = bnode();
     out.push(
       quad(subject, iri('dcterms', 'temporal'), period), quad(period, a, iri('dcterms', 'PeriodOfTime')),
       quad(period, iri('dcat', 'startDate'), dateTime(c.first)), quad(period, iri('dcat', 'endDate'), dateTime(c.last)),
@@ -185,6 +195,7 @@ function countQuads(subject: Quad_Subject, c: Counts): Quad[] {
 /** The VoID description: the archive's dataset, a void:subset a host, its SPARQL endpoint and query interfaces. */
 export function voidQuads(base: string, s: ArchiveSummary): Quad[] {
   const i = describedIris(base);
+  const bnode = labeller();
   const doc = namedNode(i.voidDocument);
   const ds = namedNode(i.dataset);
   const out: Quad[] = [
@@ -195,10 +206,10 @@ export function voidQuads(base: string, s: ArchiveSummary): Quad[] {
     quad(ds, iri('dcterms', 'title'), literal('datamonitor archive')),
     quad(ds, iri('dcterms', 'description'), literal('Linked Data documents crawled and kept in every version; each document is a named graph (its URL), the default graph is their union.')),
     quad(ds, iri('void', 'sparqlEndpoint'), namedNode(i.endpoint)),
-    ...countQuads(ds, s),
+    ...countQuads(ds, s, bnode),
   ];
   for (const q of QUERY_INTERFACES) {
-    const service = blankNode();
+    const service = bnode();
     out.push(
       quad(service, a, iri('dcat', 'DataService')), quad(service, iri('dcterms', 'title'), literal(q.title)),
       quad(service, iri('dcat', 'endpointURL'), namedNode(base + q.path)), quad(service, iri('dcterms', 'conformsTo'), namedNode(q.conformsTo)),
@@ -209,7 +220,7 @@ export function voidQuads(base: string, s: ArchiveSummary): Quad[] {
     const subset = namedNode(i.host(h.host));
     out.push(
       quad(ds, iri('void', 'subset'), subset), quad(subset, a, iri('void', 'Dataset')),
-      quad(subset, iri('dcterms', 'title'), literal(`documents of ${h.host}`)), ...countQuads(subset, h),
+      quad(subset, iri('dcterms', 'title'), literal(`documents of ${h.host}`)), ...countQuads(subset, h, bnode),
     );
   }
   return out;
@@ -220,7 +231,8 @@ export function serviceQuads(base: string, s: ArchiveSummary): Quad[] {
   const i = describedIris(base);
   const service = namedNode(i.service);
   const ds = namedNode(i.dataset);
-  const defaultGraph = blankNode();
+  const bnode = labeller();
+  const defaultGraph = bnode();
   const out: Quad[] = [
     quad(service, a, iri('sd', 'Service')),
     quad(service, iri('sd', 'endpoint'), namedNode(i.endpoint)),
@@ -240,7 +252,7 @@ export function serviceQuads(base: string, s: ArchiveSummary): Quad[] {
   ];
   if (s.namedGraphs) {
     for (const name of s.namedGraphs) {
-      const g = blankNode();
+      const g = bnode();
       out.push(quad(ds, iri('sd', 'namedGraph'), g), quad(g, a, iri('sd', 'NamedGraph')), quad(g, iri('sd', 'name'), namedNode(name)));
     }
   } else {
@@ -279,7 +291,7 @@ export async function sendServiceDescription(ctx: ServerContext, reply: FastifyR
 
 export function registerSelfDescription(app: FastifyInstance, ctx: ServerContext): void {
   // Turtle to a client that accepts neither (a browser shows the text; a 406 would help nobody).
-  app.get(VOID_PATH, async (req: FastifyRequest, reply) => {
+  app.get(VOID_PATH, COMPRESSED, async (req: FastifyRequest, reply) => {
     const type = (preferred(req.headers.accept, [...DESCRIPTION_TYPES]) ?? 'text/turtle') as DescriptionType;
     return sendDescription(reply, voidQuads(ctx.publicUrl(), await archiveSummary(ctx)), type);
   });

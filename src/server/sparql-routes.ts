@@ -10,6 +10,7 @@ import { essenceOf } from '../util/content-type.ts';
 import { parseTime } from '../util/units.ts';
 import { currentArchive, type ServerContext } from './context.ts';
 import { preferred } from './negotiate.ts';
+import { COMPRESSED } from './compression.ts';
 import { DESCRIPTION_TYPES, type DescriptionType, sendServiceDescription, VOID_PATH } from './self-description.ts';
 
 const UPDATE_REFUSED = 'SPARQL updates are refused: this archive is read-only and changes only by crawling (use POST /api/urls to monitor more URLs)';
@@ -163,9 +164,9 @@ export function registerSparqlRoutes(app: FastifyInstance, ctx: ServerContext): 
       done(null, params);
     });
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    scope.get('/sparql', (req, reply) => answer(ctx, req, reply));
+    scope.get('/sparql', COMPRESSED, (req, reply) => answer(ctx, req, reply));
     // A raised query size limit (serve --query-max-size) takes a body that large (Fastify's default is 1 MiB).
     const bodyLimit = Math.max(1024 ** 2, ctx.engine.options.queryBytes + 64 * 1024);
-    scope.post('/sparql', { bodyLimit }, (req, reply) => answer(ctx, req, reply));
+    scope.post('/sparql', { bodyLimit, ...COMPRESSED }, (req, reply) => answer(ctx, req, reply));
   });
 }
