@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import N3 from 'n3';
+import type { Quad } from '@rdfjs/types';
+import { isomorphic } from 'rdf-isomorphic';
+import { crawlLog, LOADED_TIMEOUT_MS, runMain, tempDir } from '../helpers.ts';
+import { buildingMember, startLdesFixture, type LdesFixture } from './ldes-fixture.ts';
+
+/**
+ * `crawl --ldes` of a stream shaped like a third-party one (ldes-fixture.ts): its own paths, members in the
+ * default graph, Turtle and JSON-LD pages, a page that answers 500 once, one that hangs once, a relation to a
+ * page that is not there. Then the same crawl stopped after two pages and resumed, and a crawl after the
+ * publisher added members.
+ */
+const { namedNode, quad, defaultGraph } = N3.DataFactory;
+
+const crawlArgs = (data: string, view: string, ...more: string[]) => ['crawl', '--data', data, '--ldes', view, '--delay', '0', '--timeout', '1s', '--allow-private', '--json', ...more];
+
+async function crawlOk(args: string[]) {
+  const r = await runMain(args);
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out);
+}
+
+/** The graph of `document` at `at` in the archive, by `query --at`. */
+async function graphAt(data: string, document: string, at: string): Promise<Quad[]> {
+  const r = await runMain(['query', '--data', data, '--at', at, '--format', 'nquads', `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${document}> { ?s ?p ?o } }`]);
+  expect(r.code, r.err).toBe(0);
+  return new N3.Parser({ format: 'N-Quads' }).parse(r.out);
+}
+
+/** A member's data as the document's graph: the member's IRI replaced by the entity's, its version-of and time left out. */
+function expected(base: string, n: number, time: string, name: string, street: string, extra = ''): Quad[] {
+  const entity = `https://data.example.org/id/building/${n}`;
+  const member = `${entity}/${time}`;
+  const quads = new N3.Parser().parse(`@prefix tree: <https://w3id.org/tree#> . @prefix dct: <http://purl.org/dc/terms/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix schema: <http://schema.org/> . @prefix ex: <http://data.example.org/ns#> .
+${buildingMember(base, n, time, name, street, extra)}`);
+  return quads
+    .filter((q) => !(q.subject.value === member && ['http://data.example.org/ns#versionOf', 'http://purl.org/dc/terms/modified'].includes(q.predicate.value)))
+    .filter((q) => q.predicate.value !== 'https://w3id.org/tree#member')
+    .map((q) => (q.subject.value === member ? quad(namedNode(entity), q.predicate, q.object, defaultGraph()) : q));
+}
+
+describe('crawl --ldes of a third-party stream', () => {
+  let stream: LdesFixture;
+  beforeEach(async () => {
+    stream = await startLdesFixture();
+  });
+  afterEach(async () => {
+    await stream?.close();
+  });
+
+  it('reads the stream past a 500, a hang and a missing page, and archives every member as its document\'s version', async () => {
+    const data = tempDir('dm-ldes-3p-');
+    const s = await crawlOk(crawlArgs(data, stream.view));
+    // 1: new, changed; 2: new, the same graph again; 3: new (JSON-LD page), changed; 4: new, deleted.
+    expect(s.ldes.archived).toEqual({ new: 4, changed: 2, unchanged: 1, deleted: 1 });
+    expect(s.ldes.skipped).toEqual({ notNewer: 0, beforeSince: 0, invalid: 0 });
+    expect(s.ldes.failedPages).toEqual([`${stream.url}/ldes/buildings/by-time/2024-02-old: HTTP 404`]);
+    // The 500 and the hang were tried again, and are in the crawl log as tries.
+    expect(stream.hits('/ldes/buildings/by-time/2024-02')).toBe(2);
+    expect(stream.hits('/ldes/buildings/by-time/2024-03')).toBe(2);
+    const tries = crawlLog(data).filter((e) => String(e.url).endsWith('/2024-02') || String(e.url).endsWith('/2024-03')).map((e) => e.reason);
+    expect(tries).toEqual(expect.arrayContaining(['server-error', 'fetched']));
+    expect(tries.some((r) => String(r).startsWith('timeout'))).toBe(true);
+
+    // Versions at the members' own times, their graphs the members' data about the entity.
+    const base = stream.url;
+    expect(isomorphic(await graphAt(data, stream.entity(1), '2024-01-10T00:00:00Z'), expected(base, 1, '2024-01-03T10:00:00Z', 'Town hall', 'Botermarkt 1'))).toBe(true);
+    expect(isomorphic(await graphAt(data, stream.entity(1), '2024-06-01T00:00:00Z'), expected(base, 1, '2024-01-20T12:00:00Z', 'City hall', 'Botermarkt 1'))).toBe(true);
+    expect(isomorphic(await graphAt(data, stream.entity(3), '2024-03-11T00:00:00Z'), expected(base, 3, '2024-03-10T16:45:00Z', 'Castle of the Counts', 'Sint-Veerleplein 11', '; schema:openingHours "Mo-Su 10:00-18:00" '))).toBe(true);
+    expect(await graphAt(data, stream.entity(3), '2024-01-31T00:00:00Z')).toHaveLength(0);
+    expect((await graphAt(data, stream.entity(3), '2024-02-20T00:00:00Z')).length).toBeGreaterThan(5);
+    expect((await graphAt(data, stream.entity(4), '2024-03-01T00:00:00Z')).length).toBeGreaterThan(5);
+    expect(await graphAt(data, stream.entity(4), '2024-03-21T00:00:00Z')).toHaveLength(0);
+    // No entity IRI, DBpedia or Wikidata link was fetched: only the stream's pages and robots.txt.
+    expect(stream.requests.every((r) => r.path === '/robots.txt' || r.path.startsWith('/ldes/'))).toBe(true);
+  }, LOADED_TIMEOUT_MS);
+
+  it('stopped after two pages and resumed: each member archived once, the immutable page not fetched again', async () => {
+    const data = tempDir('dm-ldes-resume-');
+    const first = await crawlOk(crawlArgs(data, stream.view, '--max-docs', '2'));
+    expect(first.stoppedBy).toBe('max-docs');
+    expect(first.ldes.pending).toBeGreaterThan(0);
+    expect(crawlLog(data).filter((e) => String(e.diagnostics ?? '').includes('LDES member'))).toHaveLength(0);
+    const resumed = await crawlOk(crawlArgs(data, stream.view));
+    expect(resumed.resumed).toBe(true);
+    expect(resumed.ldes.pages.fromArchive).toBe(1);
+    expect(stream.hits('/ldes/buildings/by-time/2024-01')).toBe(1);
+    expect(stream.hits('/ldes/buildings/by-time')).toBe(2); // the view may change: read again
+    const rows = crawlLog(data).filter((e) => String(e.diagnostics ?? '').includes('LDES member'));
+    const members = rows.map((e) => /LDES member (\S+),/.exec(String(e.diagnostics))![1]);
+    expect(members).toHaveLength(8);
+    expect(new Set(members).size).toBe(8);
+  }, LOADED_TIMEOUT_MS);
+
+  it('a second crawl archives only the members published since, reading no immutable page again', async () => {
+    const data = tempDir('dm-ldes-again-');
+    await crawlOk(crawlArgs(data, stream.view));
+    const before = crawlLog(data).length;
+    const hitsBefore = ['2024-01', '2024-02', '2024-03'].map((p) => stream.hits(`/ldes/buildings/by-time/${p}`));
+    stream.publish(buildingMember(stream.url, 2, '2024-04-02T08:00:00Z', 'Belfry and Cloth Hall', 'Sint-Baafsplein') + buildingMember(stream.url, 5, '2024-04-03T08:00:00Z', 'Saint Bavo\'s Cathedral', 'Sint-Baafsplein'));
+    const again = await crawlOk(crawlArgs(data, stream.view));
+    expect(again.ldes.archived).toEqual({ new: 1, changed: 1, unchanged: 0, deleted: 0 });
+    expect(again.ldes.skipped.notNewer).toBe(8);
+    expect(['2024-01', '2024-02', '2024-03'].map((p) => stream.hits(`/ldes/buildings/by-time/${p}`))).toEqual(hitsBefore);
+    const added = crawlLog(data).slice(before).filter((e) => String(e.diagnostics ?? '').includes('LDES member'));
+    expect(added.map((e) => e.url).sort()).toEqual([stream.entity(2), stream.entity(5)]);
+  }, LOADED_TIMEOUT_MS);
+});
