@@ -5,6 +5,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
  * A Linked Data Event Stream shaped like a third-party one (the VSDS LDES server's, the Flemish address
  * registry's): members in the default graph, each `<member> ex:versionOf <entity>; dct:modified <time>` plus
  * the entity's own data (labels in two languages, an address as a blank node, links to DBpedia and Wikidata),
+ * the entities on the stream's own host (served as small documents of their own),
  * the stream declaring its own paths (ldes:versionOfPath ex:versionOf, ldes:timestampPath dct:modified, a
  * deletion as `ex:status ex:Removed`), a view whose pages link on with tree:GreaterThanOrEqualToRelation and
  * tree:GreaterThanRelation on dct:modified, closed pages `Cache-Control: immutable`, the latest page not.
@@ -32,7 +33,7 @@ const PREFIXES = `@prefix tree: <https://w3id.org/tree#> .
 
 /** A member (a version of building `n` at `time`) with its data, in the default graph, as Turtle. */
 export function buildingMember(base: string, n: number, time: string, name: string, street: string, extra = ''): string {
-  const entity = `https://data.example.org/id/building/${n}`;
+  const entity = `${base}/id/building/${n}`;
   return `<${base}/ldes/buildings> tree:member <${entity}/${time}> .
 <${entity}/${time}> a schema:LandmarksOrHistoricalBuildings ; ex:versionOf <${entity}> ; dct:modified "${time}"^^xsd:dateTime ;
   rdfs:label "${name}"@en, "${name} (nl)"@nl ;
@@ -80,11 +81,13 @@ ${buildingMember(base, 1, '2024-01-20T12:00:00Z', 'City hall', 'Botermarkt 1')}`
 ${relation('/ldes/buildings/by-time/2024-03', 'GreaterThanOrEqualToRelation', '2024-04-01T00:00:00Z', '/ldes/buildings/by-time/latest')}
 ${buildingMember(base, 2, '2024-03-02T09:00:00Z', 'Belfry', 'Sint-Baafsplein')}
 ${buildingMember(base, 3, '2024-03-10T16:45:00Z', 'Castle of the Counts', 'Sint-Veerleplein 11', '; schema:openingHours "Mo-Su 10:00-18:00" ')}
-<${base}/ldes/buildings> tree:member <https://data.example.org/id/building/4/2024-03-20T00:00:00Z> .
-<https://data.example.org/id/building/4/2024-03-20T00:00:00Z> ex:versionOf <https://data.example.org/id/building/4> ; dct:modified "2024-03-20T00:00:00Z"^^xsd:dateTime ; ex:status ex:Removed .`, true);
+<${base}/ldes/buildings> tree:member <${base}/id/building/4/2024-03-20T00:00:00Z> .
+<${base}/id/building/4/2024-03-20T00:00:00Z> ex:versionOf <${base}/id/building/4> ; dct:modified "2024-03-20T00:00:00Z"^^xsd:dateTime ; ex:status ex:Removed .`, true);
       case '/ldes/buildings/by-time/latest':
         return turtle(res, `<${base}/ldes/buildings/by-time/latest> a tree:Node .\n${latest}`, false);
       default:
+        // The entities themselves are documents too (a crawl or a re-crawl cycle may fetch them by name).
+        if (/^\/id\/building\/\d+$/.test(url.pathname)) return turtle(res, `<${base}${url.pathname}> rdfs:label "building" .`, false);
         return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
@@ -95,7 +98,7 @@ ${buildingMember(base, 3, '2024-03-10T16:45:00Z', 'Castle of the Counts', 'Sint-
     stream: `${base}/ldes/buildings`,
     hits: (path) => counts.get(path) ?? 0,
     publish: (members) => void (latest += members),
-    entity: (n) => `https://data.example.org/id/building/${n}`,
+    entity: (n) => `${base}/id/building/${n}`,
     close: async () => {
       for (const res of hanging) res.destroy();
       await server.close();
@@ -106,9 +109,9 @@ ${buildingMember(base, 3, '2024-03-10T16:45:00Z', 'Castle of the Counts', 'Sint-
 /** The February page as a JSON-LD publisher writes it: an inline context, @graph, typed values. */
 function februaryJsonLd(base: string): unknown {
   const member = (n: number, time: string, name: string) => ({
-    '@id': `https://data.example.org/id/building/${n}/${time}`,
+    '@id': `${base}/id/building/${n}/${time}`,
     '@type': 'schema:LandmarksOrHistoricalBuildings',
-    'ex:versionOf': { '@id': `https://data.example.org/id/building/${n}` },
+    'ex:versionOf': { '@id': `${base}/id/building/${n}` },
     'dct:modified': { '@value': time, '@type': 'xsd:dateTime' },
     'rdfs:label': [{ '@value': name, '@language': 'en' }, { '@value': `${name} (nl)`, '@language': 'nl' }],
     'schema:address': { '@type': 'schema:PostalAddress', 'schema:streetAddress': 'Sint-Veerleplein 11', 'schema:addressLocality': 'Gent', 'schema:postalCode': '9000' },
@@ -118,7 +121,7 @@ function februaryJsonLd(base: string): unknown {
     '@context': { tree: 'https://w3id.org/tree#', dct: 'http://purl.org/dc/terms/', xsd: 'http://www.w3.org/2001/XMLSchema#', rdfs: 'http://www.w3.org/2000/01/rdf-schema#', schema: 'http://schema.org/', ex: 'http://data.example.org/ns#' },
     '@graph': [
       { '@id': `${base}/ldes/buildings/by-time/2024-02`, '@type': 'tree:Node', 'tree:relation': { '@type': 'tree:GreaterThanRelation', 'tree:path': { '@id': 'dct:modified' }, 'tree:value': { '@value': '2024-02-29T23:59:59Z', '@type': 'xsd:dateTime' }, 'tree:node': { '@id': `${base}/ldes/buildings/by-time/2024-03` } } },
-      { '@id': `${base}/ldes/buildings`, 'tree:member': [{ '@id': 'https://data.example.org/id/building/3/2024-02-14T11:00:00Z' }] },
+      { '@id': `${base}/ldes/buildings`, 'tree:member': [{ '@id': `${base}/id/building/3/2024-02-14T11:00:00Z` }] },
       member(3, '2024-02-14T11:00:00Z', 'Castle of the Counts'),
     ],
   };
