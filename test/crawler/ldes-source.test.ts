@@ -40,6 +40,7 @@ describe('crawl --ldes of a served archive rebuilds it: query --at gives the sam
   let app: FastifyInstance;
   let root: string;
   let round = 0;
+  let fullPages = 0;
   const between: number[] = [];
   const v = realVocabulary();
   const url = (i: number) => `${site.url}/doc/${i}`;
@@ -80,6 +81,7 @@ describe('crawl --ldes of a served archive rebuilds it: query --at gives the sam
     // 0 and 1: 3 versions each; 2: there, gone, back; 3..N-1: 1 each; N: 1.
     expect(summary.ldes.archived).toEqual({ new: N + 1, changed: 5, unchanged: 0, deleted: 1 });
     expect(summary.ldes.failedPages).toEqual([]);
+    fullPages = summary.ldes.pages.fetched;
     // Only the stream was fetched: no document of the site.
     expect(site.requests.length).toBe(3 * (N + 1));
 
@@ -94,5 +96,27 @@ describe('crawl --ldes of a served archive rebuilds it: query --at gives the sam
     const members = crawlLog(b).filter((e) => String(e.diagnostics ?? '').includes('LDES member'));
     expect(members).toHaveLength(N + 1 + 5 + 1);
     expect(members.every((e) => /WARC record <urn:uuid:/.test(String(e.diagnostics)))).toBe(true);
+    // The members' records are the archive's like any other: `verify` checks their graphs against the log.
+    const verified = await runMain(['verify', '--data', b, '--json']);
+    expect(verified.code, verified.out + verified.err).toBe(0);
+    const report = JSON.parse(verified.out);
+    expect(report.problems).toEqual([]);
+    expect(report.unreferencedFiles).toEqual([]);
+    expect(report.records).toBeGreaterThanOrEqual(members.length);
+  }, LOADED_TIMEOUT_MS);
+
+  it('--ldes-since T follows only the nodes whose bounds reach T, and archives only the changes from T on', async () => {
+    const b = tempDir('dm-ldes-since-');
+    const since = between[2]!;
+    const r = await runMain(['crawl', '--data', b, '--ldes', root, '--ldes-since', new Date(since).toISOString(), '--delay', '0', '--allow-private', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const summary = JSON.parse(r.out);
+    // The third crawl's changes: 0 and 1 changed, 2 back, N new; new to this archive, all four.
+    expect(summary.ldes.archived).toEqual({ new: 4, changed: 0, unchanged: 0, deleted: 0 });
+    expect(fullPages).toBeGreaterThan(0);
+    expect(summary.ldes.pages.fetched).toBeLessThan(fullPages);
+    const inA = await graphsAt(a, Date.now(), [url(0), url(N)]);
+    const inB = await graphsAt(b, Date.now(), [url(0), url(N)]);
+    for (const d of [url(0), url(N)]) expect(isomorphic(inB.get(d)!, inA.get(d)!)).toBe(true);
   }, LOADED_TIMEOUT_MS);
 });
