@@ -157,7 +157,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   }
   // A stream's nodes are queued whatever the depth (a tree of time windows is deeper than --depth), fetched
   // again when forced (a page that may have changed).
-  const ldes = o.ldes?.length ? new LdesStreams({ store, dataDir: o.dataDir, since: o.ldesSince, cycleId: o.cycleId, offer: (url, force) => void scope.offer(url, 0, true, force) }) : undefined;
+  const ldes = o.ldes?.length ? new LdesStreams({ store, dataDir: o.dataDir, since: o.ldesSince, cycleId: o.cycleId, loadDocument: ctx.loadDocument, offer: (url, force) => void scope.offer(url, 0, true, force) }) : undefined;
   ldes?.start(o.ldes!);
   if (ldes) s.ldes = ldes.summary;
   await scope.flush(store);
@@ -233,7 +233,7 @@ function declareChain(p: ChainParts): Stage[] {
     ...(variants ? [variants.stage] : []),
     ...(driver ? [new LearnStage(driver, scope)] : []),
     // Before the links: a stream's page is read for its relations and members, not crawled for links.
-    ...(p.ldes ? [new LdesStage(p.ldes, o.maxTriples ?? 5_000_000)] : []),
+    ...(p.ldes ? [new LdesStage(p.ldes, { maxQuads: o.maxTriples ?? 5_000_000, loadDocument: p.ctx.loadDocument })] : []),
     // A query-driven crawl follows what its query chooses, not every link (page requisites still are fetched).
     new LinksStage({ scope, frontier, sitemaps: p.sitemaps, noFollow: Boolean(o.noFollow || driver?.choosesLinks), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
     new StoreStage(p.store, scope, (doc) => p.done.push(doc)),

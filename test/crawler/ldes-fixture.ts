@@ -14,6 +14,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 export interface LdesFixture extends TestServer {
   /** The view to give `crawl --ldes`. */
   view: string;
+  /** The stream's IRI: a page with its description and its view. */
   stream: string;
   /** GETs of each page path, counted. */
   hits(path: string): number;
@@ -57,6 +58,10 @@ export async function startLdesFixture(): Promise<LdesFixture> {
     switch (url.pathname) {
       case '/robots.txt':
         return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /admin/\n');
+      case '/ldes/buildings':
+        // The stream itself, as a VSDS server describes it: its paths and its view, no members.
+        return turtle(res, `<${base}/ldes/buildings> a ldes:EventStream ; ldes:versionOfPath ex:versionOf ; ldes:timestampPath dct:modified ;
+  ldes:versionDeletePath ex:status ; ldes:versionDeleteObject ex:Removed ; tree:view <${base}/ldes/buildings/by-time> .`, false);
       case '/ldes/buildings/by-time':
         return turtle(res, `<${base}/ldes/buildings> a ldes:EventStream ; ldes:versionOfPath ex:versionOf ; ldes:timestampPath dct:modified ;
   ldes:versionDeletePath ex:status ; ldes:versionDeleteObject ex:Removed ; tree:view <${base}/ldes/buildings/by-time> .

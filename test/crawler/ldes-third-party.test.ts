@@ -51,9 +51,10 @@ describe('crawl --ldes of a third-party stream', () => {
     await stream?.close();
   });
 
-  it('reads the stream past a 500, a hang and a missing page, and archives every member as its document\'s version', async () => {
+  it('reads the stream from its IRI past a 500, a hang and a missing page, and archives every member as its document\'s version', async () => {
     const data = tempDir('dm-ldes-3p-');
-    const s = await crawlOk(crawlArgs(data, stream.view));
+    // Given the stream's IRI, as a user copies it from a catalogue: its tree:view leads to the pages.
+    const s = await crawlOk(crawlArgs(data, stream.stream));
     // 1: new, changed; 2: new, the same graph again; 3: new (JSON-LD page), changed; 4: new, deleted.
     expect(s.ldes.archived).toEqual({ new: 4, changed: 2, unchanged: 1, deleted: 1 });
     expect(s.ldes.skipped).toEqual({ notNewer: 0, beforeSince: 0, invalid: 0 });

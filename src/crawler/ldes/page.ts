@@ -24,7 +24,7 @@ export interface StreamDescription {
   unsupported: string[];
 }
 
-/** A tree:relation: the node it leads to, its kind (local name) and, for a comparison, its path and value. */
+/** A tree:relation (or a stream's tree:view, kind `view`): the node it leads to, its kind (local name) and, for a comparison, its path and value. */
 export interface Relation {
   node: string;
   type?: string;
@@ -70,6 +70,7 @@ export function readPage(quads: readonly Quad[]): PageReading {
   }
   const out: PageReading = { descriptions: [], relations: [], members: [], isStreamPage: false };
   const seenMembers = new Set<string>();
+  const viewed = new Set<string>();
   for (const q of quads) {
     if (!isDefault(q)) continue;
     const p = q.predicate.value;
@@ -80,6 +81,11 @@ export function readPage(quads: readonly Quad[]): PageReading {
     } else if (p === `${TREE}relation`) {
       const r = relationOf(q.object, bySubject);
       if (r) out.relations.push(r);
+    } else if (p === `${TREE}view` && q.object.termType === 'NamedNode' && !viewed.has(q.subject.value)) {
+      // A stream's description names its views: the first is read, as ldes-client does (more views hold the same members).
+      viewed.add(q.subject.value);
+      const node = normalizeUrl(q.object.value);
+      if (node) out.relations.push({ node, type: 'view' });
     } else if ((p === `${LDES}versionOfPath` || p === `${LDES}timestampPath` || (p === RDF_TYPE && q.object.value === `${LDES}EventStream`)) && q.subject.termType === 'NamedNode') {
       if (!out.descriptions.some((d) => d.stream === q.subject.value)) out.descriptions.push(describe(q.subject.value, bySubject.get(key(q.subject)) ?? []));
     }

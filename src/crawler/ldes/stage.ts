@@ -11,7 +11,7 @@ import type { LdesStreams } from './streams.ts';
  */
 export class LdesStage implements Stage {
   readonly name = 'ldes';
-  constructor(private readonly streams: LdesStreams, private readonly maxQuads: number) {}
+  constructor(private readonly streams: LdesStreams, private readonly o: { maxQuads: number; loadDocument?: (url: string) => Promise<unknown> }) {}
 
   shouldProcess(job: Job): boolean {
     return job.doc !== undefined && !job.entry.requisite && !job.entry.variant;
@@ -32,9 +32,11 @@ export class LdesStage implements Stage {
       }
       return 'continue';
     }
-    // A capture that found the same bytes or graph again did not keep its quads: the page is read all the same.
+    // A capture that found the same bytes or graph again did not keep its quads: a page of the stream is read all
+    // the same (its JSON-LD contexts through the crawl's polite loader); any other document is not parsed twice.
     const parsed = (doc.change === 'new' || doc.change === 'changed') && doc.quads.length > 0;
-    const quads: readonly Quad[] = parsed ? doc.quads : (await extract({ url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: headerMap(r) }, { maxQuads: this.maxQuads })).quads;
+    if (!parsed && !this.streams.isPage(url)) return 'continue';
+    const quads: readonly Quad[] = parsed ? doc.quads : (await extract({ url: r.finalUrl, mediaType: r.mediaType, charset: r.charset, body: r.body, headers: headerMap(r) }, this.o)).quads;
     if (await this.streams.read(url, quads, { url, recordId: doc.record?.id, time: doc.time })) {
       doc.links = [];
       doc.requisites = undefined;

@@ -37,6 +37,8 @@ export interface LdesDeps {
   dataDir: string;
   since?: number;
   cycleId?: number;
+  /** Loads a JSON-LD page's remote contexts (the crawl's polite, archived loader). */
+  loadDocument?: (url: string) => Promise<unknown>;
   /** Offer a node to the crawl: `force` fetches it again although the store has it (a mutable page). */
   offer(url: string, force: boolean): void;
 }
@@ -149,7 +151,7 @@ export class LdesStreams {
       const decoded = await decodeBody(http.body, headerValue(http.headers, 'content-encoding'), 64 * 1024 * 1024);
       const { charset } = parseContentType(headerValue(http.headers, 'content-type'));
       const headers = Object.fromEntries(http.headers.map(([k, v]) => [k.toLowerCase(), v]));
-      const result = await extract({ url: e.finalUrl ?? url, mediaType: e.mediaType ?? '', charset, body: decoded.body, headers }, { maxQuads: 5_000_000 });
+      const result = await extract({ url: e.finalUrl ?? url, mediaType: e.mediaType ?? '', charset, body: decoded.body, headers }, { maxQuads: 5_000_000, loadDocument: this.d.loadDocument });
       return { quads: result.quads, page: { url, recordId: rec.headers.get('warc-record-id'), time: e.time } };
     }
     return undefined;
