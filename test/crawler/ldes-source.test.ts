@@ -103,6 +103,23 @@ describe('crawl --ldes of a served archive rebuilds it: query --at gives the sam
     expect(report.problems).toEqual([]);
     expect(report.unreferencedFiles).toEqual([]);
     expect(report.records).toBeGreaterThanOrEqual(members.length);
+
+    // B serves the versions it read as mementos: a document's TimeMap lists them, each replays its graph.
+    const served = await buildServer({ dataDir: b });
+    try {
+      const timemap = await served.inject({ url: `/timemap/json/${url(0)}` });
+      expect(timemap.statusCode).toBe(200);
+      const list = timemap.json().mementos.list as Array<{ uri: string; datetime: string }>;
+      expect(list).toHaveLength(3);
+      // Replayed as it was archived (not asked for as RDF): the member's graph, there being no response of its own.
+      const memento = await served.inject({ url: new URL(list[2]!.uri).pathname.replace(/^\/memento\//, '/replay/') });
+      expect(memento.statusCode, memento.body).toBe(200);
+      expect(memento.headers['content-type']).toMatch(/application\/n-quads/);
+      const inA = (await graphsAt(a, Date.parse(list[2]!.datetime), [url(0)])).get(url(0))!;
+      expect(isomorphic(inA, new N3.Parser({ format: 'N-Quads' }).parse(memento.body))).toBe(true);
+    } finally {
+      await served.close();
+    }
   }, LOADED_TIMEOUT_MS);
 
   it('--ldes-since T follows only the nodes whose bounds reach T, and archives only the changes from T on', async () => {
