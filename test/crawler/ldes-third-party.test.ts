@@ -3,6 +3,7 @@ import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { isomorphic } from 'rdf-isomorphic';
 import { runCycle } from '../../src/recrawl/cycle.ts';
+import { startServer } from '../../src/testkit/server.ts';
 import { crawlLog, documents, LOADED_TIMEOUT_MS, runMain, runMainOk, tempDir } from '../helpers.ts';
 import { buildingMember, startLdesFixture, type LdesFixture } from './ldes-fixture.ts';
 
@@ -140,5 +141,35 @@ describe('crawl --ldes of a third-party stream', () => {
     expect(stream.hits('/id/building/1')).toBe(1);
     expect(later.streamDocuments).toBe(1);
     expect(crawlLog(data).filter((e) => e.url === stream.entity(5) && String(e.diagnostics).includes('LDES member'))).toHaveLength(1);
+  }, LOADED_TIMEOUT_MS);
+
+  it('a stream that declares no paths is read with the common ones, and says so; a member without a time is reported', async () => {
+    const page = await startServer((_req, res, u) => {
+      if (u.pathname !== '/feed') return res.writeHead(404).end();
+      const b = `http://127.0.0.1:${u.port}`;
+      res.writeHead(200, { 'content-type': 'text/turtle' }).end(`@prefix tree: <https://w3id.org/tree#> . @prefix dct: <http://purl.org/dc/terms/> .
+@prefix prov: <http://www.w3.org/ns/prov#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix foaf: <http://xmlns.com/foaf/0.1/> .
+<${b}/feed#stream> tree:member <${b}/v/1>, <${b}/v/2>, <${b}/v/3> .
+<${b}/v/1> dct:isVersionOf <${b}/people/ada> ; prov:generatedAtTime "2024-05-01T10:00:00Z"^^xsd:dateTime ; foaf:name "Ada" ; foaf:knows [ foaf:name "Charles" ] .
+<${b}/v/2> dct:isVersionOf <${b}/people/ada> ; prov:generatedAtTime "2024-05-02T10:00:00Z"^^xsd:dateTime ; foaf:name "Ada Lovelace" ; foaf:knows [ foaf:name "Charles" ] .
+<${b}/v/3> dct:isVersionOf <${b}/people/alan> ; foaf:name "Alan" .
+`);
+    });
+    try {
+      const data = tempDir('dm-ldes-plain-');
+      const s = await crawlOk(crawlArgs(data, `${page.url}/feed`));
+      expect(s.ldes.archived).toEqual({ new: 1, changed: 1, unchanged: 0, deleted: 0 });
+      expect(s.ldes.skipped.invalid).toBe(1);
+      expect(s.ldes.diagnostics).toEqual(expect.arrayContaining([
+        expect.stringMatching(/declares no ldes:versionOfPath: members read as versions by <http:\/\/purl\.org\/dc\/terms\/isVersionOf>/),
+        expect.stringMatching(/declares no ldes:timestampPath: members dated by <http:\/\/www\.w3\.org\/ns\/prov#generatedAtTime>/),
+        expect.stringMatching(/v\/3 has no <http:\/\/www\.w3\.org\/ns\/prov#generatedAtTime> time/),
+      ]));
+      const ada = await graphAt(data, `${page.url}/people/ada`, '2024-06-01T00:00:00Z');
+      expect(ada.map((q) => q.object.value)).toEqual(expect.arrayContaining(['Ada Lovelace', 'Charles']));
+      expect(ada).toHaveLength(3);
+    } finally {
+      await page.close();
+    }
   }, LOADED_TIMEOUT_MS);
 });
