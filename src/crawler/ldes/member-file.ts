@@ -16,6 +16,19 @@ export interface PageRecord {
   time: number;
 }
 
+/** The header that makes a record a stream member's (its member IRI): what an import or rebuild of the file reads back. */
+export const LDES_MEMBER_HEADER = 'WARC-Datamonitor-LDES-Member';
+
+/** Where a member's version goes: its graph's record, and a deletion's. */
+export interface MemberSink {
+  /** The file the records are in, relative to the data directory. */
+  readonly rel: string;
+  /** The record of `document`'s graph at `time`; where it lies. */
+  write(document: string, time: number, nquads: string, member: string, page: PageRecord): { offset: number; length: number };
+  /** A record that `document` was deleted at `time` (no log row points to it: a rebuild reads it back). */
+  writeDeletion(document: string, time: number, member: string, page: PageRecord): void;
+}
+
 /**
  * The WARC file a crawl writes its stream members to: for each version a member gives, one `conversion`
  * record of its graph's canonical N-Quads, `WARC-Target-URI` the document, `WARC-Date` the member's time,
@@ -24,7 +37,7 @@ export interface PageRecord {
  * stands for a request never made. Written under `.open` and renamed when closed, each record a gzip member
  * of its own, so that a crash is repaired as any crawl file is (recoverOpenFiles cuts it back to the log).
  */
-export class MemberFile {
+export class MemberFile implements MemberSink {
   private fd?: number;
   private size = 0;
   readonly rel: string;
@@ -36,11 +49,14 @@ export class MemberFile {
 
   /** Appends the conversion record of `document`'s version at `time`; returns where it lies. */
   write(document: string, time: number, nquads: string, member: string, page: PageRecord): { offset: number; length: number } {
-    const headers: [string, string][] = [];
-    if (page.recordId) headers.push(['WARC-Refers-To', page.recordId]);
-    headers.push(['WARC-Refers-To-Target-URI', page.url], ['WARC-Refers-To-Date', new Date(page.time).toISOString()], ['WARC-Datamonitor-LDES-Member', member]);
-    const gz = zlib.gzipSync(serializeRecord({ type: 'conversion', date: new Date(time), targetUri: document, contentType: 'application/n-quads', headers, block: Buffer.from(nquads, 'utf8') }).bytes);
+    const gz = zlib.gzipSync(serializeRecord({ type: 'conversion', date: new Date(time), targetUri: document, contentType: 'application/n-quads', headers: provenance(member, page), block: Buffer.from(nquads, 'utf8') }).bytes);
     return { offset: this.append(gz), length: gz.length };
+  }
+
+  /** A deletion: a `metadata` record of the document at the member's time, saying which member deleted it. */
+  writeDeletion(document: string, time: number, member: string, page: PageRecord): void {
+    const block = Buffer.from(`ldes-member: ${member}\r\nldes-deleted: ${document}\r\n`, 'utf8');
+    this.append(zlib.gzipSync(serializeRecord({ type: 'metadata', date: new Date(time), targetUri: document, contentType: 'application/warc-fields', headers: provenance(member, page), block }).bytes));
   }
 
   private append(buf: Buffer): number {
@@ -70,4 +86,12 @@ export class MemberFile {
     const abs = path.join(this.dataDir, this.rel);
     fs.renameSync(abs + '.open', abs);
   }
+}
+
+/** A member record's provenance: the page's response record it was read from, and the member's IRI. */
+function provenance(member: string, page: PageRecord): [string, string][] {
+  const headers: [string, string][] = [];
+  if (page.recordId) headers.push(['WARC-Refers-To', page.recordId]);
+  headers.push(['WARC-Refers-To-Target-URI', page.url], ['WARC-Refers-To-Date', new Date(page.time).toISOString()], [LDES_MEMBER_HEADER, member]);
+  return headers;
 }

@@ -3,8 +3,9 @@ import type { Quad } from '@rdfjs/types';
 import { canonicalize } from '../../rdf/canonical.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import type { CrawlLog, DocumentStore } from '../../store/types.ts';
+import type { CrawlOptions } from '../options.ts';
 import { AS_DELETE, RDF_TYPE, type PageMember, type StreamDescription } from './page.ts';
-import type { MemberFile, PageRecord } from './member-file.ts';
+import type { MemberSink, PageRecord } from './member-file.ts';
 
 const { quad, defaultGraph } = N3.DataFactory;
 
@@ -66,13 +67,14 @@ export function memberLine(v: MemberVersion): string {
 /**
  * Archives a member as a capture of its document, through the archive's write path: its graph compared with
  * the document's last version by canonical hash (the same graph again is an `unchanged` row and no version),
- * a changed graph written as a WARC conversion record, and a crawl-log row dated with the member's time, from
+ * a changed graph written as a WARC conversion record (a deletion as a metadata record, for a rebuild), and a crawl-log row dated with the member's time, from
  * which the version index is caught up (src/versions/catch-up.ts) as from a fetch's. A deletion is logged as
  * a 410 (the stream says the document is gone), which the index reads as a deletion, as it reads a fetched 410.
  * A member not newer than the document's last capture is not archived: the archive keeps a document's versions
  * in time order (an earlier crawl or an earlier read of the stream has it, or has something later).
  */
-export async function archiveMember(store: DocumentStore & CrawlLog, file: MemberFile, v: MemberVersion, cycleId?: number): Promise<MemberFate> {
+export async function archiveMember(store: DocumentStore & CrawlLog, file: MemberSink, v: MemberVersion, o: { cycleId?: number; onVersion?: CrawlOptions['onVersion'] } = {}): Promise<MemberFate> {
+  const { cycleId } = o;
   const prev = await store.getDocument(v.document);
   if (prev?.lastFetched !== undefined && prev.lastFetched >= v.time) return 'not-newer';
   if (!prev) await store.addDocuments([{ url: v.document, host: hostOf(v.document), depth: 0 }]);
@@ -81,7 +83,9 @@ export async function archiveMember(store: DocumentStore & CrawlLog, file: Membe
   const patch = { state: 'fetched' as const, lastFetched: v.time, checksum: undefined, etag: undefined, lastModified: undefined };
   if (v.deleted) {
     const had = prev?.graphHash !== undefined;
+    if (had) file.writeDeletion(v.document, v.time, v.id, v.page);
     await store.logFetch({ ...row, status: 410, bytes: 0, change: had ? 'changed' : 'unchanged', reason: 'ldes-deleted', triples: 0 }, { ...patch, graphHash: undefined });
+    if (had) await o.onVersion?.(v.document, v.time, []);
     return had ? 'deleted' : 'unchanged';
   }
   const canon = await canonicalize(v.quads);
@@ -94,5 +98,6 @@ export async function archiveMember(store: DocumentStore & CrawlLog, file: Membe
   // A document captured before (a deletion included) changes; one only known, or never heard of, is new.
   const change = prev?.lastFetched !== undefined ? 'changed' : 'new';
   await store.logFetch({ ...base, change, reason: 'fetched', warcFile: file.rel, rdfOffset: at.offset, rdfLength: at.length }, { ...patch, graphHash: canon.hash });
+  await o.onVersion?.(v.document, v.time, v.quads, canon.nquads);
   return change;
 }

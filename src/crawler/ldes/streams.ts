@@ -6,7 +6,7 @@ import { decodeBody } from '../../fetch/decode.ts';
 import { extract } from '../../extract/registry.ts';
 import { parseContentType } from '../../util/content-type.ts';
 import { headerValue } from '../../util/headers.ts';
-import type { CrawlStore } from '../options.ts';
+import type { CrawlOptions, CrawlStore } from '../options.ts';
 import { before, readPage, type PageMember, type PageReading, type StreamDescription } from './page.ts';
 import { FALLBACK_PATHS, archiveMember, memberVersion, type MemberFate, type MemberVersion } from './member.ts';
 import { MemberFile, type PageRecord } from './member-file.ts';
@@ -37,6 +37,8 @@ export interface LdesDeps {
   dataDir: string;
   since?: number;
   cycleId?: number;
+  /** Told each version and deletion a member gives, as a crawl tells its captures' (CrawlOptions.onVersion). */
+  onVersion?: CrawlOptions['onVersion'];
   /** Loads a JSON-LD page's remote contexts (the crawl's polite, archived loader). */
   loadDocument?: (url: string) => Promise<unknown>;
   /** Offer a node to the crawl: `force` fetches it again although the store has it (a mutable page). */
@@ -207,7 +209,7 @@ export class LdesStreams {
         const host = hostOf(v.page.url);
         let file = files.get(host);
         if (!file) files.set(host, (file = new MemberFile(this.d.dataDir, host)));
-        const fate: MemberFate = await archiveMember(this.d.store, file, v, this.d.cycleId);
+        const fate: MemberFate = await archiveMember(this.d.store, file, v, this.d);
         documents.add(v.document);
         if (fate === 'not-newer') s.skipped.notNewer++;
         else s.archived[fate]++;
