@@ -157,7 +157,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   }
   // A stream's nodes are queued whatever the depth (a tree of time windows is deeper than --depth), fetched
   // again when forced (a page that may have changed).
-  const ldes = o.ldes?.length ? new LdesStreams({ store, dataDir: o.dataDir, since: o.ldesSince, cycleId: o.cycleId, onVersion: o.onVersion, loadDocument: ctx.loadDocument, offer: (url, force) => void scope.offer(url, 0, true, force) }) : undefined;
+  const ldes = o.ldes?.length ? new LdesStreams({ store, dataDir: o.dataDir, since: o.ldesSince, cycleId: o.cycleId, onVersion: o.onVersion, loadDocument: ctx.loadDocument, resumesQueued: !o.noFollow && !o.round, offer: (url, force) => void scope.offer(url, 0, true, force) }) : undefined;
   ldes?.start(o.ldes!);
   if (ldes) s.ldes = ldes.summary;
   await scope.flush(store);

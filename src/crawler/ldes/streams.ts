@@ -41,6 +41,8 @@ export interface LdesDeps {
   onVersion?: CrawlOptions['onVersion'];
   /** Loads a JSON-LD page's remote contexts (the crawl's polite, archived loader). */
   loadDocument?: (url: string) => Promise<unknown>;
+  /** The crawl queued again what the store has queued (a one-off crawl's resume; not a re-crawl cycle's downloader). */
+  resumesQueued: boolean;
   /** Offer a node to the crawl: `force` fetches it again although the store has it (a mutable page). */
   offer(url: string, force: boolean): void;
 }
@@ -118,7 +120,10 @@ export class LdesStreams {
   /** A node a relation leads to: read back when an earlier run archived it immutable, else fetched (again, when it may have changed). */
   private async visit(node: string): Promise<void> {
     const row = await this.d.store.getDocument(node);
-    if (row?.state !== 'fetched') return this.d.offer(node, false);
+    // Unknown: queued as any URL. Queued by a stopped run: the resume has queued it again, unless this crawl
+    // resumes nothing (a re-crawl cycle). Failed or skipped before: asked for again.
+    if (!row || (row.state === 'queued' && this.d.resumesQueued)) return this.d.offer(node, false);
+    if (row.state !== 'fetched') return this.d.offer(node, true);
     const archived = await this.archived(node, true);
     if (!archived) return this.d.offer(node, true);
     this.summary.pages.fromArchive++;
