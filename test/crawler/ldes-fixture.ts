@@ -9,7 +9,8 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
  * the stream declaring its own paths (ldes:versionOfPath ex:versionOf, ldes:timestampPath dct:modified, a
  * deletion as `ex:status ex:Removed`), a view whose pages link on with tree:GreaterThanOrEqualToRelation and
  * tree:GreaterThanRelation on dct:modified, closed pages `Cache-Control: immutable`, the latest page not.
- * Pages are Turtle but one, JSON-LD. One page answers 500 once, one hangs once, one relation leads to a 404.
+ * Pages are Turtle but one, JSON-LD. One page answers 500 once, one hangs once, one relation leads to a 404,
+ * one to a page robots.txt disallows.
  */
 export interface LdesFixture extends TestServer {
   /** The view to give `crawl --ldes`. */
@@ -84,6 +85,7 @@ ${buildingMember(base, 1, '2024-01-20T12:00:00Z', 'City hall', 'Botermarkt 1')}`
         if (n === 1) return void hanging.push(res);
         return turtle(res, `<${base}/ldes/buildings/by-time/2024-03> a tree:Node .
 ${relation('/ldes/buildings/by-time/2024-03', 'GreaterThanOrEqualToRelation', '2024-04-01T00:00:00Z', '/ldes/buildings/by-time/latest')}
+${relation('/ldes/buildings/by-time/2024-03', 'GreaterThanOrEqualToRelation', '2024-04-01T00:00:00Z', '/admin/ldes/drafts')}
 ${buildingMember(base, 2, '2024-03-02T09:00:00Z', 'Belfry', 'Sint-Baafsplein')}
 ${buildingMember(base, 3, '2024-03-10T16:45:00Z', 'Castle of the Counts', 'Sint-Veerleplein 11', '; schema:openingHours "Mo-Su 10:00-18:00" ')}
 <${base}/ldes/buildings> tree:member <${base}/id/building/4/2024-03-20T00:00:00Z> .

@@ -52,14 +52,15 @@ describe('crawl --ldes of a third-party stream', () => {
     await stream?.close();
   });
 
-  it('reads the stream from its IRI past a 500, a hang and a missing page, and archives every member as its document\'s version', async () => {
+  it('reads the stream from its IRI past a 500, a hang, a missing and a disallowed page, and archives every member as its document\'s version', async () => {
     const data = tempDir('dm-ldes-3p-');
     // Given the stream's IRI, as a user copies it from a catalogue: its tree:view leads to the pages.
     const s = await crawlOk(crawlArgs(data, stream.stream));
     // 1: new, changed; 2: new, the same graph again; 3: new (JSON-LD page), changed; 4: new, deleted.
     expect(s.ldes.archived).toEqual({ new: 4, changed: 2, unchanged: 1, deleted: 1 });
     expect(s.ldes.skipped).toEqual({ notNewer: 0, beforeSince: 0, invalid: 0 });
-    expect(s.ldes.failedPages).toEqual([`${stream.url}/ldes/buildings/by-time/2024-02-old: HTTP 404`]);
+    expect(s.ldes.failedPages).toEqual([`${stream.url}/ldes/buildings/by-time/2024-02-old: HTTP 404`, `${stream.url}/admin/ldes/drafts: not fetched (skipped: datamonitor log --url says why)`]);
+    expect(stream.hits('/admin/ldes/drafts')).toBe(0);
     // The 500 and the hang were tried again, and are in the crawl log as tries.
     expect(stream.hits('/ldes/buildings/by-time/2024-02')).toBe(2);
     expect(stream.hits('/ldes/buildings/by-time/2024-03')).toBe(2);

@@ -60,6 +60,8 @@ export class LdesStreams {
   readonly summary: LdesSummary = { pages: { fetched: 0, fromArchive: 0 }, failedPages: [], members: 0, archived: { new: 0, changed: 0, unchanged: 0, deleted: 0 }, skipped: { notNewer: 0, beforeSince: 0, invalid: 0 }, diagnostics: [] };
   private readonly roots = new Set<string>();
   private readonly pagesRead = new Set<string>();
+  /** Pages read (fetched, or read back) or reported failed: what is left of pagesRead was never had. */
+  private readonly settled = new Set<string>();
   private readonly descriptions = new Map<string, StreamDescription>();
   private readonly members = new Map<string, { m: PageMember; page: PageRecord; order: number }>();
 
@@ -83,6 +85,7 @@ export class LdesStreams {
   /** A page that could not be had: said in the summary; its members are read on a later crawl. */
   failed(url: string, why: string): void {
     this.pagesRead.add(url);
+    this.settled.add(url);
     if (this.summary.failedPages.length < MAX_FAILED_LISTED) this.summary.failedPages.push(`${url}: ${why}`);
   }
 
@@ -97,6 +100,7 @@ export class LdesStreams {
 
   private async take(url: string, reading: PageReading, page: PageRecord): Promise<void> {
     this.pagesRead.add(url);
+    this.settled.add(url);
     for (const d of reading.descriptions) {
       // The first page to declare a path decides it (the root, usually); a later page adds what it lacked.
       const known = this.descriptions.get(d.stream);
@@ -164,6 +168,15 @@ export class LdesStreams {
     return undefined;
   }
 
+  /** Pages a relation led to that the crawl never had (robots.txt, a filter, a failing origin): said with the rest. */
+  private async reportUnread(): Promise<void> {
+    const unread = [...this.pagesRead].filter((u) => !this.settled.has(u));
+    if (unread.length === 0) return;
+    for (const row of await this.d.store.getDocuments(unread)) {
+      if (row.state === 'skipped' || row.state === 'failed') this.failed(row.url, `not fetched (${row.state}: datamonitor log --url says why)`);
+    }
+  }
+
   /** The timestamp path when every stream read so far agrees on one (--ldes-since compares relations on it). */
   private onlyTimestampPath(): string | undefined {
     const paths = new Set([...this.descriptions.values()].map((d) => d.timestampPath));
@@ -191,6 +204,7 @@ export class LdesStreams {
     const s = this.summary;
     s.members = this.members.size;
     const documents = new Set<string>();
+    await this.reportUnread();
     if (stopped) {
       if (this.members.size > 0) s.pending = this.members.size;
       return documents;
