@@ -66,8 +66,15 @@ export async function verifyArchive(
     const page = await store.log({ sinceId: since, limit: LOG_PAGE });
     for (const e of page) {
       entries++;
-      if (e.warcFile === undefined || e.warcOffset === undefined || e.warcLength === undefined) continue;
+      if (e.warcFile === undefined) continue;
       referenced.add(path.normalize(e.warcFile));
+      // A version read from a stream (crawl --ldes) has its graph's record only: no response was fetched for it.
+      if ((e.warcOffset === undefined || e.warcLength === undefined) && e.rdfOffset !== undefined && e.rdfLength !== undefined) {
+        records++;
+        checkGraph(dataDir, e, report);
+        continue;
+      }
+      if (e.warcOffset === undefined || e.warcLength === undefined) continue;
       const checked = checkCapture(dataDir, e, report);
       // A copied record is counted once, with every other record of its import file (checkImported).
       if (!isImportFile(e.warcFile)) records += checked;

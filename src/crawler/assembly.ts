@@ -39,6 +39,8 @@ import { MAX_REDIRECT_HOPS, RedirectStage } from './stages/redirect.ts';
 import { LinksStage } from './stages/links.ts';
 import { StoreStage } from './stages/store.ts';
 import { LearnStage } from './stages/learn.ts';
+import { LdesStreams } from './ldes/streams.ts';
+import { LdesStage } from './ldes/stage.ts';
 import { trustVetter } from '../trust/vet.ts';
 import { ProofDocumentLoader } from './detached-proofs.ts';
 import type { Verdict } from '../trust/proof.ts';
@@ -61,6 +63,8 @@ export interface CrawlAssembly {
   readonly robots: RobotsCache | undefined;
   readonly driver: QueryDriver | undefined;
   readonly variants: Variants | undefined;
+  /** With `ldes`: the streams read, whose members are archived when the crawl ends (drain.ts). */
+  readonly ldes: LdesStreams | undefined;
   readonly warc: ArchiveWriter;
   readonly hosts: HostFigures;
   /** The chain every URL goes through, in order (declareChain). */
@@ -151,12 +155,17 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
     sitemaps.ask(url.href, url.hostWide);
     scope.offer(url.href, 0, false, o.refetch);
   }
+  // A stream's nodes are queued whatever the depth (a tree of time windows is deeper than --depth), fetched
+  // again when forced (a page that may have changed).
+  const ldes = o.ldes?.length ? new LdesStreams({ store, dataDir: o.dataDir, since: o.ldesSince, cycleId: o.cycleId, onVersion: o.onVersion, loadDocument: ctx.loadDocument, resumesQueued: !o.noFollow && !o.round, offer: (url, force) => void scope.offer(url, 0, true, force) }) : undefined;
+  ldes?.start(o.ldes!);
+  if (ldes) s.ldes = ldes.summary;
   await scope.flush(store);
 
   const done: CapturedDocument[] = [];
-  const stages = declareChain({ o, store, frontier, scope, fates, robots, fetcher, sideFetcher, warc, ctx, hosts, variants, driver, sitemaps, counts: s, done });
+  const stages = declareChain({ o, store, frontier, scope, fates, robots, fetcher, sideFetcher, warc, ctx, hosts, variants, driver, sitemaps, ldes, counts: s, done });
   return {
-    o, startedAt, store, frontier, scope, fates, robots, driver, variants, warc, hosts, stages, done, summary: s,
+    o, startedAt, store, frontier, scope, fates, robots, driver, variants, ldes, warc, hosts, stages, done, summary: s,
     async release(closing) {
       driver?.close();
       await fetcher.close();
@@ -186,6 +195,7 @@ interface ChainParts {
   variants: Variants | undefined;
   driver: QueryDriver | undefined;
   sitemaps: CrawlSitemaps;
+  ldes: LdesStreams | undefined;
   counts: CrawlSummary;
   done: CapturedDocument[];
 }
@@ -222,6 +232,8 @@ function declareChain(p: ChainParts): Stage[] {
     new CaptureStage({ ctx: p.ctx, hostRow: (host) => p.hosts.row(host), counts: s }),
     ...(variants ? [variants.stage] : []),
     ...(driver ? [new LearnStage(driver, scope)] : []),
+    // Before the links: a stream's page is read for its relations and members, not crawled for links.
+    ...(p.ldes ? [new LdesStage(p.ldes, { maxQuads: o.maxTriples ?? 5_000_000, loadDocument: p.ctx.loadDocument })] : []),
     // A query-driven crawl follows what its query chooses, not every link (page requisites still are fetched).
     new LinksStage({ scope, frontier, sitemaps: p.sitemaps, noFollow: Boolean(o.noFollow || driver?.choosesLinks), vocabularies: o.vocabularies !== false, counts: s, pageRequisites: Boolean(o.pageRequisites) }),
     new StoreStage(p.store, scope, (doc) => p.done.push(doc)),
@@ -368,6 +380,8 @@ async function validate(o: CrawlOptions): Promise<void> {
   if (o.concurrency !== undefined && !(o.concurrency >= 1)) throw new OptionError('concurrency', `must be at least 1, got ${o.concurrency}`);
   for (const s of o.seeds) if (!normalizeUrl(s)) throw new UserError(`seed '${s}' is not an http(s) URL`);
   for (const s of o.sitemapUrls ?? []) if (!normalizeUrl(s)) throw new UserError(`sitemap '${s}' is not an http(s) URL`);
+  for (const s of o.ldes ?? []) if (!normalizeUrl(s)) throw new UserError(`--ldes '${s}' is not an http(s) URL: give the URL of a Linked Data Event Stream or of one of its views`);
+  if (o.ldesSince !== undefined && !Number.isFinite(o.ldesSince)) throw new OptionError('ldesSince', `must be a time, got ${o.ldesSince}`);
   if (o.trustedOnly && !o.trust) throw new OptionError('trustedOnly', 'needs the keys to trust: give a trust list (--trust keys.txt)');
   if (o.order === 'query' && o.follow === undefined) throw new OptionError('order', "'query' ranks the IRIs a --follow query binds by the solutions they appear in: it needs a follow query");
   if (o.order && o.order !== 'query' && !isOrderingName(o.order)) throw new OptionError('order', `'${o.order}' is not one of ${ORDERING_NAMES.join(', ')}, query (with a follow query)`);

@@ -58,6 +58,8 @@ export interface CapturedDocument {
   pageQuadsFrom?: number;
   /** The vetting of its graph (`crawl --trust`): the line the crawl log got, and whether its graph was dropped. */
   vetting?: Vetting;
+  /** Where its response (or revisit) record was archived: what a record derived from it refers to (a stream member's). */
+  record?: { file: string; id: string };
 }
 
 /**
@@ -241,6 +243,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
     revisitOf: bytesSame && lastVersion ? { uri: lastVersion.finalUrl ?? url, date: new Date(lastVersion.time) } : undefined,
     nquads,
   });
+  doc.record = { file: archived.file, id: archived.recordId };
   // The graph is named by the document that was actually fetched (after redirects), not the IRI asked for.
   if (versionNQuads !== undefined) await ctx.onVersion?.(r.finalUrl, time, doc.quads, versionNQuads);
 

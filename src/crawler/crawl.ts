@@ -6,6 +6,7 @@ import type { Outcome } from '../vocabulary/outcomes.ts';
 import type { Verdict } from '../trust/proof.ts';
 import type { QueryDrivenSummary } from './follow/index.ts';
 import type { VariantsSummary } from './variants/stage.ts';
+import type { LdesSummary } from './ldes/streams.ts';
 import { assembleCrawl } from './assembly.ts';
 import { Drain } from './drain.ts';
 
@@ -57,6 +58,8 @@ export interface CrawlSummary {
   query?: QueryDrivenSummary;
   /** With `variants`: the other representations of the documents, fetched, archived and compared. */
   variants?: VariantsSummary;
+  /** With `ldes`: the stream pages read and the members archived. */
+  ldes?: LdesSummary;
 }
 
 export interface CrawlProgress {

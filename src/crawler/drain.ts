@@ -207,6 +207,11 @@ export class Drain {
   private async close(): Promise<CrawlSummary> {
     const c = this.crawl;
     await this.closing(() => c.warc.close());
+    // A stream's members, once its pages are read to the end (LdesStreams.finish): none after an early stop.
+    await this.closing(async () => {
+      const documents = await c.ldes?.finish(this.stopReason !== undefined);
+      if (documents?.size && c.o.onStreamDocuments) await c.o.onStreamDocuments([...documents]);
+    });
     await this.closing(async () => {
       await c.hosts.save(c.store);
       await c.store.flush();

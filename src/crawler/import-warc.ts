@@ -22,6 +22,9 @@ import { headerValue, isRedirect, redirectTarget } from '../util/headers.ts';
 import { digestKey, digestMatches } from '../archive/digest.ts';
 import { IMPORT_DIR, INDEX_SUFFIX, readImportIndexes, type ImportedRecord } from '../archive/import-index.ts';
 import { listWarcFiles } from '../archive/warc-files.ts';
+import { parseN3Text } from '../extract/n3.ts';
+import { archiveMember } from './ldes/member.ts';
+import { LDES_MEMBER_HEADER, type MemberSink } from './ldes/member-file.ts';
 
 /**
  * Imports WARC files made elsewhere (Heritrix, wget, Browsertrix, another datamonitor) into an archive,
@@ -377,6 +380,7 @@ class WarcImport {
     const at: Placed = { id, file: dest.rel, offset: dest.place(r, bytes), length: bytes.length };
     if (sha1 !== undefined) this.keep(dest, r, { ...at, type, uri: url, date: Number.isFinite(time) ? time : undefined, source: path.resolve(file), sourceOffset: r.offset, sha1 }, msg);
     this.s.copied++;
+    if ((type === 'conversion' || type === 'metadata') && r.headers.has(LDES_MEMBER_HEADER.toLowerCase()) && url) return this.streamMember(r, at, url, time);
     if (type !== 'response' && type !== 'revisit') return;
     this.s[type === 'response' ? 'responses' : 'revisits']++;
     const head = /^HTTP\/([\d.]+)/.exec(r.block.subarray(0, 16).toString('latin1'));
@@ -396,6 +400,26 @@ class WarcImport {
     // The revisit's own head (its date, its status) where it has one, the payload's encoding from the original.
     const own = msg ?? original;
     return this.archive(url, time, r, { ...status, code: own.status, text: own.statusText }, own.headers, original.body, headerValue(original.headers, 'content-encoding'));
+  }
+
+  /**
+   * A stream member's record (`crawl --ldes`, src/crawler/ldes/): its version (a conversion record of its graph)
+   * or deletion (a metadata record) logged as the crawl logged it, pointing at the record where it now is.
+   */
+  private async streamMember(r: ScannedRecord, at: Placed, url: string, time: number): Promise<void> {
+    if (!Number.isFinite(time)) return;
+    const deleted = r.headers.get('warc-type') === 'metadata';
+    const quads = deleted ? [] : (await parseN3Text(r.block.toString('utf8'), 'N-Quads', url, 5_000_000)).quads;
+    const page = { url: unbracket(r.headers.get('warc-refers-to-target-uri') ?? ''), recordId: r.headers.get('warc-refers-to'), time: Date.parse(r.headers.get('warc-refers-to-date') ?? '') };
+    const placed: MemberSink = { rel: at.file, write: () => ({ offset: at.offset, length: at.length }), writeDeletion: () => undefined };
+    const fate = await archiveMember(this.store, placed, { id: r.headers.get(LDES_MEMBER_HEADER.toLowerCase())!, document: url, time, deleted, quads, page });
+    if (fate === 'not-newer') {
+      this.s.skipped.notNewer++;
+      return;
+    }
+    this.s.imported++;
+    this.s[fate === 'deleted' ? 'changed' : fate]++;
+    this.onProgress?.(this.s);
   }
 
   /** A copied record in its file's index and in this run's (revisits later in the run resolve through it), a response with its payload digests. */

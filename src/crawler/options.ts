@@ -37,6 +37,16 @@ export interface CrawlOptions {
   /** Sitemaps to read whatever `sitemaps` says (`--sitemap URL`). */
   sitemapUrls?: string[];
   /**
+   * Linked Data Event Streams to read (`--ldes URL`, src/crawler/ldes/): their pages are fetched like documents
+   * (robots.txt, delays, retries, archived), their tree:relation links followed whatever the depth, and each
+   * member archived as a version of the document it is a version of, dated with the member's time.
+   */
+  ldes?: string[];
+  /** Read only the members at or after this time (epoch ms), and skip the nodes whose relations say they hold none (`--ldes-since`). */
+  ldesSince?: number;
+  /** Told the documents that got members from a stream, once they are archived (a re-crawl cycle defers their schedule to it). */
+  onStreamDocuments?: (documents: string[]) => Promise<void> | void;
+  /**
    * Also archive what each archived page loads to be shown (`--page-requisites`): images, style sheets
    * (and what they load, one level), scripts, icons, media. Fetched politely like any URL (robots.txt,
    * delays, --exclude) but outside --domain/--include/--depth, once per crawl, never parsed nor followed;

@@ -58,6 +58,8 @@ export interface CycleResult {
   /** URLs a sitemap said changed since their last fetch (made due now), and URLs it listed that were not monitored yet. */
   sitemapHints?: number;
   sitemapAdded?: number;
+  /** Documents a monitored stream gave members of, monitored through it from this cycle on (deferToStream). */
+  streamDocuments?: number;
   note?: string;
 }
 
@@ -66,6 +68,32 @@ export interface CycleResult {
  * strategy of its own: its value is what it says of other URLs (lastmod), applied by `applySitemap`.
  */
 export const SITEMAP_STRATEGY = 'sitemap';
+
+/**
+ * The schedule of a monitored Linked Data Event Stream (`add --ldes`): read every cycle it is due, at the
+ * minimum interval, like a sitemap; its members are archived as versions of their documents (src/crawler/ldes/).
+ */
+export const LDES_STRATEGY = 'ldes';
+/**
+ * The schedule of a document a monitored stream gives members of: none of its own. The stream says when it
+ * changes, so no strategy guesses when to download it again (`deferToStream`).
+ */
+export const STREAM_MEMBER_STRATEGY = 'ldes-member';
+
+/**
+ * Documents a stream gave members of are monitored through the stream from now on: not due by any strategy
+ * (no next fetch), so that no cycle downloads them by guessing what the stream says. `datamonitor due` can
+ * still make one due by hand; its download leaves it with the stream (reschedule).
+ */
+export async function deferToStream(store: DocumentStore, documents: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const row of await store.getDocuments(documents)) {
+    if (row.strategy === STREAM_MEMBER_STRATEGY || row.strategy === LDES_STRATEGY || row.strategy === SITEMAP_STRATEGY) continue;
+    await store.updateDocument(row.url, { monitored: true, strategy: STREAM_MEMBER_STRATEGY, nextFetch: undefined, strategyState: undefined });
+    n++;
+  }
+  return n;
+}
 
 /**
  * A sitemap's lastmod is the site telling us a URL changed: a monitored URL whose lastmod is newer
@@ -122,6 +150,11 @@ async function dueByHost(store: HostStore, due: DocumentRow[], delayMs: number):
 export async function reschedule(store: DocumentStore, row: DocumentRow, doc: Pick<CapturedDocument, 'url' | 'change'>, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
   // lastFetched on the scheduler's clock (the capture wrote the wall clock; the same, except in accelerated-time tests),
   // so that sitemap lastmods and budgets compare like with like.
+  if (row.strategy === STREAM_MEMBER_STRATEGY) {
+    // Downloaded by hand (`due`): its schedule stays the stream's.
+    await store.updateDocument(doc.url, { lastFetched: t });
+    return doc.change === 'error' ? 'error' : doc.change === 'changed' ? 'changed' : 'unchanged';
+  }
   if (doc.change === 'error') {
     await store.updateDocument(doc.url, { nextFetch: t + bounds.minIntervalMs, lastFetched: t });
     return 'error';
@@ -182,9 +215,11 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
         const madeDue: string[] = [];
         const download = async (urls: string[], rows: Map<string, DocumentRow>, maxTimeMs: number): Promise<void> => {
           const isSitemap = (u: string) => rows.get(u)?.strategy === SITEMAP_STRATEGY;
+          const isStream = (u: string) => rows.get(u)?.strategy === LDES_STRATEGY;
           const downloader = crawl({
-            ...o.crawl, seeds: urls.filter((u) => !isSitemap(u)), sitemapUrls: urls.filter(isSitemap), dataDir: o.dataDir, store,
+            ...o.crawl, seeds: urls.filter((u) => !isSitemap(u) && !isStream(u)), sitemapUrls: urls.filter(isSitemap), dataDir: o.dataDir, store,
             refetch: true, noFollow: true, cycleId: id, maxTimeMs,
+            ldes: urls.filter(isStream), onStreamDocuments: async (docs) => void (r.streamDocuments = (r.streamDocuments ?? 0) + (await deferToStream(store, docs))),
           });
           const yielded = new Set<string>();
           for await (const doc of downloader) {
@@ -192,6 +227,11 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
             if (!row) continue;
             yielded.add(doc.url);
             r.downloads++;
+            if (row.strategy === LDES_STRATEGY) {
+              await store.updateDocument(doc.url, { nextFetch: now() + bounds.minIntervalMs });
+              if (doc.change === 'error') r.errors++;
+              continue;
+            }
             if (row.strategy === SITEMAP_STRATEGY) {
               await store.updateDocument(doc.url, { nextFetch: now() + bounds.minIntervalMs });
               if (doc.sitemap) {
@@ -210,7 +250,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
           // A URL that answered with a redirect is not yielded (its target is, under its own URL), yet it was
           // fetched: without telling its strategy, its next fetch stayed in the past and every cycle fetched it
           // again. Its fetch is an observation like any other: changed when the redirect's bytes did.
-          const missed = urls.filter((u) => !yielded.has(u) && !isSitemap(u));
+          const missed = urls.filter((u) => !yielded.has(u) && !isSitemap(u) && !isStream(u));
           for (const after of missed.length > 0 ? await store.getDocuments(missed) : []) {
             const before = rows.get(after.url);
             if (!before || after.lastFetched === undefined || after.lastFetched === before.lastFetched) continue; // not fetched (refused, stopped)

@@ -172,6 +172,11 @@ function record(dataDir: string, e: CrawlLogEntry) {
  */
 export async function originalResponse(dataDir: string, store: CrawlLog, list: Memento[], index: number): Promise<HttpMessage> {
   const e = list[index]!.entry;
+  // A version read from a stream (crawl --ldes) was fetched as no response of its own: its memento is its graph.
+  if (e.warcOffset === undefined && e.rdfOffset !== undefined && e.rdfLength !== undefined) {
+    const graph = readRecord(dataDir, e.warcFile as string, e.rdfOffset, e.rdfLength);
+    return { status: e.status, statusText: 'OK', headers: [['Content-Type', 'application/n-quads']], body: graph.block };
+  }
   const rec = record(dataDir, e);
   // httpPayload: an imported record may hold the body chunked as it was sent; a memento replays the payload.
   if (rec.headers.get('warc-type') !== 'revisit') return httpPayload(rec.block);

@@ -481,8 +481,9 @@ const LATEST: Record<LatestKind, { keep: string; supersededBy: string }> = {
   version: { keep: 'c.rdf_offset IS NOT NULL', supersededBy: 'd.rdf_offset IS NOT NULL OR d.status IN (404, 410)' },
   redirect: { keep: 'c.warc_file IS NOT NULL AND c.status >= 300 AND c.status < 400 AND c.status <> 304', supersededBy: 'd.warc_file IS NOT NULL' },
   response: {
-    keep: `c.warc_file IS NOT NULL AND c.status >= 200 AND c.status < 300 AND c.change <> 'unchanged' AND ${NOT_VARIANT('c')}`,
-    supersededBy: `d.warc_file IS NOT NULL AND d.status >= 200 AND d.status < 300 AND d.change <> 'unchanged' AND ${NOT_VARIANT('d')}`,
+    // A version read from a stream (crawl --ldes) has a graph record and no response (warc_offset null): no response to replay.
+    keep: `c.warc_offset IS NOT NULL AND c.status >= 200 AND c.status < 300 AND c.change <> 'unchanged' AND ${NOT_VARIANT('c')}`,
+    supersededBy: `d.warc_offset IS NOT NULL AND d.status >= 200 AND d.status < 300 AND d.change <> 'unchanged' AND ${NOT_VARIANT('d')}`,
   },
   'variant-mismatch': {
     keep: "c.reason = 'variant-mismatch'",

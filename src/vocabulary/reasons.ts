@@ -12,6 +12,7 @@ export const REASONS = {
   'variant-mismatch': 'another representation of a fetched document (--variants) whose graph differs from the document\'s (a finding: the diagnostics say how)',
   prerequisite: 'archived: a request the crawl made for its policy or for a document, not a document of the crawl (robots.txt, a JSON-LD context, a detached proof); the row\'s diagnostic says which',
   requisite: 'archived: a page requisite (image, style sheet, script, icon, media) of an archived page (--page-requisites), not parsed, not followed',
+  'ldes-deleted': 'a deletion a Linked Data Event Stream announced (an as:Delete member, crawl --ldes): logged as a 410 at the member\'s time, no request made for the document',
   'http-error': 'the server answered 4xx (archived as it was)',
   'server-error': 'the server answered 5xx after every retry (retried on resume)',
   'rate-limited': 'the server answered 429/503 after every retry (retried on resume)',

@@ -17,6 +17,7 @@ import { collect } from '../config.ts';
 import { renderTable } from '../../query/sparql.ts';
 import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
 import type { VariantsSummary } from '../../crawler/variants/stage.ts';
+import type { LdesSummary } from '../../crawler/ldes/streams.ts';
 import { LiveIndex } from '../../versions/live-index.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { META_FILE, VERSIONS_FILE } from '../../util/data-dir.ts';
@@ -148,6 +149,8 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
     vocabularies: flags.vocabularies,
     sitemaps: flags.sitemaps,
     sitemapUrls: flags.sitemap,
+    ldes: flags.ldes,
+    ldesSince: opt(flags.ldesSince, parseSince),
     maxDocs: opt(flags.maxDocs, (s) => parseCount(s, '--max-docs')),
     maxBytes: opt(flags.maxBytes, (s) => parseBytes(s, '--max-bytes')),
     maxTriples: opt(flags.maxTriples, (s) => parseCount(s, '--max-triples')),
@@ -172,6 +175,23 @@ export async function crawlOptionsFrom(flags: Record<string, any>, seeds: string
   };
 }
 
+/** `--ldes-since`: an xsd:dateTime (or a date, UTC midnight). */
+function parseSince(text: string): number {
+  const t = /^\d{4}-\d\d-\d\d(T.*)?$/.test(text) ? Date.parse(text.includes('T') || text.length > 10 ? text : `${text}T00:00:00Z`) : Number.NaN;
+  if (!Number.isFinite(t)) throw new UserError(`--ldes-since '${text}' is not a date-time: give e.g. 2025-01-01T00:00:00Z or 2025-01-01`);
+  return t;
+}
+
+/** What --ldes read and archived, in two lines. */
+function ldesLines(l: LdesSummary): string[] {
+  const a = l.archived;
+  const lines = [`  ldes: ${plural(l.pages.fetched, 'page')} fetched, ${l.pages.fromArchive} read back from the archive (immutable); ${plural(l.members, 'member')}: ${a.new} new, ${a.changed} changed, ${a.unchanged} unchanged, ${a.deleted} deleted; ${l.skipped.notNewer} archived before${l.skipped.beforeSince ? `, ${l.skipped.beforeSince} before --ldes-since` : ''}${l.skipped.invalid ? `, ${l.skipped.invalid} unreadable` : ''}`];
+  if (l.pending) lines.push(`  ldes: ${plural(l.pending, 'member')} read, not archived: the crawl stopped before the stream's end (run it again to resume)`);
+  if (l.failedPages.length) lines.push(`  ldes: ${plural(l.failedPages.length, 'page')} could not be read (a later crawl tries again): ${l.failedPages.slice(0, 3).join('; ')}${l.failedPages.length > 3 ? '; …' : ''}`);
+  for (const d of l.diagnostics.slice(0, 5)) lines.push(`  ldes: ${d}`);
+  return lines;
+}
+
 /** The non-zero reason counts, most frequent first. */
 function reasonLine(s: CrawlSummary): string {
   return Object.entries(s.reasons).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${n}`).join(', ');
@@ -188,6 +208,7 @@ export function printSummary(s: CrawlSummary, json: boolean): void {
     `  skipped: robots.txt ${s.skipped.robots}, filtered ${s.skipped.filtered}, failing hosts ${s.skipped.hostFailing}; still queued ${s.queued}; hosts ${s.hosts}`,
     ...(reasonLine(s) ? [`  reasons: ${reasonLine(s)}${Object.entries(s.reasons).some(([r, n]) => n > 0 && r !== 'fetched' && r !== 'unchanged') ? ` (datamonitor log --data ${s.dataDir} lists them)` : ''}`] : []),
     ...(s.sitemaps.read ? [`  sitemaps: ${s.sitemaps.read} read, ${s.sitemaps.urls} URLs listed`] : []),
+    ...(s.ldes ? ldesLines(s.ldes) : []),
     ...(s.frontier?.spilled ? [`  frontier: at most ${s.frontier.peakInMemory} queued URLs in memory; ${s.frontier.spilled} waited on disk (--frontier-memory)`] : []),
     ...(s.trust ? [`  trust: ${Object.entries(s.trust).map(([v, n]) => `${v} ${n}`).join(', ') || 'no documents parsed'}`] : []),
     ...(s.query ? [queryLine(s.query)] : []),
@@ -285,6 +306,8 @@ export function register(program: Command): void {
       .description(summaryOf('crawl'))
       .argument('[seeds...]', 'seed URLs')
       .option('--seeds <file>', 'file with one seed URL a line')
+      .option('--ldes <url>', 'read this Linked Data Event Stream (its root or a view; repeatable): its pages are fetched politely and archived, its tree:relation links followed, and each member archived as a version of the document it is a version of, dated with the member\'s time (a deletion too). Run again to read only what is new; a stopped crawl resumes', collect)
+      .option('--ldes-since <time>', 'with --ldes: only the members at or after this time (e.g. 2025-01-01T00:00:00Z), skipping the nodes whose relations say they hold none')
       .option('--refetch', 'fetch the seeds again although the archive has them: a new capture now (an unchanged one is stored as a revisit)')
       .option('--follow <select>', "query-driven: follow only the IRIs this SPARQL SELECT binds over what the crawl has learnt, e.g. 'SELECT ?next WHERE { ?paper <http://purl.org/ontology/bibo/cites> ?next }'")
       .option('--follow-archive', 'the --follow/--until queries also see the whole archive, not only this crawl\'s documents')
@@ -297,7 +320,7 @@ export function register(program: Command): void {
       .option('--live-index', 'keep the version index (versions.sqlite) current while crawling, on a thread of its own, so that the first query waits for nothing'),
   ).action(async (args: string[], flags) => {
     const seeds = readSeeds(args, flags.seeds);
-    if (seeds.length === 0 && flags.answer === undefined && !fs.existsSync(path.join(path.resolve(flags.data), META_FILE)) && !flags.db) {
+    if (seeds.length === 0 && flags.answer === undefined && !flags.ldes?.length && !fs.existsSync(path.join(path.resolve(flags.data), META_FILE)) && !flags.db) {
       throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
     }
     if (flags.refetch && seeds.length === 0) throw new UserError('--refetch fetches the seeds again: give the URLs to capture now');

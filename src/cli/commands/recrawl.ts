@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { withStore } from '../../store/index.ts';
-import { runCycle, DEFAULT_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '../../recrawl/cycle.ts';
+import { runCycle, DEFAULT_STRATEGY, LDES_STRATEGY, SITEMAP_STRATEGY, type CycleResult } from '../../recrawl/cycle.ts';
 import { getStrategy, isLiveStrategy } from '../../schedule/strategies/index.ts';
 import { hostOf, normalizeUrl } from '../../frontier/normalize.ts';
 import { UserError } from '../../util/errors.ts';
@@ -36,7 +36,7 @@ function cycleOptions(flags: Record<string, any>) {
 
 function describe(r: CycleResult): string {
   if (r.status === 'skipped') return `cycle skipped: ${r.note}`;
-  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded (${describeOutcomes(r.outcomes)})${r.sitemapHints || r.sitemapAdded ? `; sitemaps: ${r.sitemapHints ?? 0} URLs due by lastmod, ${r.sitemapAdded ?? 0} newly monitored` : ''}; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
+  return `cycle ${r.id} ${r.status}: ${r.due} due, ${r.planned} planned (${r.deferred} deferred to fit the cycle), ${r.downloads} downloaded (${describeOutcomes(r.outcomes)})${r.sitemapHints || r.sitemapAdded ? `; sitemaps: ${r.sitemapHints ?? 0} URLs due by lastmod, ${r.sitemapAdded ?? 0} newly monitored` : ''}${r.streamDocuments ? `; streams: ${r.streamDocuments} documents now followed through their stream` : ''}; estimated ${formatDuration(r.estimateMs)}, took ${formatDuration(r.actualMs)}${r.status === 'failed' ? ` — ${r.note}` : ''}`;
 }
 
 export function register(program: Command): void {
@@ -49,9 +49,12 @@ export function register(program: Command): void {
     .option('--db <url>', 'metadata store: postgres://…')
     .option('--strategy <name>', `re-crawl strategy (default ${DEFAULT_STRATEGY})`, DEFAULT_STRATEGY)
     .option('--sitemap', 'the URLs are sitemaps: read every day; the URLs they list are monitored, and due again as soon as their <lastmod> is newer than their last fetch')
+    .option('--ldes', 'the URLs are Linked Data Event Streams (a root or a view): read every day; each new member is archived as a version of its document, and the documents it covers are not downloaded by guessing (the stream says when they change)')
     .option('--json', 'print the result as JSON')
     .action(async (args: string[], flags) => {
+      if (flags.sitemap && flags.ldes) throw new UserError('--sitemap and --ldes: add the sitemaps and the streams with two commands');
       if (flags.sitemap) flags.strategy = SITEMAP_STRATEGY;
+      else if (flags.ldes) flags.strategy = LDES_STRATEGY;
       else {
         getStrategy(flags.strategy);
         if (!isLiveStrategy(flags.strategy)) throw new UserError(`strategy "${flags.strategy}" needs to know the future (lab only); pick another`);

@@ -1,0 +1,74 @@
+/**
+ * `crawl --ldes` (src/crawler/ldes/) reading a big archive's stream into a fresh archive: the first read (every
+ * page fetched, parsed and archived, every member canonicalised and archived), the second (nothing new: the
+ * closed windows' pages read back from the archive, the open ones fetched again), and as the peer in the same
+ * run, ldes-client replicating the same stream in memory (it archives nothing).
+ *
+ * The archive is src/testkit/scale-archive.ts's (dated 2026-01-01, so every window is closed and served
+ * immutable), indexed, served on 127.0.0.1 with pages of 100.
+ *
+ * Run: node bin/run-ts.mjs bench/ldes-source.bench.ts [--quick] [--docs N]
+ *   default 5,000 documents; --quick 1,000.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { intoConfig, replicateLDES } from 'ldes-client';
+import { buildScaleArchive } from '../src/testkit/scale-archive.ts';
+import { buildServer } from '../src/server/index.ts';
+import { openStore } from '../src/store/index.ts';
+import { VersionIndex } from '../src/versions/version-index.ts';
+import { crawl } from '../src/crawler/crawl.ts';
+import { option, QUICK } from './args.ts';
+
+const DOCS = Number(option('--docs') ?? (QUICK ? 1_000 : 5_000));
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-ldes-source-bench-'));
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+const source = path.join(dir, 'source');
+const mirror = path.join(dir, 'mirror');
+
+await buildScaleArchive({ dataDir: source, documents: DOCS, hosts: 10 });
+{
+  const store = await openStore(source);
+  await store.init();
+  const index = VersionIndex.open(source, store);
+  await index.catchUp();
+  await index.close();
+  await store.close();
+}
+const app = await buildServer({ dataDir: source });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const address = app.server.address();
+const root = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/ldes`;
+
+async function read(): Promise<{ ms: number; summary: NonNullable<Awaited<ReturnType<ReturnType<typeof crawl>['run']>>['ldes']> }> {
+  const t = performance.now();
+  const s = await crawl({ seeds: [], ldes: [root], dataDir: mirror, delayMs: 0, allowPrivate: true, concurrency: 4 }).run();
+  return { ms: performance.now() - t, summary: s.ldes! };
+}
+
+const first = await read();
+const second = await read();
+const t = performance.now();
+let replicated = 0;
+const reader = replicateLDES(intoConfig({ url: root }), 'none').stream({ highWaterMark: 100 }).getReader();
+for (let r = await reader.read(); !r.done; r = await reader.read()) replicated++;
+const peerMs = performance.now() - t;
+await app.close();
+
+const members = first.summary.members;
+const a = first.summary.archived;
+const line = (name: string, ms: number, what: string) => `| ${name} | ${(ms / 1000).toFixed(1)} s | ${((members / ms) * 1000).toFixed(0)} | ${(ms / peerMs).toFixed(2)} | ${what} |`;
+console.log([
+  `## Reading a Linked Data Event Stream into an archive (crawl --ldes): ${DOCS.toLocaleString('en')} documents`,
+  '',
+  `Command: \`node bin/run-ts.mjs bench/ldes-source.bench.ts${DOCS === 5_000 ? '' : ` --docs ${DOCS}`}\` (2-core machine shared with other work: indicative). The scale archive served on 127.0.0.1 (pages of 100, every window closed), read by \`crawl --ldes\` into a fresh archive, then again; ldes-client replicating the same stream in the same run is the peer (in memory, it archives nothing).`,
+  '',
+  `${members.toLocaleString('en')} members (${a.new} new, ${a.changed} changed, ${a.deleted} deleted, ${a.unchanged} unchanged).`,
+  '',
+  '| read | time | members/s | ÷ ldes-client | pages |',
+  '| --- | ---: | ---: | ---: | --- |',
+  line('crawl --ldes, first', first.ms, `${first.summary.pages.fetched} fetched and archived`),
+  line('crawl --ldes, again (nothing new)', second.ms, `${second.summary.pages.fetched} fetched, ${second.summary.pages.fromArchive} read back; ${second.summary.skipped.notNewer} members archived before`),
+  `| ldes-client (peer) | ${(peerMs / 1000).toFixed(1)} s | ${((replicated / peerMs) * 1000).toFixed(0)} | 1.00 | ${replicated} members emitted |`,
+].join('\n'));
