@@ -1,0 +1,79 @@
+import { clampInterval } from '../bounds.ts';
+import { coverageOf, decideFollow, isTrusted, TRUST_DEFAULTS, type TrustOptions } from '../notifications.ts';
+import type { RateState } from './rate.ts';
+import { POISSON_OPTIONS, rateStrategy, type RateOptions } from './rate.ts';
+import { defineStrategy, type SteppedStrategy } from './define.ts';
+
+export interface NotifiedState {
+  rate: RateState;
+  /** Changes this URL's downloads found, and how many of them a notification had announced. */
+  seen: number;
+  announced: number;
+}
+
+export interface NotifiedOptions {
+  name: string;
+  summary: string;
+  /** The estimator that schedules the URL where notifications do not (the same as `poisson` by default). */
+  base: RateOptions;
+  trust: TrustOptions;
+  /** Pseudo-changes of the source's coverage in a URL's own coverage estimate (a URL may be one a sitemap leaves out). */
+  coverageStrength: number;
+  /** The scheduled interval is stretched by at most this: notifications alone never leave a URL unchecked for long. */
+  maxStretch: number;
+  /** `always`: follow every notification, never stretch: the naive "trust lastmod" crawler, for comparison. */
+  mode: 'learn' | 'always';
+}
+
+/**
+ * notified: a URL is downloaded when its source's change notification says it changed, if that
+ * source has proved trustworthy (src/schedule/notifications.ts: downloads made on its notifications
+ * found changes), and on its estimator's schedule otherwise. Where a trusted source also announced
+ * most of the changes this URL's downloads found (coverage, the URL's own pulled towards its
+ * source's), the schedule only has to catch the unannounced ones, at rate λ(1 − coverage): the interval
+ * is stretched by 1/(1 − coverage), at most `maxStretch`. Without notifications it is its estimator.
+ */
+export function notifiedStrategy(o: NotifiedOptions): SteppedStrategy<NotifiedState> {
+  const base = rateStrategy(o.base);
+  return defineStrategy<NotifiedState>({
+    name: o.name,
+    summary: o.summary,
+    initial: (ctx) => ({ rate: base.initial(ctx), seen: 0, announced: 0 }),
+    step(s, obs, ctx) {
+      const interval = base.step(s.rate, obs, ctx);
+      if (obs.first) return interval;
+      if (obs.changed) {
+        s.seen++;
+        if (obs.notified || obs.announced) s.announced++;
+      }
+      const t = ctx.notifications;
+      if (o.mode === 'always' || !t || !isTrusted(t, o.trust)) return interval;
+      const k = o.coverageStrength;
+      const coverage = (s.announced + k * coverageOf(t)) / (s.seen + k);
+      const stretch = Math.min(o.maxStretch, 1 / Math.max(1e-9, 1 - coverage));
+      return Math.round(clampInterval(interval * stretch, ctx.bounds));
+    },
+    follows: (ctx, time) => o.mode === 'always' || (ctx.notifications !== undefined && decideFollow(ctx.notifications, time, o.trust)),
+  });
+}
+
+export const NOTIFIED_OPTIONS: NotifiedOptions = {
+  name: 'notified',
+  summary: "follows a source's change notifications (sitemap lastmod, LDES) while they prove true, stretches the schedule by what they cover; else poisson",
+  base: { ...POISSON_OPTIONS, name: 'notified' },
+  trust: TRUST_DEFAULTS,
+  coverageStrength: 2,
+  maxStretch: 8,
+  mode: 'learn',
+};
+
+export const notified = notifiedStrategy(NOTIFIED_OPTIONS);
+
+/** The naive crawler: poisson's schedule, and every notification followed. */
+export const TRUST_LASTMOD_OPTIONS: NotifiedOptions = {
+  ...NOTIFIED_OPTIONS,
+  name: 'trust-lastmod',
+  summary: 'poisson, and every change notification followed whatever it proved (the naive sitemap crawler)',
+  base: { ...POISSON_OPTIONS, name: 'trust-lastmod' },
+  mode: 'always',
+};
