@@ -6,12 +6,14 @@ import { WEEK, type NotificationTally, type Observation } from './types.ts';
  * it to the sitemap's own generation time for every URL, or lag; a stream is exact but covers only
  * some sources. So a source's notifications are believed as far as their outcomes so far allow:
  *
- * - trust: of the downloads made on a notification, the share that found a change, with a Beta prior
- *   (`trustPrior`: believed until shown otherwise; a lying sitemap loses it within a few downloads);
+ * - trust: of the downloads made on a notification, the share that found a change beyond what the
+ *   URL's own estimate expected (a lying sitemap still "hits" a URL left alone for months: it changed
+ *   anyway), with a Beta prior (believed until shown otherwise; a lying source loses it within a few downloads);
  * - coverage: of the changes downloads found, the share a notification had announced.
  *
- * The caller keeps one tally per source (per sitemap live, per synthetic host in the lab) and records
- * every download of the source's URLs with `recordOutcome`, after the strategy has used it.
+ * The caller keeps one tally per source (per sitemap live, per synthetic host in the lab) and hands it
+ * to the strategy of each of the source's URLs (`ctx.notifications`); the `notified` strategy records
+ * each download's outcome in it (`recordOutcome`), since only it knows what its estimate expected.
  */
 export interface TrustOptions {
   /** Beta prior on trust: pseudo downloads on a notification that found a change, and that did not. */
@@ -26,12 +28,17 @@ export interface TrustOptions {
 export const TRUST_DEFAULTS: TrustOptions = { priorHits: 4, priorMisses: 1, threshold: 0.6, probeMs: WEEK };
 
 export function emptyTally(): NotificationTally {
-  return { hinted: 0, hintedChanged: 0, changes: 0, announced: 0, probedAt: Number.NEGATIVE_INFINITY };
+  return { hinted: 0, hintedChanged: 0, hintedExpected: 0, changes: 0, announced: 0, probedAt: Number.NEGATIVE_INFINITY };
 }
 
-/** Posterior mean of P(a download made on this source's notification finds a change). */
+/**
+ * Posterior mean of the share of a notification's "changed" that is news: of the hinted downloads the
+ * estimate did not already expect to find changed, the share that did. 1 for an honest sitemap; about 0
+ * for a lying one, whatever the URLs' pace.
+ */
 export function trustOf(t: NotificationTally, o: TrustOptions = TRUST_DEFAULTS): number {
-  return (t.hintedChanged + o.priorHits) / (t.hinted + o.priorHits + o.priorMisses);
+  const beyond = Math.max(0, t.hintedChanged - t.hintedExpected);
+  return (beyond + o.priorHits) / (Math.max(0, t.hinted - t.hintedExpected) + o.priorHits + o.priorMisses);
 }
 
 /** Posterior mean (uniform prior) of P(a change is announced by a notification). */
@@ -54,11 +61,15 @@ export function decideFollow(t: NotificationTally, time: number, o: TrustOptions
   return true;
 }
 
-/** One re-download of one of the source's URLs: a notified one tells trust, a change tells coverage. */
-export function recordOutcome(t: NotificationTally, obs: Pick<Observation, 'first' | 'changed' | 'notified' | 'announced'>): void {
+/**
+ * One re-download of one of the source's URLs: a notified one tells trust (`expected`: the chance the
+ * URL's estimate gave a change by now), a change tells coverage.
+ */
+export function recordOutcome(t: NotificationTally, obs: Pick<Observation, 'first' | 'changed' | 'notified' | 'announced'>, expected = 0): void {
   if (obs.first) return;
   if (obs.notified) {
     t.hinted++;
+    t.hintedExpected += Math.min(1, Math.max(0, expected));
     if (obs.changed) t.hintedChanged++;
   }
   if (obs.changed) {
@@ -75,6 +86,7 @@ export function asTally(v: unknown): NotificationTally {
   return {
     hinted: n(t.hinted),
     hintedChanged: Math.min(n(t.hintedChanged), n(t.hinted)),
+    hintedExpected: Math.min(n(t.hintedExpected), n(t.hinted)),
     changes: n(t.changes),
     announced: Math.min(n(t.announced), n(t.changes)),
     probedAt: typeof t.probedAt === 'number' && Number.isFinite(t.probedAt) ? t.probedAt : Number.NEGATIVE_INFINITY,

@@ -61,6 +61,8 @@ export interface NotificationTally {
   /** Downloads made on a notification, and how many of them found a change: can its "changed" be believed? */
   hinted: number;
   hintedChanged: number;
+  /** Σ over those downloads of the chance the URL's own estimate gave a change by then: what a notification that says nothing would score. */
+  hintedExpected: number;
   /** Downloads that found a change, and how many of those changes a notification had announced: how much does it cover? */
   changes: number;
   announced: number;

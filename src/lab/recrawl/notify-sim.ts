@@ -1,6 +1,6 @@
 import type { NotificationTally, Observation, StrategyBounds, StrategyContext } from '../../schedule/types.ts';
 import type { SteppedStrategy } from '../../schedule/strategies/define.ts';
-import { emptyTally, recordOutcome } from '../../schedule/notifications.ts';
+import { emptyTally } from '../../schedule/notifications.ts';
 import { documentCount, meanChangeIntervalMs, type HistorySet } from './histories.ts';
 import { announcements, channels, type Announcements, type Channels, type NotificationModel } from './notify-model.ts';
 import type { SimulationResult } from './simulate.ts';
@@ -82,8 +82,8 @@ class Heap {
  * host's sitemap or stream (src/lab/recrawl/notify-model.ts). At each poll, a URL the notification says
  * changed since its last download (lastmod newer than it, or a stream member) is offered to the
  * strategy (`follows`, with its host's tally); followed, it is downloaded at the poll and marked
- * `notified`. Every download of a host's URL is recorded in its tally after the strategy used it, so
- * no decision sees the future. Same capture rule as `simulate`; gold is given each document's true mean.
+ * `notified`. The strategy records each download of a host's URL in the host's tally as it happens
+ * (`notified` does), so no decision sees the future. Same capture rule as `simulate`; gold is given each document's true mean.
  */
 class NotifySim {
   readonly n: number;
@@ -177,7 +177,6 @@ class NotifySim {
     }
     const interval = strategy.step(this.states[d], obs, ctx);
     if (!(interval > 0)) throw new Error(`strategy ${strategy.name} returned interval ${interval} for ${h.ids[d]}`);
-    if (ctx.notifications) recordOutcome(ctx.notifications, obs);
     this.last[d] = t;
     this.announced[d] = 0;
     this.nextAt[d] = t + interval;

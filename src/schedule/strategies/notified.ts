@@ -1,5 +1,6 @@
 import { clampInterval } from '../bounds.ts';
-import { coverageOf, decideFollow, isTrusted, TRUST_DEFAULTS, type TrustOptions } from '../notifications.ts';
+import { DAY } from '../types.ts';
+import { coverageOf, decideFollow, isTrusted, recordOutcome, TRUST_DEFAULTS, type TrustOptions } from '../notifications.ts';
 import type { RateState } from './rate.ts';
 import { POISSON_OPTIONS, rateStrategy, type RateOptions } from './rate.ts';
 import { defineStrategy, type SteppedStrategy } from './define.ts';
@@ -9,6 +10,8 @@ export interface NotifiedState {
   /** Changes this URL's downloads found, and how many of them a notification had announced. */
   seen: number;
   announced: number;
+  /** When the URL was last downloaded (the estimator must learn from the interval actually waited: a notification cuts it short). */
+  last?: number;
 }
 
 export interface NotifiedOptions {
@@ -28,7 +31,8 @@ export interface NotifiedOptions {
 /**
  * notified: a URL is downloaded when its source's change notification says it changed, if that
  * source has proved trustworthy (src/schedule/notifications.ts: downloads made on its notifications
- * found changes), and on its estimator's schedule otherwise. Where a trusted source also announced
+ * found changes its estimates did not expect), and on its estimator's schedule otherwise. It records
+ * each download's outcome in the source's tally (`ctx.notifications`), shared by the source's URLs. Where a trusted source also announced
  * most of the changes this URL's downloads found (coverage, the URL's own pulled towards its
  * source's), the schedule only has to catch the unannounced ones, at rate λ(1 − coverage): the interval
  * is stretched by 1/(1 − coverage), at most `maxStretch`. Without notifications it is its estimator.
@@ -40,13 +44,20 @@ export function notifiedStrategy(o: NotifiedOptions): SteppedStrategy<NotifiedSt
     summary: o.summary,
     initial: (ctx) => ({ rate: base.initial(ctx), seen: 0, announced: 0 }),
     step(s, obs, ctx) {
+      const t = ctx.notifications;
+      const elapsed = s.last === undefined ? 0 : obs.time - s.last;
+      if (!obs.first && elapsed > 0) s.rate.intervalMs = elapsed;
+      // What the URL's own estimate gave for a change by now: a notification is worth what it adds to that.
+      const perMs = s.rate.ratePerDay > 0 ? s.rate.ratePerDay / DAY : o.base.priorChanges > 0 ? o.base.priorChanges / o.base.priorExposureMs : 1 / ctx.bounds.maxIntervalMs;
+      const expected = -Math.expm1(-perMs * elapsed);
       const interval = base.step(s.rate, obs, ctx);
+      s.last = obs.time;
       if (obs.first) return interval;
+      if (t) recordOutcome(t, obs, expected);
       if (obs.changed) {
         s.seen++;
         if (obs.notified || obs.announced) s.announced++;
       }
-      const t = ctx.notifications;
       if (o.mode === 'always' || !t || !isTrusted(t, o.trust)) return interval;
       const k = o.coverageStrength;
       const coverage = (s.announced + k * coverageOf(t)) / (s.seen + k);
