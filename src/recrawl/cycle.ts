@@ -10,7 +10,7 @@ import { DEFAULT_BOUNDS } from '../schedule/bounds.ts';
 import { planBatch, type DueHost } from '../schedule/crawl-time.ts';
 import { acquireCycleLock } from '../schedule/lock.ts';
 import { HOUR, type NotificationTally, type StrategyBounds, type StrategyContext } from '../schedule/types.ts';
-import { asTally } from '../schedule/notifications.ts';
+import { asTally, pollDelayMs } from '../schedule/notifications.ts';
 import { plural } from '../util/units.ts';
 import { OUTCOMES, describeOutcomes, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 
@@ -217,6 +217,9 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
                 r.sitemapHints = (r.sitemapHints ?? 0) + hinted.length;
                 r.sitemapAdded = (r.sitemapAdded ?? 0) + added.length;
                 if (ignored) r.sitemapIgnored = (r.sitemapIgnored ?? 0) + ignored;
+                // A sitemap that proved wrong is read less often (each read is a download).
+                const wait = pollDelayMs(tally, bounds.minIntervalMs);
+                if (wait > bounds.minIntervalMs) await store.updateDocument(doc.url, { nextFetch: now() + wait });
                 madeDue.push(...hinted, ...added);
               }
               if (doc.change === 'error') r.errors++;

@@ -23,9 +23,16 @@ export interface TrustOptions {
   threshold: number;
   /** An untrusted source still has one notification followed this often (trust can recover). */
   probeMs: number;
+  /** An untrusted source's sitemap or stream is read only this often (each read is a download). */
+  untrustedPollMs: number;
 }
 
-export const TRUST_DEFAULTS: TrustOptions = { priorHits: 4, priorMisses: 1, threshold: 0.6, probeMs: WEEK };
+export const TRUST_DEFAULTS: TrustOptions = { priorHits: 4, priorMisses: 1, threshold: 0.6, probeMs: WEEK, untrustedPollMs: 4 * WEEK };
+
+/** How long until a source's notifications are read again: the usual period while trusted, else at least `untrustedPollMs`. */
+export function pollDelayMs(t: NotificationTally | undefined, baseMs: number, o: TrustOptions = TRUST_DEFAULTS): number {
+  return !t || isTrusted(t, o) ? baseMs : Math.max(baseMs, o.untrustedPollMs);
+}
 
 export function emptyTally(): NotificationTally {
   return { hinted: 0, hintedChanged: 0, hintedExpected: 0, changes: 0, announced: 0, probedAt: Number.NEGATIVE_INFINITY };

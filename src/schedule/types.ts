@@ -102,4 +102,6 @@ export interface Strategy<S = unknown> {
    * and may note a probe in it. Absent: the caller's default (live: yes, as a sitemap hint always did).
    */
   follows?(ctx: StrategyContext, time: number): boolean;
+  /** How long until the source's sitemap or stream is read again, given its usual period. Absent: the usual period. */
+  pollIntervalMs?(ctx: StrategyContext, baseMs: number): number;
 }

@@ -63,6 +63,8 @@ describe('the notification simulator', () => {
     expect(naive.exceeded).toBe(true);
     expect(ours.exceeded).toBe(false);
     expect(ours.hintedChanged / ours.hinted).toBeLessThan(0.6);
+    // It reads the lying sitemap every 4 weeks once it stopped believing it, not every day.
+    expect(ours.channelDownloads).toBeLessThan(run('notified', 'honest').channelDownloads / 10);
     // Its document downloads stay near the estimator's (weekly probes aside), and so does what it catches.
     expect(sum(ours.downloads)).toBeLessThan(1.2 * sum(est.downloads));
     expect(sum(ours.captured)).toBeGreaterThanOrEqual(0.95 * sum(est.captured));

@@ -33,6 +33,8 @@ interface Outcome {
   /** Document-days on which the archive's copy was older than the site's (after that day's cycle). */
   staleDays: number;
   ignored: number;
+  /** Downloads of the sitemap itself. */
+  sitemapReads: number;
   trusted?: boolean;
 }
 
@@ -57,13 +59,14 @@ async function daily(strategy: string, sitemap: 'none' | 'honest' | 'lying'): Pr
       ignored += r.sitemapIgnored ?? 0;
       const rows = new Map((await store.getDocuments(docs)).map((row) => [row.url, row]));
       for (const rec of RECORDS) {
-        const lastChange = rec.changes.map(Date.parse).filter((c) => c <= server.clock).at(-1);
+        const lastChange = rec.changes.map((c) => Date.parse(String(c))).filter((c) => c <= server.clock).at(-1);
         if (lastChange !== undefined && lastChange > (rows.get(server.urlOf(rec.id))?.lastFetched ?? 0)) staleDays++;
       }
     }
     const tally = sitemap === 'none' ? undefined : (await store.getDocuments([sitemapUrl]))[0]?.strategyState;
     const log = crawlLog(dataDir).filter((e) => docs.includes(e.url));
-    return { downloads: log.length, captured: log.filter((e) => e.change === 'changed').length, staleDays, ignored, ...(tally ? { trusted: isTrusted(asTally(tally)) } : {}) };
+    const sitemapReads = crawlLog(dataDir).filter((e) => e.url === sitemapUrl).length;
+    return { downloads: log.length, captured: log.filter((e) => e.change === 'changed').length, staleDays, ignored, sitemapReads, ...(tally ? { trusted: isTrusted(asTally(tally)) } : {}) };
   } finally {
     await store.close();
     await server.close();
@@ -79,6 +82,9 @@ describe('notified in the live cycle, in accelerated time', () => {
     expect(wasted(learning)).toBeLessThan(wasted(trusting) / 3);
     expect(learning.ignored).toBeGreaterThan(0);
     expect(learning.trusted).toBe(false);
+    // …and reads it less often: each read is a download too.
+    expect(trusting.sitemapReads).toBeGreaterThanOrEqual(DAYS - 1);
+    expect(learning.sitemapReads).toBeLessThan(DAYS / 2);
     // What it gives up: it catches changes on its estimator's schedule, as without a sitemap.
     const alone = await daily('notified', 'none');
     expect(learning.captured).toBeGreaterThanOrEqual(alone.captured - 2);
@@ -92,5 +98,6 @@ describe('notified in the live cycle, in accelerated time', () => {
     expect(honest.staleDays).toBeLessThan(alone.staleDays / 2);
     expect(honest.ignored).toBe(0);
     expect(honest.trusted).toBe(true);
+    expect(honest.sitemapReads).toBeGreaterThanOrEqual(DAYS - 1);
   }, 600_000);
 });

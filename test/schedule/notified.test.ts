@@ -63,6 +63,16 @@ describe('notified: trust in a source\'s notifications, learnt from outcomes', (
     expect(notified.follows!({ bounds: DEFAULT_BOUNDS, notifications: t }, T0 + WEEK + 2 * DAY)).toBe(true);
   });
 
+  it('reads an untrusted source\'s sitemap every 4 weeks instead of every poll', () => {
+    const lying = emptyTally();
+    hintedDownloads(lying, 10, 0);
+    const honest = emptyTally();
+    hintedDownloads(honest, 10, 10);
+    expect(notified.pollIntervalMs!({ bounds: DEFAULT_BOUNDS, notifications: lying }, DAY)).toBe(4 * WEEK);
+    expect(notified.pollIntervalMs!({ bounds: DEFAULT_BOUNDS, notifications: honest }, DAY)).toBe(DAY);
+    expect(notifiedStrategy(TRUST_LASTMOD_OPTIONS).pollIntervalMs!({ bounds: DEFAULT_BOUNDS, notifications: lying }, DAY)).toBe(DAY);
+  });
+
   it('trust-lastmod follows every notification whatever it proved', () => {
     const naive = notifiedStrategy(TRUST_LASTMOD_OPTIONS);
     const t = emptyTally();

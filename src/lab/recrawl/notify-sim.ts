@@ -103,6 +103,9 @@ class NotifySim {
   /** Per channel: the last poll time, and where the next lying-sitemap probe starts. */
   readonly polledAt: Float64Array;
   readonly rotate: Int32Array;
+  /** Per channel: when it is read next, and the announcements waiting for that read. */
+  readonly nextPoll: Float64Array;
+  readonly pending: number[][];
   total = 0;
   channelDownloads = 0;
   hinted = 0;
@@ -130,6 +133,8 @@ class NotifySim {
     this.tallies = this.ch.kinds.map(() => emptyTally());
     this.polledAt = new Float64Array(this.ch.kinds.length).fill(Number.NEGATIVE_INFINITY);
     this.rotate = new Int32Array(this.ch.kinds.length);
+    this.nextPoll = new Float64Array(this.ch.kinds.length).fill(Number.NEGATIVE_INFINITY);
+    this.pending = this.ch.kinds.map(() => []);
     this.ctx = { bounds };
   }
 
@@ -212,19 +217,24 @@ class NotifySim {
     return follow;
   }
 
-  /** Every channel's poll at t: costs, and the announcements it carries. */
+  /**
+   * The polls due at tick t: costs, and the announcements each carries (those made since the channel's
+   * previous read: a strategy may read an untrusted source less often, `pollIntervalMs`).
+   */
   poll(t: number, ann: Announcements, k: { i: number }, alive: (c: number) => boolean): void {
-    const pages = new Int32Array(this.ch.kinds.length);
-    for (; k.i < ann.time.length && ann.time[k.i]! <= t && !this.exceeded; k.i++) {
-      const d = ann.doc[k.i]!;
-      pages[this.ch.channelOf[d]!]!++;
-      this.notice(d, t, ann.change[k.i]!);
-    }
+    for (; k.i < ann.time.length && ann.time[k.i]! <= t; k.i++) this.pending[this.ch.channelOf[ann.doc[k.i]!]!]!.push(k.i);
+    const { pollMs } = this.o.model;
     this.ch.kinds.forEach((kind, c) => {
-      if (kind === 'none' || !alive(c)) return;
+      if (kind === 'none' || !alive(c) || t < this.nextPoll[c]! || this.exceeded) return;
+      const pending = this.pending[c]!;
+      for (const i of pending) if (!this.exceeded) this.notice(ann.doc[i]!, t, ann.change[i]!);
       this.polledAt[c] = t;
-      this.channelDownloads += kind === 'stream' ? Math.max(1, Math.ceil(pages[c]! / this.o.model.pageSize)) : Math.ceil(this.ch.docs[c]!.length / this.o.model.urlsPerSitemap);
+      this.channelDownloads += kind === 'stream' ? Math.max(1, Math.ceil(pending.length / this.o.model.pageSize)) : Math.ceil(this.ch.docs[c]!.length / this.o.model.urlsPerSitemap);
+      pending.length = 0;
       if (kind === 'lying') this.lie(c, t);
+      const ctx = { bounds: this.ctx.bounds, notifications: this.tallies[c] };
+      const wait = this.strategy.pollIntervalMs ? this.strategy.pollIntervalMs(ctx, pollMs) : pollMs;
+      this.nextPoll[c] = t + Math.max(1, Math.round(wait / pollMs)) * pollMs;
     });
     this.checkBudget();
   }

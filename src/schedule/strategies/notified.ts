@@ -1,6 +1,6 @@
 import { clampInterval } from '../bounds.ts';
 import { DAY } from '../types.ts';
-import { coverageOf, decideFollow, isTrusted, recordOutcome, TRUST_DEFAULTS, type TrustOptions } from '../notifications.ts';
+import { coverageOf, decideFollow, isTrusted, pollDelayMs, recordOutcome, TRUST_DEFAULTS, type TrustOptions } from '../notifications.ts';
 import type { RateState } from './rate.ts';
 import { POISSON_OPTIONS, rateStrategy, type RateOptions } from './rate.ts';
 import { defineStrategy, type SteppedStrategy } from './define.ts';
@@ -65,6 +65,8 @@ export function notifiedStrategy(o: NotifiedOptions): SteppedStrategy<NotifiedSt
       return Math.round(clampInterval(interval * stretch, ctx.bounds));
     },
     follows: (ctx, time) => o.mode === 'always' || (ctx.notifications !== undefined && decideFollow(ctx.notifications, time, o.trust)),
+    // An untrusted source is read less often: its polls cost downloads and tell nothing until it earns trust back.
+    pollIntervalMs: (ctx, baseMs) => (o.mode === 'always' ? baseMs : pollDelayMs(ctx.notifications, baseMs, o.trust)),
   });
 }
 
