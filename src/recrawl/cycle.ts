@@ -9,7 +9,8 @@ import { getStrategy } from '../schedule/strategies/index.ts';
 import { DEFAULT_BOUNDS } from '../schedule/bounds.ts';
 import { planBatch, type DueHost } from '../schedule/crawl-time.ts';
 import { acquireCycleLock } from '../schedule/lock.ts';
-import { HOUR, type StrategyBounds } from '../schedule/types.ts';
+import { HOUR, type NotificationTally, type StrategyBounds, type StrategyContext } from '../schedule/types.ts';
+import { asTally, pollDelayMs } from '../schedule/notifications.ts';
 import { plural } from '../util/units.ts';
 import { OUTCOMES, describeOutcomes, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 
@@ -60,6 +61,8 @@ export interface CycleResult {
   sitemapAdded?: number;
   /** Documents a monitored stream gave members of, monitored through it from this cycle on (deferToStream). */
   streamDocuments?: number;
+  /** Sitemap hints a URL's strategy declined: the sitemap had proved wrong too often (strategy `notified`). */
+  sitemapIgnored?: number;
   note?: string;
 }
 
@@ -100,10 +103,11 @@ export async function deferToStream(store: DocumentStore, documents: readonly st
  * than its last fetch is due now, whatever its strategy expected; a listed URL not monitored yet
  * is monitored from now on; child sitemaps of an index are monitored as sitemaps.
  */
-async function applySitemap(store: DocumentStore, sitemap: Sitemap, now: number): Promise<{ hinted: string[]; added: string[] }> {
+async function applySitemap(store: DocumentStore, sitemap: Sitemap, now: number, tally: NotificationTally, bounds: StrategyBounds): Promise<{ hinted: string[]; added: string[]; ignored: number }> {
   const known = new Map((await store.getDocuments(sitemap.urls.map((u) => u.loc))).map((row) => [row.url, row]));
   const hinted: string[] = [];
   const added: string[] = [];
+  let ignored = 0;
   const listed = new Set<string>();
   for (const u of sitemap.urls) {
     if (listed.has(u.loc)) continue; // listed twice: the first entry decides
@@ -111,6 +115,12 @@ async function applySitemap(store: DocumentStore, sitemap: Sitemap, now: number)
     const row = known.get(u.loc);
     if (!row?.monitored) added.push(u.loc);
     else if (u.lastmod !== undefined && u.lastmod > (row.lastFetched ?? 0) && (row.nextFetch ?? Infinity) > now) {
+      // A strategy that judges notifications (notified) may decline one from a sitemap that has proved wrong.
+      const follows = getStrategy(row.strategy ?? DEFAULT_STRATEGY).follows;
+      if (follows && !follows({ bounds, notifications: tally }, now)) {
+        ignored++;
+        continue;
+      }
       await store.updateDocument(u.loc, { nextFetch: now });
       hinted.push(u.loc);
     }
@@ -118,7 +128,7 @@ async function applySitemap(store: DocumentStore, sitemap: Sitemap, now: number)
   if (added.length) await store.addDocuments(added.map((url) => ({ url, host: hostOf(url), depth: 0 })), { monitored: true, strategy: DEFAULT_STRATEGY, nextFetch: now });
   const children = sitemap.sitemaps.map((c) => ({ url: c.loc, host: hostOf(c.loc), depth: 0 }));
   if (children.length) await store.addDocuments(children, { monitored: true, strategy: SITEMAP_STRATEGY, nextFetch: now });
-  return { hinted, added };
+  return { hinted, added, ignored };
 }
 
 function withCycleStore<T>(o: CycleOptions, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
@@ -147,7 +157,7 @@ async function dueByHost(store: HostStore, due: DocumentRow[], delayMs: number):
  * What one download tells the URL's strategy, and the next fetch it sets. A failed fetch is no
  * observation of change: the URL is tried again after the shortest interval.
  */
-export async function reschedule(store: DocumentStore, row: DocumentRow, doc: Pick<CapturedDocument, 'url' | 'change'>, t: number, bounds: StrategyBounds): Promise<'error' | 'changed' | 'unchanged'> {
+export async function reschedule(store: DocumentStore, row: DocumentRow, doc: Pick<CapturedDocument, 'url' | 'change'>, t: number, bounds: StrategyBounds, hintedBy?: NotificationTally): Promise<'error' | 'changed' | 'unchanged'> {
   // lastFetched on the scheduler's clock (the capture wrote the wall clock; the same, except in accelerated-time tests),
   // so that sitemap lastmods and budgets compare like with like.
   if (row.strategy === STREAM_MEMBER_STRATEGY) {
@@ -160,11 +170,13 @@ export async function reschedule(store: DocumentStore, row: DocumentRow, doc: Pi
     return 'error';
   }
   const strategy = getStrategy(row.strategy ?? DEFAULT_STRATEGY);
-  const ctx = { bounds };
+  // Fetched because a sitemap said it changed: the strategy is told, and given the sitemap's tally to record whether it was right.
+  const ctx: StrategyContext = hintedBy ? { bounds, notifications: hintedBy } : { bounds };
   const first = row.strategyState === undefined || row.strategyState === null;
   const state = first ? strategy.initial(ctx) : row.strategyState;
   const changed = doc.change === 'changed';
-  const next = strategy.next(state, { time: t, changed, first }, ctx);
+  const obs = { time: t, changed, first, ...(hintedBy ? { notified: true } : {}) };
+  const next = strategy.next(state, obs, ctx);
   await store.updateDocument(doc.url, { strategyState: next.state, nextFetch: t + next.intervalMs, lastFetched: t });
   return changed ? 'changed' : 'unchanged';
 }
@@ -213,6 +225,9 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
         // Due sitemaps are read in the same pass; what they say changed is fetched in a second pass of
         // this cycle, not an hour later.
         const madeDue: string[] = [];
+        // Each sitemap's tally of what its hints proved (kept in its row's strategy state), and which sitemap hinted which URL.
+        const tallies = new Map<string, NotificationTally>();
+        const hintedBy = new Map<string, NotificationTally>();
         const download = async (urls: string[], rows: Map<string, DocumentRow>, maxTimeMs: number): Promise<void> => {
           const isSitemap = (u: string) => rows.get(u)?.strategy === SITEMAP_STRATEGY;
           const isStream = (u: string) => rows.get(u)?.strategy === LDES_STRATEGY;
@@ -235,15 +250,22 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
             if (row.strategy === SITEMAP_STRATEGY) {
               await store.updateDocument(doc.url, { nextFetch: now() + bounds.minIntervalMs });
               if (doc.sitemap) {
-                const { hinted, added } = await applySitemap(store, doc.sitemap, now());
+                const tally = tallies.get(doc.url) ?? asTally(row.strategyState);
+                tallies.set(doc.url, tally);
+                const { hinted, added, ignored } = await applySitemap(store, doc.sitemap, now(), tally, bounds);
+                for (const u of hinted) hintedBy.set(u, tally);
                 r.sitemapHints = (r.sitemapHints ?? 0) + hinted.length;
                 r.sitemapAdded = (r.sitemapAdded ?? 0) + added.length;
+                if (ignored) r.sitemapIgnored = (r.sitemapIgnored ?? 0) + ignored;
+                // A sitemap that proved wrong is read less often (each read is a download).
+                const wait = pollDelayMs(tally, bounds.minIntervalMs);
+                if (wait > bounds.minIntervalMs) await store.updateDocument(doc.url, { nextFetch: now() + wait });
                 madeDue.push(...hinted, ...added);
               }
               if (doc.change === 'error') r.errors++;
               continue;
             }
-            const outcome = await reschedule(store, row, doc, now(), bounds);
+            const outcome = await reschedule(store, row, doc, now(), bounds, hintedBy.get(doc.url));
             if (outcome === 'error') r.errors++;
             if (outcome === 'changed') r.changed++;
           }
@@ -278,6 +300,7 @@ export async function runCycle(o: CycleOptions): Promise<CycleResult> {
           r.estimateMs += second.estimateMs;
           await download(second.urls, rows, left);
         }
+        for (const [url, tally] of tallies) await store.updateDocument(url, { strategyState: tally });
         r.actualMs = Date.now() - t0;
         await store.finishCycle(id, {
           endedAt: now(), actualMs: r.actualMs, estimateMs: r.estimateMs, urls: r.planned, status: 'done',

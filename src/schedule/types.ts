@@ -21,6 +21,13 @@ export interface Observation {
   changed: boolean;
   /** Is this the first download of the URL? */
   first: boolean;
+  /**
+   * Made because a change notification (a sitemap's lastmod newer than the last fetch, an LDES member)
+   * said the URL changed, not because its schedule said so. Absent: a scheduled download.
+   */
+  notified?: boolean;
+  /** A notification had said the URL changed since its previous download (followed or not). Absent: unknown. */
+  announced?: boolean;
 }
 
 export interface StrategyContext {
@@ -39,6 +46,28 @@ export interface StrategyContext {
    * now; optional: strategies that do not use it ignore it, and without it they fall back to a fixed prior.
    */
   sourcePrior?: SourcePrior;
+  /**
+   * What the notifications of the URL's source (its sitemap, its LDES stream) have proved so far
+   * (src/schedule/notifications.ts). Absent: the source has none, or the caller keeps no tally.
+   */
+  notifications?: NotificationTally;
+}
+
+/**
+ * A source's change notifications judged by their outcomes, kept by the caller per source (per
+ * sitemap live, per synthetic host in the lab) like `SourcePrior`. Plain JSON.
+ */
+export interface NotificationTally {
+  /** Downloads made on a notification, and how many of them found a change: can its "changed" be believed? */
+  hinted: number;
+  hintedChanged: number;
+  /** Σ over those downloads of the chance the URL's own estimate gave a change by then: what a notification that says nothing would score. */
+  hintedExpected: number;
+  /** Downloads that found a change, and how many of those changes a notification had announced: how much does it cover? */
+  changes: number;
+  announced: number;
+  /** When an untrusted source's notification was last followed anyway (a probe: trust can recover). */
+  probedAt: number;
 }
 
 /** Re-downloads of a source's URLs so far: how many, how many saw a change, their summed intervals. */
@@ -68,4 +97,11 @@ export interface Strategy<S = unknown> {
   initial(ctx: StrategyContext): S;
   /** Updates the state with an observation and returns the interval until the next download. */
   next(state: S, obs: Observation, ctx: StrategyContext): { state: S; intervalMs: number };
+  /**
+   * Should a notification that the URL changed make it due now (at `time`)? Reads `ctx.notifications`
+   * and may note a probe in it. Absent: the caller's default (live: yes, as a sitemap hint always did).
+   */
+  follows?(ctx: StrategyContext, time: number): boolean;
+  /** How long until the source's sitemap or stream is read again, given its usual period. Absent: the usual period. */
+  pollIntervalMs?(ctx: StrategyContext, baseMs: number): number;
 }

@@ -15,6 +15,10 @@ import type { Protocol } from '../../lab/recrawl/protocol.ts';
 import { heldOutFigure } from '../../lab/recrawl/held-out-plot.ts';
 import { labCommand } from './lab.ts';
 import { summaryOf } from './index.ts';
+import { PROTOCOLS } from '../../lab/recrawl/protocol.ts';
+import { parseScenarios, SCENARIOS } from '../../lab/recrawl/notify-model.ts';
+import { QUICK_FACTORS, runNotificationLab } from '../../lab/recrawl/notify-lab.ts';
+import { formatNotificationLab, notificationLabSvg } from '../../lab/recrawl/notify-format.ts';
 
 interface Options {
   histories?: string[];
@@ -25,11 +29,20 @@ interface Options {
   max?: string;
   budget?: string;
   groups?: boolean;
-  protocol: string;
+  protocol?: string;
   startInterval?: string;
   budgetSweep?: boolean;
   heldOut?: boolean;
   factors?: string;
+  notifications?: string | true;
+  poll?: string;
+  lag?: string;
+  missingShare?: string;
+  pageSize?: string;
+  hosts?: string;
+  seed?: string;
+  samples?: string;
+  quick?: boolean;
 }
 
 export function register(program: Command): void {
@@ -38,7 +51,7 @@ export function register(program: Command): void {
     .description(summaryOf('lab recrawl'))
     .option('--histories <file...>', 'history files, JSON Lines (.jsonl or .jsonl.gz)')
     .option('--strategies <list>', `comma-separated, default all: ${Object.keys(strategies).join(',')}`)
-    .option('--protocol <name>', 'lab: whole histories; seed: seed 000\'s (3 years from creation, documents with >= 3 years, 1d to 6mo)', 'lab')
+    .option('--protocol <name>', 'lab: whole histories; seed: seed 000\'s (3 years from creation, documents with >= 3 years, 1d to 6mo); default lab (with --notifications: both)')
     .option('--start-interval <duration>', 'first interval of every adaptive strategy (default: each strategy\'s own: 1 week; quiet the maximum; nutch 30 days)')
     .option('--min <duration>', 'minimum crawl interval (default: the protocol\'s, 1d)')
     .option('--max <duration>', 'maximum crawl interval (default: the protocol\'s, 180d)')
@@ -46,13 +59,23 @@ export function register(program: Command): void {
     .option('--budget-sweep', 'sweep every strategy over its budget parameter and compare recall at equal downloads (Pareto front; micro, macro, per band)')
     .option('--held-out', "the lab report's held-out comparison: each --histories file in turn is scored with datamonitor's rate strategy tuned on the other files (decay, prior, start interval), against the best live seed strategy at 1.25, 1.5 and 2 x gold's downloads, with 95 % bootstrap intervals over its documents; give your own file with others to tune on, e.g. --histories mine.jsonl.gz ../shared/data/histories/*.jsonl.gz")
     .option('--factors <list>', `with --budget-sweep: the factors c its parameter is multiplied by (default ${SWEEP_FACTORS.join(',')}); with --held-out: the interval factors swept (default ${TUNING_FACTORS.join(',')})`)
+    .option('--notifications [kinds]', `change notifications against the estimators at equal downloads, polls included: each --histories file under each kind (comma-separated, default all: ${SCENARIOS.join(',')}), notified and trust-lastmod against estimator, poisson, quiet and gold, both protocols unless --protocol, 95 % bootstrap intervals with Holm (docs/notifications.md)`)
+    .option('--poll <duration>', 'with --notifications: how often a sitemap or stream is read (each read costs a download)', '7d')
+    .option('--lag <duration>', 'with --notifications: how late a lagging sitemap shows a change', '7d')
+    .option('--missing-share <x>', 'with --notifications: share of URLs a "missing" sitemap gives no lastmod', '0.5')
+    .option('--page-size <n>', 'with --notifications: stream members per page (a page read is a download)', '100')
+    .option('--hosts <n>', 'with --notifications: synthetic hosts each source is split into (mixed: at least 6)', '1')
+    .option('--seed <n>', 'with --notifications: seed of the host split and of which URLs lack lastmod', '1')
+    .option('--samples <n>', 'with --notifications: bootstrap samples', '1000')
+    .option('--quick', `with --notifications: factors ${QUICK_FACTORS.join(',')}, 200 bootstrap samples, kinds none,honest,lying,mixed unless given`)
     .option('--plot <file.svg>', 'write recall/precision charts (overall and per group) as SVG')
     .option('--no-groups', 'print only the overall table')
     .option('--json', 'print the numbers as JSON')
     .action(async (o: Options) => {
-      if (o.heldOut && o.budgetSweep) throw new UserError('--held-out and --budget-sweep are two different runs: give one');
+      if ([o.heldOut, o.budgetSweep, o.notifications].filter(Boolean).length > 1) throw new UserError('--held-out, --budget-sweep and --notifications are different runs: give one');
       if (!o.histories?.length) throw new UserError('give at least one history file: --histories FILE.jsonl.gz (see ../shared/data/histories)');
-      const protocol = getProtocol(o.protocol);
+      if (o.notifications) return notifications(o.histories, o);
+      const protocol = getProtocol(o.protocol ?? 'lab');
       const bounds = checkBounds({
         minIntervalMs: o.min ? parseDuration(o.min, '--min') : protocol.bounds.minIntervalMs,
         maxIntervalMs: o.max ? parseDuration(o.max, '--max') : protocol.bounds.maxIntervalMs,
@@ -110,4 +133,41 @@ async function heldOut(files: string[], o: { protocol: Protocol; factors?: numbe
   if (o.plot) await writeFile(o.plot, heldOutFigure(folds, o.protocol.name));
   if (o.json) process.stdout.write(JSON.stringify({ protocol: o.protocol.name, folds }, null, 2) + '\n');
   else process.stdout.write(`Protocol ${o.protocol.name}; recall points, 95 % bootstrap intervals over the held-out file's documents:\n${formatFolds(folds)}\n${o.plot ? `plot written to ${o.plot}\n` : ''}`);
+}
+
+/** `--notifications`: src/lab/recrawl/notify-lab.ts over each file, with a progress bar. */
+async function notifications(files: string[], o: Options): Promise<void> {
+  const count = (text: string | undefined, flag: string, min: number) => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new OptionError(flag, `must be a whole number of at least ${min} (got "${text}")`);
+    return n;
+  };
+  const share = Number(o.missingShare);
+  if (!(share >= 0 && share <= 1)) throw new OptionError('--missing-share', `must be between 0 and 1 (got "${o.missingShare}")`);
+  const model = {
+    pollMs: parseDuration(o.poll ?? '7d', '--poll'),
+    lagMs: parseDuration(o.lag ?? '7d', '--lag'),
+    missingShare: share,
+    pageSize: count(o.pageSize, '--page-size', 1),
+    hosts: count(o.hosts, '--hosts', 1),
+    seed: count(o.seed, '--seed', 0),
+  };
+  const scenarios = typeof o.notifications === 'string' ? parseScenarios(o.notifications) : o.quick ? parseScenarios('none,honest,lying,mixed') : undefined;
+  const factors = o.factors ? o.factors.split(',').map((f) => Number(f.trim())) : o.quick ? QUICK_FACTORS : undefined;
+  if (factors && !(factors.length && factors.every((f) => f > 0))) throw new OptionError('--factors', `must be a comma-separated list of positive numbers (got "${o.factors}")`);
+  const samples = o.quick && o.samples === '1000' ? 200 : count(o.samples, '--samples', 10);
+  const protocols = o.protocol ? [getProtocol(o.protocol)] : [PROTOCOLS.seed, PROTOCOLS.lab];
+  const progress = new ProgressLine();
+  const sets: Array<{ name: string; h: HistorySet }> = [];
+  for (const file of files) {
+    progress.update(`reading ${file}`);
+    const h = await readHistories([file]);
+    if (h.ids.length === 0) throw new UserError(`no usable history in ${file}: ${h.diagnostics[0] ?? 'empty'}`);
+    sets.push({ name: path.basename(file).replace(/\.jsonl(\.gz)?$/, ''), h });
+  }
+  const r = runNotificationLab(sets, { protocols, scenarios, factors, samples, model, onProgress: (done, total, text) => progress.update(`${ProgressLine.bar(done, total)} ${text}`) });
+  progress.done();
+  if (o.plot) await writeFile(o.plot, notificationLabSvg(r));
+  if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+  else process.stdout.write(formatNotificationLab(r) + (o.plot ? `plot written to ${o.plot}\n` : ''));
 }

@@ -12,7 +12,15 @@ export interface ReplayServer extends TestServer {
   urlOf(id: string): string;
 }
 
-export async function startReplayServer(records: HistoryRecord[]): Promise<ReplayServer> {
+export interface ReplayOptions {
+  /**
+   * `honest` (default): each sitemap lastmod is the document's last change. `lying`: every lastmod is
+   * the time the sitemap is read, as sitemaps generated on request often say (docs/notifications.md).
+   */
+  sitemap?: 'honest' | 'lying';
+}
+
+export async function startReplayServer(records: HistoryRecord[], o: ReplayOptions = {}): Promise<ReplayServer> {
   const docs = new Map(records.map((r) => [r.id, { created: Date.parse(String(r.created)), end: Date.parse(String(r.end)), changes: r.changes.map((c) => Date.parse(String(c))) }]));
   const state = { clock: 0 };
   const server: TestServer = await startServer((_req, res, url) => {
@@ -23,7 +31,7 @@ export async function startReplayServer(records: HistoryRecord[]): Promise<Repla
     if (url.pathname === '/sitemap.xml') {
       // What a site that keeps its sitemap honest says: every live document and when it last changed.
       const entries = [...docs].filter(([, d]) => state.clock >= d.created && state.clock <= d.end).map(([id, d]) => {
-        const last = d.changes.filter((c) => c <= state.clock).at(-1) ?? d.created;
+        const last = o.sitemap === 'lying' ? state.clock : (d.changes.filter((c) => c <= state.clock).at(-1) ?? d.created);
         return `<url><loc>${server.url}/doc/${encodeURIComponent(id)}</loc><lastmod>${new Date(last).toISOString()}</lastmod></url>`;
       });
       res.writeHead(200, { 'content-type': 'application/xml' });

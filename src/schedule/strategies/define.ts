@@ -16,13 +16,17 @@ export function defineStrategy<S>(spec: {
   summary: string;
   initial: (ctx: StrategyContext) => S;
   step: (state: S, obs: Observation, ctx: StrategyContext) => number;
+  follows?: (ctx: StrategyContext, time: number) => boolean;
+  pollIntervalMs?: (ctx: StrategyContext, baseMs: number) => number;
 }): SteppedStrategy<S> {
-  const { name, summary, initial, step } = spec;
+  const { name, summary, initial, step, follows, pollIntervalMs } = spec;
   return {
     name,
     summary,
     initial,
     step,
+    ...(follows ? { follows } : {}),
+    ...(pollIntervalMs ? { pollIntervalMs } : {}),
     next(state, obs, ctx) {
       // The state may come straight from the store (JSON); a missing or foreign state restarts the strategy.
       const copy: S = state && typeof state === 'object' ? (JSON.parse(JSON.stringify(state)) as S) : initial(ctx);

@@ -7,6 +7,7 @@ import { gold, week } from './fixed.ts';
 import { estimator, poisson } from './rate.ts';
 import { quiet } from './quiet.ts';
 import { nutch } from './nutch.ts';
+import { notified } from './notified.ts';
 
 export type { SteppedStrategy } from './define.ts';
 
@@ -26,6 +27,7 @@ export const strategies: Record<string, SteppedStrategy<any>> = {
   poisson,
   quiet,
   nutch,
+  notified,
 };
 
 /** Strategies a live URL can use (gold needs the future). */
