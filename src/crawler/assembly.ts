@@ -229,7 +229,7 @@ function declareChain(p: ChainParts): Stage[] {
       sitemaps: o.sitemaps ? { fromRobots: new RobotsSitemaps(seedOrigins(o)), asked: p.sitemaps, scope, store: p.store, refetch: Boolean(o.refetch) } : undefined,
     })] : []),
     new RedirectStage({ warc: p.warc, store: fates.store, fates, scope, refetch: Boolean(o.refetch), cycleId: o.cycleId }),
-    new CaptureStage({ ctx: p.ctx, hostRow: (host) => p.hosts.row(host), counts: s }),
+    new CaptureStage({ ctx: p.ctx, hostRow: (host) => p.hosts.row(host), counts: s, isFeed: p.ldes && ((url) => p.ldes!.isPage(url)) }),
     ...(variants ? [variants.stage] : []),
     ...(driver ? [new LearnStage(driver, scope)] : []),
     // Before the links: a stream's page is read for its relations and members, not crawled for links.

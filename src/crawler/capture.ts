@@ -71,6 +71,12 @@ export interface CaptureAs {
   requisite?: 1 | 2;
   /** The document this URL is an advertised alternate of (`crawl --variants`): its row says so (src/archive/alternates.ts). */
   alternateOf?: string;
+  /**
+   * A page of a Linked Data Event Stream (`crawl --ldes`): read for what it says of other documents, as a
+   * sitemap is, not the publisher's data. Archived and parsed, compared by its graph, but given no version:
+   * its members become versions of their own documents, and a query of the archive sees those, not the pages.
+   */
+  feed?: boolean;
 }
 
 /** The crawl-log line of a requisite whose fetch did not give it (its reason says how it failed). */
@@ -226,7 +232,7 @@ export async function capture(url: string, outcome: FetchOutcome, ctx: CaptureCo
           doc.change = 'unchanged'; // new bytes, same graph: a re-serialisation is not a change
         } else {
           doc.change = prev?.graphHash !== undefined || hadContent(prev) ? 'changed' : 'new';
-          nquads = canon.nquads;
+          if (!as.feed) nquads = canon.nquads;
           graphHash = canon.hash;
         }
       }

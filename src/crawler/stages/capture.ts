@@ -9,6 +9,8 @@ export interface CaptureStageDeps {
   /** The per-host figures the crawl-time estimate reads next cycle. */
   hostRow(host: string): HostRow;
   counts: Pick<CrawlSummary, 'documents' | 'triples' | 'bytes' | 'errors' | 'new' | 'changed' | 'unchanged'>;
+  /** Is this URL a page of a stream the crawl reads (CaptureAs.feed)? */
+  isFeed?: (url: string) => boolean;
 }
 
 /** Extracts, compares, archives and logs the fetched response (src/crawler/capture.ts), and counts it. */
@@ -22,7 +24,7 @@ export class CaptureStage implements Stage {
   }
 
   async process(job: Job): Promise<Next> {
-    const doc = (job.doc = await capture(job.entry.url, job.outcome!, this.d.ctx, job.prev, { requisite: job.entry.requisite, alternateOf: job.entry.variant?.of }));
+    const doc = (job.doc = await capture(job.entry.url, job.outcome!, this.d.ctx, job.prev, { requisite: job.entry.requisite, alternateOf: job.entry.variant?.of, feed: this.d.isFeed?.(job.entry.url) }));
     job.ok = doc.status > 0 && doc.status < 500;
     const hs = this.d.hostRow(job.entry.host);
     hs.fetches++;
