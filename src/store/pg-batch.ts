@@ -18,7 +18,7 @@
  */
 import type pg from 'pg';
 import type { DocumentRow } from './types.ts';
-import { DOCUMENT_COLS, LOG_COLS, assignments, logValues, toValues } from './schema.ts';
+import { DOCUMENT_COLS, LOG_WRITE_COLS, assignments, logValues, toValues } from './schema.ts';
 import { hostHash } from './host-partition.ts';
 import { OptionError } from '../util/errors.ts';
 import type { CrawlLogEntry } from './types.ts';
@@ -114,10 +114,13 @@ export class WriteBatcher {
     return p;
   }
 
-  /** A log row and, when `patch` has fields, its document's patch: committed together, with the rest of the batch. */
-  log(entry: CrawlLogEntry, patch?: Partial<DocumentRow>): Promise<number> {
+  /**
+   * A log row (`warcId`: its WARC file's id, already in warc_files) and, when `patch` has fields, its
+   * document's patch: committed together, with the rest of the batch.
+   */
+  log(entry: CrawlLogEntry, warcId: number | undefined, patch?: Partial<DocumentRow>): Promise<number> {
     const b = this.current;
-    const p = new Promise<number>((resolve, reject) => b.logs.push({ values: logValues(entry), waiter: { resolve, reject } }));
+    const p = new Promise<number>((resolve, reject) => b.logs.push({ values: logValues(entry, warcId), waiter: { resolve, reject } }));
     if (patch && Object.keys(patch).length) b.patches.set(entry.url, Object.assign(b.patches.get(entry.url) ?? {}, patch));
     // Rows logged faster than a macrotask comes (a burst, an import) must not outgrow one statement's parameters.
     if (b.logs.length >= 1.5 * MAX_PAGES) void this.send().catch(() => undefined);
@@ -261,7 +264,7 @@ export class WriteBatcher {
       }
     }
     if (b.logs.length) {
-      const cols = LOG_COLS.map(([, col]) => col);
+      const cols = LOG_WRITE_COLS.map(([, col]) => col);
       const tuples = b.logs.map((l) => `(${l.values.map(param).join(', ')})`);
       parts.push(`log AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id)`);
       selects.push(`SELECT 'logged' AS k, NULL::text AS url, id FROM log`);
