@@ -53,17 +53,21 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     if (this.readonly) {
       // A file SQLite reads as empty (cut to 0 bytes, or never written): nothing to read, and the WARC files may rebuild it.
       if (version === 0) throw new DamagedStoreError(path.dirname(this.file), [path.basename(this.file)], 'it holds no tables');
-      this.legacyWarcColumn = this.db.prepare(`SELECT 1 FROM pragma_table_info('crawl_log') WHERE name = 'warc_file'`).get() !== undefined;
+      this.legacyWarcColumn = this.hasLogColumn('warc_file');
       return;
     }
     this.db.transaction(() => {
       // An archive from before the column: the DDL's index on it needs the column first.
       if (version === 1) for (const sql of reasonColumnMigration('sqlite')) this.db.exec(sql);
-      if (version === 1 || version === 2) for (const sql of warcIdMigration('sqlite')) this.db.exec(sql);
+      if (version >= 1 && version < 3 && this.hasLogColumn('warc_file')) for (const sql of warcIdMigration('sqlite')) this.db.exec(sql);
       for (const sql of ddl('sqlite')) this.db.exec(sql);
       this.db.exec(logReads.captureIndexDdl('sqlite'));
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"
+  }
+
+  private hasLogColumn(name: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM pragma_table_info('crawl_log') WHERE name = ?`).get(name) !== undefined;
   }
 
   private stmt(sql: string): Database.Statement {
