@@ -90,6 +90,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
         unregistered: (hosts) => newHosts(hosts.map((host) => ({ host })), this.registered),
         registered: (hosts) => hosts.forEach((h) => this.registered.add(h)),
         wrapError: (e) => this.storeError(e, 'INSERT INTO crawl_log'),
+        warcIds: (names) => this.warcIdsOf(names),
       });
     }
   }
@@ -263,18 +264,18 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   }
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
-    const warcId = entry.warcFile === undefined ? undefined : (this.warcIds.idOf(entry.warcFile) ?? (await this.addWarcFile(entry.warcFile)));
-    if (this.batcher) return this.batcher.log(entry, warcId);
+    if (this.batcher) return this.batcher.log(entry);
+    const warcId = await this.warcIdOf(entry.warcFile);
     const cols = LOG_WRITE_COLS.map(([, c]) => c);
     const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, logValues(entry, warcId));
     return Number(rows[0].id);
   }
 
   async logFetch(entry: CrawlLogEntry, patch: Partial<DocumentRow>): Promise<number> {
-    const warcId = entry.warcFile === undefined ? undefined : (this.warcIds.idOf(entry.warcFile) ?? (await this.addWarcFile(entry.warcFile)));
-    if (this.batcher) return this.batcher.log(entry, warcId, patch);
+    if (this.batcher) return this.batcher.log(entry, patch);
     const { cols: set, values } = assignments(DOCUMENT_COLS, patch);
     if (set.length === 0) return this.appendLog(entry);
+    const warcId = await this.warcIdOf(entry.warcFile);
     const cols = LOG_WRITE_COLS.map(([, c]) => c);
     const n = cols.length;
     // A data-modifying WITH runs whether or not it is read: one statement, one round trip, one commit.
@@ -306,16 +307,23 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     return (await this.named(rows)).map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
 
+  private async warcIdOf(name: string | undefined): Promise<number | undefined> {
+    return name === undefined ? undefined : (await this.warcIdsOf([name])).get(name);
+  }
+
   /**
-   * Puts a WARC file's name in warc_files (committed at once, outside any batch, so that the id is there
-   * before a row points to it) and returns its id. Workers adding the same name at once agree: the unique
-   * name lets one INSERT in, the others find its row.
+   * The ids of WARC file names, those not known yet put in warc_files (committed at once, outside any
+   * batch, so that each id is there before a row points to it). Workers adding the same names at once
+   * agree: the unique name lets one INSERT in and the others find its row; names go in sorted order, so
+   * that two such INSERTs cannot deadlock.
    */
-  private async addWarcFile(name: string): Promise<number> {
-    const inserted = await this.send('INSERT INTO warc_files (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id, name', [name]);
-    const rows = inserted.rows.length ? inserted.rows : (await this.send('SELECT id, name FROM warc_files WHERE name = $1', [name])).rows;
-    this.warcIds.add(rows as { id: number; name: string }[]);
-    return this.warcIds.idOf(name)!;
+  private async warcIdsOf(names: string[]): Promise<Map<string, number>> {
+    const missing = names.filter((n) => this.warcIds.idOf(n) === undefined).sort();
+    if (missing.length) {
+      await this.send('INSERT INTO warc_files (name) SELECT n FROM unnest($1::text[]) AS t(n) ORDER BY n ON CONFLICT (name) DO NOTHING', [missing]);
+      this.warcIds.add((await this.send('SELECT id, name FROM warc_files WHERE name = ANY($1::text[])', [missing])).rows as { id: number; name: string }[]);
+    }
+    return new Map(names.map((n) => [n, this.warcIds.idOf(n)!]));
   }
 
   /** What `warc_id = ?` compares with for a file's name: its id (undefined: no row names it), or the name itself in an old schema. */
