@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { LOG_ROWS_SQL } from '../src/store/warc-ids.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -29,7 +30,7 @@ function rows(dataDir: string, sql: string): Array<Record<string, any>> {
   }
 }
 
-export const crawlLog = (dataDir: string) => rows(dataDir, 'SELECT * FROM crawl_log ORDER BY id');
+export const crawlLog = (dataDir: string) => rows(dataDir, `${LOG_ROWS_SQL} ORDER BY c.id`);
 export const documents = (dataDir: string) => rows(dataDir, 'SELECT * FROM documents');
 
 export function warcFiles(dataDir: string): string[] {

@@ -57,9 +57,9 @@ function isMissingPg(e: unknown): boolean {
 
 /**
  * Whether the SQLite store of `dataDir` predates this datamonitor's schema, so that a command reading what
- * a newer schema added (`log`: the reasons) must open it writable once, to migrate it. Read from the file's
- * header (SQLite's user_version, bytes 60-63) without opening it: a migration still in the WAL reads as
- * old, which costs only a writable open. PostgreSQL stores say no: their readers take the schema as it is.
+ * a newer schema added (`log`: the reasons) must open it writable once, to migrate it (the same open moves
+ * its WARC file names to warc_files). Read from the file's header (SQLite's user_version, bytes 60-63)
+ * without opening it: a migration still in the WAL reads as old, which costs only a writable open. PostgreSQL stores say no: their readers take the schema as it is.
  */
 export function storeNeedsUpgrade(dataDir: string, db?: string): boolean {
   if (db) return false;

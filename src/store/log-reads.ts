@@ -256,7 +256,7 @@ function lowerUrl(d: Dialect): string {
  */
 export function captureIndexDdl(d: Dialect): string {
   return `CREATE INDEX IF NOT EXISTS crawl_log_capture ON crawl_log ((${lowerUrl(d)}), (${secondOf(d)}), id)
-    WHERE warc_file IS NOT NULL AND warc_offset IS NOT NULL`;
+    WHERE warc_id IS NOT NULL AND warc_offset IS NOT NULL`;
 }
 
 /**
@@ -270,7 +270,7 @@ export function captureIndexDdl(d: Dialect): string {
  */
 export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
-  const common: string[] = ['warc_file IS NOT NULL AND warc_offset IS NOT NULL'];
+  const common: string[] = ['warc_id IS NOT NULL AND warc_offset IS NOT NULL'];
   const commonParams: unknown[] = [];
   if (q.fromTime !== undefined) (common.push('time >= ?'), commonParams.push(q.fromTime));
   if (q.toTime !== undefined) (common.push('time <= ?'), commonParams.push(q.toTime));
@@ -330,7 +330,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
   // The revisit test needs the URL's latest earlier 2xx/304 capture: a look-up on crawl_log_url per row of the page
   // (`p.id + 0`: without statistics, PostgreSQL walked the primary key backwards from the row's id instead, a scan).
   const lastGood = `(SELECT p.checksum FROM crawl_log p WHERE p.url = c.url AND p.id < c.id
-      AND p.warc_file IS NOT NULL AND p.warc_offset IS NOT NULL AND ((p.status >= 200 AND p.status < 300) OR p.status = 304)
+      AND p.warc_id IS NOT NULL AND p.warc_offset IS NOT NULL AND ((p.status >= 200 AND p.status < 300) OR p.status = 304)
       ORDER BY p.id + 0 DESC LIMIT 1)`;
   params.push(q.limit);
   return {
@@ -427,7 +427,7 @@ export interface ArchivedUrl {
 export async function searchUrls(db: LogReader, q: UrlSearch): Promise<ArchivedUrl[]> {
   if (q.limit <= 0) return [];
   const branch = (col: string): { sql: string; params: unknown[] } => {
-    const where = ['warc_file IS NOT NULL', 'warc_offset IS NOT NULL'];
+    const where = ['warc_id IS NOT NULL', 'warc_offset IS NOT NULL'];
     const params: unknown[] = [];
     if (col === 'final_url') where.push('final_url IS NOT NULL', 'final_url <> url');
     if (q.match === 'prefix' && q.text) {
@@ -479,7 +479,7 @@ const NOT_VARIANT = (t: string) => `(${t}.reason IS NULL OR ${t}.reason NOT IN (
 /** Per kind: which rows are candidates, and which later row of the same URL supersedes one. */
 const LATEST: Record<LatestKind, { keep: string; supersededBy: string }> = {
   version: { keep: 'c.rdf_offset IS NOT NULL', supersededBy: 'd.rdf_offset IS NOT NULL OR d.status IN (404, 410)' },
-  redirect: { keep: 'c.warc_file IS NOT NULL AND c.status >= 300 AND c.status < 400 AND c.status <> 304', supersededBy: 'd.warc_file IS NOT NULL' },
+  redirect: { keep: 'c.warc_id IS NOT NULL AND c.status >= 300 AND c.status < 400 AND c.status <> 304', supersededBy: 'd.warc_id IS NOT NULL' },
   response: {
     // A version read from a stream (crawl --ldes) has a graph record and no response (warc_offset null): no response to replay.
     keep: `c.warc_offset IS NOT NULL AND c.status >= 200 AND c.status < 300 AND c.change <> 'unchanged' AND ${NOT_VARIANT('c')}`,

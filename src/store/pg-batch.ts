@@ -18,7 +18,7 @@
  */
 import type pg from 'pg';
 import type { DocumentRow } from './types.ts';
-import { DOCUMENT_COLS, LOG_COLS, assignments, logValues, toValues } from './schema.ts';
+import { DOCUMENT_COLS, LOG_WRITE_COLS, assignments, logValues, toValues } from './schema.ts';
 import { hostHash } from './host-partition.ts';
 import { OptionError } from '../util/errors.ts';
 import type { CrawlLogEntry } from './types.ts';
@@ -63,7 +63,8 @@ class Batch {
   /** New documents, first add of a URL wins (ON CONFLICT DO NOTHING), with the call that added it. */
   readonly adds = new Map<string, { host: string; depth: number; firstSeen: number; call: number }>();
   readonly addCalls: Waiter<number>[] = [];
-  readonly logs: { values: unknown[]; waiter: Waiter<number> }[] = [];
+  /** Each row's values as logged, its WARC file's id left to fill in at commit (`file`: the name). */
+  readonly logs: { values: unknown[]; file: string | undefined; waiter: Waiter<number> }[] = [];
   /** Patches per URL, merged in call order (a later field wins, as two UPDATEs in a row would). */
   readonly patches = new Map<string, Partial<DocumentRow>>();
   readonly hosts = new Set<string>();
@@ -81,7 +82,12 @@ export interface BatchHooks {
   registered(hosts: string[]): void;
   /** Errors as the store reports them (connection refused → UserError). */
   wrapError(e: unknown): Error;
+  /** The ids of these WARC file names, added to warc_files (committed) where new. */
+  warcIds(names: string[]): Promise<Map<string, number>>;
 }
+
+/** Where a log row's values hold its WARC file's id. */
+const WARC_ID_AT = LOG_WRITE_COLS.findIndex(([, col]) => col === 'warc_id');
 
 export class WriteBatcher {
   private current = new Batch();
@@ -114,10 +120,13 @@ export class WriteBatcher {
     return p;
   }
 
-  /** A log row and, when `patch` has fields, its document's patch: committed together, with the rest of the batch. */
+  /**
+   * A log row and, when `patch` has fields, its document's patch: committed together, with the rest of the
+   * batch. Its WARC file's id is looked up at commit, once for the batch, so that rows keep their call order.
+   */
   log(entry: CrawlLogEntry, patch?: Partial<DocumentRow>): Promise<number> {
     const b = this.current;
-    const p = new Promise<number>((resolve, reject) => b.logs.push({ values: logValues(entry), waiter: { resolve, reject } }));
+    const p = new Promise<number>((resolve, reject) => b.logs.push({ values: logValues(entry, undefined), file: entry.warcFile, waiter: { resolve, reject } }));
     if (patch && Object.keys(patch).length) b.patches.set(entry.url, Object.assign(b.patches.get(entry.url) ?? {}, patch));
     // Rows logged faster than a macrotask comes (a burst, an import) must not outgrow one statement's parameters.
     if (b.logs.length >= 1.5 * MAX_PAGES) void this.send().catch(() => undefined);
@@ -261,7 +270,10 @@ export class WriteBatcher {
       }
     }
     if (b.logs.length) {
-      const cols = LOG_COLS.map(([, col]) => col);
+      const cols = LOG_WRITE_COLS.map(([, col]) => col);
+      const files = [...new Set(b.logs.flatMap((l) => (l.file === undefined ? [] : [l.file])))];
+      const ids = files.length ? await this.hooks.warcIds(files) : new Map<string, number>();
+      for (const l of b.logs) if (l.file !== undefined) l.values[WARC_ID_AT] = ids.get(l.file);
       const tuples = b.logs.map((l) => `(${l.values.map(param).join(', ')})`);
       parts.push(`log AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id)`);
       selects.push(`SELECT 'logged' AS k, NULL::text AS url, id FROM log`);

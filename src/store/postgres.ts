@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, logValues, MOVED_INDEX, reasonColumnMigration, toValues, VERSIONS_WHERE } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logValues, MOVED_INDEX, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError, isDatabaseLost } from '../util/errors.ts';
 import * as logReads from './log-reads.ts';
@@ -17,7 +18,10 @@ const MIGRATIONS: { version: number; sql: string[] }[] = [
   { version: 3, sql: reasonColumnMigration('postgres') },
   { version: 4, sql: [logReads.captureIndexDdl('postgres')] },
   { version: 5, sql: MOVED_INDEX },
+  { version: 6, sql: [...warcIdMigration('postgres'), ...WARC_FILES_DDL('postgres'), logReads.captureIndexDdl('postgres')] },
 ];
+/** The first schema whose log rows name their WARC file by id (warc_files). */
+const WARC_IDS = 6;
 const LATEST = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 /** `$1, $2, …` for n values starting at `from`. */
@@ -57,6 +61,9 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   private readonly batcher: WriteBatcher | undefined;
   /** Every statement but init's goes through it: a lost database is waited for, up to a bound (src/store/pg-retry.ts). */
   private readonly retry: StoreRetry;
+  private readonly warcIds = new WarcIdCache();
+  /** Read-only on a schema from before warc_files: rows name their file in the old text column. */
+  private legacyWarcColumn = false;
 
   constructor(readonly url: string, opts: { max?: number; readonly?: boolean; batch?: BatchLimits } = {}) {
     super();
@@ -83,6 +90,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
         unregistered: (hosts) => newHosts(hosts.map((host) => ({ host })), this.registered),
         registered: (hosts) => hosts.forEach((h) => this.registered.add(h)),
         wrapError: (e) => this.storeError(e, 'INSERT INTO crawl_log'),
+        warcIds: (names) => this.warcIdsOf(names),
       });
     }
   }
@@ -95,6 +103,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   }
 
   private async send(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
+    if (this.legacyWarcColumn) sql = legacySql(sql);
     try {
       return await this.retry.run(() => this.pool.query(sql, values));
     } catch (e) {
@@ -149,6 +158,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     if (!rows[0].present) throw new UserError(`${redactUrl(this.url)} holds no datamonitor archive (no schema_version table); crawl into it first`);
     const current = Number((await this.query('SELECT MAX(version) AS v FROM schema_version')).rows[0].v ?? 0);
     if (current > LATEST) throw new UserError(`${redactUrl(this.url)} was written by a newer datamonitor (schema ${current}, this one knows ${LATEST}); upgrade datamonitor`);
+    this.legacyWarcColumn = current < WARC_IDS;
   }
 
   async flush(): Promise<void> {
@@ -255,8 +265,9 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     if (this.batcher) return this.batcher.log(entry);
-    const cols = LOG_COLS.map(([, c]) => c);
-    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, logValues(entry));
+    const warcId = await this.warcIdOf(entry.warcFile);
+    const cols = LOG_WRITE_COLS.map(([, c]) => c);
+    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, logValues(entry, warcId));
     return Number(rows[0].id);
   }
 
@@ -264,41 +275,82 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     if (this.batcher) return this.batcher.log(entry, patch);
     const { cols: set, values } = assignments(DOCUMENT_COLS, patch);
     if (set.length === 0) return this.appendLog(entry);
-    const cols = LOG_COLS.map(([, c]) => c);
+    const warcId = await this.warcIdOf(entry.warcFile);
+    const cols = LOG_WRITE_COLS.map(([, c]) => c);
     const n = cols.length;
     // A data-modifying WITH runs whether or not it is read: one statement, one round trip, one commit.
     const { rows } = await this.query(
       `WITH entry AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(n)}) RETURNING id),
        doc AS (UPDATE documents SET ${set.map((c, i) => `${c} = $${n + i + 1}`).join(', ')} WHERE url = $${n + set.length + 1})
        SELECT id FROM entry`,
-      [...logValues(entry), ...values, entry.url],
+      [...logValues(entry, warcId), ...values, entry.url],
     );
     return Number(rows[0].id);
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
     const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`), [url, url]);
-    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+    return (await this.named(rows)).map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
 
   async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
     const where = ['id > ?'];
     const params: unknown[] = [opts.sinceId ?? 0];
     if (opts.url) (where.push('url = ?'), params.push(opts.url));
-    if (opts.warcFile !== undefined) (where.push('warc_file = ?'), params.push(opts.warcFile));
+    if (opts.warcFile !== undefined) {
+      const file = await this.fileKey(opts.warcFile);
+      if (file === undefined) return [];
+      where.push('warc_id = ?');
+      params.push(file);
+    }
     const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`), [...params, opts.limit ?? 1e9]);
-    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+    return (await this.named(rows)).map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  }
+
+  private async warcIdOf(name: string | undefined): Promise<number | undefined> {
+    return name === undefined ? undefined : (await this.warcIdsOf([name])).get(name);
+  }
+
+  /**
+   * The ids of WARC file names, those not known yet put in warc_files (committed at once, outside any
+   * batch, so that each id is there before a row points to it). Workers adding the same names at once
+   * agree: the unique name lets one INSERT in and the others find its row; names go in sorted order, so
+   * that two such INSERTs cannot deadlock.
+   */
+  private async warcIdsOf(names: string[]): Promise<Map<string, number>> {
+    const missing = names.filter((n) => this.warcIds.idOf(n) === undefined).sort();
+    if (missing.length) {
+      await this.send('INSERT INTO warc_files (name) SELECT n FROM unnest($1::text[]) AS t(n) ORDER BY n ON CONFLICT (name) DO NOTHING', [missing]);
+      this.warcIds.add((await this.send('SELECT id, name FROM warc_files WHERE name = ANY($1::text[])', [missing])).rows as { id: number; name: string }[]);
+    }
+    return new Map(names.map((n) => [n, this.warcIds.idOf(n)!]));
+  }
+
+  /** What `warc_id = ?` compares with for a file's name: its id (undefined: no row names it), or the name itself in an old schema. */
+  private async fileKey(name: string): Promise<number | string | undefined> {
+    if (this.legacyWarcColumn) return name;
+    if (this.warcIds.idOf(name) === undefined) this.warcIds.add((await this.send(WARC_FILES_SELECT)).rows as { id: number; name: string }[]);
+    return this.warcIds.idOf(name);
+  }
+
+  /** Log rows with their file's name in `warc_file` (read again from warc_files when another process added files). */
+  private async named(rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+    if (this.legacyWarcColumn) return rows;
+    if (!this.warcIds.knows(rows)) this.warcIds.add((await this.send(WARC_FILES_SELECT)).rows as { id: number; name: string }[]);
+    return this.warcIds.resolve(rows);
   }
 
 
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
-  protected readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => (await this.query(numbered(sql), params)).rows };
+  protected readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => this.named((await this.query(numbered(sql), params)).rows) };
 
   async warcEnd(file: string): Promise<number> {
+    const key = await this.fileKey(file);
+    if (key === undefined) return 0;
     const { rows } = await this.query(
       `SELECT GREATEST(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
-       FROM crawl_log WHERE warc_file = $1`,
-      [file],
+       FROM crawl_log WHERE warc_id = $1`,
+      [key],
     );
     return Number(rows[0].e ?? 0);
   }

@@ -20,9 +20,9 @@ export function ddl(d: Dialect): string[] {
       id ${id}, url TEXT NOT NULL, final_url TEXT, time ${big} NOT NULL, status INTEGER NOT NULL, headers TEXT,
       duration_ms DOUBLE PRECISION NOT NULL, bytes ${big} NOT NULL, media_type TEXT, checksum TEXT, graph_hash TEXT,
       change TEXT NOT NULL, error TEXT, triples INTEGER NOT NULL, truncated INTEGER NOT NULL DEFAULT 0, diagnostics TEXT,
-      warc_file TEXT, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER, reason TEXT)`,
+      warc_id INTEGER, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER, reason TEXT)`,
     `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
-    `CREATE INDEX IF NOT EXISTS crawl_log_file ON crawl_log (warc_file)`,
+    ...WARC_FILES_DDL(d),
     ...MOVED_INDEX,
     `CREATE INDEX IF NOT EXISTS crawl_log_reason ON crawl_log (reason)`,
     `CREATE TABLE IF NOT EXISTS hosts (
@@ -57,6 +57,58 @@ export const LOG_COLS: readonly Col<CrawlLogEntry>[] = [
   ['rdfLength', 'rdf_length', 'num'], ['cycleId', 'cycle_id', 'num'], ['reason', 'reason', 'text'],
 ];
 
+/** A log row as written: its WARC file as the id of its name in warc_files (src/store/warc-ids.ts). */
+type LogRow = CrawlLogEntry & { warcId?: number };
+
+/**
+ * The columns a log row is written with: LOG_COLS with `warc_id` for `warc_file`. Reads keep LOG_COLS: the
+ * stores put the file's name back in each row's `warc_file` before mapping it (src/store/warc-ids.ts).
+ */
+export const LOG_WRITE_COLS: readonly Col<LogRow>[] = LOG_COLS.map((c): Col<LogRow> => (c[0] === 'warcFile' ? ['warcId', 'warc_id', 'num'] : c));
+
+/**
+ * Each WARC file's name (its path under the data directory, as log rows name it) once, and the log rows
+ * point to it by id: the name in every row, and an index on it, were a third of the log (bench/RESULTS.md,
+ * "Crawl log size"). The index on warc_id serves `log({warcFile})` and `warcEnd(file)`.
+ */
+export function WARC_FILES_DDL(d: Dialect): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS warc_files (id ${d === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'SERIAL PRIMARY KEY'}, name TEXT NOT NULL UNIQUE)`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_warc ON crawl_log (warc_id)`,
+  ];
+}
+
+/**
+ * Archives written before warc_files: the names move there, each row gets its file's id, and the text
+ * column goes with its index (and the capture index, whose condition named it). One pass over the log,
+ * once, on the next open for writing; the capture index is built again by the DDL that follows. Runs
+ * only while the column is there, as PostgreSQL's migrations also run on a new schema's DDL.
+ */
+export function warcIdMigration(d: Dialect): string[] {
+  const steps = [
+    ...WARC_FILES_DDL(d).slice(0, 1),
+    'ALTER TABLE crawl_log ADD COLUMN warc_id INTEGER',
+    `INSERT INTO warc_files (name) SELECT warc_file FROM crawl_log WHERE warc_file IS NOT NULL GROUP BY warc_file ORDER BY MIN(id)`,
+    'UPDATE crawl_log SET warc_id = (SELECT w.id FROM warc_files w WHERE w.name = crawl_log.warc_file) WHERE warc_file IS NOT NULL',
+    'DROP INDEX IF EXISTS crawl_log_file',
+    'DROP INDEX IF EXISTS crawl_log_capture',
+    'ALTER TABLE crawl_log DROP COLUMN warc_file',
+  ];
+  if (d === 'sqlite') return steps;
+  // A DO block, so that a schema created with warc_id already (its first migration is today's DDL) skips it.
+  const body = steps.slice(1).map((sql) => `EXECUTE ${quoteLiteral(sql)};`).join('\n    ');
+  return [
+    steps[0]!,
+    `DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'crawl_log' AND column_name = 'warc_file') THEN
+    ${body}
+  END IF;
+END $$`,
+  ];
+}
+
+const quoteLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
 /**
  * `versions(url)` finds a URL's captures logged under it and those that ended at it after redirects
  * (`url = ? OR (final_url = ? AND final_url <> url)`): only the second arm needs an index on final_url,
@@ -70,7 +122,7 @@ export const MOVED_INDEX = [
 ];
 
 /** The WHERE clause of `versions(url)` (`?` twice: the URL), written for the partial index above. */
-export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url)) AND warc_file IS NOT NULL';
+export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url)) AND warc_id IS NOT NULL';
 
 /**
  * The response headers a log row keeps: those that log reads take from a row (a redirect's Location for
@@ -82,9 +134,9 @@ export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url))
 const LOGGED_HEADERS = new Set(['location', 'content-location']);
 
 /** A log entry's values in LOG_COLS order, keeping only the headers a row keeps (none: NULL). */
-export function logValues(entry: CrawlLogEntry): unknown[] {
+export function logValues(entry: CrawlLogEntry, warcId: number | undefined): unknown[] {
   const kept = entry.headers?.filter(([name]) => LOGGED_HEADERS.has(name.toLowerCase()));
-  return toValues(LOG_COLS, { ...entry, headers: kept?.length ? kept : undefined });
+  return toValues(LOG_WRITE_COLS, { ...entry, headers: kept?.length ? kept : undefined, warcId });
 }
 
 /**

@@ -1,16 +1,17 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, assignments, ddl, dueWhere, fromRow, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, LOG_WRITE_COLS, assignments, ddl, dueWhere, fromRow, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
 import { openSqliteWal } from '../util/sqlite-wal.ts';
 import { DamagedStoreError } from './damaged.ts';
 
-/** 2: the crawl log's `reason` column. */
-export const SCHEMA_VERSION = 2;
+/** 2: the crawl log's `reason` column; 3: its WARC file as an id in warc_files. */
+export const SCHEMA_VERSION = 3;
 /** Built once: the crawler appends a log row per page, and the statement cache is keyed by this text. */
-const INSERT_LOG = `INSERT INTO crawl_log (${LOG_COLS.map(([, c]) => c).join(', ')}) VALUES (${LOG_COLS.map(() => '?').join(', ')})`;
+const INSERT_LOG = `INSERT INTO crawl_log (${LOG_WRITE_COLS.map(([, c]) => c).join(', ')}) VALUES (${LOG_WRITE_COLS.map(() => '?').join(', ')})`;
 
 /**
  * The embedded metadata store. Writes are grouped into one transaction that commits every
@@ -26,6 +27,9 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   /** Opened with `readonly`: no pragma or DDL that writes, and every write method throws ReadOnlyStoreError. */
   readonly readonly: boolean;
   private removeCopy: () => void = () => undefined;
+  private readonly warcIds = new WarcIdCache();
+  /** Read-only on an archive from before warc_files: rows name their file in the old text column. */
+  private legacyWarcColumn = false;
 
   constructor(readonly file: string, opts: { batchMs?: number; readonly?: boolean } = {}) {
     super();
@@ -49,21 +53,27 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     if (this.readonly) {
       // A file SQLite reads as empty (cut to 0 bytes, or never written): nothing to read, and the WARC files may rebuild it.
       if (version === 0) throw new DamagedStoreError(path.dirname(this.file), [path.basename(this.file)], 'it holds no tables');
+      this.legacyWarcColumn = this.hasLogColumn('warc_file');
       return;
     }
     this.db.transaction(() => {
       // An archive from before the column: the DDL's index on it needs the column first.
       if (version === 1) for (const sql of reasonColumnMigration('sqlite')) this.db.exec(sql);
+      if (version >= 1 && version < 3 && this.hasLogColumn('warc_file')) for (const sql of warcIdMigration('sqlite')) this.db.exec(sql);
       for (const sql of ddl('sqlite')) this.db.exec(sql);
       this.db.exec(logReads.captureIndexDdl('sqlite'));
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"
   }
 
+  private hasLogColumn(name: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM pragma_table_info('crawl_log') WHERE name = ?`).get(name) !== undefined;
+  }
+
   private stmt(sql: string): Database.Statement {
     let s = this.stmts.get(sql);
     if (!s) {
-      s = this.db.prepare(sql);
+      s = this.db.prepare(this.legacyWarcColumn ? legacySql(sql) : sql);
       this.stmts.set(sql, s);
     }
     return s;
@@ -109,6 +119,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       // SQLite leaves a failed COMMIT open and asks for a ROLLBACK; the WARC writer's recovery cuts the
       // records the lost batch pointed to, so the archive and the log still agree.
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.warcIds.clear(); // ids taken in the lost batch are free again, for other files
       throw e;
     }
   }
@@ -190,7 +201,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     this.write('appendLog');
-    const info = this.stmt(INSERT_LOG).run(...logValues(entry));
+    const info = this.stmt(INSERT_LOG).run(...logValues(entry, entry.warcFile === undefined ? undefined : this.warcId(entry.warcFile)));
     return Number(info.lastInsertRowid);
   }
 
@@ -202,28 +213,60 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const rows = this.stmt(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`).all(url, url);
-    return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
+    const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`).all(url, url));
+    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
   }
 
   async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
     const where = ['id > ?'];
     const params: unknown[] = [opts.sinceId ?? 0];
     if (opts.url) (where.push('url = ?'), params.push(opts.url));
-    if (opts.warcFile !== undefined) (where.push('warc_file = ?'), params.push(opts.warcFile));
-    const rows = this.stmt(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params, opts.limit ?? 1e9);
-    return rows.map((r) => fromRow(LOG_COLS, r as Record<string, unknown>, { id: 'id' }));
+    if (opts.warcFile !== undefined) {
+      const file = this.fileKey(opts.warcFile);
+      if (file === undefined) return [];
+      where.push('warc_id = ?');
+      params.push(file);
+    }
+    const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params, opts.limit ?? 1e9));
+    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  }
+
+  /** The id of a WARC file's name, added to warc_files in the open write transaction if new. */
+  private warcId(name: string): number {
+    const known = this.warcIds.idOf(name);
+    if (known !== undefined) return known;
+    // The batch holds the write lock (BEGIN IMMEDIATE), so no other process adds a name meanwhile.
+    this.stmt('INSERT INTO warc_files (name) VALUES (?) ON CONFLICT (name) DO NOTHING').run(name);
+    this.warcIds.add([this.stmt('SELECT id, name FROM warc_files WHERE name = ?').get(name) as { id: number; name: string }]);
+    return this.warcIds.idOf(name)!;
+  }
+
+  /** What `warc_id = ?` compares with for a file's name: its id (undefined: no row names it), or the name itself in an old archive. */
+  private fileKey(name: string): number | string | undefined {
+    if (this.legacyWarcColumn) return name;
+    if (this.warcIds.idOf(name) === undefined) this.warcIds.add(this.stmt(WARC_FILES_SELECT).all() as { id: number; name: string }[]);
+    return this.warcIds.idOf(name);
+  }
+
+  /** Log rows with their file's name in `warc_file` (read again from warc_files when another process added files). */
+  private named(rows: unknown[]): Record<string, unknown>[] {
+    const out = rows as Record<string, unknown>[];
+    if (this.legacyWarcColumn) return out;
+    if (!this.warcIds.knows(out)) this.warcIds.add(this.stmt(WARC_FILES_SELECT).all() as { id: number; name: string }[]);
+    return this.warcIds.resolve(out);
   }
 
 
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
-  protected readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.stmt(sql).all(...params) as Record<string, unknown>[] };
+  protected readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.named(this.stmt(sql).all(...params)) };
 
   async warcEnd(file: string): Promise<number> {
+    const key = this.fileKey(file);
+    if (key === undefined) return 0;
     const row = this.stmt(
       `SELECT MAX(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
-       FROM crawl_log WHERE warc_file = ?`,
-    ).get(file) as { e: number | null };
+       FROM crawl_log WHERE warc_id = ?`,
+    ).get(key) as { e: number | null };
     return row.e ?? 0;
   }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { EXIT } from '../../src/util/exit-codes.ts';
 import { repoRoot, tempDir } from '../helpers.ts';
+import { LOG_ROWS_SQL } from '../../src/store/warc-ids.ts';
 import { serveCli } from '../server/serve-cli.ts';
 
 interface Run { code: number | null; out: string; err: string }
@@ -59,7 +60,7 @@ function site(): Promise<TestServer> {
 async function answers(dataDir: string, instants: string[], doc: string) {
   const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
   const captures = db.prepare(`SELECT url, final_url, time, status, change, reason, checksum, graph_hash, triples, warc_file, warc_offset, warc_length,
-    rdf_offset, rdf_length FROM crawl_log WHERE warc_file IS NOT NULL ORDER BY time, url`).all() as Array<Record<string, unknown>>;
+    rdf_offset, rdf_length FROM (${LOG_ROWS_SQL}) WHERE warc_file IS NOT NULL ORDER BY time, url`).all() as Array<Record<string, unknown>>;
   // A representation (--variants) comes back as one, but not its comparison with the others (docs/recovery.md).
   for (const c of captures) if (/^variant/.test(String(c.reason))) Object.assign(c, { reason: 'variant*', graph_hash: undefined, triples: undefined });
   db.close();

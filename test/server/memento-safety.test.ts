@@ -30,7 +30,8 @@ function tamperedCopy(dataDir: string, warcFile?: string): string {
   fs.cpSync(dataDir, copy, { recursive: true });
   if (warcFile !== undefined) {
     const db = new Database(path.join(copy, 'meta.sqlite'));
-    db.prepare("UPDATE crawl_log SET warc_file = ? WHERE url LIKE '%/page.html'").run(warcFile);
+    db.prepare('INSERT INTO warc_files (name) VALUES (?)').run(warcFile);
+    db.prepare("UPDATE crawl_log SET warc_id = (SELECT id FROM warc_files WHERE name = ?) WHERE url LIKE '%/page.html'").run(warcFile);
     db.close();
   }
   return copy;
@@ -220,7 +221,7 @@ describe('Memento answers: headers, links, errors and the data directory', () =>
     fs.renameSync(path.join(root, 'warc'), path.join(machine, 'warc'));
     fs.symlinkSync(machine, path.join(root, 'w0'));
     const db = new Database(path.join(root, 'meta.sqlite'));
-    db.prepare("UPDATE crawl_log SET warc_file = 'w0/' || warc_file WHERE warc_file IS NOT NULL").run();
+    db.prepare("UPDATE warc_files SET name = 'w0/' || name").run();
     db.close();
     const reader = await buildServer({ dataDir: root });
     try {

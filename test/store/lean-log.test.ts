@@ -43,8 +43,8 @@ const NEW: CrawlLogEntry[] = [
   entry(8, 'http://t.example/b', { finalUrl: 'http://t.example/doc', headers: headers() }),
 ];
 
-const COLS = 'url, final_url, time, status, headers, duration_ms, bytes, media_type, checksum, change, error, triples, truncated, warc_file, warc_offset, warc_length, reason';
-const oldValues = (e: CrawlLogEntry) => [e.url, e.finalUrl, e.time, e.status, JSON.stringify(e.headers), e.durationMs, e.bytes, e.mediaType, e.checksum, e.change, e.error ?? null, e.triples, 0, e.warcFile, e.warcOffset, e.warcLength, e.reason];
+const COLS = 'url, final_url, time, status, headers, duration_ms, bytes, media_type, checksum, change, error, triples, truncated, warc_id, warc_offset, warc_length, reason';
+const oldValues = (e: CrawlLogEntry) => [e.url, e.finalUrl, e.time, e.status, JSON.stringify(e.headers), e.durationMs, e.bytes, e.mediaType, e.checksum, e.change, e.error ?? null, e.triples, 0, 1, e.warcOffset, e.warcLength, e.reason];
 
 /** Runs SQL written with `?` on the store's own connection. */
 async function exec(store: MetadataStore, sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
@@ -104,6 +104,7 @@ for (const make of [sqliteStore, postgresStore]) {
       await exec(b0, 'DROP INDEX crawl_log_moved');
       await exec(b0, 'CREATE INDEX crawl_log_final_url ON crawl_log (final_url, time)');
       if ('pool' in b0) await exec(b0, 'DELETE FROM schema_version WHERE version >= 5');
+      await exec(b0, 'INSERT INTO warc_files (id, name) VALUES (1, ?)', [WARC]);
       for (const e of OLD) await exec(b0, `INSERT INTO crawl_log (${COLS}) VALUES (${COLS.split(',').map(() => '?').join(', ')})`, oldValues(e));
       await b0.close();
 
@@ -148,9 +149,10 @@ describe.skipIf(postgresStore.skip)('versions(url) on PostgreSQL', () => {
     const store = await env.open();
     try {
       // A log of 20,000 rows, one in 500 ending at another URL than it asked for.
-      await exec(store, `INSERT INTO crawl_log (url, final_url, time, status, duration_ms, bytes, change, triples, warc_file, warc_offset)
+      await exec(store, "INSERT INTO warc_files (id, name) VALUES (1, 'w.warc.gz')");
+      await exec(store, `INSERT INTO crawl_log (url, final_url, time, status, duration_ms, bytes, change, triples, warc_id, warc_offset)
         SELECT 'http://h' || (i % 10) || '.example/' || i, CASE WHEN i % 500 = 0 THEN 'http://x.example/' || i ELSE 'http://h' || (i % 10) || '.example/' || i END,
-          i, 200, 1, 1, 'new', 1, 'w.warc.gz', i FROM generate_series(1, 20000) i`);
+          i, 200, 1, 1, 'new', 1, 1, i FROM generate_series(1, 20000) i`);
       await exec(store, 'ANALYZE crawl_log');
       const plan = await exec(store, `EXPLAIN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['http://x.example/500', 'http://x.example/500']);
       const text = plan.map((r) => r['QUERY PLAN']).join('\n');

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { isReason, type Reason } from '../../vocabulary/reasons.ts';
 import { readRecord } from '../../archive/warc-reader.ts';
 import { META_FILE } from '../../util/data-dir.ts';
+import { LOG_ROWS_SQL } from '../../store/warc-ids.ts';
 
 export interface LogRow {
   url: string;
@@ -26,7 +27,9 @@ export interface LogRow {
 export function readLog(dataDir: string): LogRow[] {
   const db = new Database(path.join(dataDir, META_FILE), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT * FROM crawl_log ORDER BY id').all() as LogRow[];
+    // A log from before warc_files names each row's file in the row itself.
+    const byId = db.prepare(`SELECT 1 FROM pragma_table_info('crawl_log') WHERE name = 'warc_id'`).get() !== undefined;
+    return db.prepare(byId ? `${LOG_ROWS_SQL} ORDER BY c.id` : 'SELECT * FROM crawl_log ORDER BY id').all() as LogRow[];
   } finally {
     db.close();
   }
