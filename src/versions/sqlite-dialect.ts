@@ -25,6 +25,7 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly kind = 'sqlite' as const;
   readonly prefix = '';
   readonly rowId = 'rowid';
+  readonly endColumn: string;
   readonly binary = '';
   readonly bigintParam = '?';
   readonly chunk = 500;
@@ -50,6 +51,8 @@ export class SqliteVersionDialect implements VersionDialect {
       if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db)) createSqliteSchema(this.db);
     }
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
+    // A reader of an old-format file (not rewritten: opened read-only) reads its stored to_t.
+    this.endColumn = hasOldQuadsFormat(this.db) ? 'to_t' : 'end_t';
     this.logGaps = new LogGaps(this);
     this.keepsTotals = this.writable && metaValue(this.db, COUNT_TOTALS_KEY) !== undefined;
   }

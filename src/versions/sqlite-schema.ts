@@ -9,7 +9,8 @@ import { OPEN } from './rows.ts';
  * The quads table: a row per validity interval [from_t, to_t) of a quad. The end is stored as `end_t`, NULL
  * while the quad holds (a NULL takes no byte of the record, where OPEN took eight, in the table and in the
  * writer's index of a document's rows); `to_t` is computed from it on read, so every read says `to_t` as
- * PostgreSQL's table stores it.
+ * PostgreSQL's table stores it. The diff finds the rows that ended in a span through quads_by_end, which
+ * holds the ended rows only (most rows hold: an index of every end read none of them).
  */
 function quadsTable(name: string): string {
   return `CREATE TABLE IF NOT EXISTS ${name} (
@@ -28,10 +29,11 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time);
 ${quadsTable('quads')};
 CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, end_t);
+CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
+CREATE INDEX IF NOT EXISTS quads_by_end ON quads (end_t) WHERE end_t IS NOT NULL;
 CREATE INDEX IF NOT EXISTS quads_by_sp ON quads (s, p);
 CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
 CREATE INDEX IF NOT EXISTS quads_by_op ON quads (o, p);
-DROP INDEX IF EXISTS quads_by_from;
 DROP INDEX IF EXISTS quads_by_to;
 DROP INDEX IF EXISTS quads_by_s;
 DROP INDEX IF EXISTS quads_by_o;
@@ -62,8 +64,8 @@ export function hasNamedGraphColumn(db: Database.Database): boolean | undefined 
 
 /**
  * Whether the quads table is of the format before `end_t` (every row's end stored, OPEN while it holds, and
- * indexes of both ends that no read used): a file the reader can still read, which the first writable open
- * rewrites. False also when there is no quads table yet.
+ * indexed with every row): a file the reader can still read, which the first writable open rewrites. False
+ * also when there is no quads table yet.
  */
 export function hasOldQuadsFormat(db: Database.Database): boolean {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all();
