@@ -36,6 +36,11 @@ export interface DialectTraits {
    * commit runs while the caller goes on. In process (SQLite): each version is written as it is made.
    */
   readonly remote: boolean;
+  /**
+   * The stored end of a row's validity, for a span of ends that excludes OPEN: SQLite's `end_t` (NULL while
+   * the row holds, indexed for the ended rows only), PostgreSQL's `to_t`.
+   */
+  readonly endColumn: string;
   /** `expr` such that the planner uses no index on it (SQLite's unary `+`). */
   noIndex(expr: string): string;
   /** `column` IN the values: its SQL and arguments (a list of placeholders, or one array). */

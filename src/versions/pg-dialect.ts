@@ -37,6 +37,7 @@ export class PgVersionDialect implements VersionDialect {
   readonly rowId = 'id';
   readonly ng = 'q.ng';
   readonly binary = ' COLLATE "C"';
+  readonly endColumn = 'to_t';
   readonly bigintParam = '?::bigint';
   readonly chunk = 20_000;
   readonly remote = true;

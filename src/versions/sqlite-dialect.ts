@@ -5,7 +5,7 @@ import { termHash } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
 import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
-import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, metaValue } from './sqlite-schema.ts';
+import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, metaValue } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
 import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 
@@ -25,6 +25,7 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly kind = 'sqlite' as const;
   readonly prefix = '';
   readonly rowId = 'rowid';
+  readonly endColumn: string;
   readonly binary = '';
   readonly bigintParam = '?';
   readonly chunk = 500;
@@ -45,10 +46,13 @@ export class SqliteVersionDialect implements VersionDialect {
     this.indexes = new SqliteIndexes(this.db);
     if (this.writable) {
       // A catch-up in another process that took the read indexes down for a bulk load builds them when it
-      // is done; building them here, row by row behind it, would undo what it saves.
-      if (this.indexes.liveBulkLoader() === undefined) createSqliteSchema(this.db);
+      // is done; building them here, row by row behind it, would undo what it saves. A file of the old
+      // format is rewritten all the same: this process's writes need the new one.
+      if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db)) createSqliteSchema(this.db);
     }
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
+    // A reader of an old-format file (not rewritten: opened read-only) reads its stored to_t.
+    this.endColumn = hasOldQuadsFormat(this.db) ? 'to_t' : 'end_t';
     this.logGaps = new LogGaps(this);
     this.keepsTotals = this.writable && metaValue(this.db, COUNT_TOTALS_KEY) !== undefined;
   }
@@ -111,8 +115,9 @@ export class SqliteVersionDialect implements VersionDialect {
       if (each.length > 0) out.push({ sql, each });
     };
     add('INSERT INTO terms (id, h, nt) VALUES (?, ?, ?)', rows.terms);
-    add('INSERT INTO quads (rowid, g, s, p, o, h, from_t, to_t, ng) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', rows.quads);
-    add('UPDATE quads SET to_t = ? WHERE g = ? AND rowid = ?', rows.closes.map(([g, id, to]) => [to, g, id]));
+    // The end of a quad that holds is stored as NULL (sqlite-schema.ts quadsTable).
+    add(`INSERT INTO quads (rowid, g, s, p, o, h, from_t, end_t, ng) VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ${OPEN}), ?)`, rows.quads);
+    add('UPDATE quads SET end_t = ? WHERE g = ? AND rowid = ?', rows.closes.map(([g, id, to]) => [to, g, id]));
     add('INSERT OR REPLACE INTO versions (graph, time, kind, added, removed, triples) VALUES (?, ?, ?, ?, ?, ?)', rows.versions);
     add(SQLITE_ADD_CHANGE, rows.sums);
     return out;
@@ -137,7 +142,7 @@ export class SqliteVersionDialect implements VersionDialect {
       if (!last) continue;
       states.lasts.push(last);
       // Rows are open only after a put: a new document (most of a first catch-up) has none to read.
-      if (last.kind === 'put') states.open.push(...this.all<DocumentStates['open'][0]>(`SELECT ? AS nt, rowid AS id, h, from_t FROM quads WHERE g = ? AND to_t = ${OPEN}`, [nt, g]));
+      if (last.kind === 'put') states.open.push(...this.all<DocumentStates['open'][0]>(`SELECT ? AS nt, rowid AS id, h, from_t FROM quads WHERE g = ? AND end_t IS NULL`, [nt, g]));
     }
     return states;
   }

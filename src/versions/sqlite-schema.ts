@@ -3,6 +3,21 @@ import { LOG_GAPS_DDL } from './log-gaps.ts';
 import { SQLITE_TERM_CHECK_DDL } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql } from './count-totals.ts';
 import type { IndexMaintenance } from './backend.ts';
+import { OPEN } from './rows.ts';
+
+/**
+ * The quads table: a row per validity interval [from_t, to_t) of a quad. The end is stored as `end_t`, NULL
+ * while the quad holds (a NULL takes no byte of the record, where OPEN took eight, in the table and in the
+ * writer's index of a document's rows); `to_t` is computed from it on read, so every read says `to_t` as
+ * PostgreSQL's table stores it. The diff finds the rows that ended in a span through quads_by_end, which
+ * holds the ended rows only (most rows hold: an index of every end read none of them).
+ */
+function quadsTable(name: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+  g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
+  h INTEGER NOT NULL, from_t INTEGER NOT NULL, end_t INTEGER, ng INTEGER,
+  to_t INTEGER GENERATED ALWAYS AS (coalesce(end_t, ${OPEN})) VIRTUAL)`;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);
@@ -12,15 +27,14 @@ CREATE TABLE IF NOT EXISTS versions (
   added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL,
   PRIMARY KEY (graph, time)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time);
-CREATE TABLE IF NOT EXISTS quads (
-  g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
-  h INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL, ng INTEGER);
-CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, to_t);
+${quadsTable('quads')};
+CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, end_t);
 CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
-CREATE INDEX IF NOT EXISTS quads_by_to ON quads (to_t);
+CREATE INDEX IF NOT EXISTS quads_by_end ON quads (end_t) WHERE end_t IS NOT NULL;
 CREATE INDEX IF NOT EXISTS quads_by_sp ON quads (s, p);
 CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
 CREATE INDEX IF NOT EXISTS quads_by_op ON quads (o, p);
+DROP INDEX IF EXISTS quads_by_to;
 DROP INDEX IF EXISTS quads_by_s;
 DROP INDEX IF EXISTS quads_by_o;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -49,20 +63,59 @@ export function hasNamedGraphColumn(db: Database.Database): boolean | undefined 
 }
 
 /**
- * Makes the tables, migrates an old file and builds every index. A store from before named graphs put every
- * quad in its document's graph: the column is added, and the indexed log id dropped so that the next catch-up
- * empties the store and indexes the crawl log again from the WARC conversion records (which kept the graph
- * names): nothing is lost, and an archive of any age opens. A store written before count_sums gains it, filled
- * from its versions in one statement (once).
+ * Whether the quads table is of the format before `end_t` (every row's end stored, OPEN while it holds, and
+ * indexed with every row): a file the reader can still read, which the first writable open rewrites. False
+ * also when there is no quads table yet.
  */
-export function createSqliteSchema(db: Database.Database): void {
-  db.exec(SCHEMA);
+export function hasOldQuadsFormat(db: Database.Database): boolean {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all();
+  return columns.length > 0 && !columns.some((c) => c.name === 'end_t');
+}
+
+/**
+ * Rewrites the quads of an old-format file in the compact format, in one transaction (a reader meanwhile
+ * sees the old rows), then gives the space back (VACUUM; skipped, and said, when another connection holds the
+ * file). The rows keep their ids, so answers do not change. A store from before named graphs put every quad
+ * in its document's graph: its indexed log id is dropped as well, so that the next catch-up empties the
+ * store and indexes the crawl log again from the WARC conversion records (which kept the graph names).
+ */
+function rewriteOldQuads(db: Database.Database, say: (line: string) => void): void {
+  const named = hasNamedGraphColumn(db) === true;
+  const rows = db.prepare<[], { n: number | null }>('SELECT max(rowid) AS n FROM quads').get()?.n ?? 0;
+  say(`rewriting the version index ${db.name} in its compact format (once: ${rows.toLocaleString('en')} rows; it is derived from the crawl log and the WARC files, nothing is lost)…`);
+  const t0 = Date.now();
+  db.transaction(() => {
+    db.exec(`DROP TABLE IF EXISTS quads_compact; ${quadsTable('quads_compact')}`);
+    db.exec(`INSERT INTO quads_compact (rowid, g, s, p, o, h, from_t, end_t, ng)
+      SELECT rowid, g, s, p, o, h, from_t, nullif(to_t, ${OPEN}), ${named ? 'ng' : 'NULL'} FROM quads ORDER BY rowid`);
+    db.exec('DROP TABLE quads; ALTER TABLE quads_compact RENAME TO quads');
+    if (!named) db.prepare('DELETE FROM meta WHERE key = ?').run('indexed_log_id');
+  })();
+  new SqliteIndexes(db).createIndexes();
+  try {
+    db.exec('VACUUM');
+    say(`rewrote the version index in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  } catch (e) {
+    say(`rewrote the version index in ${((Date.now() - t0) / 1000).toFixed(1)} s; the space it freed stays in the file until a VACUUM (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Makes the tables, rewrites an old file (rewriteOldQuads), gives a store from before named graphs their
+ * column, and builds every index. A store written before
+ * count_sums gains it, filled from its versions in one statement (once).
+ */
+export function createSqliteSchema(db: Database.Database, say: (line: string) => void = (line) => process.stderr.write(`datamonitor: ${line}\n`)): void {
+  if (hasOldQuadsFormat(db)) rewriteOldQuads(db, say);
   if (hasNamedGraphColumn(db) === false) {
+    // A store without the named-graph column: every quad was put in its document's graph. Indexed again
+    // from the WARC records (rewriteOldQuads says why).
     db.transaction(() => {
       db.exec('ALTER TABLE quads ADD COLUMN ng INTEGER');
       db.prepare('DELETE FROM meta WHERE key = ?').run('indexed_log_id');
     })();
   }
+  db.exec(SCHEMA);
   new SqliteIndexes(db).createIndexes();
   if (metaValue(db, COUNT_TOTALS_KEY) !== undefined) return;
   db.transaction(() => {

@@ -605,17 +605,20 @@ export class VersionStore implements VersionBackend {
    * A triple removed and re-added in between is in neither list (it holds at both instants).
    */
   delta(from: number, to: number, opts: { graphs?: string[] } = {}): Delta {
-    const t1 = checkTime(from, 'delta');
-    const t2 = checkTime(to, 'delta');
+    // Instants from OPEN on are beyond every end (and none is stored): the same answer as OPEN - 1.
+    const t1 = Math.min(checkTime(from, 'delta'), OPEN - 1);
+    const t2 = Math.min(checkTime(to, 'delta'), OPEN - 1);
     if (t2 < t1) throw new Error('delta: `to` is before `from`');
     const inGraphs = this.inGraphs(opts.graphs);
     if (inGraphs === false) return { from: t1, to: t2, added: [], removed: [] };
     const select = `SELECT ${this.rowKey} AS k, ${this.cols} FROM ${this.t.quads} q ${this.joins}`;
     // In row-id order, as both stores read rows; sorted, so that SQLite keeps to the range of the times' index.
     const order = `${inGraphs} ORDER BY ${this.d.noIndex(`q.${this.d.rowId}`)}`;
+    // A span of ends short of OPEN: the stored end (dialect.ts endColumn) says it, through the index of ended rows.
+    const end = `q.${this.d.endColumn}`;
     const [addedRows, removedRows] = this.d.run<RawRow & { k: string }>([
       { sql: `${select} WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${order}`, params: [t1, t2, t2] },
-      { sql: `${select} WHERE q.to_t > ? AND q.to_t <= ? AND q.from_t <= ?${order}`, params: [t1, t2, t1] },
+      { sql: `${select} WHERE ${end} > ? AND ${end} <= ? AND q.from_t <= ?${order}`, params: [t1, t2, t1] },
     ]);
     const addedKeys = new Set(addedRows!.map((r) => r.k));
     const removedKeys = new Set(removedRows!.map((r) => r.k));

@@ -1,0 +1,94 @@
+import { describe, it, expect } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { openVersionStore, type VersionArchive } from '../../src/query/index.ts';
+import { OPEN } from '../../src/versions/sqlite-store.ts';
+import { DAY, T0, turtle } from './helpers.ts';
+
+const DOC = 'http://people.lod.test/alice.ttl';
+const OTHER = 'http://places.lod.test/lyon.ttl';
+
+/** Two documents over four versions: a change, a blank node, links to another host, a deletion. */
+async function fill(a: VersionArchive): Promise<void> {
+  const alice = `ex:alice a <http://xmlns.com/foaf/0.1/Person> ; <http://xmlns.com/foaf/0.1/name> "Alice"@en ;
+    <http://xmlns.com/foaf/0.1/based_near> <http://places.lod.test/lyon> ; <http://xmlns.com/foaf/0.1/knows> [ <http://xmlns.com/foaf/0.1/name> "Bob" ] .`;
+  await a.putVersion(DOC, T0, turtle(alice));
+  await a.putVersion(OTHER, T0 + DAY, turtle('<http://places.lod.test/lyon> <http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@fr ; <http://www.w3.org/2002/07/owl#sameAs> <http://dbpedia.org/resource/Lyon> .'));
+  await a.putVersion(DOC, T0 + 2 * DAY, turtle(alice.replace('"Alice"@en', '"Alice Liddell"@en')));
+  await a.deleteGraph(OTHER, T0 + 3 * DAY);
+  a.flush();
+}
+
+/** What a user reads of the archive: snapshots, a diff, a triple's versions, the version log. */
+function answers(a: VersionArchive): unknown {
+  const snap = (t: number) => [...a.snapshot(t)].map((q) => `${q.graph} ${q.s} ${q.p} ${q.o}`).sort();
+  return {
+    snapshots: [T0, T0 + DAY, T0 + 2 * DAY, T0 + 3 * DAY].map(snap),
+    delta: a.delta(T0, T0 + 3 * DAY),
+    name: a.patternVersions({ s: { variable: 's' }, p: { term: '<http://xmlns.com/foaf/0.1/name>' }, o: { variable: 'o' } }),
+    versions: [a.versions(DOC), a.versions(OTHER)],
+  };
+}
+
+/** Turns a store into the format before end_t: every end stored (OPEN while open), an index of each end. */
+function toOldFormat(file: string): void {
+  const db = new Database(file);
+  db.exec(`CREATE TABLE quads_old (g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
+      h INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL, ng INTEGER);
+    INSERT INTO quads_old (rowid, g, s, p, o, h, from_t, to_t, ng) SELECT rowid, g, s, p, o, h, from_t, to_t, ng FROM quads;
+    DROP TABLE quads; ALTER TABLE quads_old RENAME TO quads;
+    CREATE INDEX quads_by_graph ON quads (g, to_t); CREATE INDEX quads_by_from ON quads (from_t); CREATE INDEX quads_by_to ON quads (to_t);
+    CREATE INDEX quads_by_sp ON quads (s, p); CREATE INDEX quads_by_p ON quads (p); CREATE INDEX quads_by_op ON quads (o, p);
+    CREATE INDEX quads_by_ng ON quads (ng) WHERE ng IS NOT NULL;`);
+  db.close();
+}
+
+describe('version store (SQLite): the compact format of validity intervals', () => {
+  it('stores an open end as NULL, and rewrites an old-format file on its first writable open, answers unchanged', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-format-'));
+    const file = path.join(dir, 'versions.sqlite');
+    try {
+      const a = openVersionStore(dir);
+      await fill(a);
+      const expected = answers(a);
+      a.checkpoint();
+      await a.close();
+      const db = new Database(file, { readonly: true });
+      // Alice's two names and the deleted Lyon rows are closed; the rest hold, and take no end in the record.
+      expect(db.prepare('SELECT count(*) AS n FROM quads WHERE end_t IS NOT NULL').get()).toEqual({ n: 3 });
+      expect(db.prepare(`SELECT count(*) AS n FROM quads WHERE to_t = ${OPEN}`).get()).toEqual({ n: 5 });
+      db.close();
+
+      toOldFormat(file);
+      // A reader of the old file (a query process with no right to write) reads it as it is.
+      const reader = openVersionStore(dir, { readonly: true });
+      expect(answers(reader)).toEqual(expected);
+      await reader.close();
+
+      const said: string[] = [];
+      const write = process.stderr.write;
+      process.stderr.write = ((chunk: string) => (said.push(String(chunk)), true)) as typeof process.stderr.write;
+      let b: VersionArchive;
+      try {
+        b = openVersionStore(dir);
+      } finally {
+        process.stderr.write = write;
+      }
+      expect(said.join('')).toMatch(/rewriting the version index .*versions\.sqlite in its compact format \(once: 8 rows/);
+      expect(said.join('')).toMatch(/rewrote the version index in \d/);
+      expect(answers(b)).toEqual(expected);
+      // Writes go on in the new format.
+      await b.putVersion(OTHER, T0 + 4 * DAY, turtle('<http://places.lod.test/lyon> <http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@fr .'));
+      expect([...b.snapshot(T0 + 4 * DAY, { graphs: [OTHER] })].map((q) => q.o)).toEqual(['"Lyon"@fr']);
+      await b.close();
+      const after = new Database(file, { readonly: true });
+      const indexes = after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'quads' ORDER BY name").all().map((r) => (r as { name: string }).name);
+      expect(indexes).toEqual(['quads_by_end', 'quads_by_from', 'quads_by_graph', 'quads_by_ng', 'quads_by_op', 'quads_by_p', 'quads_by_sp']);
+      after.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
