@@ -9,7 +9,7 @@
  *
  * Peak RSS is the process's (the server included, the same in every read), sampled every 100 ms during each read.
  *
- * Run: node bin/run-ts.mjs bench/ldes-source.bench.ts [--quick] [--docs N] [--no-peer]
+ * Run: node bin/run-ts.mjs bench/ldes-source.bench.ts [--quick] [--docs N] [--no-peer] [--source DIR]
  *   default 5,000 documents; --quick 1,000; --no-peer leaves ldes-client out (a stream too big for its memory).
  */
 import fs from 'node:fs';
@@ -27,17 +27,21 @@ const DOCS = Number(option('--docs') ?? (QUICK ? 1_000 : 5_000));
 const PEER = !process.argv.includes('--no-peer');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-ldes-source-bench-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-const source = path.join(dir, 'source');
+// --source DIR: the scale archive kept there, built on the first run (a big one takes minutes to build).
+const kept = option('--source');
+const source = kept ?? path.join(dir, 'source');
 const mirror = path.join(dir, 'mirror');
 
-await buildScaleArchive({ dataDir: source, documents: DOCS, hosts: 10 });
-{
+const built = path.join(source, '.bench-built');
+if (!fs.existsSync(built)) {
+  await buildScaleArchive({ dataDir: source, documents: DOCS, hosts: 10 });
   const store = await openStore(source);
   await store.init();
   const index = VersionIndex.open(source, store);
   await index.catchUp();
   await index.close();
   await store.close();
+  fs.writeFileSync(built, String(DOCS));
 }
 const app = await buildServer({ dataDir: source });
 await app.listen({ host: '127.0.0.1', port: 0 });
