@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
 import N3 from 'n3';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { crawlLog, LOADED_TIMEOUT_MS, runMain, tempDir } from '../helpers.ts';
@@ -92,6 +93,9 @@ describe('crawl --ldes stopped before the stream\'s end', () => {
     expect(await labelAt(data, stream.url, 1, '2024-01-20T00:00:00Z')).toBe('Town hall');
     expect(await labelAt(data, stream.url, 3, '2024-02-20T00:00:00Z')).toBeUndefined();
 
+    // The members waited in the data directory's scratch space, removed when the crawl ended.
+    expect(fs.readdirSync(data).filter((f) => f.startsWith('.ldes-'))).toEqual([]);
+
     const resumed = await crawlOk(data, view);
     expect(resumed.ldes.pending).toBeUndefined();
     // January's two again, read back from the archive: archived before, not again.
@@ -114,4 +118,26 @@ describe('crawl --ldes stopped before the stream\'s end', () => {
       await expectAllVersions(data, stream.url);
     }, LOADED_TIMEOUT_MS);
   }
+
+  it('a stream whose description comes after its first members: those are ordered by the paths it declares', async () => {
+    let base = '';
+    // Page 1 has a member and no description; page 2 declares the paths (dct:modified is no fallback path).
+    const pages = (): Record<string, string> => ({
+      '/ldes/buildings/1': `<${base}/ldes/buildings/1> tree:relation [ a tree:Relation ; tree:node <${base}/ldes/buildings/2> ] .\n` +
+        buildingMember(base, 1, '2024-01-03T10:00:00Z', 'Town hall', 'Botermarkt 1'),
+      '/ldes/buildings/2': `<${base}/ldes/buildings> a ldes:EventStream ; ldes:versionOfPath ex:versionOf ; ldes:timestampPath dct:modified .\n` +
+        buildingMember(base, 1, '2024-02-03T12:00:00Z', 'City hall', 'Botermarkt 1'),
+    });
+    stream = await startServer((_req, res, url) => {
+      const page = pages()[url.pathname];
+      if (page === undefined) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      res.writeHead(200, { 'content-type': 'text/turtle; charset=utf-8' }).end(PREFIXES + page);
+    });
+    base = stream.url;
+    const data = tempDir('dm-ldes-late-description-');
+    const r = await crawlOk(data, `${base}/ldes/buildings/1`);
+    expect(r.ldes.archived).toEqual({ new: 1, changed: 1, unchanged: 0, deleted: 0 });
+    expect(await labelAt(data, base, 1, '2024-01-20T00:00:00Z')).toBe('Town hall');
+    expect(await labelAt(data, base, 1, '2024-02-20T00:00:00Z')).toBe('City hall');
+  }, LOADED_TIMEOUT_MS);
 });
