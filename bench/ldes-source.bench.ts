@@ -48,15 +48,16 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
 const root = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/ldes`;
 
-/** Runs `work`, sampling the process's RSS: its time and the peak RSS in MB. */
-async function measured<T>(work: () => Promise<T>): Promise<{ ms: number; peakMb: number; value: T }> {
+/** Runs `work`, sampling the process's RSS: its time, the RSS before and the peak RSS in MB. */
+async function measured<T>(work: () => Promise<T>): Promise<{ ms: number; startMb: number; peakMb: number; value: T }> {
   global.gc?.();
-  let peak = process.memoryUsage().rss;
+  const start = process.memoryUsage().rss;
+  let peak = start;
   const timer = setInterval(() => void (peak = Math.max(peak, process.memoryUsage().rss)), 100);
   const t = performance.now();
   try {
     const value = await work();
-    return { ms: performance.now() - t, peakMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20, value };
+    return { ms: performance.now() - t, startMb: start / 2 ** 20, peakMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20, value };
   } finally {
     clearInterval(timer);
   }
@@ -64,7 +65,7 @@ async function measured<T>(work: () => Promise<T>): Promise<{ ms: number; peakMb
 
 async function read() {
   const r = await measured(() => crawl({ seeds: [], ldes: [root], dataDir: mirror, delayMs: 0, allowPrivate: true, concurrency: 4 }).run());
-  return { ms: r.ms, peakMb: r.peakMb, summary: r.value.ldes! };
+  return { ms: r.ms, peakMb: r.peakMb, startMb: r.startMb, summary: r.value.ldes! };
 }
 
 const first = await read();
@@ -79,7 +80,8 @@ await app.close();
 
 const members = first.summary.members;
 const a = first.summary.archived;
-const line = (name: string, ms: number, peakMb: number, what: string) => `| ${name} | ${(ms / 1000).toFixed(1)} s | ${((members / ms) * 1000).toFixed(0)} | ${PEER ? (ms / peerMs).toFixed(2) : '–'} | ${peakMb.toFixed(0)} MB | ${what} |`;
+const mb = (r: { startMb: number; peakMb: number }) => `${r.peakMb.toFixed(0)} MB (+${(r.peakMb - r.startMb).toFixed(0)})`;
+const line = (name: string, r: { ms: number; startMb: number; peakMb: number }, what: string) => `| ${name} | ${(r.ms / 1000).toFixed(1)} s | ${((members / r.ms) * 1000).toFixed(0)} | ${PEER ? (r.ms / peerMs).toFixed(2) : '–'} | ${mb(r)} | ${what} |`;
 console.log([
   `## Reading a Linked Data Event Stream into an archive (crawl --ldes): ${DOCS.toLocaleString('en')} documents`,
   '',
@@ -87,9 +89,9 @@ console.log([
   '',
   `${members.toLocaleString('en')} members (${a.new} new, ${a.changed} changed, ${a.deleted} deleted, ${a.unchanged} unchanged).`,
   '',
-  '| read | time | members/s | ÷ ldes-client | peak RSS | pages |',
+  '| read | time | members/s | ÷ ldes-client | peak RSS (+ over the RSS before) | pages |',
   '| --- | ---: | ---: | ---: | ---: | --- |',
-  line('crawl --ldes, first', first.ms, first.peakMb, `${first.summary.pages.fetched} fetched and archived`),
-  line('crawl --ldes, again (nothing new)', second.ms, second.peakMb, `${second.summary.pages.fetched} fetched, ${second.summary.pages.fromArchive} read back; ${second.summary.skipped.notNewer} members archived before`),
-  ...(peer ? [`| ldes-client (peer) | ${(peerMs / 1000).toFixed(1)} s | ${((replicated / peerMs) * 1000).toFixed(0)} | 1.00 | ${peer.peakMb.toFixed(0)} MB | ${replicated} members emitted |`] : []),
+  line('crawl --ldes, first', first, `${first.summary.pages.fetched} fetched and archived`),
+  line('crawl --ldes, again (nothing new)', second, `${second.summary.pages.fetched} fetched, ${second.summary.pages.fromArchive} read back; ${second.summary.skipped.notNewer} members archived before`),
+  ...(peer ? [`| ldes-client (peer) | ${(peerMs / 1000).toFixed(1)} s | ${((replicated / peerMs) * 1000).toFixed(0)} | 1.00 | ${mb(peer)} | ${replicated} members emitted |`] : []),
 ].join('\n'));
