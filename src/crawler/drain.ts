@@ -207,7 +207,7 @@ export class Drain {
   private async close(): Promise<CrawlSummary> {
     const c = this.crawl;
     await this.closing(() => c.warc.close());
-    // A stream's members, once its pages are read to the end (LdesStreams.finish): none after an early stop.
+    // A stream's members, once its pages are read to the end (LdesStreams.finish); after an early stop, those no unread page precedes.
     await this.closing(async () => {
       const documents = await c.ldes?.finish(this.stopReason !== undefined);
       if (documents?.size && c.o.onStreamDocuments) await c.o.onStreamDocuments([...documents]);

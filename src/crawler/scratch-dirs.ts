@@ -61,7 +61,7 @@ export function openFrontierSpill(dataDir: string): { spill: FrontierSpill & Rob
 }
 
 /** Scratch directories (`prefix` + pid) left by crawls that were killed (their process is gone). */
-function removeStaleDirs(dataDir: string, prefix: string): void {
+export function removeStaleDirs(dataDir: string, prefix: string): void {
   for (const name of fs.readdirSync(dataDir)) {
     if (!name.startsWith(prefix)) continue;
     const m = /^\.[a-z]+-(\d+)-/.exec(name);

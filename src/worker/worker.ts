@@ -105,7 +105,19 @@ interface Settings {
   roundMs: number;
 }
 
+/**
+ * Workers read no Linked Data Event Stream: a stream's members are archived in time order once its pages are read
+ * (src/crawler/ldes/), so one process must read a whole stream, and workers share a crawl's hosts among processes
+ * in rounds, none seeing a whole stream (nor when it has been read to its end).
+ */
+export function refuseStreams(crawl: Partial<Pick<CrawlOptions, 'ldes' | 'ldesSince'>> | undefined): void {
+  if (crawl?.ldes?.length || crawl?.ldesSince !== undefined) {
+    throw new UserError('worker does not read Linked Data Event Streams (--ldes): a stream is read by one process, which archives its members in time order. Read it with `datamonitor crawl --ldes URL`, or monitor it with `datamonitor add --ldes URL` and `datamonitor run`');
+  }
+}
+
 function settingsOf(o: WorkerOptions): Settings {
+  refuseStreams(o.crawl);
   const id = checkArchiveId(o.id ?? defaultWorkerId());
   const partition = o.partition ?? { index: 0, count: 1 };
   try {

@@ -9,6 +9,7 @@ import { linkedDataDocument } from '../../src/testkit/linked-data-site.ts';
 import { realVocabulary } from '../../src/testkit/real-vocabulary.ts';
 import { buildServer } from '../../src/server/index.ts';
 import { crawlLog, LOADED_TIMEOUT_MS, runMain, tempDir } from '../helpers.ts';
+import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 
 /**
  * `crawl --ldes` reads another archive's stream into a fresh archive: archive A is crawled three times from a
@@ -20,8 +21,8 @@ import { crawlLog, LOADED_TIMEOUT_MS, runMain, tempDir } from '../helpers.ts';
 const { namedNode, blankNode, literal, quad, defaultGraph } = N3.DataFactory;
 
 /** Each document's graph at `at` by `datamonitor query --at`, as a user runs it. */
-async function graphsAt(dataDir: string, at: number, documents: string[]): Promise<Map<string, Quad[]>> {
-  const r = await runMain(['query', '--data', dataDir, '--at', new Date(at).toISOString(), '--json', 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }']);
+async function graphsAt(dataDir: string, at: number, documents: string[], db?: string): Promise<Map<string, Quad[]>> {
+  const r = await runMain(['query', '--data', dataDir, ...(db ? ['--db', db] : []), '--at', new Date(at).toISOString(), '--json', 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }']);
   expect(r.code, r.err).toBe(0);
   const term = (t: { type: string; value: string; datatype?: string; 'xml:lang'?: string }) =>
     t.type === 'uri' ? namedNode(t.value) : t.type === 'bnode' ? blankNode(t.value) : literal(t.value, t['xml:lang'] || (t.datatype ? namedNode(t.datatype) : undefined));
@@ -33,6 +34,7 @@ async function graphsAt(dataDir: string, at: number, documents: string[]): Promi
 }
 
 const N = 8;
+const pgBase = await pgBaseUrl();
 
 describe('crawl --ldes of a served archive rebuilds it: query --at gives the same graphs', () => {
   let a: string;
@@ -127,6 +129,29 @@ describe('crawl --ldes of a served archive rebuilds it: query --at gives the sam
       expect(isomorphic(inA, new N3.Parser({ format: 'N-Quads' }).parse(memento.body))).toBe(true);
     } finally {
       await served.close();
+    }
+  }, LOADED_TIMEOUT_MS);
+
+  it.skipIf(!pgBase)('with --db postgres:// as the store: query --at gives the same graphs as the source archive', async () => {
+    const b = tempDir('dm-ldes-pg-');
+    const db = isolatedSchemaUrl(pgBase!, 'dm_ldes');
+    try {
+      const r = await runMain(['crawl', '--data', b, '--db', db, '--ldes', root, '--delay', '0', '--allow-private', '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out).ldes.archived).toEqual({ new: N + 1, changed: 5, unchanged: 0, deleted: 1 });
+      const instants = [...between, ...crawlLog(a).map((e) => Number(e.time))];
+      for (const at of instants) {
+        const [inA, inB] = [await graphsAt(a, at, docs()), await graphsAt(b, at, docs(), db)];
+        for (const d of docs()) expect(isomorphic(inB.get(d)!, inA.get(d)!), `${d} at ${new Date(at).toISOString()}: ${inB.get(d)!.length} triples in B, ${inA.get(d)!.length} in A`).toBe(true);
+      }
+      // Read again: nothing new, every member archived before (the store's last capture of each document is PostgreSQL's).
+      const again = await runMain(['crawl', '--data', b, '--db', db, '--ldes', root, '--delay', '0', '--allow-private', '--json']);
+      expect(again.code, again.err).toBe(0);
+      const summary = JSON.parse(again.out).ldes;
+      expect(summary.archived).toEqual({ new: 0, changed: 0, unchanged: 0, deleted: 0 });
+      expect(summary.skipped.notNewer).toBe(N + 1 + 5 + 1);
+    } finally {
+      await dropSchema(db);
     }
   }, LOADED_TIMEOUT_MS);
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { addCrawlFlags, crawlOptionsFrom, readSeeds } from './crawl.ts';
 import { storageStopExit } from '../../crawler/crawl.ts';
-import { runWorker, WORKER_DEFAULTS, type WorkerSummary } from '../../worker/worker.ts';
+import { refuseStreams, runWorker, WORKER_DEFAULTS, type WorkerSummary } from '../../worker/worker.ts';
 import type { WorkerStore } from '../../store/worker-types.ts';
 import { UserError } from '../../util/errors.ts';
 import { formatBytes, formatDuration, parseCount, parseDuration } from '../../util/units.ts';
@@ -62,8 +62,12 @@ export function register(program: Command): void {
       .option('--round <duration>', 'longest crawl round before finished hosts are given back', `${WORKER_DEFAULTS.roundMs / 1000}s`)
       .option('--seeds <file>', 'put these seed URLs in the shared store first (one a line)')
       .option('--batch <pages>', "PostgreSQL: commit the writes of this many pages in one transaction (0: each write on its own)", String(BATCH_DEFAULTS.pages))
-      .option('--batch-wait <duration>', 'PostgreSQL: longest a page waits for its batch to commit', `${BATCH_DEFAULTS.waitMs}ms`),
+      .option('--batch-wait <duration>', 'PostgreSQL: longest a page waits for its batch to commit', `${BATCH_DEFAULTS.waitMs}ms`)
+      // Taken to say what to run instead (refuseStreams), not an unknown option.
+      .addOption(new Option('--ldes <url>').hideHelp())
+      .addOption(new Option('--ldes-since <time>').hideHelp()),
   ).action(async (flags) => {
+    refuseStreams({ ldes: flags.ldes === undefined ? undefined : [flags.ldes], ldesSince: flags.ldesSince === undefined ? undefined : 0 });
     steadyHeapGrowth(); // a worker's rounds are crawls
     const store = await openWorkerStore(flags.db, parseCount(flags.batch, '--batch'), parseDuration(flags.batchWait, '--batch-wait'));
     const controller = new AbortController();

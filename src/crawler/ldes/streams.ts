@@ -8,8 +8,9 @@ import { parseContentType } from '../../util/content-type.ts';
 import { headerValue } from '../../util/headers.ts';
 import type { CrawlOptions, CrawlStore } from '../options.ts';
 import { before, readPage, type PageMember, type PageReading, type StreamDescription } from './page.ts';
-import { FALLBACK_PATHS, archiveMember, memberVersion, type MemberFate, type MemberVersion } from './member.ts';
+import { FALLBACK_PATHS, archiveMember, memberVersion, type MemberFate } from './member.ts';
 import { MemberFile, type PageRecord } from './member-file.ts';
+import { MemberSpill } from './member-spill.ts';
 
 /** What `crawl --ldes` read and archived (CrawlSummary.ldes). */
 export interface LdesSummary {
@@ -51,10 +52,11 @@ export interface LdesDeps {
  * The streams one crawl reads (`crawl --ldes`): every page it fetches that belongs to a stream is read for its
  * stream description, relations and members (readPage); each relation's node is offered to the crawl, or,
  * when an earlier run archived it with `Cache-Control: immutable`, read back from the archive instead of
- * fetched; members are gathered, and archived when the crawl has read the whole stream (`finish`), oldest
- * first, because the archive keeps a document's versions in time order and a stream's pages need not come
- * in time order. A crawl stopped early (a limit, a signal) archives none: its resume reads the stream again,
- * the immutable pages from the archive, and archives each member once.
+ * fetched; members are kept on disk as they are read (MemberSpill: memory stays bounded whatever the stream's
+ * size), and archived when the crawl has read the whole stream (`finish`), oldest first, because the archive
+ * keeps a document's versions in time order and a stream's pages need not come in time order. A crawl stopped
+ * early (a limit, a cycle's time, a signal) archives the members no page left unread can precede (`safeBefore`);
+ * its resume reads the stream again, the immutable pages from the archive, and archives each member once.
  */
 export class LdesStreams {
   readonly summary: LdesSummary = { pages: { fetched: 0, fromArchive: 0 }, failedPages: [], members: 0, archived: { new: 0, changed: 0, unchanged: 0, deleted: 0 }, skipped: { notNewer: 0, beforeSince: 0, invalid: 0 }, diagnostics: [] };
@@ -63,9 +65,17 @@ export class LdesStreams {
   /** Pages read (fetched, or read back) or reported failed: what is left of pagesRead was never had. */
   private readonly settled = new Set<string>();
   private readonly descriptions = new Map<string, StreamDescription>();
-  private readonly members = new Map<string, { m: PageMember; page: PageRecord; order: number }>();
+  /** Pages that could not be had: unread for `safeBefore`, though settled for the summary. */
+  private readonly failedPages = new Set<string>();
+  /** For each node a relation led to: the lower bounds relations put on its members' times (TREE §Relations). */
+  private readonly lowerBounds = new Map<string, Array<{ path?: string; time: number }>>();
+  /** The descriptions (`signature`) each stream's spilled members were keyed with: `finish` keys again those read with one since completed. */
+  private readonly keyedWith = new Map<string, Set<string>>();
+  private readonly spill: MemberSpill;
 
-  constructor(private readonly d: LdesDeps) {}
+  constructor(private readonly d: LdesDeps) {
+    this.spill = new MemberSpill(d.dataDir);
+  }
 
   /** The streams to read: each root (a view or the stream) is fetched again every crawl. */
   start(urls: readonly string[]): void {
@@ -86,6 +96,7 @@ export class LdesStreams {
   failed(url: string, why: string): void {
     this.pagesRead.add(url);
     this.settled.add(url);
+    this.failedPages.add(url);
     if (this.summary.failedPages.length < MAX_FAILED_LISTED) this.summary.failedPages.push(`${url}: ${why}`);
   }
 
@@ -110,9 +121,15 @@ export class LdesStreams {
       } : d);
       for (const u of d.unsupported) this.note(`stream ${d.stream}: ${u}`);
     }
-    for (const m of reading.members) if (!this.members.has(m.id)) this.members.set(m.id, { m, page, order: this.members.size });
+    for (const m of reading.members) this.keep(m, page);
     const byNode = new Map<string, typeof reading.relations>();
-    for (const r of reading.relations) byNode.set(r.node, [...(byNode.get(r.node) ?? []), r]);
+    for (const r of reading.relations) {
+      byNode.set(r.node, [...(byNode.get(r.node) ?? []), r]);
+      const t = r.value === undefined ? Number.NaN : Date.parse(r.value);
+      if ((r.type === 'GreaterThanRelation' || r.type === 'GreaterThanOrEqualToRelation') && Number.isFinite(t)) {
+        this.lowerBounds.set(r.node, [...(this.lowerBounds.get(r.node) ?? []), { path: r.path, time: t }]);
+      }
+    }
     for (const [node, relations] of byNode) {
       if (this.pagesRead.has(node)) continue;
       if (this.d.since !== undefined && before(relations, this.d.since, this.onlyTimestampPath())) continue;
@@ -189,49 +206,119 @@ export class LdesStreams {
 
   /** The description a member is read with: its stream's, the only one read, or the fallback paths (said once per stream). */
   private describe(stream: string): Required<Pick<StreamDescription, 'versionOfPath' | 'timestampPath'>> & StreamDescription {
-    const only = this.descriptions.size === 1 ? [...this.descriptions.values()][0] : undefined;
-    const d = this.descriptions.get(stream) ?? only ?? { stream, unsupported: [] };
+    const d = this.known(stream);
     if (!d.versionOfPath) this.note(`stream ${stream} declares no ldes:versionOfPath: members read as versions by <${FALLBACK_PATHS.versionOfPath}>`);
     if (!d.timestampPath) this.note(`stream ${stream} declares no ldes:timestampPath: members dated by <${FALLBACK_PATHS.timestampPath}>`);
     return { ...d, versionOfPath: d.versionOfPath ?? FALLBACK_PATHS.versionOfPath, timestampPath: d.timestampPath ?? FALLBACK_PATHS.timestampPath };
   }
 
+  /** The description known so far, as `describe` completes it, without saying what it lacks (a later page may say it). */
+  private paths(stream: string): Required<Pick<StreamDescription, 'versionOfPath' | 'timestampPath'>> & StreamDescription {
+    const d = this.known(stream);
+    return { ...d, versionOfPath: d.versionOfPath ?? FALLBACK_PATHS.versionOfPath, timestampPath: d.timestampPath ?? FALLBACK_PATHS.timestampPath };
+  }
+
+  private known(stream: string): StreamDescription {
+    const only = this.descriptions.size === 1 ? [...this.descriptions.values()][0] : undefined;
+    return this.descriptions.get(stream) ?? only ?? { stream, unsupported: [] };
+  }
+
+  /** A member read: kept on disk, keyed by its time as the stream's description read so far gives it. */
+  private keep(m: PageMember, page: PageRecord): void {
+    const d = this.paths(m.stream);
+    const v = memberVersion(m, d, page);
+    if (!this.spill.put(m, page, typeof v === 'string' ? Number.NaN : v.time)) return;
+    this.summary.members++;
+    const used = this.keyedWith.get(m.stream) ?? new Set<string>();
+    used.add(signature(d));
+    this.keyedWith.set(m.stream, used);
+  }
+
   /**
-   * Archives the members read, oldest first (a crawl that stopped early archives none: `pending` says how many
-   * wait for its resume). Returns the documents that got a member from a stream.
+   * The time before which a crawl stopped before the stream's end archives members now. The rule: a member
+   * can be archived only when no member of the same document with an earlier time can still come, or the
+   * archive would get that document's versions out of time order. Every member still to come is on a page
+   * not read: a node a relation led to that was not had (queued when the crawl stopped, failed, or not fetched),
+   * or a root not read; any page not yet known is reachable only through one of those. A relation's
+   * tree:GreaterThan(OrEqualTo)Relation on the stream's timestampPath bounds the times of every member
+   * reachable from its node (TREE §Relations), so the members before the lowest bound of the unread pages
+   * are safe (strictly before: an equal time may still come). One unread page without such a bound (a plain
+   * tree:Relation, a bound on another path, a root) can hold any time: then nothing is archived, and the
+   * resume archives everything. The pages are in time order when a stream's relations say so (a view by time,
+   * as `serve`'s and most publishers'); a stream read in any other order is archived only when read to its end.
+   */
+  private safeBefore(): number {
+    const timePaths = new Set([...this.keyedWith.keys()].map((stream) => this.paths(stream).timestampPath));
+    let bound = Number.POSITIVE_INFINITY;
+    const unread = [...this.roots, ...this.pagesRead].filter((u) => !this.settled.has(u) || this.failedPages.has(u));
+    for (const u of unread) {
+      const known = (this.lowerBounds.get(u) ?? []).filter((b) => b.path !== undefined && timePaths.size === 1 && timePaths.has(b.path));
+      bound = Math.min(bound, known.length ? Math.max(...known.map((b) => b.time)) : Number.NEGATIVE_INFINITY);
+      if (bound === Number.NEGATIVE_INFINITY) break;
+    }
+    return bound;
+  }
+
+  /** Members kept before a later page completed their stream's description are keyed again by the complete one. */
+  private rekey(): void {
+    for (const [stream, used] of this.keyedWith) {
+      const now = signature(this.paths(stream));
+      if (used.size === 1 && used.has(now)) continue;
+      const d = this.paths(stream);
+      this.spill.rekey(stream, (m) => {
+        const v = memberVersion(m, d, { url: '', time: 0 });
+        return typeof v === 'string' ? Number.NaN : v.time;
+      });
+      this.keyedWith.set(stream, new Set([now]));
+    }
+  }
+
+  /**
+   * Archives the members read, oldest first, read back from the spill a batch at a time. A crawl stopped early
+   * archives those before `safeBefore` and `pending` says how many wait for its resume. Returns the documents
+   * that got a member from a stream.
    */
   async finish(stopped: boolean): Promise<Set<string>> {
     const s = this.summary;
-    s.members = this.members.size;
-    const documents = new Set<string>();
-    await this.reportUnread();
-    if (stopped) {
-      if (this.members.size > 0) s.pending = this.members.size;
+    try {
+      await this.reportUnread();
+      this.rekey();
+      const upTo = stopped ? this.safeBefore() : Number.POSITIVE_INFINITY;
+      const documents = upTo === Number.NEGATIVE_INFINITY ? new Set<string>() : await this.archiveSpilled(upTo, stopped);
+      if (stopped && this.spill.size > 0) s.pending = this.spill.size;
       return documents;
+    } finally {
+      this.spill.close();
     }
-    const versions: Array<MemberVersion & { order: number }> = [];
-    for (const { m, page, order } of this.members.values()) {
-      const v = memberVersion(m, this.describe(m.stream), page);
-      if (typeof v === 'string') {
-        s.skipped.invalid++;
-        this.note(v);
-      } else if (this.d.since !== undefined && v.time < this.d.since) {
-        s.skipped.beforeSince++;
-      } else {
-        versions.push({ ...v, order });
-      }
-    }
-    versions.sort((a, b) => a.time - b.time || a.order - b.order);
+  }
+
+  private async archiveSpilled(upTo: number, forget: boolean): Promise<Set<string>> {
+    const s = this.summary;
+    const documents = new Set<string>();
     const files = new Map<string, MemberFile>();
     try {
-      for (const v of versions) {
-        const host = hostOf(v.page.url);
-        let file = files.get(host);
-        if (!file) files.set(host, (file = new MemberFile(this.d.dataDir, host)));
-        const fate: MemberFate = await archiveMember(this.d.store, file, v, this.d);
-        documents.add(v.document);
-        if (fate === 'not-newer') s.skipped.notNewer++;
-        else s.archived[fate]++;
+      for (const batch of this.spill.inOrder(upTo)) {
+        for (const { m, page } of batch) {
+          const v = memberVersion(m, this.describe(m.stream), page);
+          if (typeof v === 'string') {
+            s.skipped.invalid++;
+            this.note(v);
+            continue;
+          }
+          if (this.d.since !== undefined && v.time < this.d.since) {
+            s.skipped.beforeSince++;
+            continue;
+          }
+          const host = hostOf(v.page.url);
+          let file = files.get(host);
+          if (!file) files.set(host, (file = new MemberFile(this.d.dataDir, host)));
+          const fate: MemberFate = await archiveMember(this.d.store, file, v, this.d);
+          documents.add(v.document);
+          if (fate === 'not-newer') s.skipped.notNewer++;
+          else s.archived[fate]++;
+        }
+        // What a stopped crawl archived is not pending: `pending` counts what is left.
+        if (forget) this.spill.remove(batch.map((b) => b.order));
       }
     } finally {
       // The records on disk before the log rows that point to them are committed.
@@ -240,4 +327,9 @@ export class LdesStreams {
     await this.d.store.flush();
     return documents;
   }
+}
+
+/** What keys a member's time and document: the paths a description gives. */
+function signature(d: StreamDescription): string {
+  return JSON.stringify([d.versionOfPath, d.timestampPath, d.deletePath, d.deleteObject]);
 }
