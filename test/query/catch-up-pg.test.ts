@@ -10,7 +10,7 @@ import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { catchUpVersions, openVersionStore, GAP_TTL_MS } from '../../src/query/index.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
-import { LOG_COLS, toValues } from '../../src/store/schema.ts';
+import { LOG_WRITE_COLS, logValues } from '../../src/store/schema.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
 import { tempDir } from '../helpers.ts';
 import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../store/pg.ts';
@@ -48,10 +48,20 @@ describe.skipIf(!pgBase)('the version index over a PostgreSQL log whose rows com
   /** INSERT of one log row on its own connection, in a transaction left open: the id is taken, the row invisible. */
   async function openInsert(store: PostgresStore, e: CrawlLogEntry): Promise<{ id: number; client: pg.PoolClient }> {
     const client = await store.pool.connect();
-    await client.query('BEGIN');
-    const cols = LOG_COLS.map(([, c]) => c);
-    const { rows } = await client.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, toValues(LOG_COLS, e));
-    return { id: Number(rows[0].id), client };
+    try {
+      // The row names its WARC file by id (warc_files): the name is stored first, committed, as the store does.
+      await client.query('INSERT INTO warc_files (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [e.warcFile]);
+      const warcId = Number((await client.query('SELECT id FROM warc_files WHERE name = $1', [e.warcFile])).rows[0].id);
+      await client.query('BEGIN');
+      const cols = LOG_WRITE_COLS.map(([, c]) => c);
+      const { rows } = await client.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, logValues(e, warcId));
+      return { id: Number(rows[0].id), client };
+    } catch (err) {
+      // Released, or closing the store would wait for this connection for ever.
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+      throw err;
+    }
   }
 
   it('a lower id committed after a higher one was indexed is indexed by the next catch-up, exactly once', async () => {
