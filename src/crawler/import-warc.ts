@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { OpenWarcFile } from '../archive/open-file.ts';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createHash } from 'node:crypto';
@@ -137,15 +138,15 @@ interface RecordSink {
 
 /** One source file's copy in the archive: written under `.open`, renamed with its index when closed. */
 class ImportFile implements RecordSink {
-  private fd?: number;
-  private size = 0;
   readonly rel: string;
+  private readonly file: OpenWarcFile;
   private readonly records: ImportedRecord[] = [];
 
   constructor(private readonly dataDir: string, private readonly source: string) {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
     const base = path.basename(source).replace(/\.gz$/, '').replace(/\.warc$/, '').replace(/[^A-Za-z0-9._-]/g, '_');
     this.rel = path.join(IMPORT_DIR, `${stamp}-${process.pid}-${String(fileSeq++).padStart(4, '0')}-${base}.warc.gz`);
+    this.file = new OpenWarcFile(dataDir, this.rel);
   }
 
   scan(): Iterable<ScanItem> {
@@ -165,32 +166,15 @@ class ImportFile implements RecordSink {
     return { offset: this.append(bytes), length: bytes.length };
   }
 
-  /** Appends whole gzip members; returns the offset of the first. A failed write is cut off again (see WarcWriter's appendAt). */
+  /** Appends whole gzip members; returns the offset of the first. */
   append(buf: Buffer): number {
-    if (this.fd === undefined) {
-      fs.mkdirSync(path.join(this.dataDir, IMPORT_DIR), { recursive: true });
-      this.fd = fs.openSync(path.join(this.dataDir, this.rel + '.open'), 'wx');
-    }
-    const at = this.size;
-    let done = 0;
-    try {
-      while (done < buf.length) done += fs.writeSync(this.fd, buf, done, buf.length - done, at + done);
-    } catch (e) {
-      fs.ftruncateSync(this.fd, at);
-      throw e;
-    }
-    this.size += buf.length;
-    return at;
+    return this.file.append(buf);
   }
 
   /** Closes the file and writes its index; a file nothing was copied into is not made. */
   close(): void {
-    if (this.fd === undefined) return;
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
-    this.fd = undefined;
+    if (!this.file.close()) return;
     const abs = path.join(this.dataDir, this.rel);
-    fs.renameSync(abs + '.open', abs);
     fs.writeFileSync(abs + INDEX_SUFFIX + '.tmp', this.records.map((r) => JSON.stringify(r) + '\n').join(''));
     fs.renameSync(abs + INDEX_SUFFIX + '.tmp', abs + INDEX_SUFFIX);
   }

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { serializeRecord } from '../../archive/warc-record.ts';
+import { OpenWarcFile } from '../../archive/open-file.ts';
 
 /** Where a crawl's stream members go: `warc/ldes/<host of the stream>/`, apart from the fetched pages. */
 export const LDES_WARC_DIR = path.join('warc', 'ldes');
@@ -38,13 +38,13 @@ export interface MemberSink {
  * of its own, so that a crash is repaired as any crawl file is (recoverOpenFiles cuts it back to the log).
  */
 export class MemberFile implements MemberSink {
-  private fd?: number;
-  private size = 0;
   readonly rel: string;
+  private readonly file: OpenWarcFile;
 
-  constructor(private readonly dataDir: string, host: string) {
+  constructor(dataDir: string, host: string) {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '');
     this.rel = path.join(LDES_WARC_DIR, host.replace(/[^A-Za-z0-9.-]/g, '_'), `datamonitor-ldes-${stamp}-${process.pid}-${randomBytes(3).toString('hex')}.warc.gz`);
+    this.file = new OpenWarcFile(dataDir, this.rel);
   }
 
   /** Appends the conversion record of `document`'s version at `time`; returns where it lies. */
@@ -60,31 +60,12 @@ export class MemberFile implements MemberSink {
   }
 
   private append(buf: Buffer): number {
-    if (this.fd === undefined) {
-      fs.mkdirSync(path.dirname(path.join(this.dataDir, this.rel)), { recursive: true });
-      this.fd = fs.openSync(path.join(this.dataDir, this.rel + '.open'), 'wx');
-    }
-    const at = this.size;
-    let done = 0;
-    try {
-      while (done < buf.length) done += fs.writeSync(this.fd, buf, done, buf.length - done, at + done);
-    } catch (e) {
-      // A record cut short is cut off again: every offset the log holds stays a record's start.
-      fs.ftruncateSync(this.fd, at);
-      throw e;
-    }
-    this.size += buf.length;
-    return at;
+    return this.file.append(buf);
   }
 
   /** Makes the file durable and gives it its final name; a file nothing was written to is not made. */
   close(): void {
-    if (this.fd === undefined) return;
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
-    this.fd = undefined;
-    const abs = path.join(this.dataDir, this.rel);
-    fs.renameSync(abs + '.open', abs);
+    this.file.close();
   }
 }
 
