@@ -116,10 +116,8 @@ export function register(program: Command): void {
     });
 }
 
-/** `--held-out`: leave-one-file-out tuning (src/lab/recrawl/tuning.ts), as `lab report`'s re-crawl section runs it. */
-async function heldOut(files: string[], o: { protocol: Protocol; factors?: number[]; json?: boolean; plot?: string }): Promise<void> {
-  if (files.length < 2) throw new UserError('--held-out tunes on the other files: give at least two --histories files (your own and, e.g., ../shared/data/histories/*.jsonl.gz)');
-  const progress = new ProgressLine();
+/** Each history file read on its own, named by its base name (what the held-out and notification tables call it). */
+async function readNamedHistories(files: string[], progress: ProgressLine): Promise<Array<{ name: string; h: HistorySet }>> {
   const sets: Array<{ name: string; h: HistorySet }> = [];
   for (const file of files) {
     progress.update(`reading ${file}`);
@@ -127,6 +125,14 @@ async function heldOut(files: string[], o: { protocol: Protocol; factors?: numbe
     if (h.ids.length === 0) throw new UserError(`no usable history in ${file}: ${h.diagnostics[0] ?? 'empty'}`);
     sets.push({ name: path.basename(file).replace(/\.jsonl(\.gz)?$/, ''), h });
   }
+  return sets;
+}
+
+/** `--held-out`: leave-one-file-out tuning (src/lab/recrawl/tuning.ts), as `lab report`'s re-crawl section runs it. */
+async function heldOut(files: string[], o: { protocol: Protocol; factors?: number[]; json?: boolean; plot?: string }): Promise<void> {
+  if (files.length < 2) throw new UserError('--held-out tunes on the other files: give at least two --histories files (your own and, e.g., ../shared/data/histories/*.jsonl.gz)');
+  const progress = new ProgressLine();
+  const sets = await readNamedHistories(files, progress);
   if (new Set(sets.map((s) => s.name)).size < sets.length) throw new UserError('--held-out names each file by its base name: give files with different names');
   const folds = leaveOneFileOut(sets, { protocol: o.protocol, factors: o.factors, onProgress: (t) => progress.update(t) });
   progress.done();
@@ -158,13 +164,7 @@ async function notifications(files: string[], o: Options): Promise<void> {
   const samples = o.quick && o.samples === '1000' ? 200 : count(o.samples, '--samples', 10);
   const protocols = o.protocol ? [getProtocol(o.protocol)] : [PROTOCOLS.seed, PROTOCOLS.lab];
   const progress = new ProgressLine();
-  const sets: Array<{ name: string; h: HistorySet }> = [];
-  for (const file of files) {
-    progress.update(`reading ${file}`);
-    const h = await readHistories([file]);
-    if (h.ids.length === 0) throw new UserError(`no usable history in ${file}: ${h.diagnostics[0] ?? 'empty'}`);
-    sets.push({ name: path.basename(file).replace(/\.jsonl(\.gz)?$/, ''), h });
-  }
+  const sets = await readNamedHistories(files, progress);
   const r = runNotificationLab(sets, { protocols, scenarios, factors, samples, model, onProgress: (done, total, text) => progress.update(`${ProgressLine.bar(done, total)} ${text}`) });
   progress.done();
   if (o.plot) await writeFile(o.plot, notificationLabSvg(r));
