@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import N3 from 'n3';
-import type { Quad } from '@rdfjs/types';
 import { isomorphic } from 'rdf-isomorphic';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
 import { linkedDataDocument } from '../../src/testkit/linked-data-site.ts';
 import { realVocabulary } from '../../src/testkit/real-vocabulary.ts';
-import { buildServer } from '../../src/server/index.ts';
+import { buildServer, startServer as startArchiveServer } from '../../src/server/index.ts';
+import { graphsAt } from '../query/helpers.ts';
 import { crawlLog, LOADED_TIMEOUT_MS, runMain, tempDir } from '../helpers.ts';
 import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
 
@@ -18,20 +18,6 @@ import { dropSchema, isolatedSchemaUrl, pgBaseUrl } from '../store/pg.ts';
  * archive B is made by `crawl --ldes` of A's /ldes alone. At every instant (between the crawls, at each
  * version's time), `query --at` gives each document the same graph in B as in A, deletions included.
  */
-const { namedNode, blankNode, literal, quad, defaultGraph } = N3.DataFactory;
-
-/** Each document's graph at `at` by `datamonitor query --at`, as a user runs it. */
-async function graphsAt(dataDir: string, at: number, documents: string[], db?: string): Promise<Map<string, Quad[]>> {
-  const r = await runMain(['query', '--data', dataDir, ...(db ? ['--db', db] : []), '--at', new Date(at).toISOString(), '--json', 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }']);
-  expect(r.code, r.err).toBe(0);
-  const term = (t: { type: string; value: string; datatype?: string; 'xml:lang'?: string }) =>
-    t.type === 'uri' ? namedNode(t.value) : t.type === 'bnode' ? blankNode(t.value) : literal(t.value, t['xml:lang'] || (t.datatype ? namedNode(t.datatype) : undefined));
-  const out = new Map<string, Quad[]>(documents.map((d) => [d, []]));
-  for (const b of JSON.parse(r.out).results.bindings as Array<Record<string, any>>) {
-    out.get(b.g.value)?.push(quad(term(b.s) as any, term(b.p) as any, term(b.o) as any, defaultGraph()));
-  }
-  return out;
-}
 
 const N = 8;
 const pgBase = await pgBaseUrl();
@@ -65,10 +51,9 @@ describe('crawl --ldes of a served archive rebuilds it: query --at gives the sam
       await new Promise((r) => setTimeout(r, 5));
     }
     between.push(Date.now());
-    app = await buildServer({ dataDir: a, ldesPageSize: 3 });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    root = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/ldes`;
+    let listening: string;
+    ({ app, url: listening } = await startArchiveServer({ dataDir: a, ldesPageSize: 3, port: 0, logger: false }));
+    root = `${listening}/ldes`;
   }, LOADED_TIMEOUT_MS);
   afterAll(async () => {
     await app?.close();

@@ -5,6 +5,7 @@ import N3 from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { catchUpVersions, openVersionStore, type CatchUpOptions, type CatchUpResult, type VersionArchive } from '../../src/query/index.ts';
 import { openStore } from '../../src/store/index.ts';
+import { runMain } from '../helpers.ts';
 
 /** A fresh archive in its own temp dir (real SQLite file). */
 export function tempArchive(): { archive: VersionArchive; dir: string; cleanup: () => Promise<void> } {
@@ -37,4 +38,21 @@ export async function indexVersions(dataDir: string, opts: CatchUpOptions = {}):
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Each document's graph at `at` by `datamonitor query --at` (in process, as a user runs it), its triples in the
+ * default graph: what an LDES replay or a mirror is compared with. `db`: the store's PostgreSQL URL.
+ */
+export async function graphsAt(dataDir: string, at: number, documents: string[], db?: string): Promise<Map<string, Quad[]>> {
+  const { namedNode, blankNode, literal, quad, defaultGraph } = N3.DataFactory;
+  const r = await runMain(['query', '--data', dataDir, ...(db ? ['--db', db] : []), '--at', new Date(at).toISOString(), '--json', 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }']);
+  if (r.code !== 0) throw new Error(`query --at failed (${r.code}): ${r.err}`);
+  const term = (t: { type: string; value: string; datatype?: string; 'xml:lang'?: string }) =>
+    t.type === 'uri' ? namedNode(t.value) : t.type === 'bnode' ? blankNode(t.value) : literal(t.value, t['xml:lang'] || (t.datatype ? namedNode(t.datatype) : undefined));
+  const out = new Map<string, Quad[]>(documents.map((d) => [d, []]));
+  for (const b of JSON.parse(r.out).results.bindings as Array<Record<string, any>>) {
+    out.get(b.g.value)?.push(quad(term(b.s) as any, term(b.p) as any, term(b.o) as any, defaultGraph()));
+  }
+  return out;
 }

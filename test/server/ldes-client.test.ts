@@ -6,8 +6,9 @@ import { isomorphic } from 'rdf-isomorphic';
 import { intoConfig, replicateLDES } from 'ldes-client';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startServer, type TestServer } from '../../src/testkit/server.ts';
-import { buildServer } from '../../src/server/index.ts';
-import { cli, LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
+import { startServer as startArchiveServer } from '../../src/server/index.ts';
+import { graphsAt } from '../query/helpers.ts';
+import { LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
 
 /**
  * The archive's LDES read by a real LDES client (ldes-client from the registry, unmodified): over an archive
@@ -16,7 +17,7 @@ import { cli, LOADED_TIMEOUT_MS, tempDir } from '../helpers.ts';
  * members rebuild each document's graph at an instant T (its latest member at or before T; a deletion: no
  * graph), which must be the graph `datamonitor query --at T` gives.
  */
-const { namedNode, blankNode, literal, quad, defaultGraph } = N3.DataFactory;
+const { quad, defaultGraph } = N3.DataFactory;
 
 const A = ['@prefix ex: <http://example.org/> .\nex:alice ex:name "Alice" .\n', '@prefix ex: <http://example.org/> .\nex:alice ex:name "Alice B." ; ex:knows [ ex:name "Carol" ] .\n',
   '@prefix ex: <http://example.org/> .\nex:alice ex:name "Alice C." ; ex:knows [ ex:name "Carol" ], ex:bob .\n'];
@@ -53,18 +54,6 @@ async function replicate(url: string, opts: { after?: Date } = {}): Promise<{ me
   return { members, fetched };
 }
 
-/** Each document's graph at `at` by `datamonitor query --at`, run as a user runs it. */
-async function graphsAt(dataDir: string, at: number, documents: string[]): Promise<Map<string, Quad[]>> {
-  const r = await cli(['query', '--data', dataDir, '--at', new Date(at).toISOString(), '--json', 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }']);
-  expect(r.code, r.err).toBe(0);
-  const term = (t: { type: string; value: string; datatype?: string; 'xml:lang'?: string }) =>
-    t.type === 'uri' ? namedNode(t.value) : t.type === 'bnode' ? blankNode(t.value) : literal(t.value, t['xml:lang'] || (t.datatype ? namedNode(t.datatype) : undefined));
-  const out = new Map<string, Quad[]>(documents.map((d) => [d, []]));
-  for (const b of JSON.parse(r.out).results.bindings as Array<Record<string, any>>) {
-    out.get(b.g.value)?.push(quad(term(b.s) as any, term(b.p) as any, term(b.o) as any, defaultGraph()));
-  }
-  return out;
-}
 
 /** A document's graph at `at` from the stream: its latest member at or before `at`; none, or a deletion: no triples. */
 function rebuilt(members: Member[], document: string, at: number): Quad[] {
@@ -100,10 +89,9 @@ describe('the LDES replayed by ldes-client rebuilds every document as `query --a
       await new Promise((r) => setTimeout(r, 5));
     }
     between.push(Date.now());
-    app = await buildServer({ dataDir, ldesPageSize: 2 });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    root = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/ldes`;
+    let listening: string;
+    ({ app, url: listening } = await startArchiveServer({ dataDir, ldesPageSize: 2, port: 0, logger: false }));
+    root = `${listening}/ldes`;
   }, LOADED_TIMEOUT_MS);
   afterAll(async () => {
     await app?.close();
