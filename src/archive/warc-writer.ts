@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { timestampOf } from './timestamp.ts';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
@@ -137,8 +138,7 @@ export class WarcWriter implements ArchiveWriter {
     readonly dataDir: string,
     private readonly opts: { maxFileBytes?: number; maxOpenFiles?: number; software?: string } = {},
   ) {
-    const d = new Date();
-    this.stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+    this.stamp = timestampOf(Date.now());
   }
 
   private fileFor(date: Date, host: string): OpenFile {

@@ -3,6 +3,7 @@
  * `/memento/<timestamp>/<url>`, and the bytes and RDF each one stands for.
  */
 import { readRecord, type HttpMessage } from '../archive/warc-reader.ts';
+import { timestampOf } from '../archive/timestamp.ts';
 import { httpPayload } from '../archive/http-payload.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
@@ -14,12 +15,7 @@ export interface Memento {
   timestamp: string;
 }
 
-/** yyyyMMddHHmmss[SSS] in UTC. */
-export function timestampOf(ms: number, withMillis = false): string {
-  const iso = new Date(ms).toISOString(); // 2025-01-02T03:04:05.678Z
-  const ts = iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16) + iso.slice(17, 19);
-  return withMillis ? ts + iso.slice(20, 23) : ts;
-}
+export { timestampOf };
 
 /** A Wayback timestamp of 4 to 17 digits as epoch ms (missing parts are the start of the period). */
 export function parseTimestamp(ts: string): number | undefined {

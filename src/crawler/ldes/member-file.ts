@@ -3,6 +3,7 @@ import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { serializeRecord } from '../../archive/warc-record.ts';
 import { OpenWarcFile } from '../../archive/open-file.ts';
+import { timestampOf } from '../../archive/timestamp.ts';
 
 /** Where a crawl's stream members go: `warc/ldes/<host of the stream>/`, apart from the fetched pages. */
 export const LDES_WARC_DIR = path.join('warc', 'ldes');
@@ -42,8 +43,7 @@ export class MemberFile implements MemberSink {
   private readonly file: OpenWarcFile;
 
   constructor(dataDir: string, host: string) {
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '');
-    this.rel = path.join(LDES_WARC_DIR, host.replace(/[^A-Za-z0-9.-]/g, '_'), `datamonitor-ldes-${stamp}-${process.pid}-${randomBytes(3).toString('hex')}.warc.gz`);
+    this.rel = path.join(LDES_WARC_DIR, host.replace(/[^A-Za-z0-9.-]/g, '_'), `datamonitor-ldes-${timestampOf(Date.now())}-${process.pid}-${randomBytes(3).toString('hex')}.warc.gz`);
     this.file = new OpenWarcFile(dataDir, this.rel);
   }
 
