@@ -12,13 +12,12 @@ import { startLinkedDataSite } from '../../src/testkit/linked-data-site.ts';
 import { generatedVocabulary } from '../../src/testkit/real-vocabulary.ts';
 import { tempDir } from '../helpers.ts';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
-import type { PostgresStore } from '../../src/store/postgres.ts';
-import type { SqliteStore } from '../../src/store/sqlite.ts';
 import { headerValue } from '../../src/util/headers.ts';
 import { VERSIONS_WHERE } from '../../src/store/schema.ts';
 import { fates, searchUrls, type LogReader } from '../../src/store/log-reads.ts';
 import { postgresStore, sqliteStore } from './contract/backends.ts';
 import type { StoreEnv } from './contract/harness.ts';
+import { exec } from './exec.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const WARC = 'warc/2026/01/01/00/t.example/x.warc.gz';
@@ -46,15 +45,6 @@ const NEW: CrawlLogEntry[] = [
 const COLS = 'url, final_url, time, status, headers, duration_ms, bytes, media_type, checksum, change, error, triples, truncated, warc_id, warc_offset, warc_length, reason';
 const oldValues = (e: CrawlLogEntry) => [e.url, e.finalUrl, e.time, e.status, JSON.stringify(e.headers), e.durationMs, e.bytes, e.mediaType, e.checksum, e.change, e.error ?? null, e.triples, 0, 1, e.warcOffset, e.warcLength, e.reason];
 
-/** Runs SQL written with `?` on the store's own connection. */
-async function exec(store: MetadataStore, sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
-  if ('pool' in store) {
-    let i = 0;
-    return (await (store as PostgresStore).pool.query(sql.replace(/\?/g, () => `$${++i}`), values)).rows;
-  }
-  const stmt = (store as SqliteStore).db.prepare(sql);
-  return stmt.reader ? (stmt.all(...values) as Record<string, unknown>[]) : (stmt.run(...values), []);
-}
 
 async function indexes(store: MetadataStore): Promise<string[]> {
   const rows = 'pool' in store

@@ -6,12 +6,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
-import type { PostgresStore } from '../../src/store/postgres.ts';
-import type { SqliteStore } from '../../src/store/sqlite.ts';
 import { captureIndexDdl } from '../../src/store/log-reads.ts';
 import { legacySql } from '../../src/store/warc-ids.ts';
 import { postgresBatchedStore, postgresStore, sqliteStore } from './contract/backends.ts';
 import type { StoreEnv } from './contract/harness.ts';
+import { exec } from './exec.ts';
 
 const T0 = Date.UTC(2026, 2, 1);
 const FILES = [
@@ -38,15 +37,6 @@ function crawlRows(): CrawlLogEntry[] {
   return rows;
 }
 
-/** Runs SQL written with `?` on the store's own connection. */
-async function exec(store: MetadataStore, sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
-  if ('pool' in store) {
-    let i = 0;
-    return (await (store as PostgresStore).pool.query(sql.replace(/\?/g, () => `$${++i}`), values)).rows;
-  }
-  const stmt = (store as SqliteStore).db.prepare(sql);
-  return stmt.reader ? (stmt.all(...values) as Record<string, unknown>[]) : (stmt.run(...values), []);
-}
 
 /** Turns a store written now into the earlier form: the file's path in each row, indexed, and the schema version before. */
 async function toEarlierForm(store: MetadataStore): Promise<void> {
