@@ -1,4 +1,5 @@
 import { SyncPg, SyncPgError, type SyncStatement } from '../util/sync-pg.ts';
+import { AsyncPg } from '../util/async-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../store/redact.ts';
 import { UserError } from '../util/errors.ts';
 import { termHash } from '../rdf/terms.ts';
@@ -54,9 +55,17 @@ export class PgVersionDialect implements VersionDialect {
   private generationSeen: number | undefined;
   private inTransaction = false;
   private readAheadRefused = false;
+  private readonly connection: { connectionString: string; schema?: string };
+  /** The read-ahead's own connection (async-pg.ts), from this store's second read-ahead on. */
+  private reader: AsyncPg | undefined;
+  private readAheads = 0;
+  private readerStatements = 0;
+  /** Write transactions begun: a read-ahead that overlapped one is not taken (readAhead). */
+  private writesBegun = 0;
 
   constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number } = {}) {
     const { connectionString, schema } = parsePostgresUrl(file);
+    this.connection = { connectionString, schema };
     this.db = new SyncPg(connectionString, { schema, readonly: opts.readonly ?? false });
     try {
       this.writable = openPgSchema(this.db, file, schema, opts);
@@ -139,21 +148,62 @@ export class PgVersionDialect implements VersionDialect {
    * One statement: its first row (rid NULL, ordered first) holds the meta rows and the counts as JSON; the
    * rows follow, in row-id order, unless the counts add up to more than `rowsUpTo`. A database that refuses it
    * (Citus may refuse subqueries in a select list over a distributed table) is not asked again.
+   *
+   * Sent on the read-ahead's own connection (async-pg.ts: two wake-ups a call, not SyncPg's four), once
+   * every commit this process sent on the thread's connection is acknowledged (settle), so that it reads
+   * this process's writes: another connection sees a commit once it is acknowledged, however
+   * synchronous_commit is set. A write transaction begun while it ran makes it answer nothing (the
+   * caller then reads through the thread, after that write): its generation would come after the
+   * write's. The first read-ahead of a store goes through the thread, and later ones while the
+   * connection cannot be had: a process that asks one query (the CLI) opens no second connection.
    */
-  readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined {
+  async readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number): Promise<{ generation: Generation; counts: number[]; rows: R[] } | undefined> {
     if (this.readAheadRefused) return undefined;
     // A commit sent before and not waited for throws its own error here, not taken for this statement's.
     this.db.settle();
+    const statement = this.readAheadStatement(counts, rows, rowsUpTo);
+    const reader = this.inTransaction ? undefined : this.asyncReader();
+    if (reader) {
+      const begun = this.writesBegun;
+      try {
+        this.readerStatements++;
+        const answer = await reader.query<R & { head?: unknown }>({ sql: numbered(statement.sql), params: statement.params, prepared: true });
+        return this.writesBegun === begun && !this.inTransaction ? this.readAheadAnswer(answer) : undefined;
+      } catch {
+        // Refused, or the connection failed: the thread's connection answers, and says which.
+        if (this.writesBegun !== begun || this.inTransaction) return undefined;
+      }
+    }
     let answer: Array<R & { head?: unknown }>;
     try {
-      answer = this.run<R & { head?: unknown }>([this.readAheadStatement(counts, rows, rowsUpTo)])[0]!;
+      answer = this.run<R & { head?: unknown }>([statement])[0]!;
     } catch (e) {
       if (!(e instanceof SyncPgError)) throw e;
       this.readAheadRefused = true;
       return undefined;
     }
+    return this.readAheadAnswer(answer);
+  }
+
+  private readAheadAnswer<R>(answer: Array<R & { head?: unknown }>): { generation: Generation; counts: number[]; rows: R[] } {
     const head = answer[0]!.head as { meta: Record<string, number> | null; counts: number[] };
     return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: answer.slice(1) };
+  }
+
+  /** The read-ahead's connection, made on the second read-ahead (and again after it broke); undefined for the first. */
+  private asyncReader(): AsyncPg | undefined {
+    if (this.reader?.broken) {
+      void this.reader.close();
+      this.reader = undefined;
+    }
+    if (this.readAheads++ === 0) return undefined;
+    this.reader ??= new AsyncPg(this.connection.connectionString, this.connection.schema);
+    return this.reader;
+  }
+
+  /** Statements the read-ahead's own connection ran (each a round trip that is not a SyncPg call). */
+  get readerCalls(): number {
+    return this.readerStatements;
   }
 
   private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
@@ -195,6 +245,7 @@ export class PgVersionDialect implements VersionDialect {
     const changed = this.generationSeen !== undefined && generation !== this.generationSeen;
     this.generationSeen = generation;
     this.inTransaction = true;
+    this.writesBegun++;
     return { nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false, changed };
   }
 
@@ -286,7 +337,13 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    const reader = this.reader;
+    this.reader = undefined;
+    try {
+      await this.db.close();
+    } finally {
+      await reader?.close();
+    }
   }
 }
 

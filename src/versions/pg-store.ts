@@ -28,8 +28,13 @@ export class PgVersionArchive extends VersionStore {
     return this.pg.writable;
   }
 
-  /** Synchronous calls to the server so far (src/util/sync-pg.ts): what a query costs beyond its SQL. */
+  /** Calls to the server so far, through either connection: what a query costs beyond its SQL. */
   get roundTrips(): number {
+    return this.pg.db.roundTrips + this.pg.readerCalls;
+  }
+
+  /** Of roundTrips, those through the connection thread (src/util/sync-pg.ts), each four wake-ups, not two. */
+  get threadCalls(): number {
     return this.pg.db.roundTrips;
   }
 

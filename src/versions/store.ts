@@ -73,7 +73,7 @@ export class VersionStore implements VersionBackend {
   readonly commitsBehind?: boolean;
   readonly prefetch?: (graphs: string[]) => void;
   readonly rowsMatchingAt?: (at: number, patterns: RowConstants[], estimate: number, opts?: { graphs?: string[] }) => Iterable<[rowid: number, row: QuadRow]>;
-  readonly readAhead?: (at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }) => void;
+  readonly readAhead?: (at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }) => Promise<void>;
   readonly mayHoldAlternates?: () => boolean;
   readonly oddLiteralTerms?: (after: number, limit: number, upTo: number) => Array<{ id: number; nt: string }>;
   readonly lastTermId?: () => number;
@@ -731,7 +731,7 @@ export class VersionStore implements VersionBackend {
    * would read. One statement, so one snapshot of the database: the rows are those of the generation read.
    * Kept until the event loop turns or this store writes; a call it does not answer reads the database.
    */
-  private readAheadNow(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): void {
+  private async readAheadNow(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): Promise<void> {
     const t = checkTime(at, 'readAhead');
     this.ahead = undefined;
     if (patterns.length === 0) return;
@@ -742,7 +742,7 @@ export class VersionStore implements VersionBackend {
       return { sql: `(SELECT count(*) FROM (SELECT 1 AS x FROM ${this.t.quads} q${where.length ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ?) x)`, params };
     });
     const rows = this.matchStatement(t, patterns, opts.graphs, 'rows by subquery');
-    const answer = this.d.readAhead!<Row>(counts, rows, Math.min(PAGE, opts.rowsUpTo));
+    const answer = await this.d.readAhead!<Row>(counts, rows, Math.min(PAGE, opts.rowsUpTo));
     if (!answer) return;
     const total = answer.counts.reduce((a, b) => a + b, 0);
     const ahead: ReadAhead = {
