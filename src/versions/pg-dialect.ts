@@ -157,11 +157,11 @@ export class PgVersionDialect implements VersionDialect {
    * write's. The first read-ahead of a store goes through the thread, and later ones while the
    * connection cannot be had: a process that asks one query (the CLI) opens no second connection.
    */
-  async readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number): Promise<{ generation: Generation; counts: number[]; rows: R[] } | undefined> {
+  async readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number, sources: Statement[] = []): Promise<{ generation: Generation; counts: number[]; rows: R[] } | undefined> {
     if (this.readAheadRefused) return undefined;
     // A commit sent before and not waited for throws its own error here, not taken for this statement's.
     this.db.settle();
-    const statement = this.readAheadStatement(counts, rows, rowsUpTo);
+    const statement = this.readAheadStatement(counts, rows, rowsUpTo, sources);
     const reader = this.inTransaction ? undefined : this.asyncReader();
     if (reader) {
       const begun = this.writesBegun;
@@ -206,15 +206,15 @@ export class PgVersionDialect implements VersionDialect {
     return this.readerStatements;
   }
 
-  private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
+  private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number, sources: Statement[]): Statement {
     return {
-      sql: `WITH n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
+      sql: `WITH ${sources.map((s) => `${s.sql}, `).join('')}n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
         SELECT NULL::bigint AS rid, NULL::text AS g, NULL::text AS s, NULL::text AS p, NULL::text AS o, NULL::text AS ng,
           json_build_object('meta', (SELECT json_object_agg(key, value) FROM vs_meta WHERE key = ANY(?::text[])), 'counts', (SELECT to_json(c) FROM n)) AS head
         UNION ALL
         SELECT r.*, NULL FROM (${rows.sql}) r WHERE (SELECT sum(x) FROM n, unnest(n.c) x) <= ?
         ORDER BY rid NULLS FIRST`,
-      params: [...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
+      params: [...sources.flatMap((s) => s.params ?? []), ...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
       // Its text depends on the query's shape only (which positions are constants, whether graphs are named): few texts, run often.
       prepared: true,
     };
