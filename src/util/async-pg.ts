@@ -22,7 +22,8 @@ export class AsyncPg {
   broken = false;
 
   constructor(connectionString: string, schema: string | undefined) {
-    this.client = new pg.Client(clientConfig(connectionString, schema, true));
+    // Named, so that an operator (and a test) can tell it from the thread's connection in pg_stat_activity.
+    this.client = new pg.Client({ ...clientConfig(connectionString, schema, true), application_name: `datamonitor read-ahead${schema ? ` ${schema}` : ''}`.slice(0, 63) });
     this.client.on('error', () => {
       this.broken = true;
     });

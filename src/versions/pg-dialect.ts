@@ -17,6 +17,8 @@ const NEXT_TERM = 'next_term';
 const GENERATION = 'generation';
 /** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
 const ALTERNATES = 'alternates';
+/** How long a store whose read-ahead connection broke reads ahead through the thread before it connects again. */
+const READER_RETRY_MS = 60_000;
 /** The meta rows a generation is read from. */
 const META_READ = [GENERATION, NEXT_ROW, ALTERNATES];
 
@@ -59,6 +61,7 @@ export class PgVersionDialect implements VersionDialect {
   /** The read-ahead's own connection (async-pg.ts), from this store's second read-ahead on. */
   private reader: AsyncPg | undefined;
   private readAheads = 0;
+  private readerBrokeAt = Number.NEGATIVE_INFINITY;
   private readerStatements = 0;
   /** Write transactions begun: a read-ahead that overlapped one is not taken (readAhead). */
   private writesBegun = 0;
@@ -190,13 +193,18 @@ export class PgVersionDialect implements VersionDialect {
     return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: answer.slice(1) };
   }
 
-  /** The read-ahead's connection, made on the second read-ahead (and again after it broke); undefined for the first. */
+  /**
+   * The read-ahead's connection, made on the second read-ahead; undefined for the first. One that broke (a
+   * server restarted, or one that refuses more connections) is made again a minute later, not at every query.
+   */
   private asyncReader(): AsyncPg | undefined {
     if (this.reader?.broken) {
       void this.reader.close();
       this.reader = undefined;
+      this.readerBrokeAt = Date.now();
     }
     if (this.readAheads++ === 0) return undefined;
+    if (!this.reader && Date.now() - this.readerBrokeAt < READER_RETRY_MS) return undefined;
     this.reader ??= new AsyncPg(this.connection.connectionString, this.connection.schema);
     return this.reader;
   }

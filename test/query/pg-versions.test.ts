@@ -328,4 +328,30 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
       spy.mockRestore();
     }
   });
+
+  // Last: the store then reads ahead through the thread for a minute.
+  it('a read-ahead connection that the server ends costs no answer: the thread\'s connection reads until it is made again', async () => {
+    const at = instants[1]![1];
+    const q = (i: number) => `${P} SELECT ?l WHERE { ${id(i)} rdfs:label ?l } ORDER BY ?l`;
+    await runQuery(postgres, q(801), { at });
+    await runQuery(postgres, q(802), { at }); // the read-ahead's own connection is up
+    const u = new URL(url);
+    const schema = u.searchParams.get('schema')!;
+    u.searchParams.delete('schema');
+    const admin = new pg.Client({ connectionString: u.toString() });
+    await admin.connect();
+    try {
+      const ended = await admin.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1', [`datamonitor read-ahead ${schema}`.slice(0, 63)]);
+      expect(ended.rows).toEqual([{ ok: true }]);
+    } finally {
+      await admin.end();
+    }
+    for (const i of [803, 804]) {
+      const threadBefore = postgres.threadCalls;
+      const r = await runQuery(postgres, q(i), { at });
+      expect(r.body).toBe((await runQuery(sqlite, q(i), { at })).body);
+      expect(JSON.parse((await runQuery(postgres, q(i), { at, format: 'json' })).body).results.bindings.length).toBeGreaterThan(0);
+      expect(postgres.threadCalls - threadBefore).toBeGreaterThanOrEqual(1);
+    }
+  });
 });
