@@ -66,9 +66,13 @@ export class PgVersionDialect implements VersionDialect {
   /** Write transactions begun: a read-ahead that overlapped one is not taken (readAhead). */
   private writesBegun = 0;
 
-  constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number } = {}) {
+  /** false: every read-ahead through the thread's connection (a pooler that allows one connection a client; the bench's comparison). */
+  private readonly readerAllowed: boolean;
+
+  constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number; readAheadConnection?: boolean } = {}) {
     const { connectionString, schema } = parsePostgresUrl(file);
     this.connection = { connectionString, schema };
+    this.readerAllowed = opts.readAheadConnection ?? true;
     this.db = new SyncPg(connectionString, { schema, readonly: opts.readonly ?? false });
     try {
       this.writable = openPgSchema(this.db, file, schema, opts);
@@ -203,7 +207,7 @@ export class PgVersionDialect implements VersionDialect {
       this.reader = undefined;
       this.readerBrokeAt = Date.now();
     }
-    if (this.readAheads++ === 0) return undefined;
+    if (this.readAheads++ === 0 || !this.readerAllowed) return undefined;
     if (!this.reader && Date.now() - this.readerBrokeAt < READER_RETRY_MS) return undefined;
     this.reader ??= new AsyncPg(this.connection.connectionString, this.connection.schema);
     return this.reader;

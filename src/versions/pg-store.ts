@@ -14,7 +14,8 @@ export class PgVersionArchive extends VersionStore {
   /** Set: a PostgreSQL store reads the mark of alternates with its generation. */
   declare readonly mayHoldAlternates: () => boolean;
 
-  constructor(url: string, opts: { readonly?: boolean; partitions?: number } = {}) {
+  /** `readAheadConnection: false`: a selective query's read-ahead goes through the connection thread too (one connection, four wake-ups). */
+  constructor(url: string, opts: { readonly?: boolean; partitions?: number; readAheadConnection?: boolean } = {}) {
     const dialect = new PgVersionDialect(url, opts);
     super(dialect);
     this.pg = dialect;
