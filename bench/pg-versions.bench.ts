@@ -125,7 +125,7 @@ try {
     `| bytes on disk (tables and indexes) | ${f0(bytes.SQLite)} | ${f0(bytes.PostgreSQL)} | ${(bytes.PostgreSQL / bytes.SQLite).toFixed(2)}× |`,
     `| bytes a row | ${f0(bytes.SQLite / rows)} | ${f0(bytes.PostgreSQL / rows)} | |`,
     '',
-    `Answers: ${equal ? 'equal bytes on both stores for every query' : '**DIFFERENT** (a bug)'}.`,
+    `Answers: ${equal ? 'equal bytes on every store for every query' : '**DIFFERENT** (a bug)'}.`,
     '',
   ];
   process.stdout.write(lines.join('\n'));
