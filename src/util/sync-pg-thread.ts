@@ -1,44 +1,23 @@
 /** The thread side of SyncPg (sync-pg.ts): one client, one batch of statements at a time, in order of sending. */
 import pg from 'pg';
-import { createHash } from 'node:crypto';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { serveThread } from './ts-thread.ts';
+import { clientConfig, PreparedNames } from './pg-client.ts';
 import type { SyncStatement } from './sync-pg.ts';
 
 const { connectionString, schema, readonly, signal } = workerData as { connectionString: string; schema?: string; readonly: boolean; signal: SharedArrayBuffer };
 const flag = new Int32Array(signal);
-const parseInt8 = (v: string) => Number(v);
-const client = new pg.Client({
-  connectionString,
-  options: `${schema ? `-c search_path=${schema} ` : ''}-c synchronous_commit=off${readonly ? ' -c default_transaction_read_only=on' : ''}`,
-  types: { getTypeParser: ((oid: number, format?: string) => (oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
-});
+const client = new pg.Client(clientConfig(connectionString, schema, readonly));
 client.on('error', () => {}); // a lost server is reported by the next statement
 let connected: Promise<unknown> | undefined;
-
-/**
- * Named (server-side prepared) statements of this connection, by their text: the first PREPARED_TEXTS
- * distinct texts asked for. The server keeps each one's plan (a generic plan after five runs), which
- * saves the planning that a selective read of the partitioned quads table spends most of its time in
- * (about 3 ms against 0.3 ms of execution). Never dropped, so bounded: texts past the bound are planned
- * each time, as unnamed statements are.
- */
-const PREPARED_TEXTS = 100;
-const prepared = new Map<string, string>();
-
-function queryOf(s: SyncStatement): string | pg.QueryConfig {
-  if (!s.prepared) return s.sql;
-  let name = prepared.get(s.sql);
-  if (name === undefined && prepared.size < PREPARED_TEXTS) prepared.set(s.sql, (name = `dm_${createHash('sha256').update(s.sql).digest('base64url').slice(0, 20)}`));
-  return name === undefined ? s.sql : { name, text: s.sql };
-}
+const prepared = new PreparedNames();
 
 async function runBatch(port: MessagePort, { statements, rollbackOnError }: { statements: SyncStatement[]; rollbackOnError: boolean }): Promise<void> {
   try {
     connected ??= client.connect();
     await connected;
     const results: unknown[][] = [];
-    for (const s of statements) results.push((await client.query(queryOf(s), s.params)).rows);
+    for (const s of statements) results.push((await client.query(prepared.query(s.sql, s.prepared), s.params)).rows);
     answer(port, { results });
   } catch (e) {
     const err = e as { message?: string; code?: string };

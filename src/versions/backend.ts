@@ -247,9 +247,10 @@ export interface PlannerReads {
   /**
    * Optional, for a store where each read is a round trip: reads at once what planning and loading a
    * selective query at `at` will ask next (the generation, each pattern's countMatching, and, when they add
-   * up to at most `rowsUpTo`, rowsMatchingAt), and answers those calls from it until the event loop turns.
+   * up to at most `rowsUpTo`, rowsMatchingAt), and, once resolved, answers those calls from it until the
+   * event loop turns.
    */
-  readAhead?(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): void;
+  readAhead?(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): Promise<void>;
   rowsEstimate(): number;
   namedGraphsAt(at: number, opts?: { graphs?: string[] }): QuadRow[];
   /**

@@ -117,11 +117,13 @@ export interface StoreDialect {
   generation(localWrites: number): Generation;
   /**
    * Remote only: a selective query's reads in one statement (store.ts readAhead). `counts`: one scalar
-   * subquery each; `rows` are read only when the counts add up to at most `rowsUpTo`. Returns the generation
+   * subquery each; `rows` are read only when the counts add up to at most `rowsUpTo`; `sources`: common table
+   * expressions (`name AS (…)`) that counts and rows may read. Returns the generation
    * (as generation() gives it, and taken as read), the counts, the rows; undefined when the database cannot
-   * run such a statement (the store then reads as it would without).
+   * run such a statement, or its answer came too late to be taken (the store then reads as it would without).
+   * Asynchronous: it may go through a connection the caller's event loop waits on.
    */
-  readAhead?<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined;
+  readAhead?<R>(counts: Statement[], rows: Statement, rowsUpTo: number, sources?: Statement[]): Promise<{ generation: Generation; counts: number[]; rows: R[] } | undefined>;
   /** Bytes the store takes, and its name as shown (a URL without its password). */
   size(): { file: string; bytes: number };
   termCheckMemo(): TermCheckMemo;

@@ -1,4 +1,5 @@
 import { SyncPg, SyncPgError, type SyncStatement } from '../util/sync-pg.ts';
+import { AsyncPg } from '../util/async-pg.ts';
 import { parsePostgresUrl, redactUrl } from '../store/redact.ts';
 import { UserError } from '../util/errors.ts';
 import { termHash } from '../rdf/terms.ts';
@@ -16,6 +17,8 @@ const NEXT_TERM = 'next_term';
 const GENERATION = 'generation';
 /** Set once a version states `dm:alternateOf` (src/archive/alternates.ts): read with the generation, so that a query of a store without alternates pays no look-up for them. */
 const ALTERNATES = 'alternates';
+/** How long a store whose read-ahead connection broke reads ahead through the thread before it connects again. */
+const READER_RETRY_MS = 60_000;
 /** The meta rows a generation is read from. */
 const META_READ = [GENERATION, NEXT_ROW, ALTERNATES];
 
@@ -54,9 +57,22 @@ export class PgVersionDialect implements VersionDialect {
   private generationSeen: number | undefined;
   private inTransaction = false;
   private readAheadRefused = false;
+  private readonly connection: { connectionString: string; schema?: string };
+  /** The read-ahead's own connection (async-pg.ts), from this store's second read-ahead on. */
+  private reader: AsyncPg | undefined;
+  private readAheads = 0;
+  private readerBrokeAt = Number.NEGATIVE_INFINITY;
+  private readerStatements = 0;
+  /** Write transactions begun: a read-ahead that overlapped one is not taken (readAhead). */
+  private writesBegun = 0;
 
-  constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number } = {}) {
+  /** false: every read-ahead through the thread's connection (a pooler that allows one connection a client; the bench's comparison). */
+  private readonly readerAllowed: boolean;
+
+  constructor(readonly file: string, opts: { readonly?: boolean; partitions?: number; readAheadConnection?: boolean } = {}) {
     const { connectionString, schema } = parsePostgresUrl(file);
+    this.connection = { connectionString, schema };
+    this.readerAllowed = opts.readAheadConnection ?? true;
     this.db = new SyncPg(connectionString, { schema, readonly: opts.readonly ?? false });
     try {
       this.writable = openPgSchema(this.db, file, schema, opts);
@@ -139,32 +155,78 @@ export class PgVersionDialect implements VersionDialect {
    * One statement: its first row (rid NULL, ordered first) holds the meta rows and the counts as JSON; the
    * rows follow, in row-id order, unless the counts add up to more than `rowsUpTo`. A database that refuses it
    * (Citus may refuse subqueries in a select list over a distributed table) is not asked again.
+   *
+   * Sent on the read-ahead's own connection (async-pg.ts: two wake-ups a call, not SyncPg's four), once
+   * every commit this process sent on the thread's connection is acknowledged (settle), so that it reads
+   * this process's writes: another connection sees a commit once it is acknowledged, however
+   * synchronous_commit is set. A write transaction begun while it ran makes it answer nothing (the
+   * caller then reads through the thread, after that write): its generation would come after the
+   * write's. The first read-ahead of a store goes through the thread, and later ones while the
+   * connection cannot be had: a process that asks one query (the CLI) opens no second connection.
    */
-  readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number): { generation: Generation; counts: number[]; rows: R[] } | undefined {
+  async readAhead<R>(counts: Statement[], rows: Statement, rowsUpTo: number, sources: Statement[] = []): Promise<{ generation: Generation; counts: number[]; rows: R[] } | undefined> {
     if (this.readAheadRefused) return undefined;
     // A commit sent before and not waited for throws its own error here, not taken for this statement's.
     this.db.settle();
+    const statement = this.readAheadStatement(counts, rows, rowsUpTo, sources);
+    const reader = this.inTransaction ? undefined : this.asyncReader();
+    if (reader) {
+      const begun = this.writesBegun;
+      try {
+        this.readerStatements++;
+        const answer = await reader.query<R & { head?: unknown }>({ sql: numbered(statement.sql), params: statement.params, prepared: true });
+        return this.writesBegun === begun && !this.inTransaction ? this.readAheadAnswer(answer) : undefined;
+      } catch {
+        // Refused, or the connection failed: the thread's connection answers, and says which.
+        if (this.writesBegun !== begun || this.inTransaction) return undefined;
+      }
+    }
     let answer: Array<R & { head?: unknown }>;
     try {
-      answer = this.run<R & { head?: unknown }>([this.readAheadStatement(counts, rows, rowsUpTo)])[0]!;
+      answer = this.run<R & { head?: unknown }>([statement])[0]!;
     } catch (e) {
       if (!(e instanceof SyncPgError)) throw e;
       this.readAheadRefused = true;
       return undefined;
     }
+    return this.readAheadAnswer(answer);
+  }
+
+  private readAheadAnswer<R>(answer: Array<R & { head?: unknown }>): { generation: Generation; counts: number[]; rows: R[] } {
     const head = answer[0]!.head as { meta: Record<string, number> | null; counts: number[] };
     return { generation: this.generationOf(head.meta ?? {}), counts: head.counts, rows: answer.slice(1) };
   }
 
-  private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number): Statement {
+  /**
+   * The read-ahead's connection, made on the second read-ahead; undefined for the first. One that broke (a
+   * server restarted, or one that refuses more connections) is made again a minute later, not at every query.
+   */
+  private asyncReader(): AsyncPg | undefined {
+    if (this.reader?.broken) {
+      void this.reader.close();
+      this.reader = undefined;
+      this.readerBrokeAt = Date.now();
+    }
+    if (this.readAheads++ === 0 || !this.readerAllowed) return undefined;
+    if (!this.reader && Date.now() - this.readerBrokeAt < READER_RETRY_MS) return undefined;
+    this.reader ??= new AsyncPg(this.connection.connectionString, this.connection.schema);
+    return this.reader;
+  }
+
+  /** Statements the read-ahead's own connection ran (each a round trip that is not a SyncPg call). */
+  get readerCalls(): number {
+    return this.readerStatements;
+  }
+
+  private readAheadStatement(counts: Statement[], rows: Statement, rowsUpTo: number, sources: Statement[]): Statement {
     return {
-      sql: `WITH n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
+      sql: `WITH ${sources.map((s) => `${s.sql}, `).join('')}n AS (SELECT ARRAY[${counts.map((c) => c.sql).join(', ')}]::bigint[] AS c)
         SELECT NULL::bigint AS rid, NULL::text AS g, NULL::text AS s, NULL::text AS p, NULL::text AS o, NULL::text AS ng,
           json_build_object('meta', (SELECT json_object_agg(key, value) FROM vs_meta WHERE key = ANY(?::text[])), 'counts', (SELECT to_json(c) FROM n)) AS head
         UNION ALL
         SELECT r.*, NULL FROM (${rows.sql}) r WHERE (SELECT sum(x) FROM n, unnest(n.c) x) <= ?
         ORDER BY rid NULLS FIRST`,
-      params: [...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
+      params: [...sources.flatMap((s) => s.params ?? []), ...counts.flatMap((c) => c.params ?? []), META_READ, ...(rows.params ?? []), Number.isFinite(rowsUpTo) ? rowsUpTo : Number.MAX_SAFE_INTEGER],
       // Its text depends on the query's shape only (which positions are constants, whether graphs are named): few texts, run often.
       prepared: true,
     };
@@ -195,6 +257,7 @@ export class PgVersionDialect implements VersionDialect {
     const changed = this.generationSeen !== undefined && generation !== this.generationSeen;
     this.generationSeen = generation;
     this.inTransaction = true;
+    this.writesBegun++;
     return { nextRow: value(NEXT_ROW) ?? 1, nextTerm: value(NEXT_TERM) ?? 1, wrote: false, changed };
   }
 
@@ -286,7 +349,13 @@ export class PgVersionDialect implements VersionDialect {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    const reader = this.reader;
+    this.reader = undefined;
+    try {
+      await this.db.close();
+    } finally {
+      await reader?.close();
+    }
   }
 }
 

@@ -14,7 +14,8 @@ export class PgVersionArchive extends VersionStore {
   /** Set: a PostgreSQL store reads the mark of alternates with its generation. */
   declare readonly mayHoldAlternates: () => boolean;
 
-  constructor(url: string, opts: { readonly?: boolean; partitions?: number } = {}) {
+  /** `readAheadConnection: false`: a selective query's read-ahead goes through the connection thread too (one connection, four wake-ups). */
+  constructor(url: string, opts: { readonly?: boolean; partitions?: number; readAheadConnection?: boolean } = {}) {
     const dialect = new PgVersionDialect(url, opts);
     super(dialect);
     this.pg = dialect;
@@ -28,8 +29,13 @@ export class PgVersionArchive extends VersionStore {
     return this.pg.writable;
   }
 
-  /** Synchronous calls to the server so far (src/util/sync-pg.ts): what a query costs beyond its SQL. */
+  /** Calls to the server so far, through either connection: what a query costs beyond its SQL. */
   get roundTrips(): number {
+    return this.pg.db.roundTrips + this.pg.readerCalls;
+  }
+
+  /** Of roundTrips, those through the connection thread (src/util/sync-pg.ts), each four wake-ups, not two. */
+  get threadCalls(): number {
     return this.pg.db.roundTrips;
   }
 

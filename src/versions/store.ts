@@ -73,7 +73,7 @@ export class VersionStore implements VersionBackend {
   readonly commitsBehind?: boolean;
   readonly prefetch?: (graphs: string[]) => void;
   readonly rowsMatchingAt?: (at: number, patterns: RowConstants[], estimate: number, opts?: { graphs?: string[] }) => Iterable<[rowid: number, row: QuadRow]>;
-  readonly readAhead?: (at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }) => void;
+  readonly readAhead?: (at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }) => Promise<void>;
   readonly mayHoldAlternates?: () => boolean;
   readonly oddLiteralTerms?: (after: number, limit: number, upTo: number) => Array<{ id: number; nt: string }>;
   readonly lastTermId?: () => number;
@@ -731,24 +731,45 @@ export class VersionStore implements VersionBackend {
    * would read. One statement, so one snapshot of the database: the rows are those of the generation read.
    * Kept until the event loop turns or this store writes; a call it does not answer reads the database.
    */
-  private readAheadNow(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): void {
+  private async readAheadNow(at: number, patterns: RowConstants[], opts: { graphs?: string[]; rowsUpTo: number }): Promise<void> {
     const t = checkTime(at, 'readAhead');
     this.ahead = undefined;
     if (patterns.length === 0) return;
-    const counts = patterns.map((pattern): Statement => {
+    const upTo = Math.min(PAGE, opts.rowsUpTo);
+    const matching = (pattern: RowConstants, columns: string): Statement & { params: unknown[] } => {
       const params: unknown[] = [];
       const where = this.resolvedConditions(pattern, params);
       params.push(PAGE + 1);
-      return { sql: `(SELECT count(*) FROM (SELECT 1 AS x FROM ${this.t.quads} q${where.length ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ?) x)`, params };
-    });
-    const rows = this.matchStatement(t, patterns, opts.graphs, 'rows by subquery');
-    const answer = this.d.readAhead!<Row>(counts, rows, Math.min(PAGE, opts.rowsUpTo));
+      return { sql: `SELECT ${columns} FROM ${this.t.quads} q${where.length ? ` WHERE ${where.join(' AND ')}` : ''} LIMIT ?`, params };
+    };
+    let answer: { generation: Generation; counts: number[]; rows: Row[] } | undefined;
+    if (upTo === PAGE) {
+      // Rows of every page-sized set may be read: each pattern's rows of any time, up to a page and one, are
+      // read once, counted, and those valid at `t` kept: one index range a pattern, not one for the count and
+      // another for the rows (a third less of the statement's time on the server, bench/PG-VERSIONS.md). A
+      // pattern of more rows costs them read rather than counted; its query then reads at least as many.
+      const sources = patterns.map((pattern, i) => {
+        const m = matching(pattern, 'q.id, q.g, q.s, q.p, q.o, q.ng, q.from_t, q.to_t');
+        return { sql: `m${i} AS MATERIALIZED (${m.sql})`, params: m.params };
+      });
+      const counts = patterns.map((_p, i): Statement => ({ sql: `(SELECT count(*) FROM m${i})` }));
+      const rows = this.matchStatement(t, patterns, opts.graphs, 'rows by subquery', patterns.map((_p, i) => `m${i}`));
+      answer = await this.d.readAhead!<Row>(counts, rows, upTo, sources);
+    } else {
+      // Few rows wanted: a pattern of many is counted, not read.
+      const counts = patterns.map((pattern): Statement => {
+        const m = matching(pattern, '1 AS x');
+        return { sql: `(SELECT count(*) FROM (${m.sql}) x)`, params: m.params };
+      });
+      const rows = this.matchStatement(t, patterns, opts.graphs, 'rows by subquery');
+      answer = await this.d.readAhead!<Row>(counts, rows, upTo);
+    }
     if (!answer) return;
     const total = answer.counts.reduce((a, b) => a + b, 0);
     const ahead: ReadAhead = {
       generation: this.tookGeneration(answer.generation),
       counts: new Map(patterns.map((p, i) => [readAheadKey(undefined, [p]), answer.counts[i]!])),
-      rows: total <= Math.min(PAGE, opts.rowsUpTo) ? answer.rows : undefined,
+      rows: total <= upTo ? answer.rows : undefined,
       rowsKey: readAheadKey(t, patterns, opts.graphs),
     };
     this.ahead = ahead;
@@ -760,8 +781,10 @@ export class VersionStore implements VersionBackend {
   /**
    * One statement for the rows valid at `t` that match any of `patterns` (and lie in `graphs`): their
    * ids, or the rows with their terms in row-id order; every term resolved in the statement, the graphs' too.
+   * `sources`: for each pattern, a relation of the quads table's columns that holds every row it matches
+   * (a read-ahead's), read instead of the table.
    */
-  private matchStatement(t: number, patterns: RowConstants[], graphs: string[] | undefined, what: 'ids' | 'rows' | 'rows by subquery'): Statement & { params: unknown[] } {
+  private matchStatement(t: number, patterns: RowConstants[], graphs: string[] | undefined, what: 'ids' | 'rows' | 'rows by subquery', sources?: string[]): Statement & { params: unknown[] } {
     const params: unknown[] = [];
     let inGraphs = '';
     const id = `q.${this.d.rowId}`;
@@ -773,11 +796,11 @@ export class VersionStore implements VersionBackend {
       inGraphs = ` AND (q.g IN ${ids} OR ${this.d.ng} IN ${ids})`;
       params.push(...hs.params!, ...ns.params!, ...hs.params!, ...ns.params!);
     }
-    const selects = patterns.map((pattern) => {
+    const selects = patterns.map((pattern, i) => {
       const own: unknown[] = [];
-      const sql = this.resolvedConditions(pattern, own);
+      const sql = sources ? [] : this.resolvedConditions(pattern, own);
       const columns = what === 'ids' ? `${id} AS id` : `${id} AS id, q.g, q.s, q.p, q.o, q.ng`;
-      return { sql: `SELECT ${columns} FROM ${this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`, params: [...own, t, t, ...params] };
+      return { sql: `SELECT ${columns} FROM ${sources?.[i] ?? this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`, params: [...own, t, t, ...params] };
     });
     const union = { sql: selects.map((s) => s.sql).join(' UNION '), params: selects.flatMap((s) => s.params) };
     if (what === 'ids') return union;

@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { openStore } from '../../src/store/index.ts';
 import { buildScaleArchive } from '../../src/testkit/scale-archive.ts';
 import { linkedDataWeb, SCHEMA_HOST, VOCAB_HOST } from '../../src/testkit/linked-data-web.ts';
 import { pgBaseUrl, isolatedSchemaUrl, dropSchema } from '../store/pg.ts';
+import { AsyncPg } from '../../src/util/async-pg.ts';
 
 /**
  * The versioned store in PostgreSQL against the SQLite one on the same archive: a crawl's WARC and log
@@ -147,13 +148,17 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
     ];
     // Several times each, at other instants too: the statement is kept prepared on the server, and from its
     // sixth run on PostgreSQL may run a generic plan of it, which must answer as the first runs did.
+    // From the store's second read-ahead on, through its own connection on this thread, not the connection thread.
+    await runQuery(postgres, cases[0]!, { at });
     for (const [k, q] of [...cases, ...cases, ...cases].entries()) {
       const t = k < cases.length ? at : instants[k % instants.length]![1];
       const before = postgres.roundTrips;
+      const threadBefore = postgres.threadCalls;
       const r = await runQuery(postgres, q, { at: t });
       const trips = postgres.roundTrips - before;
       expect(r.plan, q).toBe('patterns');
       expect(trips, q).toBe(1);
+      expect(postgres.threadCalls - threadBefore, q).toBe(0);
       expect(r.body, q).toBe((await runQuery(sqlite, q, { at: t })).body);
     }
     const none = await runQuery(postgres, cases.at(-1)!, { at, format: 'json' });
@@ -268,5 +273,85 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: the same archive answer
     expect(written.plan).toBe('patterns');
     expect(JSON.parse(written.body).results.bindings).toEqual([{ l: { type: 'literal', value: 'late' } }]);
     expect(written.body).toBe((await runQuery(sqlite, q, { at: now, format: 'json' })).body);
+  });
+
+  // After the test above: it writes to both stores.
+  it('a query right after this store wrote reads the write, though the read-ahead has a connection of its own', async () => {
+    const now = instants[3]![1];
+    const label = (doc: string) => `SELECT ?l WHERE { <${doc}#it> rdfs:label ?l }`;
+    const write = (doc: string, text: string) => {
+      const quads = [quad(namedNode(`${doc}#it`), namedNode('http://www.w3.org/2000/01/rdf-schema#label'), literal(text))];
+      return Promise.all([postgres.putVersion(doc, T0 + 2e9, quads), sqlite.putVersion(doc, T0 + 2e9, quads)]).then(() => sqlite.flush());
+    };
+    await runQuery(postgres, label('http://example.org/own'), { at: now }); // the store's first read-ahead goes through the thread
+    // The commit is sent on the thread's connection and not waited for: the read-ahead must wait for it. Made
+    // slow for certain: another session holds the generation's row, which the commit updates, for a while.
+    const u = new URL(url);
+    const schema = u.searchParams.get('schema')!;
+    u.searchParams.delete('schema');
+    const holder = new pg.Client({ connectionString: u.toString() });
+    await holder.connect();
+    let own;
+    let before = 0;
+    let threadBefore = 0;
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "${schema}".vs_meta WHERE key = 'generation' FOR UPDATE`);
+      const released = holder.query('SELECT pg_sleep(0.3); COMMIT');
+      await write('http://example.org/own', 'own');
+      before = postgres.roundTrips;
+      threadBefore = postgres.threadCalls;
+      own = await runQuery(postgres, label('http://example.org/own'), { at: now, format: 'json' });
+      await released;
+    } finally {
+      await holder.end();
+    }
+    expect(postgres.roundTrips - before).toBe(1);
+    expect(postgres.threadCalls - threadBefore).toBe(0);
+    expect(own.plan).toBe('patterns');
+    expect(JSON.parse(own.body).results.bindings).toEqual([{ l: { type: 'literal', value: 'own' } }]);
+    // A write begun while the read-ahead is on its way: its answer, older than the write, is not taken; the
+    // query reads through the thread, after the write's commit.
+    const send = AsyncPg.prototype.query;
+    const spy = vi.spyOn(AsyncPg.prototype, 'query').mockImplementationOnce(function (this: AsyncPg, statement) {
+      const answer = send.call(this, statement);
+      void write('http://example.org/meanwhile', 'meanwhile');
+      return answer;
+    });
+    try {
+      before = postgres.roundTrips;
+      const meanwhile = await runQuery(postgres, label('http://example.org/meanwhile'), { at: now, format: 'json' });
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(JSON.parse(meanwhile.body).results.bindings).toEqual([{ l: { type: 'literal', value: 'meanwhile' } }]);
+      expect(meanwhile.body).toBe((await runQuery(sqlite, label('http://example.org/meanwhile'), { at: now, format: 'json' })).body);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  // Last: the store then reads ahead through the thread for a minute.
+  it('a read-ahead connection that the server ends costs no answer: the thread\'s connection reads until it is made again', async () => {
+    const at = instants[1]![1];
+    const q = (i: number) => `${P} SELECT ?l WHERE { ${id(i)} rdfs:label ?l } ORDER BY ?l`;
+    await runQuery(postgres, q(801), { at });
+    await runQuery(postgres, q(802), { at }); // the read-ahead's own connection is up
+    const u = new URL(url);
+    const schema = u.searchParams.get('schema')!;
+    u.searchParams.delete('schema');
+    const admin = new pg.Client({ connectionString: u.toString() });
+    await admin.connect();
+    try {
+      const ended = await admin.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1', [`datamonitor read-ahead ${schema}`.slice(0, 63)]);
+      expect(ended.rows).toEqual([{ ok: true }]);
+    } finally {
+      await admin.end();
+    }
+    for (const i of [803, 804]) {
+      const threadBefore = postgres.threadCalls;
+      const r = await runQuery(postgres, q(i), { at });
+      expect(r.body).toBe((await runQuery(sqlite, q(i), { at })).body);
+      expect(JSON.parse((await runQuery(postgres, q(i), { at, format: 'json' })).body).results.bindings.length).toBeGreaterThan(0);
+      expect(postgres.threadCalls - threadBefore).toBeGreaterThanOrEqual(1);
+    }
   });
 });

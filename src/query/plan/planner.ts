@@ -93,7 +93,7 @@ export async function readAhead(input: PlanInput & { at: number; graphs?: string
   // A query after its first solutions reads its rows in rounds once its patterns hold many (planQuery): no more rows ahead than that.
   const few = input.snapshotLoaded || (await firstShape(text)) !== undefined;
   const rowsUpTo = few ? 2 * FIRST_ROWS : Number.POSITIVE_INFINITY;
-  archive.readAhead(input.at, patterns, { graphs: input.graphs, rowsUpTo });
+  await archive.readAhead(input.at, patterns, { graphs: input.graphs, rowsUpTo });
 }
 
 const noConstant = (p: RowPattern): boolean => p.s === undefined && p.p === undefined && p.o === undefined && p.graph === undefined;
