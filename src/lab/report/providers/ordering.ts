@@ -5,7 +5,8 @@
  * word in the title or more than 10 times in the body). On every site available: the PostgreSQL
  * documentation (1,169 pages, the size of the seed's small site), a second real site of another
  * size when this machine has one (the Rust standard library's documentation, 2,475 files), or the
- * built-in quick site.
+ * built-in quick site; and, given one (--large-site), a site of the seed's large size built from
+ * Debian documentation packages by `lab site --debian`.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import { hotEarliness, orderingLabChart, runOrderingLab, type ModelName, type Or
 import { bootstrapRatio, direction, holmFamily } from '../../stats.ts';
 import { judge } from '../rules.ts';
 import { loadSiteGraph } from '../../ordering/site-loader.ts';
+import { loadDebianSite } from '../../ordering/debian-site.ts';
 import { quickSite } from '../quick-data.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
 import { verdictOf } from '../types.ts';
@@ -36,6 +38,9 @@ export interface OrderingSite {
   words: string[];
 }
 
+/** Words for the similarity rule on the Debian documentation site: programming-documentation words, as "computer" was on Stanford's pages. */
+const LARGE_SITE_WORDS = ['thread', 'matrix', 'window'];
+
 function rustStdDocs(): string | undefined {
   try {
     const root = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -46,7 +51,7 @@ function rustStdDocs(): string | undefined {
   }
 }
 
-export async function orderingSites(ctx: ReportContext & { secondSite?: string }): Promise<{ sites: OrderingSite[]; cleanup: () => void }> {
+export async function orderingSites(ctx: ReportContext & { secondSite?: string; largeSite?: string }): Promise<{ sites: OrderingSite[]; cleanup: () => void }> {
   const sites: OrderingSite[] = [];
   let cleanup = () => {};
   const deb = ctx.sharedData && path.join(ctx.sharedData, 'sites', 'postgresql-doc-15_15.20-0+deb12u1_all.deb');
@@ -63,6 +68,17 @@ export async function orderingSites(ctx: ReportContext & { secondSite?: string }
     ctx.progress(`ordering: loading ${second}`);
     const graph = await loadSiteGraph(second, { base: 'http://rust.local/' });
     sites.push({ key: 'rust', label: `${ctx.secondSite ? path.basename(second) : 'Rust standard library documentation'} (${graph.pages.length} pages, real)`, graph, words: ['iterator', 'thread', 'unsafe'] });
+  }
+  if (ctx.largeSite && !ctx.quick) {
+    ctx.progress(`ordering: loading ${ctx.largeSite}`);
+    const site = await loadDebianSite(ctx.largeSite);
+    const n = site.graph.pages.length;
+    sites.push({
+      key: 'large',
+      label: `Debian documentation (${site.manifest.packages.map((p) => p.name).join(', ')}; one host each): ${n.toLocaleString('en')} pages, real (${site.redirects.toLocaleString('en')} of them redirect stubs) but for one generated portal page linking each package's HTML roots`,
+      graph: site.graph,
+      words: LARGE_SITE_WORDS,
+    });
   }
   if (sites.length === 0) {
     const graph = quickSite();
@@ -244,7 +260,7 @@ export function scaleClaim(results: Array<{ site: OrderingSite; runs: Run[] }>):
   return { ...base, ...judge('001-scale', { pages: large.n }, measured, () => verdictOf(small.gain < 0 && large.gain > 0)) };
 }
 
-export function orderingProvider(options: { secondSite?: string } = {}): ClaimProvider {
+export function orderingProvider(options: { secondSite?: string; largeSite?: string } = {}): ClaimProvider {
   return {
     name: 'ordering',
     seed: '001',
