@@ -179,11 +179,21 @@ const REFRESH = /<meta[^>]+http-equiv\s*=\s*["']?refresh/i;
 export async function loadDebianSite(dir: string, slim?: (page: RepositoryPage) => RepositoryPage): Promise<DebianSite> {
   const manifest = readManifest(dir);
   const redirect = new Set<string>();
+  // Most link targets and anchor texts recur across pages (a navigation bar on each page): one copy
+  // of each string, not one per link, is what lets 100,000 pages fit in a few GB.
+  const strings = new Map<string, string>();
+  const intern = (t: string) => {
+    const known = strings.get(t);
+    if (known !== undefined) return known;
+    strings.set(t, t);
+    return t;
+  };
   const pages: RepositoryPage[] = [parsePage(fs.readFileSync(path.join(dir, 'index.html'), 'utf8'), manifest.portal)];
   for (const p of manifest.packages) {
     pages.push(
       ...(await loadPages(path.join(dir, p.dir), p.base, (page, html) => {
         if (REFRESH.test(html.slice(0, 4096))) redirect.add(page.url);
+        page.links = page.links.map((l) => ({ url: intern(l.url), anchorText: l.anchorText === undefined ? undefined : intern(l.anchorText), context: l.context }));
         return slim ? slim(page) : page;
       })),
     );
