@@ -9,6 +9,7 @@ import { bfsLinkStream, buildDebianSite, loadDebianSite, PORTAL_URL } from '../.
 import { register as registerSite } from '../../src/cli/commands/lab-site.ts';
 import { register as registerReport } from '../../src/cli/commands/lab-report.ts';
 import { UserError } from '../../src/util/errors.ts';
+import { cacheProviderFor } from '../../src/lab/report/providers/cache.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-debian-site-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -98,6 +99,14 @@ describe.skipIf(!hasDpkgDeb)('lab site --debian (a real .deb built with dpkg-deb
     const counts = JSON.parse(chunks.join(''));
     expect(counts).toMatchObject({ pages: 9, redirectPages: 1, unreachable: 3, trace: { requests: STREAM.length, distinct: new Set(STREAM).size, hosts: 2 } });
     expect(zlib.gunzipSync(fs.readFileSync(trace)).toString().trim().split('\n')).toEqual(STREAM);
+
+    // The report's cache experiment reads the trace `lab site` wrote beside the site, as a real one.
+    fs.copyFileSync(trace, path.join(out, 'bfs.urltrace.gz'));
+    const r = await cacheProviderFor({ largeSite: out }).run({ quick: true, progress: () => {} });
+    const knee = r.claims.find((c) => c.id === '002-knee-debian')!;
+    expect(knee.data).toMatch(/^real trace: .*breadth-first virtual crawl of 1 Debian documentation package.*: 15 requests, 9 distinct URLs on 2 hosts$/);
+    // 15 requests: too few for the rule, which names only that (not the hosts, not a generated trace).
+    expect(knee.measured).toMatch(/Not the seed's setting: 15 requests \(testable from 1,000,000;[^;]*\)$/);
   });
 
   it('refuses a file that is not a .deb, and an output directory in use', () => {

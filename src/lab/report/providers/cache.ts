@@ -37,7 +37,7 @@ async function largeSiteTrace(dir: string, ctx: ReportContext): Promise<CacheTra
   const d = c.result();
   return {
     key: 'debian',
-    label: `real trace: every link extracted, in crawl order, by a breadth-first virtual crawl of ${manifest.packages.length} Debian documentation packages served one host each (real pages and links, no HTTP; one generated portal page): ${d.requests.toLocaleString('en')} requests, ${d.distinct.toLocaleString('en')} distinct URLs on ${d.hosts.toLocaleString('en')} hosts`,
+    label: `real trace: every link extracted, in crawl order, by a breadth-first virtual crawl of ${manifest.packages.length} Debian documentation package${manifest.packages.length === 1 ? '' : 's'} served one host each (real pages and links, no HTTP; one generated portal page): ${d.requests.toLocaleString('en')} requests, ${d.distinct.toLocaleString('en')} distinct URLs on ${d.hosts.toLocaleString('en')} hosts`,
     trace: b.done(),
     setting: { requests: d.requests, hosts: d.hosts, generated: false },
   };
