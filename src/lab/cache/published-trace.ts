@@ -93,8 +93,10 @@ export class TraceCounter {
   add(u: string): void {
     this.requests++;
     if (!this.seen.has(u)) {
-      this.seen.add(u);
-      this.hostSet.add(u.slice(0, u.indexOf('/', 8)));
+      // A copy: a line read from a file is a slice of its whole chunk, which the set would keep alive.
+      const own = Buffer.from(u).toString();
+      this.seen.add(own);
+      this.hostSet.add(own.slice(0, own.indexOf('/', 8)));
     }
   }
   result(): { requests: number; distinct: number; hosts: number } {

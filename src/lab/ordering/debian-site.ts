@@ -179,8 +179,8 @@ const REFRESH = /<meta[^>]+http-equiv\s*=\s*["']?refresh/i;
 export async function loadDebianSite(dir: string, slim?: (page: RepositoryPage) => RepositoryPage): Promise<DebianSite> {
   const manifest = readManifest(dir);
   const redirect = new Set<string>();
-  // Most link targets and anchor texts recur across pages (a navigation bar on each page): one copy
-  // of each string, not one per link, is what lets 100,000 pages fit in a few GB.
+  // Most link targets recur across pages (a navigation bar on each page): one copy of each URL,
+  // not one per link, is what lets 100,000 pages fit in a few GB.
   const strings = new Map<string, string>();
   const intern = (t: string) => {
     const known = strings.get(t);
@@ -193,7 +193,7 @@ export async function loadDebianSite(dir: string, slim?: (page: RepositoryPage) 
     pages.push(
       ...(await loadPages(path.join(dir, p.dir), p.base, (page, html) => {
         if (REFRESH.test(html.slice(0, 4096))) redirect.add(page.url);
-        page.links = page.links.map((l) => ({ url: intern(l.url), anchorText: l.anchorText === undefined ? undefined : intern(l.anchorText), context: l.context }));
+        for (const l of page.links) l.url = intern(l.url);
         return slim ? slim(page) : page;
       })),
     );
