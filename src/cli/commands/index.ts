@@ -120,6 +120,12 @@ export const commandModules: CommandModule[] = [
     ],
   },
   {
+    load: () => import('./lab-site.ts'),
+    commands: [
+      { path: 'lab site', term: '[options]', summary: "a large real site from Debian documentation packages, each under its own virtual host, with one generated portal page, and its breadth-first link stream as a URL trace (seeds 001 and 002)" },
+    ],
+  },
+  {
     load: () => import('./lab-crawltime.ts'),
     commands: [
       { path: 'lab crawltime', term: '[options]', summary: "estimate, then run, batches of crawls over virtual hosts on 127.0.0.1: seed 000's heuristic and datamonitor's estimator against the actual crawl times (seed 000 Table 3)" },

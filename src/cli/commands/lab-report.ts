@@ -7,6 +7,7 @@ import { UserError } from '../../util/errors.ts';
 import { labCommand } from './lab.ts';
 import { defaultProviders, renderReport, runLabReport } from '../../lab/report/index.ts';
 import { summaryOf } from './index.ts';
+import { readManifest } from '../../lab/ordering/debian-site.ts';
 
 interface Options {
   out: string;
@@ -15,6 +16,7 @@ interface Options {
   only?: string;
   shared?: string;
   secondSite?: string;
+  largeSite?: string;
 }
 
 export function register(program: Command): void {
@@ -27,14 +29,16 @@ export function register(program: Command): void {
     .option('--only <list>', `only these experiments: ${defaultProviders().map((p) => p.name).join(',')}`)
     .option('--shared <dir>', 'the shared data folder (default ../shared/data next to the repository)')
     .option('--second-site <dir>', "a second site (directory of HTML files) for the ordering experiments; default: the Rust standard library's documentation when rustc has it")
+    .option('--large-site <dir>', 'a site of at least 100,000 pages built by `datamonitor lab site --debian PKG.deb… --out DIR`: the ordering experiments run on it too, the caching ones on its breadth-first link stream (DIR/bfs.urltrace.gz)')
     .action(async (o: Options) => {
       const known = defaultProviders().map((p) => p.name);
       const only = o.only?.split(',').map((s) => s.trim()).filter(Boolean);
       for (const n of only ?? []) if (!known.includes(n)) throw new UserError(`--only: unknown experiment "${n}" (known: ${known.join(', ')})`);
       if (o.shared && !fs.existsSync(o.shared)) throw new UserError(`--shared ${o.shared} does not exist: give the folder holding histories/, sites/, traces/`);
       if (o.secondSite && !fs.existsSync(path.join(o.secondSite, 'index.html'))) throw new UserError(`--second-site ${o.secondSite} has no index.html: give the root folder of a website's HTML files`);
+      if (o.largeSite) readManifest(o.largeSite);
       const progress = new ProgressLine();
-      const report = await runLabReport({ quick: o.quick, only, sharedData: o.shared, secondSite: o.secondSite, onProgress: (t) => progress.update(t) });
+      const report = await runLabReport({ quick: o.quick, only, sharedData: o.shared, secondSite: o.secondSite, largeSite: o.largeSite, onProgress: (t) => progress.update(t) });
       progress.done();
       fs.mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
       fs.writeFileSync(o.out, renderReport(report));

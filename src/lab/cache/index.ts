@@ -69,4 +69,4 @@ export function formatCacheTable(result: CacheLabResult): string {
   const rows = result.sizes.map((size, i) => `| ${size} | ${result.curves.map((c) => c.points[i].missRatio.toFixed(4)).join(' | ')} |`);
   return [head, rule, ...rows].join('\n');
 }
-export { publishedStatsTrace, describeTrace, CRAWL_STATISTICS, zipf } from './published-trace.ts';
+export { publishedStatsTrace, describeTrace, TraceCounter, CRAWL_STATISTICS, zipf } from './published-trace.ts';

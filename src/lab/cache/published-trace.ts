@@ -85,17 +85,28 @@ export function* publishedStatsTrace(n: number, o: PublishedTraceOptions = {}): 
   }
 }
 
-/** What a trace is made of: requests, distinct URLs, hosts, in-page duplicate share (for the docs). */
-export function describeTrace(urls: Iterable<string>): { requests: number; distinct: number; hosts: number } {
-  const seen = new Set<string>();
-  const hostSet = new Set<string>();
-  let requests = 0;
-  for (const u of urls) {
-    requests++;
-    if (!seen.has(u)) {
-      seen.add(u);
-      hostSet.add(u.slice(0, u.indexOf('/', 8)));
+/** Counts a trace's requests, distinct URLs and hosts as its URLs stream by. */
+export class TraceCounter {
+  private readonly seen = new Set<string>();
+  private readonly hostSet = new Set<string>();
+  private requests = 0;
+  add(u: string): void {
+    this.requests++;
+    if (!this.seen.has(u)) {
+      // A copy: a line read from a file is a slice of its whole chunk, which the set would keep alive.
+      const own = Buffer.from(u).toString();
+      this.seen.add(own);
+      this.hostSet.add(own.slice(0, own.indexOf('/', 8)));
     }
   }
-  return { requests, distinct: seen.size, hosts: hostSet.size };
+  result(): { requests: number; distinct: number; hosts: number } {
+    return { requests: this.requests, distinct: this.seen.size, hosts: this.hostSet.size };
+  }
+}
+
+/** What a trace is made of: requests, distinct URLs, hosts. */
+export function describeTrace(urls: Iterable<string>): { requests: number; distinct: number; hosts: number } {
+  const c = new TraceCounter();
+  for (const u of urls) c.add(u);
+  return c.result();
 }

@@ -59,23 +59,27 @@ export async function* readTraceLines(file: string): AsyncGenerator<string> {
   if (!stat.isFile()) throw new UserError(`${file} is not a file (give a file of URLs, one a line, plain or gzip)`);
   const raw = fs.createReadStream(file);
   const input = isGzip(file) ? raw.pipe(zlib.createGunzip()) : raw;
-  const failed = new Promise<never>((_, reject) => {
-    input.on('error', (e: Error) => reject(new UserError(`cannot read trace ${file}: ${e.message}`)));
-  });
-  failed.catch(() => {}); // surfaced through the iteration below
   const lines = readline.createInterface({ input, crlfDelay: Infinity });
-  const it = lines[Symbol.asyncIterator]();
+  // A read error (a truncated gzip) ends the lines (or readline raises it). Not a race per line:
+  // each race would leave a handler on a promise that never settles, millions for a crawl's trace.
+  let failure: Error | undefined;
+  input.on('error', (e: Error) => {
+    failure = e;
+    lines.close();
+  });
   try {
-    for (;;) {
-      const r = await Promise.race([it.next(), failed]);
-      if (r.done) break;
-      const url = r.value.trim();
+    for await (const line of lines) {
+      if (failure) break;
+      const url = line.trim();
       if (url) yield url;
     }
+  } catch (e) {
+    throw new UserError(`cannot read trace ${file}: ${(failure ?? (e as Error)).message}`);
   } finally {
     lines.close();
     raw.destroy();
   }
+  if (failure) throw new UserError(`cannot read trace ${file}: ${failure.message}`);
 }
 
 /** Reads and fingerprints a whole trace file. */

@@ -99,6 +99,18 @@ export function parsePage(html: string, url: string): RepositoryPage {
   return { url, ...(title ? { title } : {}), text: words.join(' '), links };
 }
 
+/** Every HTML file under `root` parsed as the page at its path under `baseUrl` (which ends in /). */
+export async function loadPages(root: string, baseUrl: string, onPage?: (page: RepositoryPage, html: string) => RepositoryPage): Promise<RepositoryPage[]> {
+  const pages: RepositoryPage[] = [];
+  for (const file of await htmlFiles(root)) {
+    const rel = path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
+    const html = await readFile(file, 'utf8');
+    const page = parsePage(html, new URL(rel, baseUrl).href);
+    pages.push(onPage ? onPage(page, html) : page);
+  }
+  return pages;
+}
+
 export async function loadSiteGraph(dir: string, options: SiteLoadOptions = {}): Promise<RepositoryGraph> {
   const root = path.resolve(dir);
   const info = await stat(root).catch(() => undefined);
@@ -106,14 +118,8 @@ export async function loadSiteGraph(dir: string, options: SiteLoadOptions = {}):
   const base = options.base ?? 'http://site.local/';
   if (!resolveLink(base, base)) throw new UserError(`--base ${base} is not an http(s) URL`);
   const baseUrl = base.endsWith('/') ? base : `${base}/`;
-  const files = await htmlFiles(root);
-  if (files.length === 0) throw new UserError(`no .html files under ${dir}`);
-  const pages: RepositoryPage[] = [];
-  for (const file of files) {
-    const rel = path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
-    const url = new URL(rel, baseUrl).href;
-    pages.push(parsePage(await readFile(file, 'utf8'), url));
-  }
+  const pages = await loadPages(root, baseUrl);
+  if (pages.length === 0) throw new UserError(`no .html files under ${dir}`);
   const start = new URL(options.start ?? 'index.html', baseUrl).href;
   if (!pages.some((p) => p.url === start)) {
     throw new UserError(`the start page ${options.start ?? 'index.html'} is not in ${dir}: give --start PAGE`);

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheProvider } from './providers/cache.ts';
+import { cacheProviderFor } from './providers/cache.ts';
 import { crawltimeMinutesProvider, crawltimeProvider } from './providers/crawltime.ts';
 import { orderingProvider } from './providers/ordering.ts';
 import { recrawlProvider } from './providers/recrawl.ts';
@@ -29,6 +29,8 @@ export interface LabReportOptions {
   only?: string[];
   /** A second site for the ordering experiments (a directory of HTML files). */
   secondSite?: string;
+  /** A site built by `lab site --debian` (≥ 100,000 pages): the ordering experiments run on it, the caching ones on its breadth-first link stream. */
+  largeSite?: string;
   /** Replace the default providers (tests). */
   providers?: ClaimProvider[];
   onProgress?: (text: string) => void;
@@ -52,8 +54,8 @@ export interface LabReport {
   seconds: number;
 }
 
-export function defaultProviders(o: { secondSite?: string } = {}): ClaimProvider[] {
-  return [recrawlProvider, recrawlChoicesProvider, recrawlBoundProvider, recrawlBeyondProvider, orderingProvider({ secondSite: o.secondSite }), cacheProvider, crawltimeProvider, crawltimeMinutesProvider];
+export function defaultProviders(o: { secondSite?: string; largeSite?: string } = {}): ClaimProvider[] {
+  return [recrawlProvider, recrawlChoicesProvider, recrawlBoundProvider, recrawlBeyondProvider, orderingProvider({ secondSite: o.secondSite, largeSite: o.largeSite }), cacheProviderFor({ largeSite: o.largeSite }), crawltimeProvider, crawltimeMinutesProvider];
 }
 
 export async function runLabReport(o: LabReportOptions = {}): Promise<LabReport> {

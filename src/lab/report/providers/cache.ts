@@ -1,15 +1,19 @@
 /**
- * Seed 002's caching claims: over the real PostgreSQL crawl trace (one host, 2,846 distinct URLs)
- * and a multi-host trace of 1 M requests generated from published crawl statistics
- * (src/lab/cache/published-trace.ts), where the caches are small against the distinct URLs.
+ * Seed 002's caching claims: over the real PostgreSQL crawl trace (one host, 2,846 distinct URLs),
+ * a multi-host trace of 1 M requests generated from published crawl statistics
+ * (src/lab/cache/published-trace.ts), where the caches are small against the distinct URLs, and,
+ * given a site built by `lab site --debian` (--large-site), the real multi-host link stream of its
+ * breadth-first crawl.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultSizes, denseIds, describeTrace, missRatioSvg, publishedStatsTrace, readTrace, simulateCaches, traceOf, type CacheLabResult, type FingerprintTrace } from '../../cache/index.ts';
+import { defaultSizes, denseIds, describeTrace, missRatioSvg, publishedStatsTrace, readTrace, readTraceLines, simulateCaches, TraceBuilder, TraceCounter, traceOf, type CacheLabResult, type FingerprintTrace } from '../../cache/index.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
 import { verdictOf } from '../types.ts';
 import { judge, SEED_CACHE_ENTRIES, type LabSetting } from '../rules.ts';
 import { pct, table } from '../format.ts';
+import { readManifest, TRACE_FILE } from '../../ordering/debian-site.ts';
+import { UserError } from '../../../util/errors.ts';
 
 export interface CacheTraceInput {
   key: string;
@@ -18,8 +22,30 @@ export interface CacheTraceInput {
   setting: LabSetting;
 }
 
-async function inputs(ctx: ReportContext): Promise<CacheTraceInput[]> {
+/** The breadth-first link stream `lab site` wrote beside the site (real pages, real links, a virtual crawl). */
+async function largeSiteTrace(dir: string, ctx: ReportContext): Promise<CacheTraceInput> {
+  const manifest = readManifest(dir);
+  const file = path.join(dir, TRACE_FILE);
+  if (!fs.existsSync(file)) throw new UserError(`${dir} has no ${TRACE_FILE}: rebuild it with \`datamonitor lab site --debian … --out ${dir}\` (without --trace-out)`);
+  ctx.progress(`cache: reading ${file}`);
+  const b = new TraceBuilder();
+  const c = new TraceCounter();
+  for await (const url of readTraceLines(file)) {
+    b.push(url);
+    c.add(url);
+  }
+  const d = c.result();
+  return {
+    key: 'debian',
+    label: `real trace: every link extracted, in crawl order, by a breadth-first virtual crawl of ${manifest.packages.length} Debian documentation package${manifest.packages.length === 1 ? '' : 's'} served one host each (real pages and links, no HTTP; one generated portal page): ${d.requests.toLocaleString('en')} requests, ${d.distinct.toLocaleString('en')} distinct URLs on ${d.hosts.toLocaleString('en')} hosts`,
+    trace: b.done(),
+    setting: { requests: d.requests, hosts: d.hosts, generated: false },
+  };
+}
+
+async function inputs(ctx: ReportContext & { largeSite?: string }): Promise<CacheTraceInput[]> {
   const out: CacheTraceInput[] = [];
+  if (ctx.largeSite) out.push(await largeSiteTrace(ctx.largeSite, ctx));
   const pg = ctx.sharedData && path.join(ctx.sharedData, 'traces', 'postgresql-doc-15.urltrace.gz');
   if (!ctx.quick && pg && fs.existsSync(pg)) {
     const trace = await readTrace(pg);
@@ -97,22 +123,26 @@ export function cacheClaims(r: CacheLabResult, key: string, label: string, setti
   return claims;
 }
 
-export const cacheProvider: ClaimProvider = {
-  name: 'cache',
-  seed: '002',
-  title: 'URL caching (seed 002)',
-  async run(ctx): Promise<ProviderResult> {
-    const res: ProviderResult = { claims: [], figures: {}, details: [] };
-    for (const t of await inputs(ctx)) {
-      ctx.progress(`cache: simulating 6 policies over ${t.label}`);
-      // Powers of two, and the seed's own cache size where the trace has more distinct URLs than that.
-      const { distinct } = denseIds(t.trace);
-      const sizes = [...new Set([...defaultSizes(distinct), ...(distinct > SEED_CACHE_ENTRIES ? [SEED_CACHE_ENTRIES] : [])])].sort((a, b) => a - b);
-      const r = simulateCaches(t.trace, { sizes });
-      res.claims.push(...cacheClaims(r, t.key, t.label, t.setting));
-      res.figures[`cache-${t.key}`] = { title: `Miss ratio against cache size: ${t.label}`, svg: missRatioSvg(r, `Miss ratio: ${t.label.split(':')[0]} (${r.requests.toLocaleString('en')} requests, ${r.distinct.toLocaleString('en')} distinct)`) };
-      res.details!.push(`<h4>${t.label}</h4>`, table(['cache size', ...r.curves.map((c) => c.policy)], r.sizes.map((s, i) => [s.toLocaleString('en'), ...r.curves.map((c) => c.points[i].missRatio.toFixed(4))])));
-    }
-    return res;
-  },
-};
+export function cacheProviderFor(options: { largeSite?: string } = {}): ClaimProvider {
+  return {
+    name: 'cache',
+    seed: '002',
+    title: 'URL caching (seed 002)',
+    async run(ctx): Promise<ProviderResult> {
+      const res: ProviderResult = { claims: [], figures: {}, details: [] };
+      for (const t of await inputs({ ...ctx, ...options })) {
+        ctx.progress(`cache: simulating 6 policies over ${t.label}`);
+        // Powers of two, and the seed's own cache size where the trace has more distinct URLs than that.
+        const { distinct } = denseIds(t.trace);
+        const sizes = [...new Set([...defaultSizes(distinct), ...(distinct > SEED_CACHE_ENTRIES ? [SEED_CACHE_ENTRIES] : [])])].sort((a, b) => a - b);
+        const r = simulateCaches(t.trace, { sizes });
+        res.claims.push(...cacheClaims(r, t.key, t.label, t.setting));
+        res.figures[`cache-${t.key}`] = { title: `Miss ratio against cache size: ${t.label}`, svg: missRatioSvg(r, `Miss ratio: ${t.label.split(':')[0]} (${r.requests.toLocaleString('en')} requests, ${r.distinct.toLocaleString('en')} distinct)`) };
+        res.details!.push(`<h4>${t.label}</h4>`, table(['cache size', ...r.curves.map((c) => c.policy)], r.sizes.map((s, i) => [s.toLocaleString('en'), ...r.curves.map((c) => c.points[i].missRatio.toFixed(4))])));
+      }
+      return res;
+    },
+  };
+}
+
+export const cacheProvider: ClaimProvider = cacheProviderFor();
