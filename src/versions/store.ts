@@ -285,14 +285,14 @@ export class VersionStore implements VersionBackend {
     }
   }
 
-  /** Writes what the transaction holds in memory; it stays open. */
-  private flushPending(): void {
-    const statements = this.pendingStatements();
+  /** Writes what the transaction holds in memory (the count totals' changes only if `totals`); it stays open. */
+  private flushPending(totals = true): void {
+    const statements = this.pendingStatements(totals);
     if (statements.length > 0) this.d.run(statements);
   }
 
   /** The bulk writes of what the transaction holds in memory, which is then emptied. */
-  private pendingStatements(): Statement[] {
+  private pendingStatements(totals = true): Statement[] {
     const tx = this.tx!;
     let terms: PendingWrites['terms'];
     let id: (nt: string) => number;
@@ -319,11 +319,11 @@ export class VersionStore implements VersionBackend {
     for (const [rowId, c] of tx.closes) closes.push([id(c.g), rowId, c.to]);
     const versions: PendingWrites['versions'] = [];
     for (const [g, ...rest] of tx.versions.values()) versions.push([id(g), ...rest]);
-    const rows: PendingWrites = { terms, quads, closes, versions, sums: sumRows(tx.totals) };
+    const rows: PendingWrites = { terms, quads, closes, versions, sums: totals ? sumRows(tx.totals) : [] };
     tx.inserts.clear();
     tx.closes.clear();
     tx.versions.clear();
-    tx.totals.clear();
+    if (totals) tx.totals.clear();
     const statements = this.d.writeStatements(rows);
     if (statements.length > 0) tx.wrote = true;
     return statements;
@@ -423,7 +423,9 @@ export class VersionStore implements VersionBackend {
     this.writes++;
     if (!this.d.remote) {
       // In process, a version costs no round trip: written now, the transaction holds one version, not a batch's.
-      this.flushPending();
+      // Its change of the count totals waits for the commit (or a count): the versions of a batch add to the
+      // same buckets but for the finest, and five upserts a version were a tenth of the catch-up's writes.
+      this.flushPending(false);
       tx.graphs.clear();
       // Every id made is written now, so the cache may drop some: bounded, as a long batch would grow it.
       this.termIds.trim();
@@ -896,6 +898,8 @@ export class VersionStore implements VersionBackend {
 
   countAt(at: number, pattern: RowConstants, req: CountRequest): number {
     const t = checkTime(at, 'countAt');
+    // A count on the writer's connection inside its transaction (a batch of putVersion calls) sees its versions.
+    if (this.tx && this.tx.totals.size > 0) this.flushPending();
     const named = this.d.ng === 'NULL' ? '0' : `EXISTS (SELECT 1 FROM ${this.t.quads} q WHERE ${this.namedRowsAtT})`;
     const state = this.d.get<{ named: unknown; totals: unknown }>(
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
