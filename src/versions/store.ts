@@ -6,7 +6,6 @@ import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
 import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
-import { TermFilter } from './term-filter.ts';
 import { TermIds } from './term-ids.ts';
 import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
@@ -15,8 +14,6 @@ import type { Generation, PendingWrites, Statement, TransactionState, VersionDia
 
 /** Term ids cached: about 100 bytes each (the term's text and the map's slot), at most a sixteenth of the heap. */
 const TERM_CACHE_ENTRIES = entriesForHeapShare(128, 1 / 16, 2_000, 200_000);
-/** Bytes of the filter of the dictionary's hashes (TermFilter), at 10 bits a term: a thirty-second of the heap, at most 32 MiB (26 million terms). */
-const TERM_FILTER_BYTES = entriesForHeapShare(1, 1 / 32, 1 << 18, 32 << 20);
 /** Rows read per statement by the paged reads of a remote store (snapshot, rows by id, one-statement queries). */
 const PAGE = 20_000;
 const INDEXED_LOG_ID = 'indexed_log_id';
@@ -84,16 +81,6 @@ export class VersionStore implements VersionBackend {
   protected readonly d: VersionDialect;
   private readonly t: { terms: string; versions: string; quads: string; meta: string; sums: string };
   private readonly termIds = new TermIds(TERM_CACHE_ENTRIES);
-  /**
-   * In process, the hashes of every term in the dictionary, kept from an empty dictionary on while this
-   * connection is its only writer (checked at each BEGIN, under the writer's lock): a term whose hash it
-   * lacks is new without a probe of the table. In a first catch-up almost every term is new, and each
-   * probe missed (650,000 at 55,000 versions). A term it wrongly called new would be stored twice, under
-   * two ids, which splits its rows between them: so it is dropped at the first sign of another writer.
-   */
-  private termFilter: TermFilter | undefined;
-  /** The next term id as this connection's last commit left it, while termFilter is kept. */
-  private termFilterNext = 0;
   private tx: Transaction | undefined;
   /** Versions and clears this process wrote: a local store's generation counts them beside the database's. */
   private writes = 0;
@@ -253,13 +240,6 @@ export class VersionStore implements VersionBackend {
     // Another process wrote since: term ids it removed (a rebuild) must not come from our cache.
     if (changed) this.termIds.clear();
     else this.termIds.trim();
-    if (!this.d.remote) {
-      // Any commit of another connection (SQLite's data_version), or a dictionary whose last id is not the one
-      // this connection's last commit left, may hold terms the filter lacks.
-      if (this.termFilter && (changed || state.nextTerm !== this.termFilterNext)) this.termFilter = undefined;
-      // An empty dictionary, read under the writer's lock: every term it will hold goes through this store.
-      if (!this.termFilter && state.nextTerm === 1) this.termFilter = new TermFilter(TERM_FILTER_BYTES);
-    }
     this.nextRowSeen = undefined;
     this.ahead = undefined;
     this.tx = { ...state, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), totals: new Map() };
@@ -270,14 +250,12 @@ export class VersionStore implements VersionBackend {
       const out = fn();
       const tx = this.tx!;
       this.d.commit(this.pendingStatements(), tx);
-      this.termFilterNext = tx.nextTerm;
       this.nextRowSeen = undefined;
       this.ahead = undefined;
       return out;
     } catch (e) {
       // Ids of terms this transaction made are not in the database: not in the cache either.
       this.termIds.clear();
-      this.termFilter = undefined;
       this.d.rollback();
       throw e;
     } finally {
@@ -344,10 +322,7 @@ export class VersionStore implements VersionBackend {
     if (!tx) return;
     const wanted = [...new Set(graphs.map(iriTerm))].filter((nt) => !tx.graphs.has(nt));
     if (wanted.length === 0) return;
-    // A document whose IRI is no term of the dictionary has no version yet (most of a first catch-up).
-    const filter = this.termFilter;
-    const known = filter ? wanted.filter((nt) => filter.mayHold(termHash(nt))) : wanted;
-    const { lasts, open } = known.length > 0 ? this.d.documentStates(known) : { lasts: [], open: [] };
+    const { lasts, open } = this.d.documentStates(wanted);
     for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
     for (const r of lasts) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind, triples: r.triples };
     for (const r of open) tx.graphs.get(r.nt)!.open.set(r.h, { id: r.id, from: r.from_t });
@@ -424,7 +399,7 @@ export class VersionStore implements VersionBackend {
     if (!this.d.remote) {
       // In process, a version costs no round trip: written now, the transaction holds one version, not a batch's.
       // Its change of the count totals waits for the commit (or a count): the versions of a batch add to the
-      // same buckets but for the finest, and five upserts a version were a tenth of the catch-up's writes.
+      // same buckets but for the finest (five upserts a version: 275,000 in a catch-up of 55,000 versions).
       this.flushPending(false);
       tx.graphs.clear();
       // Every id made is written now, so the cache may drop some: bounded, as a long batch would grow it.
@@ -460,28 +435,24 @@ export class VersionStore implements VersionBackend {
       const termId = tx.nextTerm++;
       made.push([termId, h, nt]);
       this.termIds.set(nt, termId);
-      this.termMade(h);
     }
     return made;
   }
 
-  /** In process: a term's id from the database, else a new one (added to `made`, to be inserted). */
+  /**
+   * In process: a term's id from the database, else a new one (added to `made`, to be inserted). The probe
+   * of a term that turns out new is not lost: it reads the page of the hash index that the term's insert
+   * then writes. A filter of the dictionary's hashes that skipped those probes in a first catch-up saved
+   * no CPU (bench/CATCH-UP.md, 2026-12-06).
+   */
   private localTermIdOrNew(nt: string, made: PendingWrites['terms']): number {
     const h = termHash(nt);
-    if (!this.termFilter || this.termFilter.mayHold(h)) {
-      const found = this.localTermId(nt, h);
-      if (found !== undefined) return found;
-    }
+    const found = this.localTermId(nt, h);
+    if (found !== undefined) return found;
     const termId = this.tx!.nextTerm++;
     made.push([termId, h, nt]);
     this.termIds.set(nt, termId);
-    this.termMade(h);
     return termId;
-  }
-
-  /** Every term given an id goes into the filter; one it has no room for ends it (probes from then on). */
-  private termMade(h: number): void {
-    if (this.termFilter && !this.termFilter.add(h)) this.termFilter = undefined;
   }
 
   /** A term's id (`h` its hash) read in process, then cached. */
@@ -513,8 +484,6 @@ export class VersionStore implements VersionBackend {
     if (tx) Object.assign(tx, { nextRow: 1, nextTerm: 1, graphs: new Map(), inserts: new Map(), closes: new Map(), versions: new Map(), totals: new Map(), wrote: true });
     this.d.clearTables();
     this.termIds.clear();
-    // The dictionary is empty, under this transaction's lock.
-    if (!this.d.remote) this.termFilter = new TermFilter(TERM_FILTER_BYTES);
     this.writes++;
   }
 

@@ -5,7 +5,6 @@ import Database from 'better-sqlite3';
 import { describe, it, expect, afterEach } from 'vitest';
 import { turtle, DAY, T0 } from './helpers.ts';
 import { VersionArchive, ntripleLine } from '../../src/query/index.ts';
-import { TermFilter } from '../../src/versions/term-filter.ts';
 import { TermIds } from '../../src/versions/term-ids.ts';
 
 const DOC = 'http://example.org/doc.ttl';
@@ -23,18 +22,18 @@ function duplicateTerms(file: string): Array<{ nt: string; n: number }> {
 
 const lines = (rows: Iterable<{ s: string; p: string; o: string }>): string[] => [...rows].map((r) => ntripleLine({ graph: '', ...r })).sort();
 
-describe('the filter of new terms (store.ts termFilter)', () => {
+describe('two writers of one dictionary', () => {
   let dir = '';
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const put = (a: VersionArchive, graph: string, time: number, text: string) => a.writeTransaction(() => a.putVersionNow(graph, time, turtle(text)));
 
-  it('a writer that kept a filter since the dictionary was empty takes the terms another connection added meanwhile by their ids', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-term-filter-'));
+  it('a writer that made the dictionary from empty takes the terms another connection added meanwhile by their ids', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-term-writers-'));
     const file = path.join(dir, 'versions.sqlite');
     const first = new VersionArchive(file);
     const second = new VersionArchive(file);
-    // The first writer starts on an empty dictionary: every term from here on is its own, until the second writes.
+    // The first writer starts on an empty dictionary, and its cache holds every term until the second writes.
     put(first, DOC, T0, 'ex:a ex:p ex:b .');
     put(second, OTHER, T0 + DAY, 'ex:c ex:q "shared" . ex:d ex:q ex:e .');
     put(first, DOC, T0 + 2 * DAY, 'ex:a ex:p ex:b . ex:c ex:q "shared" . ex:d ex:q ex:e . ex:f ex:p <other.ttl> .');
@@ -48,7 +47,7 @@ describe('the filter of new terms (store.ts termFilter)', () => {
   });
 
   it('a writer that opens a dictionary holding terms probes it for each one', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-term-filter-'));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-term-writers-'));
     const file = path.join(dir, 'versions.sqlite');
     const before = new VersionArchive(file);
     put(before, OTHER, T0, 'ex:c ex:q "shared" .');
@@ -59,8 +58,8 @@ describe('the filter of new terms (store.ts termFilter)', () => {
     await after.close();
   });
 
-  it('a rolled-back transaction leaves no term the filter would miss', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-term-filter-'));
+  it('a rolled-back transaction leaves no term id behind in the cache', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-term-writers-'));
     const file = path.join(dir, 'versions.sqlite');
     const a = new VersionArchive(file);
     put(a, DOC, T0, 'ex:a ex:p ex:b .');
@@ -74,28 +73,6 @@ describe('the filter of new terms (store.ts termFilter)', () => {
     expect(duplicateTerms(file)).toEqual([]);
     await a.close();
     await b.close();
-  });
-});
-
-describe('TermFilter', () => {
-  it('holds every hash added, across its layers; most of those never added it does not', () => {
-    const f = new TermFilter(64 << 20);
-    const added: number[] = [];
-    // 48-bit values as termHash gives them, enough to need a second layer.
-    for (let i = 0; i < 250_000; i++) added.push(Math.floor(((i * 2654435761) % 4294967296) * 65536 + ((i * 40503) % 65536)));
-    for (const h of added) if (!f.add(h)) throw new Error(`no room for ${h}`);
-    expect(f.bytes).toBeGreaterThan(1 << 17);
-    for (const h of added) if (!f.mayHold(h)) throw new Error(`lost ${h}`);
-    let wrong = 0;
-    for (let i = 0; i < 10_000; i++) if (f.mayHold(2 ** 47 + i * 7919)) wrong++;
-    expect(wrong).toBeLessThan(500);
-  });
-
-  it('refuses a term it has no room for', () => {
-    const f = new TermFilter(1 << 17);
-    let i = 0;
-    while (f.add(i * 104729)) i++;
-    expect(i).toBeGreaterThan(100_000);
   });
 });
 
