@@ -56,7 +56,7 @@ export interface Politeness {
 /**
  * The frontier's clock of an origin, for a request a document in flight waits for (a JSON-LD context, a
  * detached proof, the robots.txt of their origin): the request starts only when the frontier would start a
- * URL of its hostname, and the hostname's next request is spaced from when it went out. It takes no slot
+ * URL of its hostname, and the hostname's next request is spaced from when it ended. It takes no slot
  * of the origin (HostTiming.claim): the document waiting for it may hold that slot. One such request per
  * origin at a time, in the order asked; a wait longer than `maxWaitMs` (a back-off, a Retry-After) fails
  * at once rather than holding the document.
@@ -89,7 +89,10 @@ export class FrontierClock implements Politeness {
     return (sentAt) => {
       if (released) return;
       released = true;
-      if (sentAt !== undefined) this.frontier.noteRequest(origin, sentAt);
+      // Spaced from the request's end, not from when it went out: the server cannot see this request's
+      // successor sooner than the delay after it was answered, however long this one waited to be read
+      // (Heritrix and Nutch space a host's requests from the previous one's end too).
+      if (sentAt !== undefined) this.frontier.noteRequest(origin, Math.max(sentAt, Date.now()));
       end();
     };
   }
