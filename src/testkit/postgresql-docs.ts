@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { unpackDeb } from '../util/deb.ts';
 
 /** PostgreSQL 15's documentation as a Debian package in the shared data (../shared/data/sites, next to this repository). */
 export const POSTGRESQL_DOCS_DEB = path.resolve(import.meta.dirname, '../../../shared/data/sites/postgresql-doc-15_15.20-0+deb12u1_all.deb');
@@ -23,6 +24,6 @@ export function postgresqlDocsMissing(): string | undefined {
  */
 export function unpackPostgresqlDocs(): { root: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-pgdoc-'));
-  execFileSync('dpkg-deb', ['-x', POSTGRESQL_DOCS_DEB, dir]);
+  unpackDeb(POSTGRESQL_DOCS_DEB, dir);
   return { root: path.join(dir, 'usr/share/doc/postgresql-doc-15/html'), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

@@ -11,11 +11,11 @@
  * locality see; served under one host the trace would be a one-host trace, which the caching
  * claims cannot be judged on.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../util/errors.ts';
+import { dpkgDeb, unpackDeb } from '../../util/deb.ts';
 import { createOrderingPolicy } from '../../frontier/order/policies.ts';
 import { indexRepository, type RepositoryGraph, type RepositoryPage } from './graph.ts';
 import { loadPages, parsePage } from './site-loader.ts';
@@ -40,16 +40,6 @@ export interface DebianSitePackage {
 export interface DebianSiteManifest {
   portal: string;
   packages: DebianSitePackage[];
-}
-
-function dpkgDeb(args: string[], deb: string): string {
-  try {
-    return execFileSync('dpkg-deb', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException & { stderr?: string };
-    if (err.code === 'ENOENT') throw new UserError('dpkg-deb is not installed: it unpacks the .deb files (apt-get install dpkg)');
-    throw new UserError(`${deb} is not a .deb package (dpkg-deb ${args[0]}: ${String(err.stderr ?? err.message).trim().split('\n')[0]})`);
-  }
 }
 
 /**
@@ -139,7 +129,7 @@ export function buildDebianSite(debs: string[], out: string, progress: (text: st
   for (const { deb, name, version } of meta) {
     progress(`unpacking ${name}`);
     const dir = path.join(out, name);
-    dpkgDeb(['-x', deb, dir], deb);
+    unpackDeb(deb, dir);
     const base = `http://${name}.docs.local/`;
     const roots = htmlRoots(dir).map((f) => new URL(path.relative(dir, f).split(path.sep).map(encodeURIComponent).join('/'), base).href);
     if (roots.length === 0) throw new UserError(`${deb}: no HTML documentation under usr/share/doc (no index.html, no doc-base Index)`);

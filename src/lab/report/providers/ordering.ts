@@ -20,6 +20,7 @@ import { bootstrapRatio, direction, holmFamily } from '../../stats.ts';
 import { judge } from '../rules.ts';
 import { loadSiteGraph } from '../../ordering/site-loader.ts';
 import { loadDebianSite } from '../../ordering/debian-site.ts';
+import { unpackDeb } from '../../../util/deb.ts';
 import { tokenize } from '../../../frontier/order/text.ts';
 import { quickSite } from '../quick-data.ts';
 import type { Claim, ClaimProvider, ProviderResult, ReportContext } from '../types.ts';
@@ -62,7 +63,7 @@ export async function orderingSites(ctx: ReportContext & { secondSite?: string; 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-report-pg-'));
     cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
     ctx.progress('ordering: unpacking the PostgreSQL documentation');
-    execFileSync('dpkg-deb', ['-x', deb, dir]);
+    unpackDeb(deb, dir);
     const graph = await loadSiteGraph(path.join(dir, 'usr/share/doc/postgresql-doc-15/html'), { base: 'http://pg.local/' });
     sites.push({ key: 'pg', label: `PostgreSQL 15 documentation (${graph.pages.length} pages, real)`, graph, words: ['vacuum', 'replication', 'index'] });
   }
