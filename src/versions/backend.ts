@@ -1,4 +1,4 @@
-import type { Quad } from '@rdfjs/types';
+import type { NtQuad } from '../rdf/terms.ts';
 import type { LogGap } from './log-gaps.ts';
 import { totalAtSql } from './count-totals.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
@@ -170,7 +170,8 @@ export interface VersionWriter {
   readonly logGaps: LogGapStore;
   /** Runs `fn` holding the store's write lock; commits if it returns, rolls back if it throws. */
   writeTransaction<T>(fn: () => T): T;
-  putVersionNow(graph: string, time: number, quads: Iterable<Quad>): { added: number; removed: number };
+  /** A version in N-Triples terms with the archive's blank-node labels (src/rdf/terms.ts skolemise). */
+  putTermsNow(graph: string, time: number, terms: NtQuad[]): { added: number; removed: number };
   deleteGraphNow(graph: string, time: number): boolean;
   indexedLogId(): number | undefined;
   setIndexedLogId(id: number): void;

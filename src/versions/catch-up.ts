@@ -1,8 +1,4 @@
-import type { Quad } from '@rdfjs/types';
-import { PROVENANCE_GRAPH, versionQuads } from '../archive/export.ts';
-import { trustFactOf, trustQuads } from '../trust/record.ts';
-import { alternateOf, alternateQuads } from '../archive/alternates.ts';
-import { RecordReader } from '../archive/warc-reader.ts';
+import os from 'node:os';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { IndexMaintenance, StoreIdentity, VersionWriter } from './backend.ts';
 
@@ -10,6 +6,7 @@ import type { IndexMaintenance, StoreIdentity, VersionWriter } from './backend.t
 type IndexTarget = StoreIdentity & VersionWriter & IndexMaintenance;
 import { entriesForHeapShare } from '../util/memory.ts';
 import { changesIndex } from './version-index.ts';
+import { InlineVersions, VersionThread, type ReadVersion, type VersionSource } from './version-reader.ts';
 
 /**
  * The versioned store is an index derived from the archive, built after the crawl as Heritrix and pywb
@@ -66,6 +63,17 @@ export interface CatchUpOptions {
    * costs less than keeping it up to date row by row.
    */
   bulk?: boolean;
+  /**
+   * Read and parse the versions of a bulk catch-up on a thread of its own, the next batch while this thread
+   * writes the one before. Default: on a machine with more than one core.
+   */
+  readThread?: boolean;
+  /**
+   * A follower of a running crawl (src/versions/live-index.ts): the read indexes a bulk load took down stay
+   * down after this catch-up, and the next ones load on without them, until one without this flag (the
+   * crawl's last) builds them once. Taking them down and up at each catch-up would build them every second.
+   */
+  keepIndexesDown?: boolean;
 }
 
 /**
@@ -95,10 +103,12 @@ export const GAP_TTL_MS = 3_600_000;
 export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dataDir: string, opts: CatchUpOptions = {}): Promise<CatchUpResult> {
   const now = opts.now ?? Date.now();
   const result: CatchUpResult = { rows: 0, lateRows: 0, versions: 0, deletions: 0, failed: 0, rebuilt: false, bulk: false, lastLogId: 0, diagnostics: [] };
-  const reader = new RecordReader(dataDir);
+  const inline = new InlineVersions(dataDir, archive.commitsBehind === true);
+  let source: VersionSource = inline;
+  let thread: VersionThread | undefined;
   try {
     const rowBytes = archive.commitsBehind ? READ_AHEAD_ROW_BYTES : undefined;
-    await fillLogGaps(archive, store, reader, opts.batchRows ?? rowsForHeap(500, rowBytes), now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
+    await fillLogGaps(archive, store, inline, opts.batchRows ?? rowsForHeap(500, rowBytes), now - (opts.gapTtlMs ?? GAP_TTL_MS), result);
     // Outside the lock this is only where to start reading; the batch decides under the lock.
     let cursor = archive.indexedLogId() ?? 0;
     const start = cursor;
@@ -106,26 +116,51 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
     // the few dozen that find the last id (round trips, with PostgreSQL).
     const many = opts.bulk ?? (await store.log({ sinceId: start + BULK_MIN_ROWS - 1, limit: 1 })).length > 0;
     const end = opts.onProgress || many ? await lastLogId(store, cursor) : cursor;
-    result.bulk = opts.bulk ?? (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE);
+    // A follower's earlier catch-up left them down: this one loads on without them.
+    const down = archive.liveBulkLoader() === process.pid;
+    result.bulk = opts.bulk ?? (down || (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE));
+    // A thread costs its start (a tenth of a second): worth it for a bulk load only.
+    const threaded = result.bulk && (opts.readThread ?? os.availableParallelism() > 1);
+    if (threaded) source = thread = new VersionThread(dataDir);
     // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
-    const batchRows = opts.batchRows ?? rowsForHeap(result.bulk ? 2_000 : 500, rowBytes);
+    // Read on a thread, two batches' versions are in memory at once (the one written, the one read).
+    const batchRows = opts.batchRows ?? rowsForHeap(result.bulk ? 2_000 : 500, threaded ? 2 * READ_AHEAD_ROW_BYTES : rowBytes);
     // Another process's bulk load has them down already: it builds them at its end.
     if (result.bulk && archive.liveBulkLoader() === undefined) archive.writeTransaction(() => archive.dropReadIndexes());
     const progress = (phase: CatchUpProgress['phase']) =>
       opts.onProgress?.({ done: cursor - start, total: Math.max(end, cursor) - start, lastLogId: cursor, phase });
     try {
-      for (;;) {
-        const rows = await store.log({ sinceId: cursor, limit: batchRows });
-        if (rows.length === 0) break;
-        const read = versionsOf(archive, reader, rows);
+      let rows = await store.log({ sinceId: cursor, limit: batchRows });
+      let reading = rows.length > 0 ? source.read(rows) : undefined;
+      while (rows.length > 0) {
+        const read = await reading!.catch((err: Error) => {
+          // The thread is gone (its heap, a bug): the rest is read here, slower, and nothing is lost.
+          if (result.diagnostics.length < MAX_DIAGNOSTICS) result.diagnostics.push(`${err.message}; reading on the main thread instead`);
+          source = inline;
+          return inline.read(rows);
+        });
+        const last = rows.at(-1)!.id!;
+        // On a thread, the next batch is read while this one is written.
+        const nextRows = threaded ? await store.log({ sinceId: last, limit: batchRows }) : undefined;
+        const nextReading = nextRows && nextRows.length > 0 ? source.read(nextRows) : undefined;
         cursor = archive.writeTransaction(() => applyBatch(archive, rows, read, now, result));
         progress('versions');
         await turn();
+        if (nextRows && cursor === last) {
+          rows = nextRows;
+          reading = nextReading;
+        } else {
+          // Another process indexed past this batch meanwhile: what was read ahead is skipped.
+          nextReading?.catch(() => undefined);
+          rows = await store.log({ sinceId: cursor, limit: batchRows });
+          reading = rows.length > 0 ? source.read(rows) : undefined;
+        }
       }
     } finally {
       // Ours to build again, or left down by a loader that was killed.
       const owner = archive.liveBulkLoader();
-      if (archive.missingIndexes().length > 0 && (owner === undefined || owner === process.pid)) {
+      const keep = opts.keepIndexesDown === true && owner === process.pid;
+      if (!keep && archive.missingIndexes().length > 0 && (owner === undefined || owner === process.pid)) {
         progress('indexes');
         archive.writeTransaction(() => archive.restoreIndexes());
       }
@@ -133,7 +168,8 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
     result.lastLogId = cursor;
     return result;
   } finally {
-    reader.close();
+    await inline.close();
+    await thread?.close();
   }
 }
 
@@ -179,7 +215,7 @@ function applyBatch(archive: IndexTarget, rows: CrawlLogEntry[], read: (i: numbe
  * Re-reads the holes the index went past (one `id > from - 1 ORDER BY id LIMIT size` seek each), applies
  * the rows that have committed since, then forgets holes older than `expireBefore` that are still empty.
  */
-async function fillLogGaps(archive: IndexTarget, store: CrawlLog, reader: RecordReader, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
+async function fillLogGaps(archive: IndexTarget, store: CrawlLog, source: VersionSource, batchRows: number, expireBefore: number, result: CatchUpResult): Promise<void> {
   const gaps = archive.logGaps.list();
   if (gaps.length === 0) return;
   for (const gap of gaps) {
@@ -189,7 +225,7 @@ async function fillLogGaps(archive: IndexTarget, store: CrawlLog, reader: Record
       const rows = await store.log({ sinceId: cursor, limit: Math.min(batchRows, gap.to - cursor) });
       const inGap = rows.filter((e) => e.id! <= gap.to);
       if (inGap.length === 0) break;
-      const read = versionsOf(archive, reader, inGap);
+      const read = await source.read(inGap);
       archive.writeTransaction(() => {
         for (const [i, e] of inGap.entries()) {
           if (!archive.logGaps.fill(e.id!)) continue; // another process got there first
@@ -206,43 +242,13 @@ async function fillLogGaps(archive: IndexTarget, store: CrawlLog, reader: Record
   archive.writeTransaction(() => archive.logGaps.expire(expireBefore));
 }
 
-/** A log row's version as read from its WARC conversion record; undefined for a row that holds none. */
-type ReadVersion = { quads: Quad[] } | { error: Error } | undefined;
-
-/**
- * The versions of a batch's rows by index: read and parsed now, ahead of the write transaction, when the
- * store commits behind the caller (the previous batch is written meanwhile: bench/SCALE-RUN.md, third run),
- * else read one at a time as the transaction asks (one version in memory: a server under a 48 MB heap).
- */
-function versionsOf(archive: IndexTarget, reader: RecordReader, rows: CrawlLogEntry[]): (i: number) => ReadVersion {
-  if (!archive.commitsBehind) return (i) => readVersion(reader, rows[i]!);
-  const read = rows.map((e) => readVersion(reader, e));
-  return (i) => read[i];
-}
-
-function readVersion(reader: RecordReader, e: CrawlLogEntry): ReadVersion {
-  if (e.rdfOffset === undefined || !e.warcFile) return undefined;
-  try {
-    const quads = versionQuads(reader, e, 'b');
-    // A version vetted by `crawl --trust` carries its verdict as facts in dm:provenance (src/trust/record.ts).
-    const trust = trustFactOf(e.diagnostics);
-    if (trust) quads.push(...trustQuads(e.finalUrl ?? e.url, trust, PROVENANCE_GRAPH));
-    // An alternate `crawl --variants` captured says so, which keeps it out of queries' default dataset.
-    const doc = alternateOf(e.diagnostics);
-    if (doc) quads.push(...alternateQuads(e.finalUrl ?? e.url, doc));
-    return { quads };
-  } catch (err) {
-    return { error: err as Error };
-  }
-}
-
 /** One log row into the store; a row that cannot be applied costs its version, not the index. */
 function applyLogRow(archive: IndexTarget, e: CrawlLogEntry, read: ReadVersion, result: CatchUpResult): void {
   const graph = e.finalUrl ?? e.url;
   try {
     if (read) {
       if ('error' in read) throw read.error;
-      archive.putVersionNow(graph, e.time, read.quads);
+      archive.putTermsNow(graph, e.time, read.terms);
       result.versions++;
     } else if (e.status === 404 || e.status === 410) {
       if (archive.deleteGraphNow(graph, e.time)) result.deletions++;

@@ -3,6 +3,7 @@
  * every interval until told to close, then once more, and reports what it did.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveThread } from '../util/ts-thread.ts';
@@ -15,13 +16,29 @@ import type { VersionBackend } from './backend.ts';
 import type { FromLiveIndex, LiveIndexSummary } from './live-index.ts';
 
 const { dataDir, db, intervalMs } = workerData as { dataDir: string; db?: string; intervalMs: number };
+
+/**
+ * The index is derived and can wait; the crawl's fetches cannot (a stalled crawl delays every host's next
+ * request). At a lower priority this thread takes the cores the crawl leaves idle (most of them, against
+ * real servers and their politeness delays) and yields them when the crawl is busy. On Linux the call
+ * with pid 0 sets the calling thread's priority only, and threads it starts inherit it.
+ */
+const NICE = 10;
+// Elsewhere the call would lower the whole process's, the crawl's too.
+if (process.platform === 'linux') {
+  try {
+    os.setPriority(NICE);
+  } catch {
+    // Not allowed here (some containers): the index runs at the crawl's priority.
+  }
+}
 const summary: LiveIndexSummary = { catchUps: 0, rows: 0, versions: 0, deletions: 0, failed: 0, bulkCatchUps: 0, lastLogId: 0, diagnostics: [] };
 let stopping = false;
 let wake: (() => void) | undefined;
 let store: MetadataStore | undefined;
 let archive: VersionBackend | undefined;
 
-async function catchUp(): Promise<void> {
+async function catchUp(last: boolean): Promise<void> {
   // The crawl makes its store when it starts: until then there is nothing to follow.
   if (!store) {
     if (!db && !fs.existsSync(path.join(dataDir, META_FILE))) return;
@@ -29,7 +46,8 @@ async function catchUp(): Promise<void> {
     await store.init();
     archive = openVersionBackend(dataDir, db);
   }
-  const r = await catchUpVersions(archive!, store, dataDir);
+  // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
+  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last });
   if (r.rows === 0) return;
   summary.catchUps++;
   summary.rows += r.rows;
@@ -46,7 +64,7 @@ const loop = (async () => {
     // Asked to stop before this catch-up began: it is the last, and sees every row the crawl logged.
     const last = stopping;
     try {
-      await catchUp();
+      await catchUp(last);
     } catch (e) {
       // The index is derived: a failure here costs the next query a catch-up, never the crawl.
       if (summary.diagnostics.length < 20) summary.diagnostics.push(`live index: ${(e as Error).message}`);

@@ -194,9 +194,14 @@ export class VersionStore implements VersionBackend {
   }
 
   putVersionNow(graph: string, time: number, quads: Iterable<Quad>): { added: number; removed: number } {
+    return this.putTermsNow(graph, time, skolemise(graph, quads));
+  }
+
+  /** putVersionNow of a version already in the store's terms (skolemise's: the catch-up's reading thread makes them). */
+  putTermsNow(graph: string, time: number, terms: NtQuad[]): { added: number; removed: number } {
     checkGraph(graph);
     const t = checkTime(time, `putVersion(${graph})`);
-    return this.inTransaction(() => this.applyVersion(graph, t, skolemise(graph, quads)));
+    return this.inTransaction(() => this.applyVersion(graph, t, terms));
   }
 
   /**

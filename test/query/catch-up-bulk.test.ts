@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startLinkedDataWeb, type LinkedDataWeb } from '../../src/testkit/linked-data-web.ts';
 import { startForwardProxy, type ForwardProxy } from '../../src/testkit/forward-proxy.ts';
-import { LiveIndex, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
+import { catchUpVersions, LiveIndex, openVersionStore, VERSIONS_FILE, type CatchUpProgress, type VersionArchive } from '../../src/query/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import type { CrawlLog } from '../../src/store/types.ts';
 import { nquadLine } from '../../src/versions/sqlite-store.ts';
 import { cli, crawlLog, repoRoot, tempDir } from '../helpers.ts';
 import { indexVersions } from './helpers.ts';
@@ -57,12 +59,13 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
   };
   const versionsInLog = (dataDir: string) => crawlLog(dataDir).filter((e) => e.rdf_offset !== null).length;
 
-  it('gives the same archive as a row-by-row catch-up, with every index in place', async () => {
+  // In bulk the versions are read on a thread, the next batch while one is written (src/versions/version-reader.ts), or in process.
+  it.each([true, false])('gives the same archive as a row-by-row catch-up, with every index in place (read on a thread: %s)', async (readThread) => {
     const rowByRow = copy();
     const bulk = copy();
     const a = await indexVersions(rowByRow, { bulk: false });
     const phases: CatchUpProgress['phase'][] = [];
-    const b = await indexVersions(bulk, { bulk: true, batchRows: 50, onProgress: (p) => phases.push(p.phase) });
+    const b = await indexVersions(bulk, { bulk: true, readThread, batchRows: 50, onProgress: (p) => phases.push(p.phase) });
     try {
       expect(a.result.bulk).toBe(false);
       expect(b.result).toMatchObject({ bulk: true, failed: 0, versions: versionsInLog(bulk), rows: crawlLog(bulk).length });
@@ -76,6 +79,39 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
       await b.close();
     }
     expect(indexNames(bulk)).toEqual(indexNames(rowByRow));
+  });
+
+  it('a follower of a running crawl loads on with the read indexes down; its last catch-up builds them once', async () => {
+    const dataDir = copy();
+    const store = await openStore(dataDir);
+    await store.init();
+    const archive = openVersionStore(dataDir);
+    const log = crawlLog(dataDir);
+    const half = log[Math.floor(log.length / 2)]!.id;
+    // The crawl has logged half its rows when the follower first looks.
+    const sofar: CrawlLog = Object.assign(Object.create(store) as CrawlLog, {
+      log: async (q: Parameters<CrawlLog['log']>[0]) => (await store.log(q)).filter((e) => e.id! <= half),
+    });
+    const freshDir = copy();
+    const fresh = await indexVersions(freshDir, { bulk: false });
+    try {
+      const first = await catchUpVersions(archive, sofar, dataDir, { bulk: true, keepIndexesDown: true });
+      expect(first).toMatchObject({ bulk: true, failed: 0, lastLogId: half });
+      expect(archive.missingIndexes().length).toBeGreaterThan(0);
+      // Not every second: the next catch-up finds them down and loads without them.
+      const second = await catchUpVersions(archive, store, dataDir, { keepIndexesDown: true });
+      expect(second).toMatchObject({ bulk: true, failed: 0, rows: log.filter((e) => e.id > half).length });
+      expect(archive.missingIndexes().length).toBeGreaterThan(0);
+      const last = await catchUpVersions(archive, store, dataDir);
+      expect(last.rows).toBe(0);
+      expect(archive.missingIndexes()).toEqual([]);
+      expect(contents(archive)).toEqual(contents(fresh.archive));
+    } finally {
+      await archive.close();
+      await store.close();
+      await fresh.close();
+    }
+    expect(indexNames(dataDir)).toEqual(indexNames(freshDir));
   });
 
   it('a live index keeps versions.sqlite current during a crawl: the first query after it has nothing to index', async () => {
