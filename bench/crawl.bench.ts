@@ -52,7 +52,7 @@ const SITE_HOSTS = 10;
 /** The whole pipeline's target against the bare loop: issue 16 on the realistic site, issue 2 on the synthetic one. */
 const TARGET = SITE === 'realistic' ? 0.25 : 0.5;
 
-type Contender = 'bare' | 'floor' | 'crawlee' | 'datamonitor' | 'datamonitor-live' | 'datamonitor-core';
+type Contender = 'bare' | 'floor' | 'crawlee' | 'datamonitor' | 'datamonitor-catch-up' | 'datamonitor-core';
 
 /** What a contender's child process reports on its last stdout line. */
 interface ChildResult {
@@ -240,15 +240,11 @@ async function crawleeCrawl(seed: string): Promise<{ pages: number; errors: numb
 }
 
 /**
- * The crawl: extract, archive, store (issue 2's pipeline). With `thenIndex`, followed by what `query` does
- * first (issue 6's versioned store, now an index derived from the archive): catch `<data>/versions.sqlite`
- * up from the WARC conversion records the crawl log points to. The two are timed apart in the note.
- */
-/**
- * `index`: what stands between the crawl's end and the first answer to a one-subject query. 'none' measures
- * the crawl alone; 'catch-up' indexes the whole log after the crawl, as a `query` on a fresh archive does;
- * 'live' keeps the index current on its thread while the crawl runs (`crawl --live-index`), so that
- * only its tail is left when the crawl ends (issue #32 item 2).
+ * The crawl: extract, archive, store, and `index`: what stands between the crawl's end and the first answer
+ * to a one-subject query. 'none' measures the crawl alone; 'live', `datamonitor crawl`'s default, keeps the
+ * index current on its thread while the crawl runs, so that only its tail is left when the crawl ends;
+ * 'catch-up' (`crawl --no-live-index`) indexes the whole log after the crawl, as a `query` on such an archive
+ * does (issue #32 item 2).
  */
 async function datamonitorCrawl(seed: string, index: 'none' | 'catch-up' | 'live'): Promise<{ pages: number; errors: number; note: string }> {
   const { crawl } = await import('../src/crawler/crawl.ts');
@@ -329,8 +325,8 @@ async function child(kind: string): Promise<void> {
     bare: () => bareLoop(seed),
     floor: () => floorLoop(seed),
     crawlee: () => crawleeCrawl(seed),
-    datamonitor: () => datamonitorCrawl(seed, 'catch-up'),
-    'datamonitor-live': () => datamonitorCrawl(seed, 'live'),
+    datamonitor: () => datamonitorCrawl(seed, 'live'),
+    'datamonitor-catch-up': () => datamonitorCrawl(seed, 'catch-up'),
     'datamonitor-core': () => datamonitorCrawl(seed, 'none'),
   };
   // Each contender's modules are loaded before the clock starts (the report says imports are excluded):
@@ -339,8 +335,8 @@ async function child(kind: string): Promise<void> {
     bare: () => import('undici'),
     floor: () => Promise.all([import('undici'), import('n3'), import('better-sqlite3')]),
     crawlee: async () => createRequire(path.join(PEERS_DIR, 'package.json'))('crawlee'),
-    datamonitor: () => Promise.all([import('undici'), import('../src/crawler/crawl.ts'), import('../src/store/index.ts'), import('../src/query/index.ts')]),
-    'datamonitor-live': () => Promise.all([import('undici'), import('../src/crawler/crawl.ts'), import('../src/store/index.ts'), import('../src/query/index.ts'), import('../src/versions/live-index.ts')]),
+    datamonitor: () => Promise.all([import('undici'), import('../src/crawler/crawl.ts'), import('../src/store/index.ts'), import('../src/query/index.ts'), import('../src/versions/live-index.ts')]),
+    'datamonitor-catch-up': () => Promise.all([import('undici'), import('../src/crawler/crawl.ts'), import('../src/store/index.ts'), import('../src/query/index.ts')]),
     'datamonitor-core': () => Promise.all([import('undici'), import('../src/crawler/crawl.ts'), import('../src/store/index.ts'), import('../src/query/index.ts')]),
   };
   await preload[kind as Contender]();
@@ -567,7 +563,7 @@ function report(rows: Row[], baselineMb: number, profile: string | undefined): s
   const rate = (r: Row) => r.pages / r.seconds;
   const bare = rows.find((r) => r.contender === 'bare');
   const peer = rows.find((r) => r.contender === 'crawlee');
-  const names: Record<Contender, string> = { bare: 'bare undici loop', floor: 'floor: bare loop + each stage as one library call, one thread', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor crawl, then `query` catches the index up', 'datamonitor-live': 'datamonitor crawl --live-index, then `query`', 'datamonitor-core': 'datamonitor crawl (extract, archive, store)' };
+  const names: Record<Contender, string> = { bare: 'bare undici loop', floor: 'floor: bare loop + each stage as one library call, one thread', crawlee: "Crawlee's HttpCrawler", datamonitor: 'datamonitor crawl (its live index), then `query`', 'datamonitor-catch-up': 'datamonitor crawl --no-live-index, then `query` catches the index up', 'datamonitor-core': 'datamonitor crawl (extract, archive, store)' };
   const x = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '–');
   const f = (v: number | undefined, d = 0) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d));
   const check = (r: Row) => (r.pages === PAGES ? `${r.pages.toLocaleString('en')} ✓` : `${r.pages.toLocaleString('en')} ✗ (expected ${PAGES.toLocaleString('en')})`);
@@ -611,7 +607,7 @@ async function main(): Promise<void> {
   const baseline = JSON.parse((await runNode([], ['--child', 'baseline'])).trim().split('\n').pop() ?? '{}') as { maxRssMb: number };
   const rows: Row[] = [];
   const only = option('--only')?.split(',');
-  for (const c of ['bare', 'floor', 'crawlee', 'datamonitor', 'datamonitor-live', 'datamonitor-core'] as const) {
+  for (const c of ['bare', 'floor', 'crawlee', 'datamonitor', 'datamonitor-catch-up', 'datamonitor-core'] as const) {
     if (only && !only.includes(c)) continue;
     let best: Row | undefined;
     for (let i = 1; i <= REPEAT; i++) {

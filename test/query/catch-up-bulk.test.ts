@@ -137,10 +137,10 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     }
   }, 120_000);
 
-  it('crawl --live-index says so after its summary, and leaves the index at the crawl\'s last log row', async () => {
+  it('crawl keeps the index current by default, says so after its summary, and leaves it at the crawl\'s last log row', async () => {
     const dataDir = tempDir();
     const r = await cli(['crawl', web.seed, '--data', dataDir, '--proxy', proxy.url, '--allow-private', '--domain', 'lod.test', '--depth', '50',
-      '--delay', '0', '--per-host', '4', '--no-vocabularies', '--live-index', '--json']);
+      '--delay', '0', '--per-host', '4', '--no-vocabularies', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).documents).toBeGreaterThan(DOCS); // stdout stays one JSON document
     const versions = versionsInLog(dataDir);
@@ -149,9 +149,22 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     try {
       expect(index.indexedLogId()).toBe(crawlLog(dataDir).at(-1)!.id);
       expect(index.stats().versions).toBe(versions);
+      expect(index.missingIndexes()).toEqual([]);
     } finally {
       await index.close();
     }
+  }, 120_000);
+
+  it('crawl --no-live-index leaves the indexing to the first query', async () => {
+    const dataDir = tempDir();
+    const r = await cli(['crawl', web.seed, '--data', dataDir, '--proxy', proxy.url, '--allow-private', '--domain', 'lod.test', '--depth', '50',
+      '--delay', '0', '--per-host', '4', '--no-vocabularies', '--no-live-index']);
+    expect(r.code).toBe(0);
+    expect(r.err).not.toContain('version index kept current');
+    expect(fs.existsSync(path.join(dataDir, VERSIONS_FILE))).toBe(false);
+    const q = await cli(['query', '--data', dataDir, 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', '--json']);
+    expect(q.code).toBe(0);
+    expect(Number(JSON.parse(q.out).results.bindings[0].n.value)).toBeGreaterThan(0);
   }, 120_000);
 
   it('a catch-up killed half-way resumes where it stopped: nothing doubled, indexes restored', async () => {

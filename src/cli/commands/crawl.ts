@@ -247,11 +247,11 @@ function answerText(a: NonNullable<QueryDrivenSummary['answer']>): string {
   return `answer:\n${table}${a.rows.length ? `documents of each result:\n${sources.join('\n')}\n` : ''}`;
 }
 
-/** Runs a crawl with a progress line and prints its summary; `live.index` keeps versions.sqlite current meanwhile. */
+/** Runs a crawl with a progress line and prints its summary; `live.index` (default true) keeps the version index current meanwhile. */
 export async function runCrawlCommand(options: CrawlOptions, json: boolean, live: { index?: boolean; db?: string } = {}): Promise<CrawlSummary> {
   steadyHeapGrowth();
   const progress = new ProgressLine();
-  const liveIndex = live.index ? LiveIndex.start(options.dataDir, { db: live.db }) : undefined;
+  const liveIndex = (live.index ?? true) ? LiveIndex.start(options.dataDir, { db: live.db }) : undefined;
   // First Ctrl-C: take no new URLs, let the fetches in flight finish and be archived. Second: abort them.
   const drain = new AbortController();
   const abort = new AbortController();
@@ -317,13 +317,14 @@ export function register(program: Command): void {
       .option('--follow-max-query-time <duration>', 'time the --follow/--until queries may take in all; once spent they run no more and the crawl ends with what they chose', '10m')
       .option('--until <ask>', 'stop the crawl once this SPARQL ASK over what it has learnt is true')
       .option('--answer <select>', "link-traversal querying: start from the query's IRIs, follow the IRIs of triples matching its patterns (most promising first), print the answer and the documents it came from")
-      .option('--live-index', 'keep the version index (versions.sqlite) current while crawling, on a thread of its own, so that the first query waits for nothing'),
+      .option('--live-index', 'keep the version index current while crawling, on a thread of its own at a lower priority, so that the first query waits for nothing (the default)')
+      .option('--no-live-index', 'do not index while crawling: the crawl gets every core, and the first query, diff or serve indexes the whole crawl log before it answers'),
   ).action(async (args: string[], flags) => {
     const seeds = readSeeds(args, flags.seeds);
     if (seeds.length === 0 && flags.answer === undefined && !flags.ldes?.length && !fs.existsSync(path.join(path.resolve(flags.data), META_FILE)) && !flags.db) {
       throw new UserError('no seeds: give seed URLs, or --seeds FILE, or a --data directory of a crawl to resume');
     }
     if (flags.refetch && seeds.length === 0) throw new UserError('--refetch fetches the seeds again: give the URLs to capture now');
-    await runCrawlCommand({ ...(await crawlOptionsFrom(flags, seeds)), refetch: Boolean(flags.refetch) }, Boolean(flags.json), { index: Boolean(flags.liveIndex), db: flags.db });
+    await runCrawlCommand({ ...(await crawlOptionsFrom(flags, seeds)), refetch: Boolean(flags.refetch) }, Boolean(flags.json), { index: flags.liveIndex !== false, db: flags.db });
   });
 }
