@@ -17,6 +17,7 @@
  *     --no-profile     skip the profiled datamonitor run
  *     --profile-contender datamonitor-core   profile that contender instead (one .cpuprofile per thread in bench/out/crawl-profile)
  *     --only CONTENDER[,CONTENDER]           run only these contenders (e.g. bare,datamonitor-core)
+ *     --latency MS     the realistic site answers each request MS late, as over a network (default 0)
  *   node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE.cpuprofile [--top 15]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -40,6 +41,8 @@ const PAGES = Number(option('--pages') ?? (QUICK ? 2_000 : 20_000));
 const CONNECTIONS = Number(option('--connections') ?? 50);
 /** Runs per contender; the table keeps each one's fastest (the machine is shared: slow runs are other people's load). */
 const REPEAT = Number(option('--repeat') ?? 1);
+/** The realistic site answers each request this late (a network's round trip): the crawl is then not the only thing the cores wait for. */
+const LATENCY_MS = Number(option('--latency') ?? 0);
 const LINKS_PER_PAGE = 4;
 const BYTES_PER_PAGE = 5_000;
 /**
@@ -297,7 +300,7 @@ async function serveSite(): Promise<void> {
   let terms = '';
   if (SITE === 'realistic') {
     const { startLinkedDataSite } = await import('../src/testkit/linked-data-site.ts');
-    const ld = await startLinkedDataSite({ documents: PAGES, hosts: SITE_HOSTS });
+    const ld = await startLinkedDataSite({ documents: PAGES, hosts: SITE_HOSTS, latencyMs: LATENCY_MS });
     terms = ld.vocabulary.source === 'schema.org' ? `schema.org ${ld.vocabulary.release} (../shared/data)` : 'generated (../shared/data absent)';
     site = ld;
   } else {
@@ -395,7 +398,7 @@ interface Row extends ChildResult {
 
 /** One contender against a freshly started site, so every contender meets the same cold server. */
 async function runContender(contender: Contender, nodeArgs: string[] = []): Promise<Row> {
-  const server = spawn(process.execPath, [RUN_TS, SELF, '--child', 'server', '--pages', String(PAGES), '--site', SITE], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [RUN_TS, SELF, '--child', 'server', '--pages', String(PAGES), '--site', SITE, '--latency', String(LATENCY_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise((r) => server.once('exit', r).once('error', r));
   try {
     const { seed, terms } = JSON.parse(await firstLine(server)) as { seed: string; terms?: string };
@@ -567,7 +570,7 @@ function report(rows: Row[], baselineMb: number, profile: string | undefined): s
   const x = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '–');
   const f = (v: number | undefined, d = 0) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(d));
   const check = (r: Row) => (r.pages === PAGES ? `${r.pages.toLocaleString('en')} ✓` : `${r.pages.toLocaleString('en')} ✗ (expected ${PAGES.toLocaleString('en')})`);
-  const command = `node bin/run-ts.mjs bench/crawl.bench.ts --site ${SITE} --pages ${PAGES} --connections ${CONNECTIONS}${REPEAT > 1 ? ` --repeat ${REPEAT}` : ''}`;
+  const command = `node bin/run-ts.mjs bench/crawl.bench.ts --site ${SITE} --pages ${PAGES} --connections ${CONNECTIONS}${REPEAT > 1 ? ` --repeat ${REPEAT}` : ''}${LATENCY_MS ? ` --latency ${LATENCY_MS}` : ''}`;
   const site = SITE === 'realistic'
     ? `${PAGES.toLocaleString('en')} Turtle documents shaped like real Linked Data (src/testkit/linked-data-site.ts: about 35 triples, a blank node, ten links mostly to other hosts, terms and prose from ${rows[0]?.terms || 'schema.org'}), on ${SITE_HOSTS} hosts (ports of 127.0.0.1)`
     : `${PAGES.toLocaleString('en')} Turtle pages of about ${BYTES_PER_PAGE.toLocaleString('en')} bytes, ${LINKS_PER_PAGE} links each (src/testkit/synthetic-site.ts)`;

@@ -24,14 +24,16 @@ const { dataDir, db, intervalMs } = workerData as { dataDir: string; db?: string
  * with pid 0 sets the calling thread's priority only, and threads it starts inherit it.
  */
 const NICE = 10;
-// Elsewhere the call would lower the whole process's, the crawl's too.
-if (process.platform === 'linux') {
+/** Elsewhere the call would set the whole process's, the crawl's too. A refusal (some containers) leaves it as it is. */
+function setThreadPriority(nice: number): void {
+  if (process.platform !== 'linux') return;
   try {
-    os.setPriority(NICE);
+    os.setPriority(nice);
   } catch {
-    // Not allowed here (some containers): the index runs at the crawl's priority.
+    // Raising it back needs CAP_SYS_NICE, or an RLIMIT_NICE that allows it: the last catch-up then runs niced.
   }
 }
+setThreadPriority(NICE);
 const summary: LiveIndexSummary = { catchUps: 0, rows: 0, versions: 0, deletions: 0, failed: 0, bulkCatchUps: 0, lastLogId: 0, diagnostics: [] };
 let stopping = false;
 let wake: (() => void) | undefined;
@@ -46,6 +48,8 @@ async function catchUp(last: boolean): Promise<void> {
     await store.init();
     archive = openVersionBackend(dataDir, db);
   }
+  // The crawl has ended and its user waits for this one: the crawl's priority again.
+  if (last) setThreadPriority(0);
   // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
   const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last });
   if (r.rows === 0) return;
