@@ -19,6 +19,7 @@
  *                  stats/probe/export; --no-diff no whole-snapshot comparison in the warm process;
  *                  --crawl-only stop after the crawl and keep its archive (the input of the two above)
  *     --frontier-memory N   the crawl's bound on queued URLs in memory (its own default otherwise; 0: none)
+ *     --no-live-index       crawl without the live index (then step 2 indexes the whole crawl log)
  *     --profile-crawl DIR   the crawl process under `node --cpu-prof` (one .cpuprofile per thread in DIR);
  *                  summarise with `node bin/run-ts.mjs bench/crawl.bench.ts --summarise-profile FILE`
  *
@@ -239,7 +240,7 @@ async function main(): Promise<void> {
       // 1. The crawl, as a user runs it.
       process.stderr.write(`scale-run: crawling ${DOCUMENTS} documents on ${HOSTS} hosts into ${dir} ...\n`);
       crawl = must('crawl', await cli(['crawl', seed, '--data', dir, '--proxy', proxy, '--allow-private', '--delay', '0', '--per-host', '4', '--concurrency', '64',
-        '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json', ...(option('--frontier-memory') ? ['--frontier-memory', option('--frontier-memory')!] : [])], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
+        '--depth', '1000000', '--domain', 'lod.test', '--no-vocabularies', '--json', ...(flag('--no-live-index') ? ['--no-live-index'] : []), ...(option('--frontier-memory') ? ['--frontier-memory', option('--frontier-memory')!] : [])], {}, PROFILE_CRAWL ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_CRAWL)}`] : []));
       if (crawl.code !== 0) throw new Error(`the crawl failed: ${crawl.stderr.slice(-2000)}`);
       server!.stdin!.end();
       if (flag('--crawl-only')) {
@@ -251,7 +252,8 @@ async function main(): Promise<void> {
     const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
     const { versions, logRows, tripleVersions } = await crawlLogFigures(dir);
     const pagesPerS = summary.documents / crawl.seconds;
-    row(`\`crawl --delay 0\` (site and proxy in another process)${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
+    const liveIndex = !flag('--no-live-index') && !ARCHIVE;
+    row(`\`crawl --delay 0${flag('--no-live-index') ? ' --no-live-index' : ''}\` (site and proxy in another process${liveIndex ? '; its live index, the default, included: the crawl ends when the index is current' : ''})${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
     Object.assign(result, { crawl: { ...crawl, stdout: undefined, stderr: undefined, pages: summary.documents, versions: versions.length, triples: summary.triples, logRows, tripleVersions } });
 
     // 2. The index catch-up the first query would wait for.
@@ -259,7 +261,7 @@ async function main(): Promise<void> {
     if (idx.code !== 0) throw new Error(`the catch-up failed: ${idx.stderr.slice(-2000)}`);
     const c = JSON.parse(idx.stdout.trim().split('\n').at(-1)!) as { versions: number; quadRows: number; bulk: boolean; failed: number };
     const vps = c.versions / idx.seconds;
-    row(`index catch-up (${c.bulk ? 'bulk' : 'row by row'}, src/query/catch-up.ts)`, idx, `${c.versions.toLocaleString('en')} versions${c.failed ? ` (${c.failed} failed)` : ''}, ${c.quadRows.toLocaleString('en')} quad rows: **${vps.toFixed(0)} versions/s, ${(vps / pagesPerS).toFixed(2)}× the crawl's pages/s**; ${(c.versions / idx.cpuSeconds).toFixed(0)} versions per CPU-s`);
+    row(`index catch-up (${c.versions === 0 ? 'nothing left: the crawl kept the index current' : c.bulk ? 'bulk' : 'row by row'}, src/query/catch-up.ts)`, idx, `${c.versions.toLocaleString('en')} versions${c.failed ? ` (${c.failed} failed)` : ''}, ${c.quadRows.toLocaleString('en')} quad rows: **${vps.toFixed(0)} versions/s, ${(vps / pagesPerS).toFixed(2)}× the crawl's pages/s**; ${(c.versions / idx.cpuSeconds).toFixed(0)} versions per CPU-s`);
     Object.assign(result, { index: { ...idx, stdout: undefined, stderr: undefined, ...c } });
 
     // 3. Selective queries at three instants: a quarter, half and all of the versions captured.
