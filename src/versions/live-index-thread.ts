@@ -3,7 +3,6 @@
  * every interval until told to close, then once more, and reports what it did.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveThread } from '../util/ts-thread.ts';
@@ -17,23 +16,6 @@ import type { FromLiveIndex, LiveIndexSummary } from './live-index.ts';
 
 const { dataDir, db, intervalMs } = workerData as { dataDir: string; db?: string; intervalMs: number };
 
-/**
- * The index is derived and can wait; the crawl's fetches cannot (a stalled crawl delays every host's next
- * request). At a lower priority this thread takes the cores the crawl leaves idle (most of them, against
- * real servers and their politeness delays) and yields them when the crawl is busy. On Linux the call
- * with pid 0 sets the calling thread's priority only, and threads it starts inherit it.
- */
-const NICE = 10;
-/** Elsewhere the call would set the whole process's, the crawl's too. A refusal (some containers) leaves it as it is. */
-function setThreadPriority(nice: number): void {
-  if (process.platform !== 'linux') return;
-  try {
-    os.setPriority(nice);
-  } catch {
-    // Raising it back needs CAP_SYS_NICE, or an RLIMIT_NICE that allows it: the last catch-up then runs niced.
-  }
-}
-setThreadPriority(NICE);
 const summary: LiveIndexSummary = { catchUps: 0, rows: 0, versions: 0, deletions: 0, failed: 0, bulkCatchUps: 0, lastLogId: 0, diagnostics: [] };
 let stopping = false;
 let wake: (() => void) | undefined;
@@ -48,8 +30,6 @@ async function catchUp(last: boolean): Promise<void> {
     await store.init();
     archive = openVersionBackend(dataDir, db);
   }
-  // The crawl has ended and its user waits for this one: the crawl's priority again.
-  if (last) setThreadPriority(0);
   // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
   const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last });
   if (r.rows === 0) return;
