@@ -14,6 +14,8 @@
  *     --data   the scale archive (built there when missing); the indexes go to DIR-versions-{this,base}
  *     --base   a checkout of the commit to compare with (`git worktree add DIR COMMIT`, node_modules linked):
  *              this file is copied into it and run there, so each side runs its own store code
+ *   node bin/run-ts.mjs bench/archive-size.bench.ts --child catch-up --data DIR --versions DIR2 --documents N [--read-thread true|false] [--batch-rows N]
+ *              one catch-up from nothing (the archive must exist), as JSON: wall, CPU, bytes of each structure
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,7 +51,13 @@ async function catchUpChild(data: string, versionsDir: string): Promise<void> {
   const archive = openVersionStore(versionsDir);
   const t0 = performance.now();
   const c0 = cpuNow();
-  const r = await catchUpVersions(archive, store, versionsDir);
+  // `--read-thread false`, `--batch-rows N`: the catch-up's own options, to compare its ways in one tree.
+  const readThread = option('--read-thread');
+  const batchRows = option('--batch-rows');
+  const r = await catchUpVersions(archive, store, versionsDir, {
+    ...(readThread === undefined ? {} : { readThread: readThread === 'true' }),
+    ...(batchRows === undefined ? {} : { batchRows: Number(batchRows) }),
+  });
   const seconds = (performance.now() - t0) / 1000;
   const cpuSeconds = cpuNow() - c0;
   if (r.failed) throw new Error(`${r.failed} versions failed: ${r.diagnostics[0]}`);

@@ -84,6 +84,17 @@ export interface CatchUpOptions {
 const rowsForHeap = (rows: number, bytesPerRow = 2048) => entriesForHeapShare(bytesPerRow, 1 / 32, 50, rows);
 /** A row with its version read ahead (VersionBackend.commitsBehind): about 35 parsed quads more. */
 const READ_AHEAD_ROW_BYTES = 16 * 1024;
+/**
+ * A row with its version read on the thread: the version crosses as one string (about 100 bytes a quad),
+ * made into terms only when the transaction asks for it.
+ */
+const THREAD_ROW_BYTES = 6 * 1024;
+/**
+ * Rows of a bulk load's transaction when a thread reads them. Each commit writes every page the batch
+ * touched to the WAL, and a load touches most pages of the term dictionary's hash index in each: at
+ * 100,000 documents the commits of 2,000-row batches were a fifth of the catch-up's time (bench/CATCH-UP.md).
+ */
+const THREAD_BULK_ROWS = 10_000;
 const BULK_MIN_ROWS = 2_000;
 const BULK_SHARE = 0.25;
 const MAX_DIAGNOSTICS = 100;
@@ -123,8 +134,11 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
     const threaded = result.bulk && (opts.readThread ?? os.availableParallelism() > 1);
     if (threaded) source = thread = new VersionThread(dataDir);
     // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
-    // Read on a thread, two batches' versions are in memory at once (the one written, the one read).
-    const batchRows = opts.batchRows ?? rowsForHeap(result.bulk ? 2_000 : 500, threaded ? 2 * READ_AHEAD_ROW_BYTES : rowBytes);
+    // Read on a thread, two batches are in memory at once (the one written, the one read).
+    // (A store that commits behind the caller holds a batch's writes until its commit: not larger for it.)
+    const batchRows = opts.batchRows ?? (threaded && !archive.commitsBehind
+      ? rowsForHeap(THREAD_BULK_ROWS, 2 * THREAD_ROW_BYTES)
+      : rowsForHeap(result.bulk ? 2_000 : 500, threaded ? 2 * READ_AHEAD_ROW_BYTES : rowBytes));
     // Another process's bulk load has them down already: it builds them at its end.
     if (result.bulk && archive.liveBulkLoader() === undefined) archive.writeTransaction(() => archive.dropReadIndexes());
     const progress = (phase: CatchUpProgress['phase']) =>
