@@ -1,3 +1,5 @@
+import type { CatchUpProgress } from '../versions/catch-up.ts';
+import { formatDuration } from '../util/units.ts';
 /**
  * Progress of long work on stderr. On a terminal, one line redrawn in place; elsewhere (a script, a
  * service's journal) a plain timestamped line now and then, so that a 20-second index catch-up in a
@@ -68,4 +70,10 @@ export class ProgressLine {
     if (this.mode === 'bar' && this.last) this.stream.write('\r\x1b[K');
     this.last = '';
   }
+}
+
+/** The line of a version index catching up (`query`'s wait, `crawl`'s last live catch-up); `secondsLeft` when known. */
+export function catchUpProgressText(p: CatchUpProgress, secondsLeft?: number): string {
+  if (p.phase === 'indexes') return `building the archive's indexes (${p.done.toLocaleString('en')} log rows indexed)`;
+  return `indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}${secondsLeft !== undefined ? `, about ${formatDuration(Math.ceil(secondsLeft) * 1000)} left` : ''}`;
 }

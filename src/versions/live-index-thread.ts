@@ -9,7 +9,7 @@ import { serveThread } from '../util/ts-thread.ts';
 import { META_FILE } from '../util/data-dir.ts';
 import { openStore } from '../store/index.ts';
 import type { MetadataStore } from '../store/types.ts';
-import { catchUpVersions } from './catch-up.ts';
+import { catchUpVersions, type CatchUpProgress } from './catch-up.ts';
 import { openVersionBackend } from './version-index.ts';
 import type { VersionBackend } from './backend.ts';
 import type { FromLiveIndex, LiveIndexSummary } from './live-index.ts';
@@ -31,7 +31,8 @@ async function catchUp(last: boolean): Promise<void> {
     archive = openVersionBackend(dataDir, db);
   }
   // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
-  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last });
+  const onProgress = last ? (progress: CatchUpProgress) => parentPort!.postMessage({ type: 'progress', progress } satisfies FromLiveIndex) : undefined;
+  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last, onProgress });
   if (r.rows === 0) return;
   summary.catchUps++;
   summary.rows += r.rows;
@@ -45,6 +46,13 @@ async function catchUp(last: boolean): Promise<void> {
 
 const loop = (async () => {
   for (;;) {
+    // A crawl that has just begun has logged nothing: the first look is an interval in.
+    if (!stopping) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, intervalMs);
+      });
+    }
     // Asked to stop before this catch-up began: it is the last, and sees every row the crawl logged.
     const last = stopping;
     try {
@@ -54,11 +62,6 @@ const loop = (async () => {
       if (summary.diagnostics.length < 20) summary.diagnostics.push(`live index: ${(e as Error).message}`);
     }
     if (last) break;
-    if (stopping) continue;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-      setTimeout(resolve, intervalMs);
-    });
   }
   await archive?.close();
   await store?.close();

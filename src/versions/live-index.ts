@@ -1,4 +1,5 @@
 import { TsThread } from '../util/ts-thread.ts';
+import type { CatchUpProgress } from './catch-up.ts';
 import { siblingModule } from '../util/sibling.ts';
 
 /** What a live index did over a crawl, its last catch-up included. */
@@ -23,8 +24,8 @@ export interface LiveIndexOptions {
   intervalMs?: number;
 }
 
-/** Messages between the live index and its thread. */
-export type FromLiveIndex = { type: 'summary'; summary: LiveIndexSummary };
+/** Messages between the live index and its thread: the last catch-up's progress (the user waits for it), then what it did. */
+export type FromLiveIndex = { type: 'progress'; progress: CatchUpProgress } | { type: 'summary'; summary: LiveIndexSummary };
 
 /**
  * Keeps `<dataDir>/versions.sqlite` current while a crawl runs, so that the first query after it waits
@@ -40,7 +41,7 @@ export class LiveIndex {
   private constructor(private readonly thread: TsThread) {
     this.summary = new Promise((resolve, reject) => {
       thread.worker.on('message', (m: FromLiveIndex | { type: string }) => {
-        if (m.type === 'summary') resolve((m as FromLiveIndex).summary);
+        if (m.type === 'summary') resolve((m as Extract<FromLiveIndex, { type: 'summary' }>).summary);
       });
       thread.worker.once('error', reject);
       thread.worker.once('exit', (code) => reject(new Error(`the live index thread ended (exit ${code}) before its last catch-up`)));
@@ -52,8 +53,16 @@ export class LiveIndex {
     return new LiveIndex(new TsThread(siblingModule(import.meta.url, './live-index-thread.ts'), { dataDir, db: opts.db, intervalMs: opts.intervalMs ?? 1_000 }));
   }
 
-  /** Ends the follower after a last catch-up (call it when the crawl has ended) and says what it did. */
-  async stop(): Promise<LiveIndexSummary> {
+  /**
+   * Ends the follower after a last catch-up (call it when the crawl has ended) and says what it did;
+   * `onProgress` hears that catch-up, which is what the crawl's user waits for when the index fell behind.
+   */
+  async stop(onProgress?: (p: CatchUpProgress) => void): Promise<LiveIndexSummary> {
+    if (onProgress) {
+      this.thread.worker.on('message', (m: FromLiveIndex) => {
+        if (m.type === 'progress') onProgress(m.progress);
+      });
+    }
     const closed = this.thread.close();
     try {
       return await this.summary;

@@ -137,6 +137,18 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     }
   }, 120_000);
 
+  it("the live index's last catch-up tells the crawl's user how far it is", async () => {
+    const dataDir = copy();
+    // No look before the stop: the last catch-up does it all, as when a crawl outran its index.
+    const live = LiveIndex.start(dataDir, { intervalMs: 600_000 });
+    const heard: CatchUpProgress[] = [];
+    const summary = await live.stop((p) => heard.push(p));
+    const rows = crawlLog(dataDir).length;
+    expect(summary).toMatchObject({ catchUps: 1, failed: 0, rows, versions: versionsInLog(dataDir) });
+    expect(heard.length).toBeGreaterThan(0);
+    expect(heard.at(-1)).toMatchObject({ phase: 'versions', done: rows, total: rows });
+  });
+
   it('crawl keeps the index current by default, says so after its summary, and leaves it at the crawl\'s last log row', async () => {
     const dataDir = tempDir();
     const r = await cli(['crawl', web.seed, '--data', dataDir, '--proxy', proxy.url, '--allow-private', '--domain', 'lod.test', '--depth', '50',

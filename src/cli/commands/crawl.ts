@@ -10,7 +10,7 @@ import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseResolveEntry } from '../../fetch/address.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
-import { ProgressLine } from '../progress.ts';
+import { ProgressLine, catchUpProgressText } from '../progress.ts';
 import { describeDeferred } from '../../frontier/politeness.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { collect } from '../config.ts';
@@ -274,7 +274,10 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
     progress.done();
     printSummary(summary, json);
     if (liveIndex) {
-      const index = await liveIndex.stop();
+      // The index's last catch-up: seconds when it kept up, most of a catch-up when the crawl outran it.
+      const indexing = new ProgressLine();
+      const index = await liveIndex.stop((p) => indexing.update(catchUpProgressText(p)));
+      indexing.done();
       // On stderr, so that --json output stays one JSON document.
       process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${path.join(options.dataDir, VERSIONS_FILE)}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);

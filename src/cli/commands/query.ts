@@ -11,7 +11,7 @@ import { ALL_FORMATS } from '../../query/results/formats.ts';
 import type { AnswerVersions, Interval, PatternVersions, ResultFormat, SparqlJsonResults } from '../../versions/types.ts';
 import type { CatchUpProgress } from '../../versions/catch-up.ts';
 import type { CrawlLog } from '../../store/types.ts';
-import { ProgressLine } from '../progress.ts';
+import { ProgressLine, catchUpProgressText } from '../progress.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { VERSIONS_FILE } from '../../util/data-dir.ts';
 import { checkQueryText, DEFAULT_LIMITS, parseLimits, type QueryLimits } from '../../query/engine/limits.ts';
@@ -183,8 +183,7 @@ async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined,
     const started = Date.now();
     const result = await index.catchUp((p: CatchUpProgress) => {
       if (Date.now() - started < PROGRESS_AFTER_MS) return;
-      const left = index.catchUpStatus()?.secondsLeft;
-      progress.update(p.phase === 'indexes' ? `building the archive's indexes (${p.done.toLocaleString('en')} log rows indexed)` : `indexing versions ${ProgressLine.bar(p.done, p.total)}  log id ${p.lastLogId}${left !== undefined ? `, about ${formatDuration(Math.ceil(left) * 1000)} left` : ''}`);
+      progress.update(catchUpProgressText(p, index.catchUpStatus()?.secondsLeft));
     });
     progress.done();
     if (result.behind) process.stderr.write(`warning: ${behindWarning(index.source, result.behind)}\n`);
