@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { startServer, type TestServer } from './server.ts';
 import { linksOf } from './linked-data-web.ts';
 import { realVocabulary, type Vocabulary } from './real-vocabulary.ts';
@@ -102,24 +101,20 @@ export async function startLinkedDataSite(o: LinkedDataSiteOptions): Promise<Lin
     servers.push(
       await startServer((_req, res, url) => {
         answered++;
-        if (o.latencyMs) setTimeout(() => respond(h, res, url), o.latencyMs);
-        else respond(h, res, url);
-      }),
+        const m = /^\/doc\/(\d+)$/.exec(url.pathname);
+        const i = m ? Number(m[1]) : -1;
+        if (url.pathname === '/robots.txt') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('User-agent: *\nDisallow: /private/\n');
+        } else if (i >= 0 && i < o.documents && i % hosts === h) {
+          res.writeHead(200, { 'content-type': 'text/turtle; charset=utf-8' });
+          res.end(linkedDataDocument(i, o.documents, doc, v, o.linksPerDocument, o.seed));
+        } else {
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          res.end('not found');
+        }
+      }, { latencyMs: o.latencyMs }),
     );
-  }
-  function respond(h: number, res: ServerResponse, url: URL): void {
-    const m = /^\/doc\/(\d+)$/.exec(url.pathname);
-    const i = m ? Number(m[1]) : -1;
-    if (url.pathname === '/robots.txt') {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('User-agent: *\nDisallow: /private/\n');
-    } else if (i >= 0 && i < o.documents && i % hosts === h) {
-      res.writeHead(200, { 'content-type': 'text/turtle; charset=utf-8' });
-      res.end(linkedDataDocument(i, o.documents, doc, v, o.linksPerDocument, o.seed));
-    } else {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-    }
   }
   // The servers record every request for tests; a long benchmark must not keep them.
   const forget = setInterval(() => { for (const s of servers) s.requests.length = 0; }, 1_000);

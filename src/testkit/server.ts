@@ -19,13 +19,21 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface ServerOptions {
+  port?: number;
+  /** Each answer this long after its request (ms), or per request: a network's round trip, a slow remote host. */
+  latencyMs?: number | ((url: URL) => number);
+}
+
 /** An HTTP server on 127.0.0.1 with a random port that records every request it receives. */
-export async function startServer(route: Route, opts: { port?: number } = {}): Promise<TestServer> {
+export async function startServer(route: Route, opts: ServerOptions = {}): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
     requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, time: Date.now(), host: url.host });
-    Promise.resolve(route(req, res, url)).catch((e) => {
+    const wait = typeof opts.latencyMs === 'function' ? opts.latencyMs(url) : (opts.latencyMs ?? 0);
+    const answered = wait > 0 ? new Promise((r) => setTimeout(r, wait)).then(() => route(req, res, url)) : Promise.resolve(route(req, res, url));
+    answered.catch((e) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(e));
     });

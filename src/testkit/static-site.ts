@@ -15,8 +15,6 @@ const TYPES: Record<string, string> = {
 export async function startStaticSite(root: string, opts: { latencyMs?: (host: string) => number } = {}): Promise<TestServer> {
   const base = path.resolve(root);
   return startServer(async (_req, res, url) => {
-    const wait = opts.latencyMs?.(url.hostname) ?? 0;
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     let rel = decodeURIComponent(url.pathname);
     if (rel.endsWith('/')) rel += 'index.html';
     const file = path.join(base, rel);
@@ -26,5 +24,5 @@ export async function startStaticSite(root: string, opts: { latencyMs?: (host: s
     }
     res.writeHead(200, { 'content-type': TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' });
     fs.createReadStream(file).pipe(res);
-  });
+  }, { latencyMs: opts.latencyMs && ((url) => opts.latencyMs!(url.hostname)) });
 }

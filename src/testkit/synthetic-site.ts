@@ -30,7 +30,6 @@ export async function startSyntheticSite(o: SyntheticSiteOptions): Promise<TestS
   let base = '';
   const server = await startServer(async (_req, res, url) => {
     const m = /^\/page\/(\d+)$/.exec(url.pathname);
-    if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
     if (!m || Number(m[1]) >= o.pages) {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
@@ -38,7 +37,7 @@ export async function startSyntheticSite(o: SyntheticSiteOptions): Promise<TestS
     }
     res.writeHead(200, { 'content-type': 'text/turtle' });
     res.end(syntheticPage(base, Number(m[1]), o));
-  });
+  }, { latencyMs: o.latencyMs });
   base = server.url;
   return Object.assign(server, { seed: `${server.url}/page/0` });
 }
