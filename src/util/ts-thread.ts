@@ -40,6 +40,8 @@ export class TsThread {
   }
 
   close(): Promise<void> {
+    // A thread that has ended (a crash) would never answer, nor exit again.
+    if (this.worker.threadId === -1) this.closed ??= Promise.resolve();
     this.closed ??= new Promise<void>((resolve) => {
       this.worker.on('message', (m: { type: string }) => {
         if (m.type === 'closed') void this.worker.terminate().then(() => resolve());

@@ -147,12 +147,9 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
       let rows = await store.log({ sinceId: cursor, limit: batchRows });
       let reading = rows.length > 0 ? source.read(rows) : undefined;
       while (rows.length > 0) {
-        const read = await reading!.catch((err: Error) => {
-          // The thread is gone (its heap, a bug): the rest is read here, slower, and nothing is lost.
-          if (result.diagnostics.length < MAX_DIAGNOSTICS) result.diagnostics.push(`${err.message}; reading on the main thread instead`);
-          source = inline;
-          return inline.read(rows);
-        });
+        // A reading thread that ended (its heap, a bug) ends the catch-up with its error: what is committed
+        // stays, and the next catch-up goes on from there.
+        const read = await reading!;
         const last = rows.at(-1)!.id!;
         // On a thread, the next batch is read while this one is written.
         const nextRows = threaded ? await store.log({ sinceId: last, limit: batchRows }) : undefined;

@@ -81,6 +81,7 @@ export class VersionThread implements VersionSource {
   private next = 0;
   private readonly waiting = new Map<number, { resolve: (v: WireVersion[]) => void; reject: (e: Error) => void }>();
   private failed: Error | undefined;
+  private closing = false;
 
   constructor(dataDir: string) {
     this.thread = new TsThread(siblingModule(import.meta.url, './version-reader-thread.ts'), { dataDir });
@@ -91,13 +92,14 @@ export class VersionThread implements VersionSource {
       this.waiting.delete(id);
     });
     const fail = (e: Error) => {
-      this.failed = new Error(`the catch-up's reading thread failed: ${e.message}`);
+      this.failed ??= new Error(`the catch-up's reading thread failed: ${e.message}`);
       for (const w of this.waiting.values()) w.reject(this.failed);
       this.waiting.clear();
     };
     this.thread.worker.on('error', fail);
+    // Also with nothing asked yet: a read posted to an ended thread would wait for ever.
     this.thread.worker.on('exit', (code) => {
-      if (this.waiting.size > 0) fail(new Error(`it exited with code ${code}`));
+      if (!this.closing) fail(new Error(`it exited with code ${code}`));
     });
   }
 
@@ -111,6 +113,7 @@ export class VersionThread implements VersionSource {
   }
 
   close(): Promise<void> {
+    this.closing = true;
     return this.thread.close();
   }
 }
