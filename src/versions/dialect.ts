@@ -60,13 +60,14 @@ export interface SqlRunner {
 /** A document's last version and open rows, read for writing its next version. */
 export interface DocumentStates {
   lasts: Array<{ nt: string; time: number; kind: VersionKind; triples: number }>;
-  open: Array<{ nt: string; id: number; h: number; from_t: number }>;
+  /** Open rows with their terms' text: the writer compares a new version's triples with them by tripleHash. */
+  open: Array<{ nt: string; id: number; from_t: number; s: string; p: string; o: string; ng: string | null }>;
 }
 
 /** Rows a write transaction made, term ids resolved, to be written in bulk. */
 export interface PendingWrites {
   terms: Array<[id: number, h: number, nt: string]>;
-  quads: Array<[id: number, g: number, s: number, p: number, o: number, h: number, from: number, to: number, ng: number | null]>;
+  quads: Array<[id: number, g: number, s: number, p: number, o: number, from: number, to: number, ng: number | null]>;
   closes: Array<[g: number, id: number, to: number]>;
   versions: Array<[g: number, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
   sums: Array<[level: number, bucket: number, change: number]>;

@@ -267,8 +267,8 @@ export class PgVersionDialect implements VersionDialect {
     if (rows.terms.length > 0) out.push({ sql: 'INSERT INTO vs_terms (id, h, nt) SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[])', params: columns(rows.terms, 3) });
     if (rows.quads.length > 0) {
       out.push({
-        sql: `INSERT INTO vs_quads (id, g, s, p, o, h, from_t, to_t, ng) SELECT * FROM unnest(${Array(9).fill('?::bigint[]').join(', ')})`,
-        params: columns(rows.quads, 9),
+        sql: `INSERT INTO vs_quads (id, g, s, p, o, from_t, to_t, ng) SELECT * FROM unnest(${Array(8).fill('?::bigint[]').join(', ')})`,
+        params: columns(rows.quads, 8),
       });
     }
     if (rows.closes.length > 0) {
@@ -377,7 +377,9 @@ export function prefetchStatements(documents: string[]): SyncStatement[] {
     // Rows are open only after a put: a deleted or new document (most of a first catch-up) has none.
     // The documents' ids go in as one array (an InitPlan), not as a join: with the statistics of a store
     // being bulk-loaded, PostgreSQL hash-joined every open row of vs_quads to them, once a batch.
-    { sql: `SELECT t.nt, q.id, q.h, q.from_t FROM vs_quads q JOIN vs_terms t ON t.id = q.g
+    // With their terms' text, which the writer hashes (sqlite-dialect.ts SQLITE_OPEN_ROWS says why).
+    { sql: `SELECT t.nt, q.id, q.from_t, s.nt AS s, p.nt AS p, o.nt AS o, n.nt AS ng FROM vs_quads q JOIN vs_terms t ON t.id = q.g
+              JOIN vs_terms s ON s.id = q.s JOIN vs_terms p ON p.id = q.p JOIN vs_terms o ON o.id = q.o LEFT JOIN vs_terms n ON n.id = q.ng
             WHERE q.g = ANY(ARRAY(${idsOfTermsSql('$1', '$2')}))
               AND q.to_t = ${OPEN}`, params },
   ];

@@ -31,7 +31,7 @@ function ddl(partitions: number): string[] {
     'CREATE INDEX IF NOT EXISTS vs_versions_by_time ON vs_versions (time)',
     // (g, id) is the key: a unique constraint of a partitioned (or Citus-distributed) table must hold its partition column.
     `CREATE TABLE IF NOT EXISTS vs_quads (id bigint NOT NULL, g bigint NOT NULL, s bigint NOT NULL, p bigint NOT NULL,
-       o bigint NOT NULL, h bigint NOT NULL, from_t bigint NOT NULL, to_t bigint NOT NULL, ng bigint,
+       o bigint NOT NULL, from_t bigint NOT NULL, to_t bigint NOT NULL, ng bigint,
        PRIMARY KEY (g, id)) PARTITION BY HASH (g)`,
     ...Array.from({ length: partitions }, (_v, i) =>
       `CREATE TABLE IF NOT EXISTS vs_quads_${i} PARTITION OF vs_quads FOR VALUES WITH (MODULUS ${partitions}, REMAINDER ${i})`),
@@ -67,15 +67,24 @@ export function openPgSchema(db: SyncPg, url: string, schema: string | undefined
     { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
   ];
   // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
-  const have = db.query<{ meta: string | null; term_check: string | null; totals: string | null }>(
+  const have = db.query<{ meta: string | null; term_check: string | null; totals: string | null; row_hash: boolean }>(
     `SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check,
-            to_regclass('vs_count_sums')::text AS totals`)[0]!;
+            to_regclass('vs_count_sums')::text AS totals,
+            EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'vs_quads' AND column_name = 'h') AS row_hash`)[0]!;
   if (have.meta !== null) {
     // A store built before the count's term check (term-check-memo.ts) or its totals (count-totals.ts) were kept
     // gains their tables; a user who may not create them still opens the store, and the check is then made in
     // memory by each process, the count by a scan.
     const missing = [...(have.term_check === null ? PG_TERM_CHECK_DDL : []), ...(have.totals === null ? [PG_COUNT_TOTALS_DDL] : [])];
     if (missing.length > 0) runDdl(db, [...statements, ...missing.map((sql) => ({ sql }))], () => undefined);
+    if (have.row_hash) {
+      // A store from before rows dropped their triple's hash (sqlite-schema.ts quadsTable): the writer no
+      // longer fills it. Dropping a column rewrites no row in PostgreSQL.
+      // A user who may only read it reads it as it is (no read uses the column).
+      runDdl(db, [...statements, { sql: 'ALTER TABLE vs_quads DROP COLUMN IF EXISTS h' }], (e) => {
+        if (mayWrite(db)) throw new UserError(`the versioned store in PostgreSQL at ${redactUrl(url)} has an older layout that this user may not change (${e.message}); open it once for writing as its owner (datamonitor query --db URL)`);
+      });
+    }
     return mayWrite(db);
   }
   if (schema) statements.push({ sql: `CREATE SCHEMA IF NOT EXISTS "${schema}"` });

@@ -5,7 +5,7 @@ import { termHash } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
 import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
-import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, metaValue } from './sqlite-schema.ts';
+import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, metaValue, quadsFormat } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
 import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 
@@ -16,6 +16,14 @@ import type { DocumentStates, PendingWrites, Statement, TransactionState, Versio
 const BUSY_TIMEOUT_MS = 60_000;
 /** Prepared statements kept for reuse (the SQL of a read with inline ids varies: bounded). */
 const STATEMENT_CACHE = 256;
+/**
+ * A document's open rows with their terms' text. Rows keep no hash of their triple (eight bytes a row, the
+ * table's largest column): the writer reads them only for a document that has a new version, and hashes
+ * what this join gives (bench/ARCHIVE-SIZE.md).
+ */
+const SQLITE_OPEN_ROWS = `SELECT ? AS nt, q.rowid AS id, q.from_t, s.nt AS s, p.nt AS p, o.nt AS o, n.nt AS ng
+  FROM quads q JOIN terms s ON s.id = q.s JOIN terms p ON p.id = q.p JOIN terms o ON o.id = q.o LEFT JOIN terms n ON n.id = q.ng
+  WHERE q.g = ? AND q.end_t IS NULL`;
 
 /**
  * The versioned store in SQLite (`<data>/versions.sqlite`): better-sqlite3 in process, so each statement
@@ -52,7 +60,7 @@ export class SqliteVersionDialect implements VersionDialect {
     }
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
     // A reader of an old-format file (not rewritten: opened read-only) reads its stored to_t.
-    this.endColumn = hasOldQuadsFormat(this.db) ? 'to_t' : 'end_t';
+    this.endColumn = quadsFormat(this.db) === 'stored-end' ? 'to_t' : 'end_t';
     this.logGaps = new LogGaps(this);
     this.keepsTotals = this.writable && metaValue(this.db, COUNT_TOTALS_KEY) !== undefined;
   }
@@ -116,7 +124,7 @@ export class SqliteVersionDialect implements VersionDialect {
     };
     add('INSERT INTO terms (id, h, nt) VALUES (?, ?, ?)', rows.terms);
     // The end of a quad that holds is stored as NULL (sqlite-schema.ts quadsTable).
-    add(`INSERT INTO quads (rowid, g, s, p, o, h, from_t, end_t, ng) VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ${OPEN}), ?)`, rows.quads);
+    add(`INSERT INTO quads (rowid, g, s, p, o, from_t, end_t, ng) VALUES (?, ?, ?, ?, ?, ?, nullif(?, ${OPEN}), ?)`, rows.quads);
     add('UPDATE quads SET end_t = ? WHERE g = ? AND rowid = ?', rows.closes.map(([g, id, to]) => [to, g, id]));
     add('INSERT OR REPLACE INTO versions (graph, time, kind, added, removed, triples) VALUES (?, ?, ?, ?, ?, ?)', rows.versions);
     add(SQLITE_ADD_CHANGE, rows.sums);
@@ -142,7 +150,7 @@ export class SqliteVersionDialect implements VersionDialect {
       if (!last) continue;
       states.lasts.push(last);
       // Rows are open only after a put: a new document (most of a first catch-up) has none to read.
-      if (last.kind === 'put') states.open.push(...this.all<DocumentStates['open'][0]>(`SELECT ? AS nt, rowid AS id, h, from_t FROM quads WHERE g = ? AND end_t IS NULL`, [nt, g]));
+      if (last.kind === 'put') states.open.push(...this.all<DocumentStates['open'][0]>(SQLITE_OPEN_ROWS, [nt, g]));
     }
     return states;
   }

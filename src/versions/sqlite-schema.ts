@@ -10,12 +10,13 @@ import { OPEN } from './rows.ts';
  * while the quad holds (a NULL takes no byte of the record, where OPEN took eight, in the table and in the
  * writer's index of a document's rows); `to_t` is computed from it on read, so every read says `to_t` as
  * PostgreSQL's table stores it. The diff finds the rows that ended in a span through quads_by_end, which
- * holds the ended rows only (most rows hold: an index of every end read none of them).
+ * holds the ended rows only (most rows hold: an index of every end read none of them). A row keeps no hash of
+ * its triple: only the writer compared by it, and it reads a document's open rows with their terms instead.
  */
 function quadsTable(name: string): string {
   return `CREATE TABLE IF NOT EXISTS ${name} (
   g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
-  h INTEGER NOT NULL, from_t INTEGER NOT NULL, end_t INTEGER, ng INTEGER,
+  from_t INTEGER NOT NULL, end_t INTEGER, ng INTEGER,
   to_t INTEGER GENERATED ALWAYS AS (coalesce(end_t, ${OPEN})) VIRTUAL)`;
 }
 
@@ -63,13 +64,21 @@ export function hasNamedGraphColumn(db: Database.Database): boolean | undefined 
 }
 
 /**
- * Whether the quads table is of the format before `end_t` (every row's end stored, OPEN while it holds, and
- * indexed with every row): a file the reader can still read, which the first writable open rewrites. False
- * also when there is no quads table yet.
+ * The format of the quads table, told by its columns; undefined when there is none yet. Each older one is a
+ * file the reader can still read, which the first writable open rewrites:
+ * - `stored-end`: every row's end stored, OPEN while it holds, and indexed with every row (no `end_t`);
+ * - `row-hash`: the current layout with a hash of each row's triple (`h`), eight bytes a row.
  */
+export function quadsFormat(db: Database.Database): 'stored-end' | 'row-hash' | 'current' | undefined {
+  const columns = new Set(db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all().map((c) => c.name));
+  if (columns.size === 0) return undefined;
+  return !columns.has('end_t') ? 'stored-end' : columns.has('h') ? 'row-hash' : 'current';
+}
+
+/** Whether the quads table is of an older format (quadsFormat), which the first writable open rewrites. */
 export function hasOldQuadsFormat(db: Database.Database): boolean {
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all();
-  return columns.length > 0 && !columns.some((c) => c.name === 'end_t');
+  const format = quadsFormat(db);
+  return format !== undefined && format !== 'current';
 }
 
 /**
@@ -81,13 +90,14 @@ export function hasOldQuadsFormat(db: Database.Database): boolean {
  */
 function rewriteOldQuads(db: Database.Database, say: (line: string) => void): void {
   const named = hasNamedGraphColumn(db) === true;
+  const end = quadsFormat(db) === 'stored-end' ? `nullif(to_t, ${OPEN})` : 'end_t';
   const rows = db.prepare<[], { n: number | null }>('SELECT max(rowid) AS n FROM quads').get()?.n ?? 0;
   say(`rewriting the version index ${db.name} in its compact format (once: ${rows.toLocaleString('en')} rows; it is derived from the crawl log and the WARC files, nothing is lost)…`);
   const t0 = Date.now();
   db.transaction(() => {
     db.exec(`DROP TABLE IF EXISTS quads_compact; ${quadsTable('quads_compact')}`);
-    db.exec(`INSERT INTO quads_compact (rowid, g, s, p, o, h, from_t, end_t, ng)
-      SELECT rowid, g, s, p, o, h, from_t, nullif(to_t, ${OPEN}), ${named ? 'ng' : 'NULL'} FROM quads ORDER BY rowid`);
+    db.exec(`INSERT INTO quads_compact (rowid, g, s, p, o, from_t, end_t, ng)
+      SELECT rowid, g, s, p, o, from_t, ${end}, ${named ? 'ng' : 'NULL'} FROM quads ORDER BY rowid`);
     db.exec('DROP TABLE quads; ALTER TABLE quads_compact RENAME TO quads');
     if (!named) db.prepare('DELETE FROM meta WHERE key = ?').run('indexed_log_id');
   })();

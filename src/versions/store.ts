@@ -297,7 +297,7 @@ export class VersionStore implements VersionBackend {
       id = (nt) => this.termIds.get(nt) ?? this.localTermIdOrNew(nt, terms);
     }
     const quads: PendingWrites['quads'] = [];
-    for (const r of tx.inserts.values()) quads.push([r.id, id(r.g), id(r.s), id(r.p), id(r.o), r.h, r.from, r.to, r.ng ? id(r.ng) : null]);
+    for (const r of tx.inserts.values()) quads.push([r.id, id(r.g), id(r.s), id(r.p), id(r.o), r.from, r.to, r.ng ? id(r.ng) : null]);
     const closes: PendingWrites['closes'] = [];
     for (const [rowId, c] of tx.closes) closes.push([id(c.g), rowId, c.to]);
     const versions: PendingWrites['versions'] = [];
@@ -330,7 +330,7 @@ export class VersionStore implements VersionBackend {
     const { lasts, open } = this.d.documentStates(wanted);
     for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
     for (const r of lasts) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind, triples: r.triples };
-    for (const r of open) tx.graphs.get(r.nt)!.open.set(r.h, { id: r.id, from: r.from_t });
+    for (const r of open) tx.graphs.get(r.nt)!.open.set(tripleHash(r.s, r.p, r.o, r.ng ?? ''), { id: r.id, from: r.from_t });
   }
 
   /** One version: `triples` undefined means the graph is gone. */
@@ -346,7 +346,7 @@ export class VersionStore implements VersionBackend {
     if (!triples && (!last || last.kind === 'deleted')) return { added: 0, removed: 0 };
     let added = 0;
     let removed = 0;
-    // Triples are compared by a hash of their text: an unchanged triple costs no dictionary look-up.
+    // Triples are compared by a hash of their text (the open rows' read with it): an unchanged triple costs no dictionary look-up.
     const kept = new Set<number>();
     const seen = new Set<number>();
     const born: Array<[number, OpenRow]> = [];

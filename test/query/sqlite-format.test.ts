@@ -37,7 +37,7 @@ function toOldFormat(file: string): void {
   const db = new Database(file);
   db.exec(`CREATE TABLE quads_old (g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
       h INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL, ng INTEGER);
-    INSERT INTO quads_old (rowid, g, s, p, o, h, from_t, to_t, ng) SELECT rowid, g, s, p, o, h, from_t, to_t, ng FROM quads;
+    INSERT INTO quads_old (rowid, g, s, p, o, h, from_t, to_t, ng) SELECT rowid, g, s, p, o, rowid * 7919, from_t, to_t, ng FROM quads;
     DROP TABLE quads; ALTER TABLE quads_old RENAME TO quads;
     CREATE INDEX quads_by_graph ON quads (g, to_t); CREATE INDEX quads_by_from ON quads (from_t); CREATE INDEX quads_by_to ON quads (to_t);
     CREATE INDEX quads_by_sp ON quads (s, p); CREATE INDEX quads_by_p ON quads (p); CREATE INDEX quads_by_op ON quads (o, p);
@@ -45,7 +45,70 @@ function toOldFormat(file: string): void {
   db.close();
 }
 
+/** Turns a store into the format with a hash of each row's triple (`h`), the open end already NULL. */
+function toRowHashFormat(file: string): void {
+  const db = new Database(file);
+  db.exec(`CREATE TABLE quads_old (g INTEGER NOT NULL, s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL,
+      h INTEGER NOT NULL, from_t INTEGER NOT NULL, end_t INTEGER, ng INTEGER,
+      to_t INTEGER GENERATED ALWAYS AS (coalesce(end_t, ${OPEN})) VIRTUAL);
+    INSERT INTO quads_old (rowid, g, s, p, o, h, from_t, end_t, ng) SELECT rowid, g, s, p, o, rowid * 7919, from_t, end_t, ng FROM quads;
+    DROP TABLE quads; ALTER TABLE quads_old RENAME TO quads;`);
+  db.close();
+}
+
+/** Opens the store for writing, capturing what it says on stderr. */
+function openSaying(dir: string): { store: VersionArchive; said: string } {
+  const said: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => (said.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    return { store: openVersionStore(dir), said: said.join('') };
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
 describe('version store (SQLite): the compact format of validity intervals', () => {
+  it('keeps no hash of a row\'s triple, rewrites a file that has one, and still tells a changed triple from a kept one', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-format-'));
+    const file = path.join(dir, 'versions.sqlite');
+    try {
+      const a = openVersionStore(dir);
+      await fill(a);
+      const expected = answers(a);
+      await a.close();
+      const columns = (db: Database.Database) => db.prepare('PRAGMA table_info(quads)').all().map((c) => (c as { name: string }).name);
+      let db = new Database(file, { readonly: true });
+      expect(columns(db)).not.toContain('h');
+      db.close();
+
+      toRowHashFormat(file);
+      const reader = openVersionStore(dir, { readonly: true });
+      expect(answers(reader)).toEqual(expected);
+      await reader.close();
+      const { store: b, said } = openSaying(dir);
+      expect(said).toMatch(/rewriting the version index .*in its compact format \(once: 8 rows/);
+      expect(answers(b)).toEqual(expected);
+      // A third version of Alice's document: one name changes, the blank node and every other triple stay.
+      // The kept triples' intervals go on from their first version (the writer matched them by their text
+      // read back from the dictionary); only the name's interval ends.
+      const alice3 = `ex:alice a <http://xmlns.com/foaf/0.1/Person> ; <http://xmlns.com/foaf/0.1/name> "Alice L."@en ;
+        <http://xmlns.com/foaf/0.1/based_near> <http://places.lod.test/lyon> ; <http://xmlns.com/foaf/0.1/knows> [ <http://xmlns.com/foaf/0.1/name> "Bob" ] .`;
+      expect(await b.putVersion(DOC, T0 + 4 * DAY, turtle(alice3))).toMatchObject({ added: 1, removed: 1 });
+      const based = b.patternVersions({ s: { variable: 's' }, p: { term: '<http://xmlns.com/foaf/0.1/based_near>' }, o: { variable: 'o' } });
+      expect(based.map((v) => v.intervals)).toEqual([[{ from: T0 }]]);
+      const bob = b.patternVersions({ s: { variable: 's' }, p: { term: '<http://xmlns.com/foaf/0.1/name>' }, o: { term: '"Bob"' } });
+      expect(bob.map((v) => v.intervals)).toEqual([[{ from: T0 }]]);
+      await b.close();
+      db = new Database(file, { readonly: true });
+      expect(columns(db)).not.toContain('h');
+      expect(db.prepare('SELECT count(*) AS n FROM quads').get()).toEqual({ n: 9 });
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stores an open end as NULL, and rewrites an old-format file on its first writable open, answers unchanged', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-format-'));
     const file = path.join(dir, 'versions.sqlite');
