@@ -174,6 +174,8 @@ describe.skipIf(!pgBase)('a crawl and a worker whose PostgreSQL goes away', () =
       expect(kills, 'the crawl ended before both terminations: make the site slower').toBe(2);
       expect(r.code, r.err).toBe(0);
       expect(JSON.parse(r.out)).toMatchObject({ documents: PAGES, errors: 0 });
+      // Its live index is in the same database, and the summary says so (not a versions.sqlite that does not exist).
+      expect(r.err).toMatch(/version index kept current: \d+ versions indexed \(postgres:\/\//);
       await expectComplete(watcher);
     } finally {
       await watcher.close();

@@ -19,6 +19,8 @@ import type { QueryDrivenSummary } from '../../crawler/follow/index.ts';
 import type { VariantsSummary } from '../../crawler/variants/stage.ts';
 import type { LdesSummary } from '../../crawler/ldes/streams.ts';
 import { LiveIndex } from '../../versions/live-index.ts';
+import { isPostgresUrl } from '../../versions/version-index.ts';
+import { redactUrl } from '../../store/redact.ts';
 import { describeOutcomes } from '../../vocabulary/outcomes.ts';
 import { META_FILE, VERSIONS_FILE } from '../../util/data-dir.ts';
 import { summaryOf } from './index.ts';
@@ -279,7 +281,8 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       const index = await liveIndex.stop((p) => indexing.update(catchUpProgressText(p)));
       indexing.done();
       // On stderr, so that --json output stays one JSON document.
-      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${path.join(options.dataDir, VERSIONS_FILE)}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}\n`);
+      const where = live.db && isPostgresUrl(live.db) ? redactUrl(live.db) : path.join(options.dataDir, VERSIONS_FILE);
+      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
     }
     const storageExit = storageStopExit(summary.stoppedBy);
