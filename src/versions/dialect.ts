@@ -57,11 +57,14 @@ export interface SqlRunner {
   run<R>(statements: Statement[]): R[][];
 }
 
+/** An open row's triple as one string (DocumentStates), in the SQL of both databases: q the row, s p o n its terms. */
+export const OPEN_ROW_LINE = "s.nt || ' ' || p.nt || ' ' || o.nt || ' ' || coalesce(n.nt || ' ', '')";
+
 /** A document's last version and open rows, read for writing its next version. */
 export interface DocumentStates {
   lasts: Array<{ nt: string; time: number; kind: VersionKind; triples: number }>;
-  /** Open rows with their terms' text: the writer compares a new version's triples with them by tripleHash. */
-  open: Array<{ nt: string; id: number; from_t: number; s: string; p: string; o: string; ng: string | null }>;
+  /** Open rows with their triple's text as `s p o [ng] ` (rows.ts tripleLineHash): the writer matches a new version's triples to them by its hash. */
+  open: Array<{ nt: string; id: number; from_t: number; line: string }>;
 }
 
 /** Rows a write transaction made, term ids resolved, to be written in bulk. */

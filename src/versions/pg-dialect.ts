@@ -9,7 +9,7 @@ import type { TermCheckMemo } from './term-check-memo.ts';
 import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
 import { OPEN } from './rows.ts';
-import type { DocumentStates, Generation, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
+import { OPEN_ROW_LINE, type DocumentStates, type Generation, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
 import { BULK_LOADER, PgIndexes, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
@@ -378,7 +378,7 @@ export function prefetchStatements(documents: string[]): SyncStatement[] {
     // The documents' ids go in as one array (an InitPlan), not as a join: with the statistics of a store
     // being bulk-loaded, PostgreSQL hash-joined every open row of vs_quads to them, once a batch.
     // With their terms' text, which the writer hashes (sqlite-dialect.ts SQLITE_OPEN_ROWS says why).
-    { sql: `SELECT t.nt, q.id, q.from_t, s.nt AS s, p.nt AS p, o.nt AS o, n.nt AS ng FROM vs_quads q JOIN vs_terms t ON t.id = q.g
+    { sql: `SELECT t.nt, q.id, q.from_t, ${OPEN_ROW_LINE} AS line FROM vs_quads q JOIN vs_terms t ON t.id = q.g
               JOIN vs_terms s ON s.id = q.s JOIN vs_terms p ON p.id = q.p JOIN vs_terms o ON o.id = q.o LEFT JOIN vs_terms n ON n.id = q.ng
             WHERE q.g = ANY(ARRAY(${idsOfTermsSql('$1', '$2')}))
               AND q.to_t = ${OPEN}`, params },

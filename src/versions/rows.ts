@@ -31,9 +31,10 @@ export function ntripleLine(q: QuadRow): string {
 }
 
 /**
- * cyrb53 (a public-domain 53-bit string hash) of a triple's N-Triples text. Within one graph a collision
- * (about n²/2^54: 10^-8 for 16,000 triples) would hide one added triple; that is the price of not reading
- * the dictionary for every unchanged triple.
+ * cyrb53 (a public-domain 53-bit string hash) of a triple's N-Triples text, each term followed by a space.
+ * The writer matches a new version's triples to its document's open rows by it. Within one graph a collision
+ * (about n²/2^54: 10^-8 for 16,000 triples) would hide one added triple; that is the price of not looking
+ * up the dictionary id of every term of every version.
  */
 export function tripleHash(s: string, p: string, o: string, ng: string): number {
   let h1 = 0xdeadbeef;
@@ -48,6 +49,25 @@ export function tripleHash(s: string, p: string, o: string, ng: string): number 
     h1 = Math.imul(h1 ^ 32, 2654435761); // a separator, so that "ab"+"c" differs from "a"+"bc"
     h2 = Math.imul(h2 ^ 32, 1597334677);
   }
+  return cyrb53Final(h1, h2);
+}
+
+/**
+ * tripleHash of the line `s p o [ng] ` (each term and its space), as the store reads an open row back in one
+ * string: one string a row instead of four (bench/ARCHIVE-SIZE.md, the writer's cost of a changed document).
+ */
+export function tripleLineHash(line: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  return cyrb53Final(h1, h2);
+}
+
+function cyrb53Final(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);

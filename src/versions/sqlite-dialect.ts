@@ -7,7 +7,7 @@ import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
 import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, metaValue, quadsFormat } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
-import type { DocumentStates, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
+import { OPEN_ROW_LINE, type DocumentStates, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
 
 /**
  * How long a writer waits for another process's write transaction (a `serve` and a `query` catching up
@@ -21,7 +21,7 @@ const STATEMENT_CACHE = 256;
  * table's largest column): the writer reads them only for a document that has a new version, and hashes
  * what this join gives (bench/ARCHIVE-SIZE.md).
  */
-const SQLITE_OPEN_ROWS = `SELECT ? AS nt, q.rowid AS id, q.from_t, s.nt AS s, p.nt AS p, o.nt AS o, n.nt AS ng
+const SQLITE_OPEN_ROWS = `SELECT ? AS nt, q.rowid AS id, q.from_t, ${OPEN_ROW_LINE} AS line
   FROM quads q JOIN terms s ON s.id = q.s JOIN terms p ON p.id = q.p JOIN terms o ON o.id = q.o LEFT JOIN terms n ON n.id = q.ng
   WHERE q.g = ? AND q.end_t IS NULL`;
 

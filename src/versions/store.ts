@@ -9,7 +9,7 @@ import type { TermCheckMemo } from './term-check-memo.ts';
 import { TermIds } from './term-ids.ts';
 import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
 import type { ArchiveStats, Delta, GraphSummary, Interval, PatternVersions, QuadRow, TriplePattern, VersionInfo, VersionKind } from './types.ts';
-import { OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, type RawRow } from './rows.ts';
+import { OPEN, checkGraph, checkTime, intervalsByQuad, toQuadRow, tripleHash, tripleLineHash, type RawRow } from './rows.ts';
 import type { Generation, PendingWrites, Statement, TransactionState, VersionDialect } from './dialect.ts';
 
 /** Term ids cached: about 100 bytes each (the term's text and the map's slot), at most a sixteenth of the heap. */
@@ -330,7 +330,7 @@ export class VersionStore implements VersionBackend {
     const { lasts, open } = this.d.documentStates(wanted);
     for (const nt of wanted) tx.graphs.set(nt, { last: undefined, open: new Map() });
     for (const r of lasts) tx.graphs.get(r.nt)!.last = { time: r.time, kind: r.kind, triples: r.triples };
-    for (const r of open) tx.graphs.get(r.nt)!.open.set(tripleHash(r.s, r.p, r.o, r.ng ?? ''), { id: r.id, from: r.from_t });
+    for (const r of open) tx.graphs.get(r.nt)!.open.set(tripleLineHash(r.line), { id: r.id, from: r.from_t });
   }
 
   /** One version: `triples` undefined means the graph is gone. */
