@@ -16,6 +16,10 @@
  *              this file is copied into it and run there, so each side runs its own store code
  *   node bin/run-ts.mjs bench/archive-size.bench.ts --child catch-up --data DIR --versions DIR2 --documents N [--read-thread true|false] [--batch-rows N]
  *              one catch-up from nothing (the archive must exist), as JSON: wall, CPU, bytes of each structure
+ *   node bin/run-ts.mjs bench/archive-size.bench.ts --child changes --documents N
+ *              the writer alone (the store's API, a new file): N generated documents, then two passes in which each
+ *              changes one triple; the seconds each pass spends writing (parsing apart), as JSON. What a changed
+ *              document costs the writer, which reads its open rows back (run it in each tree to compare)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -177,7 +181,41 @@ async function parent(): Promise<void> {
   process.stdout.write(out.join('\n') + '\n');
 }
 
+async function changesChild(): Promise<void> {
+  const { openVersionStore } = await import('../src/query/index.ts');
+  const { linkedDataWeb } = await import('../src/testkit/linked-data-web.ts');
+  const { Parser } = await import('n3');
+  const web = linkedDataWeb({ documents: DOCUMENTS, hosts: 10 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-changes-'));
+  const archive = openVersionStore(dir);
+  const passes: number[] = [];
+  try {
+    for (let pass = 0; pass < 3; pass++) {
+      let seconds = 0;
+      for (let from = 0; from < DOCUMENTS; from += 500) {
+        const batch = Array.from({ length: Math.min(500, DOCUMENTS - from) }, (_v, k) => {
+          const i = from + k;
+          // One triple changes a pass: the document's modification date.
+          const text = pass === 0 ? web.turtle(i) : web.turtle(i).replace(/v:modified "[^"]*"/, `v:modified "2027-01-0${pass}T00:00:00Z"`);
+          return [web.document(i), new Parser({ baseIRI: web.document(i) }).parse(text)] as const;
+        });
+        const t0 = performance.now();
+        archive.writeTransaction(() => {
+          for (const [k, [doc, quads]] of batch.entries()) archive.putVersionNow(doc, T0 + pass * 10_000_000 + from + k, quads);
+        });
+        seconds += (performance.now() - t0) / 1000;
+      }
+      passes.push(seconds);
+    }
+  } finally {
+    await archive.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify({ documents: DOCUMENTS, firstVersions: passes[0], changedVersions: passes.slice(1) }) + '\n');
+}
+
 const mode = option('--child');
 if (mode === 'catch-up') await catchUpChild(option('--data')!, option('--versions')!);
+else if (mode === 'changes') await changesChild();
 else if (mode === 'queries') await queryChild(option('--versions')!, Number(option('--queries')));
 else await parent();
