@@ -68,27 +68,43 @@ function openSaying(dir: string): { store: VersionArchive; said: string } {
   }
 }
 
+/**
+ * A store of an older format: a reader without the right to write reads it as it is; the first writable
+ * open rewrites it, says so, and answers as before. Returns that writable store.
+ */
+async function expectRewritten(dir: string, expected: unknown): Promise<VersionArchive> {
+  const reader = openVersionStore(dir, { readonly: true });
+  expect(answers(reader)).toEqual(expected);
+  await reader.close();
+  const { store, said } = openSaying(dir);
+  expect(said).toMatch(/rewriting the version index .*versions\.sqlite in its compact format \(once: 8 rows/);
+  expect(said).toMatch(/rewrote the version index in \d/);
+  expect(answers(store)).toEqual(expected);
+  return store;
+}
+
+/** A new directory with a store filled and closed, and what it answered. */
+async function filledStore(): Promise<{ dir: string; file: string; expected: unknown }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-format-'));
+  const a = openVersionStore(dir);
+  await fill(a);
+  const expected = answers(a);
+  a.checkpoint();
+  await a.close();
+  return { dir, file: path.join(dir, 'versions.sqlite'), expected };
+}
+
 describe('version store (SQLite): the compact format of validity intervals', () => {
   it('keeps no hash of a row\'s triple, rewrites a file that has one, and still tells a changed triple from a kept one', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-format-'));
-    const file = path.join(dir, 'versions.sqlite');
+    const { dir, file, expected } = await filledStore();
     try {
-      const a = openVersionStore(dir);
-      await fill(a);
-      const expected = answers(a);
-      await a.close();
       const columns = (db: Database.Database) => db.prepare('PRAGMA table_info(quads)').all().map((c) => (c as { name: string }).name);
       let db = new Database(file, { readonly: true });
       expect(columns(db)).not.toContain('h');
       db.close();
 
       toRowHashFormat(file);
-      const reader = openVersionStore(dir, { readonly: true });
-      expect(answers(reader)).toEqual(expected);
-      await reader.close();
-      const { store: b, said } = openSaying(dir);
-      expect(said).toMatch(/rewriting the version index .*in its compact format \(once: 8 rows/);
-      expect(answers(b)).toEqual(expected);
+      const b = await expectRewritten(dir, expected);
       // A third version of Alice's document: one name changes, the blank node and every other triple stay.
       // The kept triples' intervals go on from their first version (the writer matched them by their text
       // read back from the dictionary); only the name's interval ends.
@@ -110,14 +126,8 @@ describe('version store (SQLite): the compact format of validity intervals', () 
   });
 
   it('stores an open end as NULL, and rewrites an old-format file on its first writable open, answers unchanged', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-format-'));
-    const file = path.join(dir, 'versions.sqlite');
+    const { dir, file, expected } = await filledStore();
     try {
-      const a = openVersionStore(dir);
-      await fill(a);
-      const expected = answers(a);
-      a.checkpoint();
-      await a.close();
       const db = new Database(file, { readonly: true });
       // Alice's two names and the deleted Lyon rows are closed; the rest hold, and take no end in the record.
       expect(db.prepare('SELECT count(*) AS n FROM quads WHERE end_t IS NOT NULL').get()).toEqual({ n: 3 });
@@ -125,23 +135,7 @@ describe('version store (SQLite): the compact format of validity intervals', () 
       db.close();
 
       toOldFormat(file);
-      // A reader of the old file (a query process with no right to write) reads it as it is.
-      const reader = openVersionStore(dir, { readonly: true });
-      expect(answers(reader)).toEqual(expected);
-      await reader.close();
-
-      const said: string[] = [];
-      const write = process.stderr.write;
-      process.stderr.write = ((chunk: string) => (said.push(String(chunk)), true)) as typeof process.stderr.write;
-      let b: VersionArchive;
-      try {
-        b = openVersionStore(dir);
-      } finally {
-        process.stderr.write = write;
-      }
-      expect(said.join('')).toMatch(/rewriting the version index .*versions\.sqlite in its compact format \(once: 8 rows/);
-      expect(said.join('')).toMatch(/rewrote the version index in \d/);
-      expect(answers(b)).toEqual(expected);
+      const b = await expectRewritten(dir, expected);
       // Writes go on in the new format.
       await b.putVersion(OTHER, T0 + 4 * DAY, turtle('<http://places.lod.test/lyon> <http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@fr .'));
       expect([...b.snapshot(T0 + 4 * DAY, { graphs: [OTHER] })].map((q) => q.o)).toEqual(['"Lyon"@fr']);
