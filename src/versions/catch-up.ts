@@ -126,7 +126,12 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
     // Most catch-ups (a server's, before each query) have a few rows to do: one seek says so, and spares
     // the few dozen that find the last id (round trips, with PostgreSQL).
     const many = opts.bulk ?? (await store.log({ sinceId: start + BULK_MIN_ROWS - 1, limit: 1 })).length > 0;
-    const end = opts.onProgress || many ? await lastLogId(store, cursor) : cursor;
+    const counted = opts.onProgress !== undefined || many || opts.bulk !== undefined;
+    const end = counted ? await lastLogId(store, cursor) : cursor;
+    // The rows logged by now, and no further: a crawl logging meanwhile would keep a query from its answer, and
+    // a live follower in the mode chosen for the rows it found (a crawl's first seconds: row by row, every index
+    // kept) for the whole crawl. Without the count, fewer than BULK_MIN_ROWS rows follow `start`.
+    const bound = counted ? end : start + BULK_MIN_ROWS - 1;
     // A follower's earlier catch-up left them down: this one loads on without them.
     const down = archive.liveBulkLoader() === process.pid;
     result.bulk = opts.bulk ?? (down || (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE));
@@ -157,6 +162,10 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
         cursor = archive.writeTransaction(() => applyBatch(archive, rows, read, now, result));
         progress('versions');
         await turn();
+        if (cursor >= bound) {
+          nextReading?.catch(() => undefined);
+          break;
+        }
         if (nextRows && cursor === last) {
           rows = nextRows;
           reading = nextReading;

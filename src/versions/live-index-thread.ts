@@ -22,10 +22,11 @@ let wake: (() => void) | undefined;
 let store: MetadataStore | undefined;
 let archive: VersionBackend | undefined;
 
-async function catchUp(last: boolean): Promise<void> {
+/** One catch-up; returns the rows it indexed. */
+async function catchUp(last: boolean): Promise<number> {
   // The crawl makes its store when it starts: until then there is nothing to follow.
   if (!store) {
-    if (!db && !fs.existsSync(path.join(dataDir, META_FILE))) return;
+    if (!db && !fs.existsSync(path.join(dataDir, META_FILE))) return 0;
     store = await openStore(dataDir, db, { readonly: true });
     await store.init();
     archive = openVersionBackend(dataDir, db);
@@ -33,7 +34,7 @@ async function catchUp(last: boolean): Promise<void> {
   // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
   const onProgress = last ? (progress: CatchUpProgress) => parentPort!.postMessage({ type: 'progress', progress } satisfies FromLiveIndex) : undefined;
   const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last, onProgress });
-  if (r.rows === 0) return;
+  if (r.rows === 0) return 0;
   summary.catchUps++;
   summary.rows += r.rows;
   summary.versions += r.versions;
@@ -42,12 +43,16 @@ async function catchUp(last: boolean): Promise<void> {
   if (r.bulk) summary.bulkCatchUps++;
   summary.lastLogId = r.lastLogId;
   for (const d of r.diagnostics) if (summary.diagnostics.length < 20) summary.diagnostics.push(d);
+  return r.rows;
 }
 
 const loop = (async () => {
+  let indexed = 0;
   for (;;) {
-    // A crawl that has just begun has logged nothing: the first look is an interval in.
-    if (!stopping) {
+    // A crawl that has just begun has logged nothing: the first look is an interval in. A catch-up indexes the
+    // rows logged when it began (catch-up.ts): one that found some goes again at once, deciding anew how to
+    // load what the crawl logged meanwhile.
+    if (!stopping && indexed === 0) {
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, intervalMs);
@@ -55,8 +60,9 @@ const loop = (async () => {
     }
     // Asked to stop before this catch-up began: it is the last, and sees every row the crawl logged.
     const last = stopping;
+    indexed = 0;
     try {
-      await catchUp(last);
+      indexed = await catchUp(last);
     } catch (e) {
       // The index is derived: a failure here costs the next query a catch-up, never the crawl.
       if (summary.diagnostics.length < 20) summary.diagnostics.push(`live index: ${(e as Error).message}`);

@@ -114,6 +114,33 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     expect(indexNames(dataDir)).toEqual(indexNames(freshDir));
   });
 
+  it('a catch-up indexes the rows logged when it began, not those a crawl logs while it runs', async () => {
+    const dataDir = copy();
+    const store = await openStore(dataDir);
+    await store.init();
+    const archive = openVersionStore(dataDir);
+    const log = crawlLog(dataDir);
+    const half = log[Math.floor(log.length / 2)]!.id;
+    // The crawl has logged half its rows when the catch-up begins, and the rest while it runs.
+    let visible = half;
+    const growing: CrawlLog = Object.assign(Object.create(store) as CrawlLog, {
+      log: async (q: Parameters<CrawlLog['log']>[0]) => (await store.log(q)).filter((e) => e.id! <= visible),
+    });
+    try {
+      const first = await catchUpVersions(archive, growing, dataDir, { batchRows: 10, onProgress: () => { visible = Number.MAX_SAFE_INTEGER; } });
+      expect(first.failed).toBe(0);
+      // It stops at the batch that reaches the last row there was when it began (a query answers then; a live
+      // index decides anew how to load the rest).
+      expect(first.lastLogId).toBeGreaterThanOrEqual(half);
+      expect(first.lastLogId).toBeLessThan(log.at(-1)!.id);
+      const second = await catchUpVersions(archive, growing, dataDir);
+      expect(second).toMatchObject({ failed: 0, lastLogId: log.at(-1)!.id, rows: log.length - first.rows });
+    } finally {
+      await archive.close();
+      await store.close();
+    }
+  });
+
   it('a live index keeps versions.sqlite current during a crawl: the first query after it has nothing to index', async () => {
     const dataDir = tempDir();
     const live = LiveIndex.start(dataDir, { intervalMs: 100 });
