@@ -57,6 +57,18 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
       db.close();
     }
   };
+  /** A copy of the crawl with its log and version store open, and `loggedThrough`: its log as a crawl sees it that has logged up to an id. */
+  const midCrawl = async () => {
+    const dataDir = copy();
+    const store = await openStore(dataDir);
+    await store.init();
+    const archive = openVersionStore(dataDir);
+    const log = crawlLog(dataDir);
+    const loggedThrough = (last: () => number): CrawlLog => Object.assign(Object.create(store) as CrawlLog, {
+      log: async (q: Parameters<CrawlLog['log']>[0]) => (await store.log(q)).filter((e) => e.id! <= last()),
+    });
+    return { dataDir, store, archive, log, half: log[Math.floor(log.length / 2)]!.id as number, loggedThrough };
+  };
   const versionsInLog = (dataDir: string) => crawlLog(dataDir).filter((e) => e.rdf_offset !== null).length;
 
   // In bulk the versions are read on a thread, the next batch while one is written (src/versions/version-reader.ts), or in process.
@@ -82,16 +94,9 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
   });
 
   it('a follower of a running crawl loads on with the read indexes down; its last catch-up builds them once', async () => {
-    const dataDir = copy();
-    const store = await openStore(dataDir);
-    await store.init();
-    const archive = openVersionStore(dataDir);
-    const log = crawlLog(dataDir);
-    const half = log[Math.floor(log.length / 2)]!.id;
+    const { dataDir, store, archive, log, half, loggedThrough } = await midCrawl();
     // The crawl has logged half its rows when the follower first looks.
-    const sofar: CrawlLog = Object.assign(Object.create(store) as CrawlLog, {
-      log: async (q: Parameters<CrawlLog['log']>[0]) => (await store.log(q)).filter((e) => e.id! <= half),
-    });
+    const sofar = loggedThrough(() => half);
     const freshDir = copy();
     const fresh = await indexVersions(freshDir, { bulk: false });
     try {
@@ -115,17 +120,10 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
   });
 
   it('a catch-up indexes the rows logged when it began, not those a crawl logs while it runs', async () => {
-    const dataDir = copy();
-    const store = await openStore(dataDir);
-    await store.init();
-    const archive = openVersionStore(dataDir);
-    const log = crawlLog(dataDir);
-    const half = log[Math.floor(log.length / 2)]!.id;
+    const { dataDir, store, archive, log, half, loggedThrough } = await midCrawl();
     // The crawl has logged half its rows when the catch-up begins, and the rest while it runs.
     let visible = half;
-    const growing: CrawlLog = Object.assign(Object.create(store) as CrawlLog, {
-      log: async (q: Parameters<CrawlLog['log']>[0]) => (await store.log(q)).filter((e) => e.id! <= visible),
-    });
+    const growing = loggedThrough(() => visible);
     try {
       const first = await catchUpVersions(archive, growing, dataDir, { batchRows: 10, onProgress: () => { visible = Number.MAX_SAFE_INTEGER; } });
       expect(first.failed).toBe(0);
