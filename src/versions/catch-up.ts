@@ -1,4 +1,5 @@
 import os from 'node:os';
+import v8 from 'node:v8';
 import type { CrawlLog, CrawlLogEntry } from '../store/types.ts';
 import type { IndexMaintenance, StoreIdentity, VersionWriter } from './backend.ts';
 
@@ -95,6 +96,8 @@ const THREAD_ROW_BYTES = 6 * 1024;
  * 100,000 documents the commits of 2,000-row batches were a fifth of the catch-up's time (bench/CATCH-UP.md).
  */
 const THREAD_BULK_ROWS = 10_000;
+/** Under this heap limit a bulk catch-up reads in process (see `threaded`). */
+const SMALL_HEAP_BYTES = 256 * 1024 * 1024;
 const BULK_MIN_ROWS = 2_000;
 const BULK_SHARE = 0.25;
 const MAX_DIAGNOSTICS = 100;
@@ -135,8 +138,10 @@ export async function catchUpVersions(archive: IndexTarget, store: CrawlLog, dat
     // A follower's earlier catch-up left them down: this one loads on without them.
     const down = archive.liveBulkLoader() === process.pid;
     result.bulk = opts.bulk ?? (down || (many && end - start >= BULK_MIN_ROWS && end - start >= start * BULK_SHARE));
-    // A thread costs its start (a tenth of a second): worth it for a bulk load only.
-    const threaded = result.bulk && (opts.readThread ?? os.availableParallelism() > 1);
+    // A thread costs its start (a tenth of a second): worth it for a bulk load only. It holds a second batch,
+    // and the message that brings it, beside the one written: under a small heap (a server run with
+    // --max-old-space-size=48, test/server/serve-small-heap.test.ts) the batch is read in process instead.
+    const threaded = result.bulk && (opts.readThread ?? (os.availableParallelism() > 1 && v8.getHeapStatistics().heap_size_limit >= SMALL_HEAP_BYTES));
     if (threaded) source = thread = new VersionThread(dataDir);
     // A bulk load holds the write lock longer per batch: fewer commits, each rewriting the same hot pages.
     // Read on a thread, two batches are in memory at once (the one written, the one read).
