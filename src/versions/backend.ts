@@ -59,6 +59,20 @@ export interface CountRequest {
   sameTerm?: Map<number, number>;
 }
 
+/** Versions by T that bornBySql reads at most: past them, a read with no constant reads most rows anyway. */
+const BORN_BY_VERSIONS = 50_000;
+
+/**
+ * The largest id a row born by `at` can have, as `r`: the end of the last run of a version by then
+ * (sqlite-schema.ts VERSIONS_TABLE), read from the index of versions by time alone. A read with no constant
+ * to seek by then scans the rows up to it, at an early T a few, instead of the whole table. NULL past
+ * BORN_BY_VERSIONS versions by `at`, where it would spare little and cost a compare a row.
+ */
+export function bornBySql(at: number, versions: string): string {
+  const runs = `SELECT last_row FROM ${versions} WHERE time <= ${Math.trunc(at)} ORDER BY time LIMIT ${BORN_BY_VERSIONS + 1}`;
+  return `SELECT CASE WHEN count(*) > ${BORN_BY_VERSIONS} THEN NULL ELSE coalesce(max(last_row), 0) END AS r FROM (${runs}) b`;
+}
+
 /** The N-Triples terms the count's SQL needs besides the pattern's (see sparql.ts: the dm:inDocument statements). */
 export const IN_DOCUMENT_TERM = '<https://w3id.org/datamonitor/ns#inDocument>';
 const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
@@ -72,7 +86,7 @@ const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
  * store's table of changes summed per bucket of time (count-totals.ts), when it keeps one.
  */
 export function countSql(pattern: RowConstants, req: CountRequest, at: number, lookup: (nt: string) => number | undefined,
-  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, totals?: string): { sql: string; args: number[] } | undefined {
+  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: string, totals?: string): { sql: string; args: number[] } | undefined {
   const args: number[] = [];
   const arg = (v: number): string => {
     args.push(v);
@@ -91,7 +105,7 @@ export function countSql(pattern: RowConstants, req: CountRequest, at: number, l
   const matching = (only?: string): string => {
     const where = (['s', 'p', 'o'] as const).filter((k) => ids[k] !== undefined).map((k) => `q.${k} = ${arg(ids[k]!)}`);
     const same = merging ? `CASE q.o ${[...merging].map(([id, to]) => `WHEN ${Math.trunc(id)} THEN ${Math.trunc(to)}`).join(' ')} ELSE q.o END` : 'q.o';
-    return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}`;
+    return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}${where.length === 0 ? bornBy : ''}`;
   };
   if (!missing && !named && req.distinct === undefined) {
     // Every row, without a constant, is the store's kept total when it keeps one (count-totals.ts): a few ranges of

@@ -41,6 +41,12 @@ export interface DialectTraits {
    * the row holds, indexed for the ended rows only), PostgreSQL's `to_t`.
    */
   readonly endColumn: string;
+  /**
+   * Versions keep the run of row ids they added (`first_row`, `last_row`: sqlite-schema.ts VERSIONS_TABLE):
+   * false only in a store of the earlier layout that this session may not change, which still has the index
+   * of every row's start that the runs replace.
+   */
+  readonly rowRuns: boolean;
   /** `expr` such that the planner uses no index on it (SQLite's unary `+`). */
   noIndex(expr: string): string;
   /** `column` IN the values: its SQL and arguments (a list of placeholders, or one array). */
@@ -72,7 +78,7 @@ export interface PendingWrites {
   terms: Array<[id: number, h: number, nt: string]>;
   quads: Array<[id: number, g: number, s: number, p: number, o: number, from: number, to: number, ng: number | null]>;
   closes: Array<[g: number, id: number, to: number]>;
-  versions: Array<[g: number, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
+  versions: Array<[g: number, time: number, kind: VersionKind, added: number, removed: number, triples: number, firstRow: number | null, lastRow: number | null]>;
   sums: Array<[level: number, bucket: number, change: number]>;
 }
 

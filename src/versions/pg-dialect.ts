@@ -41,6 +41,7 @@ export class PgVersionDialect implements VersionDialect {
   readonly ng = 'q.ng';
   readonly binary = ' COLLATE "C"';
   readonly endColumn = 'to_t';
+  readonly rowRuns: boolean;
   readonly bigintParam = '?::bigint';
   readonly chunk = 20_000;
   readonly remote = true;
@@ -80,6 +81,8 @@ export class PgVersionDialect implements VersionDialect {
       // Put back the read indexes a bulk loader that died left down (its session is gone).
       if (this.writable && this.indexes.liveBulkLoader() === undefined && this.indexes.missingIndexes().length > 0) this.locked(() => this.indexes.restoreIndexes());
       this.keepsTotals = this.writable && this.buildCountTotals();
+      this.rowRuns = this.db.query<{ runs: boolean }>(`SELECT EXISTS (SELECT 1 FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'vs_versions' AND column_name = 'first_row') AS runs`)[0]!.runs;
     } catch (e) {
       void this.db.close();
       throw connectError(e, file);
@@ -279,10 +282,11 @@ export class PgVersionDialect implements VersionDialect {
     }
     if (rows.versions.length > 0) {
       out.push({
-        sql: `INSERT INTO vs_versions (graph, time, kind, added, removed, triples)
-              SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[], ?::int[], ?::int[])
-              ON CONFLICT (graph, time) DO UPDATE SET kind = excluded.kind, added = excluded.added, removed = excluded.removed, triples = excluded.triples`,
-        params: columns(rows.versions, 6),
+        sql: `INSERT INTO vs_versions (graph, time, kind, added, removed, triples, first_row, last_row)
+              SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::int[], ?::int[], ?::int[], ?::bigint[], ?::bigint[])
+              ON CONFLICT (graph, time) DO UPDATE SET kind = excluded.kind, added = excluded.added, removed = excluded.removed,
+                triples = excluded.triples, first_row = excluded.first_row, last_row = excluded.last_row`,
+        params: columns(rows.versions, 8),
       });
     }
     if (rows.sums.length > 0) out.push({ sql: PG_ADD_CHANGES.replace(/\$\d/g, '?'), params: columns(rows.sums, 3) });

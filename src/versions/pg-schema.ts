@@ -14,7 +14,6 @@ export const QUAD_PARTITIONS = 16;
 /** Secondary indexes of vs_quads (built on every partition); the bulk catch-up drops and rebuilds them. */
 const PG_READ_INDEXES: Array<[name: string, definition: string]> = [
   ['vs_quads_by_id', '(id)'],
-  ['vs_quads_by_from', '(from_t)'],
   ['vs_quads_by_to', '(to_t)'],
   ['vs_quads_by_sp', '(s, p)'],
   ['vs_quads_by_p', '(p)'],
@@ -27,8 +26,9 @@ function ddl(partitions: number): string[] {
     'CREATE TABLE IF NOT EXISTS vs_terms (id bigint PRIMARY KEY, h bigint NOT NULL, nt text NOT NULL)',
     'CREATE INDEX IF NOT EXISTS vs_terms_by_hash ON vs_terms (h)',
     `CREATE TABLE IF NOT EXISTS vs_versions (graph bigint NOT NULL, time bigint NOT NULL, kind text NOT NULL,
-       added integer NOT NULL, removed integer NOT NULL, triples integer NOT NULL, PRIMARY KEY (graph, time))`,
-    'CREATE INDEX IF NOT EXISTS vs_versions_by_time ON vs_versions (time)',
+       added integer NOT NULL, removed integer NOT NULL, triples integer NOT NULL, first_row bigint, last_row bigint,
+       PRIMARY KEY (graph, time))`,
+    'CREATE INDEX IF NOT EXISTS vs_versions_by_time ON vs_versions (time, graph, first_row, last_row)',
     // (g, id) is the key: a unique constraint of a partitioned (or Citus-distributed) table must hold its partition column.
     `CREATE TABLE IF NOT EXISTS vs_quads (id bigint NOT NULL, g bigint NOT NULL, s bigint NOT NULL, p bigint NOT NULL,
        o bigint NOT NULL, from_t bigint NOT NULL, to_t bigint NOT NULL, ng bigint,
@@ -67,10 +67,11 @@ export function openPgSchema(db: SyncPg, url: string, schema: string | undefined
     { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
   ];
   // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
-  const have = db.query<{ meta: string | null; term_check: string | null; totals: string | null; row_hash: boolean }>(
+  const column = (table: string, name: string) =>
+    `EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}' AND column_name = '${name}')`;
+  const have = db.query<{ meta: string | null; term_check: string | null; totals: string | null; row_hash: boolean; row_runs: boolean }>(
     `SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check,
-            to_regclass('vs_count_sums')::text AS totals,
-            EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'vs_quads' AND column_name = 'h') AS row_hash`)[0]!;
+            to_regclass('vs_count_sums')::text AS totals, ${column('vs_quads', 'h')} AS row_hash, ${column('vs_versions', 'first_row')} AS row_runs`)[0]!;
   if (have.meta !== null) {
     // A store built before the count's term check (term-check-memo.ts) or its totals (count-totals.ts) were kept
     // gains their tables; a user who may not create them still opens the store, and the check is then made in
@@ -82,6 +83,19 @@ export function openPgSchema(db: SyncPg, url: string, schema: string | undefined
       // longer fills it. Dropping a column rewrites no row in PostgreSQL.
       // A user who may only read it reads it as it is (no read uses the column).
       runDdl(db, [...statements, { sql: 'ALTER TABLE vs_quads DROP COLUMN IF EXISTS h' }], (e) => {
+        if (mayWrite(db)) throw new UserError(`the versioned store in PostgreSQL at ${redactUrl(url)} has an older layout that this user may not change (${e.message}); open it once for writing as its owner (datamonitor query --db URL)`);
+      });
+    }
+    if (!have.row_runs) {
+      // A store from before versions kept their runs of row ids (sqlite-schema.ts VERSIONS_TABLE): given them
+      // from its rows, once; the index of every row's start they replace goes.
+      runDdl(db, [...statements,
+        { sql: 'ALTER TABLE vs_versions ADD COLUMN IF NOT EXISTS first_row bigint, ADD COLUMN IF NOT EXISTS last_row bigint' },
+        { sql: `UPDATE vs_versions v SET first_row = r.a, last_row = r.b
+                FROM (SELECT g, from_t, min(id) AS a, max(id) AS b FROM vs_quads GROUP BY g, from_t) r WHERE r.g = v.graph AND r.from_t = v.time` },
+        { sql: 'DROP INDEX IF EXISTS vs_quads_by_from' },
+        { sql: 'DROP INDEX IF EXISTS vs_versions_by_time' },
+        { sql: 'CREATE INDEX vs_versions_by_time ON vs_versions (time, graph, first_row, last_row)' }], (e) => {
         if (mayWrite(db)) throw new UserError(`the versioned store in PostgreSQL at ${redactUrl(url)} has an older layout that this user may not change (${e.message}); open it once for writing as its owner (datamonitor query --db URL)`);
       });
     }

@@ -5,7 +5,7 @@ import { termHash } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
 import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
-import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, metaValue, quadsFormat } from './sqlite-schema.ts';
+import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, hasRowRuns, metaValue, quadsFormat } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
 import { OPEN_ROW_LINE, type DocumentStates, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
 
@@ -39,6 +39,7 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly chunk = 500;
   readonly remote = false;
   readonly ng: string;
+  readonly rowRuns: boolean;
   readonly writable: boolean;
   readonly keepsTotals: boolean;
   readonly logGaps: LogGaps;
@@ -59,6 +60,7 @@ export class SqliteVersionDialect implements VersionDialect {
       if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db)) createSqliteSchema(this.db);
     }
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
+    this.rowRuns = hasRowRuns(this.db) !== false;
     // A reader of an old-format file (not rewritten: opened read-only) reads its stored to_t.
     this.endColumn = quadsFormat(this.db) === 'stored-end' ? 'to_t' : 'end_t';
     this.logGaps = new LogGaps(this);
@@ -126,7 +128,7 @@ export class SqliteVersionDialect implements VersionDialect {
     // The end of a quad that holds is stored as NULL (sqlite-schema.ts quadsTable).
     add(`INSERT INTO quads (rowid, g, s, p, o, from_t, end_t, ng) VALUES (?, ?, ?, ?, ?, ?, nullif(?, ${OPEN}), ?)`, rows.quads);
     add('UPDATE quads SET end_t = ? WHERE g = ? AND rowid = ?', rows.closes.map(([g, id, to]) => [to, g, id]));
-    add('INSERT OR REPLACE INTO versions (graph, time, kind, added, removed, triples) VALUES (?, ?, ?, ?, ?, ?)', rows.versions);
+    add('INSERT OR REPLACE INTO versions (graph, time, kind, added, removed, triples, first_row, last_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', rows.versions);
     add(SQLITE_ADD_CHANGE, rows.sums);
     return out;
   }

@@ -20,17 +20,28 @@ function quadsTable(name: string): string {
   to_t INTEGER GENERATED ALWAYS AS (coalesce(end_t, ${OPEN})) VIRTUAL)`;
 }
 
+/**
+ * A version's row: `first_row`..`last_row` span the ids of the rows it added (NULL when it added none). A
+ * version's rows are given consecutive ids as it is written (store.ts applyVersion), so the rows born in a
+ * span of time are the runs of the versions in it, and the rows born by T have ids up to the largest
+ * `last_row` of a version by T: the diff and a scan at T find them through the versions, where an index of
+ * every row's start (`quads_by_from`, 15 bytes a row) found them before (bench/ARCHIVE-SIZE.md, row runs).
+ * A span may hold ids of other versions' rows (a second put at the same instant widens it): readers still
+ * test each row's `g` and `from_t`.
+ */
+const VERSIONS_TABLE = `CREATE TABLE IF NOT EXISTS versions (
+  graph INTEGER NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL,
+  added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL, first_row INTEGER, last_row INTEGER,
+  PRIMARY KEY (graph, time)) WITHOUT ROWID`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS terms_by_hash ON terms (h);
-CREATE TABLE IF NOT EXISTS versions (
-  graph INTEGER NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL,
-  added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL,
-  PRIMARY KEY (graph, time)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time);
+${VERSIONS_TABLE};
+CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time, graph, first_row, last_row);
 ${quadsTable('quads')};
 CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, end_t);
-CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);
+DROP INDEX IF EXISTS quads_by_from;
 CREATE INDEX IF NOT EXISTS quads_by_end ON quads (end_t) WHERE end_t IS NOT NULL;
 CREATE INDEX IF NOT EXISTS quads_by_sp ON quads (s, p);
 CREATE INDEX IF NOT EXISTS quads_by_p ON quads (p);
@@ -110,6 +121,31 @@ function rewriteOldQuads(db: Database.Database, say: (line: string) => void): vo
   }
 }
 
+/** Whether the versions table keeps each version's run of row ids (VERSIONS_TABLE); undefined when there is none yet. */
+export function hasRowRuns(db: Database.Database): boolean | undefined {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(versions)').all();
+  return columns.length === 0 ? undefined : columns.some((c) => c.name === 'first_row');
+}
+
+/**
+ * Gives a store written before versions kept their runs of row ids (VERSIONS_TABLE) those runs, from its rows
+ * (one pass, once), in one transaction; SCHEMA then drops the index of every row's start they replace, and
+ * builds the index of versions by time again holding their ends (backend.ts bornBySql reads no row of the table).
+ */
+function addRowRuns(db: Database.Database, say: (line: string) => void): void {
+  if (hasRowRuns(db) !== false) return;
+  say(`giving the versions of ${db.name} their runs of row ids (once)…`);
+  const t0 = Date.now();
+  db.transaction(() => {
+    db.exec(`ALTER TABLE versions ADD COLUMN first_row INTEGER; ALTER TABLE versions ADD COLUMN last_row INTEGER;
+      UPDATE versions SET first_row = r.a, last_row = r.b
+        FROM (SELECT g, from_t, min(rowid) AS a, max(rowid) AS b FROM quads GROUP BY g, from_t) AS r
+        WHERE r.g = versions.graph AND r.from_t = versions.time;
+      DROP INDEX IF EXISTS versions_by_time`);
+  })();
+  say(`gave the versions their runs of row ids in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
 /**
  * Makes the tables, rewrites an old file (rewriteOldQuads), gives a store from before named graphs their
  * column, and builds every index. A store written before
@@ -125,6 +161,7 @@ export function createSqliteSchema(db: Database.Database, say: (line: string) =>
       db.prepare('DELETE FROM meta WHERE key = ?').run('indexed_log_id');
     })();
   }
+  addRowRuns(db, say);
   db.exec(SCHEMA);
   new SqliteIndexes(db).createIndexes();
   if (metaValue(db, COUNT_TOTALS_KEY) !== undefined) return;

@@ -4,7 +4,7 @@ import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
-import { IN_DOCUMENT_TERM, countSql, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import { IN_DOCUMENT_TERM, bornBySql, countSql, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import { TermIds } from './term-ids.ts';
 import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
@@ -32,7 +32,7 @@ interface Transaction extends TransactionState {
   graphs: Map<string, GraphState>;
   inserts: Map<number, PendingQuad>;
   closes: Map<number, { g: string; to: number }>;
-  versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number]>;
+  versions: Map<string, [g: string, time: number, kind: VersionKind, added: number, removed: number, triples: number, firstRow: number | null, lastRow: number | null]>;
   /** How this transaction's versions change the rows valid from each instant on (count-totals.ts). */
   totals: Map<number, number>;
 }
@@ -350,6 +350,9 @@ export class VersionStore implements VersionBackend {
     const kept = new Set<number>();
     const seen = new Set<number>();
     const born: Array<[number, OpenRow]> = [];
+    // The version's rows take consecutive ids: its run (sqlite-schema.ts VERSIONS_TABLE).
+    let firstRow: number | null = null;
+    let lastRow: number | null = null;
     for (const [s, p, o, ng] of triples ?? []) {
       if (p === ALTERNATE_OF_NT) tx.alternates = true;
       const h = tripleHash(s, p, o, ng);
@@ -357,6 +360,8 @@ export class VersionStore implements VersionBackend {
       seen.add(h);
       if (state.open.has(h)) { kept.add(h); continue; }
       const rowId = tx.nextRow++;
+      firstRow ??= rowId;
+      lastRow = rowId;
       tx.inserts.set(rowId, { id: rowId, g, s, p, o, h, from: time, to: OPEN, ng: ng || null });
       born.push([h, { id: rowId, from: time }]);
       added++;
@@ -389,14 +394,17 @@ export class VersionStore implements VersionBackend {
       // Against the version before this instant, not against the replaced one.
       this.flushPending();
       const gid = this.termIds.get(g);
-      const [[a], [r]] = this.d.run<{ n: number }>([
-        { sql: `SELECT count(*) AS n FROM ${this.t.quads} WHERE g = ? AND to_t = ${OPEN} AND from_t = ?`, params: [gid, time] },
+      // The replaced version's rows born at this instant and kept are this one's too: its run spans both.
+      const [[a], [r]] = this.d.run<{ n: number; first: number | null; last: number | null }>([
+        { sql: `SELECT count(*) AS n, min(${this.d.rowId}) AS first, max(${this.d.rowId}) AS last FROM ${this.t.quads} WHERE g = ? AND to_t = ${OPEN} AND from_t = ?`, params: [gid, time] },
         { sql: `SELECT count(*) AS n FROM ${this.t.quads} WHERE g = ? AND to_t = ?`, params: [gid, time] },
       ]);
-      added = a!.n;
-      removed = r!.n;
+      added = Number(a!.n);
+      removed = Number(r!.n);
+      firstRow = a!.first === null ? null : Number(a!.first);
+      lastRow = a!.last === null ? null : Number(a!.last);
     }
-    tx.versions.set(`${g} ${time}`, [g, time, kind, added, removed, seen.size]);
+    tx.versions.set(`${g} ${time}`, [g, time, kind, added, removed, seen.size, firstRow, lastRow]);
     if (this.d.keepsTotals) tx.totals.set(time, (tx.totals.get(time) ?? 0) + totalChange(seen.size, last));
     state.last = { time, kind, triples: seen.size };
     tx.wrote = true;
@@ -600,14 +608,14 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false) return;
     const id = `q.${this.d.rowId}`;
     if (!this.d.remote) {
-      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?${inGraphs} ORDER BY ${id}`;
+      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?${this.bornBy(t)}${inGraphs} ORDER BY ${id}`;
       for (const r of this.d.iterate<Row>(sql, [t, t])) yield [r.rid, toQuadRow(r)];
       return;
     }
     let after = 0;
     for (;;) {
       const rows = this.d.all<Row>(`SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
-         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, [after, t, t]);
+         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${this.bornBy(t)}${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, [after, t, t]);
       for (const r of rows) yield [r.rid, toQuadRow(r)];
       if (rows.length < PAGE) return;
       after = rows.at(-1)!.rid;
@@ -630,8 +638,15 @@ export class VersionStore implements VersionBackend {
     const order = `${inGraphs} ORDER BY ${this.d.noIndex(`q.${this.d.rowId}`)}`;
     // A span of ends short of OPEN: the stored end (dialect.ts endColumn) says it, through the index of ended rows.
     const end = `q.${this.d.endColumn}`;
+    // The rows born in the span are the runs of its versions (sqlite-schema.ts VERSIONS_TABLE), each a range
+    // of row ids: SQLite seeks by the document's index, or builds one of starts, when left to choose.
+    const added: Statement = this.d.rowRuns
+      ? { sql: `SELECT ${this.rowKey} AS k, ${this.cols} FROM ${this.t.versions} v CROSS JOIN ${this.t.quads} q ${this.joins}
+           WHERE v.time > ? AND v.time <= ? AND q.${this.d.rowId} BETWEEN v.first_row AND v.last_row
+             AND ${this.d.noIndex('q.g')} = v.graph AND ${this.d.noIndex('q.from_t')} = v.time AND q.to_t > ?${order}`, params: [t1, t2, t2] }
+      : { sql: `${select} WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${order}`, params: [t1, t2, t2] };
     const [addedRows, removedRows] = this.d.run<RawRow & { k: string }>([
-      { sql: `${select} WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${order}`, params: [t1, t2, t2] },
+      added,
       { sql: `${select} WHERE ${end} > ? AND ${end} <= ? AND q.from_t <= ?${order}`, params: [t1, t2, t1] },
     ]);
     const addedKeys = new Set(addedRows!.map((r) => r.k));
@@ -709,7 +724,7 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false || where === undefined) return [];
     const id = `q.${this.d.rowId}`;
     return this.d.all<{ id: number }>(
-      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}${firstByRowId(id, opts.limit)}`,
+      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${where.sql.length === 0 ? this.bornBy(t) : ''}${inGraphs}${firstByRowId(id, opts.limit)}`,
       [...where.args, t, t]).map((r) => r.id);
   }
 
@@ -814,7 +829,8 @@ export class VersionStore implements VersionBackend {
       const own: unknown[] = [];
       const sql = sources ? [] : this.resolvedConditions(pattern, own);
       const columns = what === 'ids' ? `${id} AS id` : `${id} AS id, q.g, q.s, q.p, q.o, q.ng`;
-      return { sql: `SELECT ${columns} FROM ${sources?.[i] ?? this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${inGraphs}`, params: [...own, t, t, ...params] };
+      const bound = sql.length === 0 && !sources ? this.bornBy(t) : '';
+      return { sql: `SELECT ${columns} FROM ${sources?.[i] ?? this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs}`, params: [...own, t, t, ...params] };
     });
     const union = { sql: selects.map((s) => s.sql).join(' UNION '), params: selects.flatMap((s) => s.params) };
     if (what === 'ids') return union;
@@ -877,7 +893,8 @@ export class VersionStore implements VersionBackend {
     const named = this.d.ng === 'NULL' ? '0' : `EXISTS (SELECT 1 FROM ${this.t.quads} q WHERE ${this.namedRowsAtT})`;
     const state = this.d.get<{ named: unknown; totals: unknown }>(
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
-    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), state.totals ? this.t.sums : undefined);
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), this.bornBy(t),
+      state.totals ? this.t.sums : undefined);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
   }
 
@@ -900,6 +917,17 @@ export class VersionStore implements VersionBackend {
   private tripleCount(pattern: RowConstants, at: number, page: TriplesPage, tables: FragmentTables): number {
     const q = tripleCountSql(pattern, at, page, tables);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
+  }
+
+  /**
+   * ` AND q.<row id> <= N`, N the largest id of a row born by `at` (backend.ts bornBySql), for a read with no
+   * constant to seek by; empty when there is no bound, or in a store without runs (its index of every row's
+   * start serves such reads).
+   */
+  private bornBy(at: number): string {
+    if (!this.d.rowRuns) return '';
+    const r = this.d.get<{ r: number | string | null }>(bornBySql(at, this.t.versions))?.r;
+    return r === null || r === undefined ? '' : ` AND q.${this.d.rowId} <= ${Math.trunc(Number(r))}`;
   }
 
   /**

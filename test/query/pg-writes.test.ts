@@ -127,4 +127,26 @@ describe.skipIf(!pgBase)('versioned store in PostgreSQL: how it writes', () => {
     expect(snapshotLines(archive, T0 + 1000)).toHaveLength(12);
     expect((await raw.query('SELECT count(*)::int AS n FROM vs_quads')).rows[0].n).toBe(13);
   });
+
+  it('gives the versions of an older layout their runs of row ids, once, and the diff finds the rows born in a span by them', async () => {
+    const docs = ['http://host-1.example/doc/1', 'http://host-2.example/doc/2'];
+    archive.writeTransaction(() => {
+      for (const [i, doc] of docs.entries()) archive.putVersionNow(doc, T0 + i, documentQuads(doc, 12, 'v1'));
+      archive.putVersionNow(docs[0]!, T0 + 2000, documentQuads(docs[0]!, 12, 'v2'));
+    });
+    archive.settle();
+    const expected = { delta: archive.delta(T0 + 1, T0 + 2000), snapshot: snapshotLines(archive, T0 + 1) };
+    const runs = async () => (await raw.query('SELECT graph, time, first_row::int AS a, last_row::int AS b FROM vs_versions ORDER BY time')).rows;
+    const made = await runs();
+    expect(made.map((r) => [r.a, r.b])).toEqual([[1, 12], [13, 24], [25, 35]]);
+    await archive.close();
+    // The layout before: no runs, an index of every row's start.
+    await raw.query('ALTER TABLE vs_versions DROP COLUMN first_row, DROP COLUMN last_row; CREATE INDEX vs_quads_by_from ON vs_quads (from_t)');
+    archive = new PgVersionArchive(url);
+    expect(await runs()).toEqual(made);
+    expect((await raw.query("SELECT to_regclass('vs_quads_by_from')::text AS i")).rows[0].i).toBeNull();
+    expect(archive.delta(T0 + 1, T0 + 2000)).toEqual(expected.delta);
+    expect(expected.delta.added).toHaveLength(11);
+    expect(snapshotLines(archive, T0 + 1)).toEqual(expected.snapshot);
+  });
 });

@@ -27,6 +27,8 @@ function answers(a: VersionArchive): unknown {
   return {
     snapshots: [T0, T0 + DAY, T0 + 2 * DAY, T0 + 3 * DAY].map(snap),
     delta: a.delta(T0, T0 + 3 * DAY),
+    spans: [a.delta(T0 - 1, T0 + DAY), a.delta(T0 + DAY / 2, T0 + 2 * DAY)],
+    subjects: [T0, T0 + DAY, T0 + 3 * DAY].map((t) => a.countAt(t, {}, { distinct: ['s'], inDocument: false })),
     name: a.patternVersions({ s: { variable: 's' }, p: { term: '<http://xmlns.com/foaf/0.1/name>' }, o: { variable: 'o' } }),
     versions: [a.versions(DOC), a.versions(OTHER)],
   };
@@ -53,6 +55,17 @@ function toRowHashFormat(file: string): void {
       to_t INTEGER GENERATED ALWAYS AS (coalesce(end_t, ${OPEN})) VIRTUAL);
     INSERT INTO quads_old (rowid, g, s, p, o, h, from_t, end_t, ng) SELECT rowid, g, s, p, o, rowid * 7919, from_t, end_t, ng FROM quads;
     DROP TABLE quads; ALTER TABLE quads_old RENAME TO quads;`);
+  db.close();
+}
+
+/** Turns a store into the layout before versions kept their runs of row ids: no run columns, an index of every row's start. */
+function toVersionsWithoutRuns(file: string): void {
+  const db = new Database(file);
+  db.exec(`CREATE TABLE versions_old (graph INTEGER NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL,
+      added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL, PRIMARY KEY (graph, time)) WITHOUT ROWID;
+    INSERT INTO versions_old SELECT graph, time, kind, added, removed, triples FROM versions;
+    DROP TABLE versions; ALTER TABLE versions_old RENAME TO versions;
+    CREATE INDEX versions_by_time ON versions (time); CREATE INDEX IF NOT EXISTS quads_by_from ON quads (from_t);`);
   db.close();
 }
 
@@ -134,6 +147,7 @@ describe('version store (SQLite): the compact format of validity intervals', () 
       expect(db.prepare(`SELECT count(*) AS n FROM quads WHERE to_t = ${OPEN}`).get()).toEqual({ n: 5 });
       db.close();
 
+      toVersionsWithoutRuns(file);
       toOldFormat(file);
       const b = await expectRewritten(dir, expected);
       // Writes go on in the new format.
@@ -142,8 +156,34 @@ describe('version store (SQLite): the compact format of validity intervals', () 
       await b.close();
       const after = new Database(file, { readonly: true });
       const indexes = after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'quads' ORDER BY name").all().map((r) => (r as { name: string }).name);
-      expect(indexes).toEqual(['quads_by_end', 'quads_by_from', 'quads_by_graph', 'quads_by_ng', 'quads_by_op', 'quads_by_p', 'quads_by_sp']);
+      expect(indexes).toEqual(['quads_by_end', 'quads_by_graph', 'quads_by_ng', 'quads_by_op', 'quads_by_p', 'quads_by_sp']);
       after.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives the versions of a file written before runs of row ids theirs, once, and drops the index of row starts', async () => {
+    const { dir, file, expected } = await filledStore();
+    try {
+      const runs = (db: Database.Database) => db.prepare('SELECT graph, time, first_row, last_row FROM versions ORDER BY graph, time').all();
+      let db = new Database(file, { readonly: true });
+      const made = runs(db);
+      db.close();
+      // Alice's first version took rows 1-5, Lyon's 6-7, Alice's second 8; the deletion added none.
+      expect(made.map((r) => [(r as { first_row: number | null }).first_row, (r as { last_row: number | null }).last_row]).sort()).toEqual([[null, null], [1, 5], [6, 7], [8, 8]]);
+      toVersionsWithoutRuns(file);
+      const reader = openVersionStore(dir, { readonly: true });
+      expect(answers(reader)).toEqual(expected);
+      await reader.close();
+      const { store, said } = openSaying(dir);
+      expect(said).toMatch(/giving the versions of .*versions\.sqlite their runs of row ids \(once\)/);
+      expect(answers(store)).toEqual(expected);
+      await store.close();
+      db = new Database(file, { readonly: true });
+      expect(runs(db)).toEqual(made);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'quads_by_from'").all()).toEqual([]);
+      db.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
