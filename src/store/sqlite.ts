@@ -131,6 +131,18 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   async close(): Promise<void> {
     if (!this.db.open) return;
     this.commit();
+    // SQLite removes the WAL when the last connection closes, but a crawl's last one to close is a reader
+    // (the live index's), which may not: the file stayed at its high-water mark, 11 MB after a 100,000-document
+    // crawl, 4.9 MB after 2,000 (more than meta.sqlite itself). Folded in and emptied here instead, waiting a
+    // second at most for a reader's statement to end (else it stays, as it did).
+    if (!this.readonly) {
+      this.db.pragma('busy_timeout = 1000');
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // Another process writing holds the file: its close folds the WAL in.
+      }
+    }
     this.db.close();
     this.removeCopy();
   }
