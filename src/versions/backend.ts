@@ -82,17 +82,19 @@ const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
  * the named-graph column or NULL, `namedAtT` whether a named-graph row is valid at `at`), with its arguments; undefined when nothing can match (a constant missing
  * from the dictionary, and no dm:inDocument statement that could). Rows of a named graph are counted as the
  * snapshot holds them: once per (s, p, o, graph), the graph being the named graph else the document; the
- * dm:inDocument statements are one per (named graph, document), in a graph (id -2) no row has. `totals`: the
- * store's table of changes summed per bucket of time (count-totals.ts), when it keeps one.
+ * dm:inDocument statements are one per (named graph, document), in a graph (id -2) no row has. `bornBy`: the
+ * bound on the ids of rows born by `at` (bornBySql), asked for only when the pattern has no constant. `totals`:
+ * the store's table of changes summed per bucket of time (count-totals.ts), when it keeps one.
  */
 export function countSql(pattern: RowConstants, req: CountRequest, at: number, lookup: (nt: string) => number | undefined,
-  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: string, totals?: string): { sql: string; args: number[] } | undefined {
+  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: () => string, totals?: string): { sql: string; args: number[] } | undefined {
   const args: number[] = [];
   const arg = (v: number): string => {
     args.push(v);
     return param(args.length);
   };
   const valid = (): string => `q.to_t > ${arg(at)} AND q.from_t <= ${arg(at)}`;
+  let bound: string | undefined;
   const parts: string[] = [];
   const ids = { s: pattern.s === undefined ? undefined : lookup(pattern.s), p: pattern.p === undefined ? undefined : lookup(pattern.p), o: pattern.o === undefined ? undefined : lookup(pattern.o) };
   const missing = (['s', 'p', 'o'] as const).some((k) => pattern[k] !== undefined && ids[k] === undefined);
@@ -105,7 +107,7 @@ export function countSql(pattern: RowConstants, req: CountRequest, at: number, l
   const matching = (only?: string): string => {
     const where = (['s', 'p', 'o'] as const).filter((k) => ids[k] !== undefined).map((k) => `q.${k} = ${arg(ids[k]!)}`);
     const same = merging ? `CASE q.o ${[...merging].map(([id, to]) => `WHEN ${Math.trunc(id)} THEN ${Math.trunc(to)}`).join(' ')} ELSE q.o END` : 'q.o';
-    return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}${where.length === 0 ? bornBy : ''}`;
+    return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}${where.length === 0 ? (bound ??= bornBy()) : ''}`;
   };
   if (!missing && !named && req.distinct === undefined) {
     // Every row, without a constant, is the store's kept total when it keeps one (count-totals.ts): a few ranges of

@@ -10,7 +10,7 @@ import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
 import { OPEN } from './rows.ts';
 import { OPEN_ROW_LINE, type DocumentStates, type Generation, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
-import { BULK_LOADER, PgIndexes, openPgSchema } from './pg-schema.ts';
+import { BULK_LOADER, PgIndexes, hasPgRowRuns, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
 const NEXT_TERM = 'next_term';
@@ -81,8 +81,7 @@ export class PgVersionDialect implements VersionDialect {
       // Put back the read indexes a bulk loader that died left down (its session is gone).
       if (this.writable && this.indexes.liveBulkLoader() === undefined && this.indexes.missingIndexes().length > 0) this.locked(() => this.indexes.restoreIndexes());
       this.keepsTotals = this.writable && this.buildCountTotals();
-      this.rowRuns = this.db.query<{ runs: boolean }>(`SELECT EXISTS (SELECT 1 FROM information_schema.columns
-        WHERE table_schema = current_schema() AND table_name = 'vs_versions' AND column_name = 'first_row') AS runs`)[0]!.runs;
+      this.rowRuns = hasPgRowRuns(this.db);
     } catch (e) {
       void this.db.close();
       throw connectError(e, file);

@@ -44,6 +44,15 @@ function ddl(partitions: number): string[] {
   ];
 }
 
+/** SQL: whether `table` of the store's schema has the column `name`. */
+const column = (table: string, name: string) =>
+  `EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}' AND column_name = '${name}')`;
+
+/** Whether the versions keep their runs of row ids (sqlite-schema.ts VERSIONS_TABLE): false in a store of the layout before, opened by a user who may not change it. */
+export function hasPgRowRuns(db: SyncPg): boolean {
+  return db.query<{ runs: boolean }>(`SELECT ${column('vs_versions', 'first_row')} AS runs`)[0]!.runs;
+}
+
 /** The meta key of the backend pid (pg_backend_pid) of a session bulk-loading with the read indexes down. */
 export const BULK_LOADER = 'bulk_loader_pid';
 
@@ -67,8 +76,6 @@ export function openPgSchema(db: SyncPg, url: string, schema: string | undefined
     { sql: 'SELECT pg_advisory_xact_lock(hashtext($1))', params: [`datamonitor-versions:${schema ?? 'public'}`] },
   ];
   // Tables there already: nothing to create, and a user who may not create anything (SELECT only) can open it.
-  const column = (table: string, name: string) =>
-    `EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '${table}' AND column_name = '${name}')`;
   const have = db.query<{ meta: string | null; term_check: string | null; totals: string | null; row_hash: boolean; row_runs: boolean }>(
     `SELECT to_regclass('vs_meta')::text AS meta, to_regclass('vs_term_classes')::text AS term_check,
             to_regclass('vs_count_sums')::text AS totals, ${column('vs_quads', 'h')} AS row_hash, ${column('vs_versions', 'first_row')} AS row_runs`)[0]!;

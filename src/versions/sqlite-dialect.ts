@@ -55,9 +55,9 @@ export class SqliteVersionDialect implements VersionDialect {
     this.indexes = new SqliteIndexes(this.db);
     if (this.writable) {
       // A catch-up in another process that took the read indexes down for a bulk load builds them when it
-      // is done; building them here, row by row behind it, would undo what it saves. A file of the old
-      // format is rewritten all the same: this process's writes need the new one.
-      if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db)) createSqliteSchema(this.db);
+      // is done; building them here, row by row behind it, would undo what it saves. A file of an older
+      // layout is brought up to date all the same: this process's writes need the new one.
+      if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db) || hasRowRuns(this.db) === false) createSqliteSchema(this.db);
     }
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
     this.rowRuns = hasRowRuns(this.db) !== false;

@@ -607,15 +607,17 @@ export class VersionStore implements VersionBackend {
     const inGraphs = this.inGraphs(opts.graphs);
     if (inGraphs === false) return;
     const id = `q.${this.d.rowId}`;
+    // A document's rows are found through its index: no bound to read then.
+    const bound = inGraphs ? '' : this.bornBy(t);
     if (!this.d.remote) {
-      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?${this.bornBy(t)}${inGraphs} ORDER BY ${id}`;
+      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?${bound}${inGraphs} ORDER BY ${id}`;
       for (const r of this.d.iterate<Row>(sql, [t, t])) yield [r.rid, toQuadRow(r)];
       return;
     }
     let after = 0;
     for (;;) {
       const rows = this.d.all<Row>(`SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
-         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${this.bornBy(t)}${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, [after, t, t]);
+         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${bound}${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, [after, t, t]);
       for (const r of rows) yield [r.rid, toQuadRow(r)];
       if (rows.length < PAGE) return;
       after = rows.at(-1)!.rid;
@@ -724,7 +726,7 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false || where === undefined) return [];
     const id = `q.${this.d.rowId}`;
     return this.d.all<{ id: number }>(
-      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${where.sql.length === 0 ? this.bornBy(t) : ''}${inGraphs}${firstByRowId(id, opts.limit)}`,
+      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${where.sql.length === 0 && !inGraphs ? this.bornBy(t) : ''}${inGraphs}${firstByRowId(id, opts.limit)}`,
       [...where.args, t, t]).map((r) => r.id);
   }
 
@@ -829,7 +831,7 @@ export class VersionStore implements VersionBackend {
       const own: unknown[] = [];
       const sql = sources ? [] : this.resolvedConditions(pattern, own);
       const columns = what === 'ids' ? `${id} AS id` : `${id} AS id, q.g, q.s, q.p, q.o, q.ng`;
-      const bound = sql.length === 0 && !sources ? this.bornBy(t) : '';
+      const bound = sql.length === 0 && !sources && !graphs ? this.bornBy(t) : '';
       return { sql: `SELECT ${columns} FROM ${sources?.[i] ?? this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs}`, params: [...own, t, t, ...params] };
     });
     const union = { sql: selects.map((s) => s.sql).join(' UNION '), params: selects.flatMap((s) => s.params) };
@@ -893,7 +895,7 @@ export class VersionStore implements VersionBackend {
     const named = this.d.ng === 'NULL' ? '0' : `EXISTS (SELECT 1 FROM ${this.t.quads} q WHERE ${this.namedRowsAtT})`;
     const state = this.d.get<{ named: unknown; totals: unknown }>(
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
-    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), this.bornBy(t),
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), () => this.bornBy(t),
       state.totals ? this.t.sums : undefined);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
   }
