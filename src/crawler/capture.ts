@@ -110,8 +110,9 @@ export function headerMap(r: FetchResponse): Record<string, string> {
 
 /**
  * Below this size a document is analysed inline: the thread hop (copying the body, cloning the
- * quads back and making them objects again) costs about as much as parsing a small page, and the
- * typical page (the crawl bench's are 5 KB) is far below it. Not yet tuned by measurement.
+ * quads back and making them objects again) costs more than parsing a small page, and the typical
+ * page (the crawl bench's are 5 KB) is far below it. Every page on the pool instead took 1.7× the
+ * crawler's CPU and ran at 0.6× the pages a second (bench/RESULTS.md, "every page on the analysis pool").
  */
 export const INLINE_BELOW_BYTES = 256 * 1024;
 
