@@ -32,6 +32,8 @@ export interface FragmentTables {
   ng: string;
   noIndex(expr: string): string;
   lookup(nt: string): number | undefined;
+  /** ` AND q.<row id> <= N` for a pattern with no constant (store.ts bornBy), else ''. */
+  bornBy(at: number): string;
 }
 
 const PROVENANCE_TERM = `<${PROVENANCE_GRAPH}>`;
@@ -73,7 +75,7 @@ function firstRows(pattern: RowConstants, at: number, hidden: string[], t: Fragm
   // 21 of one at 3,000 documents against 13 ms.
   const first = `NOT EXISTS (SELECT 1 FROM ${t.quads} q2 WHERE q2.s = q.s AND q2.p = q.p AND ${t.noIndex('q2.o')} = q.o AND q2.${t.rowId} < ${id} AND q2.to_t > ? AND q2.from_t <= ?${hiddenCondition(t, 'q2', hidden)})`;
   return {
-    sql: `SELECT ${id} AS id, q.s AS s, q.p AS p, q.o AS o FROM ${t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?', first].join(' AND ')}${hiddenCondition(t, 'q', hidden)}`,
+    sql: `SELECT ${id} AS id, q.s AS s, q.p AS p, q.o AS o FROM ${t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?', first].join(' AND ')}${where.sql.length === 0 ? t.bornBy(at) : ''}${hiddenCondition(t, 'q', hidden)}`,
     args: [...where.args, at, at, at, at],
   };
 }

@@ -81,6 +81,8 @@ export class VersionStore implements VersionBackend {
   protected readonly d: VersionDialect;
   private readonly t: { terms: string; versions: string; quads: string; meta: string; sums: string };
   private readonly termIds = new TermIds(TERM_CACHE_ENTRIES);
+  /** bornBy's bounds by generation and instant (a fragment's pages). */
+  private readonly bounds = new Map<string, string>();
   private tx: Transaction | undefined;
   /** Versions and clears this process wrote: a local store's generation counts them beside the database's. */
   private writes = 0;
@@ -904,6 +906,8 @@ export class VersionStore implements VersionBackend {
     const t = checkTime(at, 'triplesAt');
     const tables: FragmentTables = {
       quads: this.t.quads, terms: this.t.terms, rowId: this.d.rowId, ng: this.d.ng, noIndex: (e) => this.d.noIndex(e), lookup: (nt) => this.lookupTerm(nt),
+      // A client pages through a fragment at one T: the bound is read once for all its pages.
+      bornBy: (a) => this.bornBy(a, true),
     };
     const rows = tripleRowsSql(pattern, t, page, tables);
     const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o, id }) => ({ s, p, o, id: Number(id) })) : [];
@@ -926,10 +930,19 @@ export class VersionStore implements VersionBackend {
    * constant to seek by; empty when there is no bound, or in a store without runs (its index of every row's
    * start serves such reads).
    */
-  private bornBy(at: number): string {
+  private bornBy(at: number, cached = false): string {
     if (!this.d.rowRuns) return '';
+    // `cached`: kept for the store's generation (no write since), for reads that come again with the same T.
+    const key = cached ? `${this.generation} ${at}` : undefined;
+    const kept = key === undefined ? undefined : this.bounds.get(key);
+    if (kept !== undefined) return kept;
     const r = this.d.get<{ r: number | string | null }>(bornBySql(at, this.t.versions))?.r;
-    return r === null || r === undefined ? '' : ` AND q.${this.d.rowId} <= ${Math.trunc(Number(r))}`;
+    const bound = r === null || r === undefined ? '' : ` AND q.${this.d.rowId} <= ${Math.trunc(Number(r))}`;
+    if (key !== undefined) {
+      if (this.bounds.size >= 64) this.bounds.clear();
+      this.bounds.set(key, bound);
+    }
+    return bound;
   }
 
   /**

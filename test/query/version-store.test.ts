@@ -147,6 +147,10 @@ describe.skipIf(backend.skip)('deltas and version queries', () => {
     const subjects = { distinct: ['s'] as Array<'s'>, inDocument: false };
     expect([T0 - 1, T0, T0 + DAY, T0 + 2 * DAY].map((at) => a.countAt(at, {}, subjects))).toEqual([0, 1, 2, 3]);
     expect(a.countAt(T0 + DAY, {}, { inDocument: false, distinct: ['o'] })).toBe(3);
+    // A fragment's pages of every triple at T, read under the same bound.
+    const page = (at: number, offset: number) => a.triplesAt(at, {}, { limit: 2, offset }).map((r) => r.o);
+    expect([...page(T0 + DAY, 0), ...page(T0 + DAY, 2)].sort()).toEqual(['2', '3', '9'].map((n) => `"${n}"^^<http://www.w3.org/2001/XMLSchema#integer>`));
+    expect(page(T0 + DAY, 3)).toEqual([]);
   });
 
   it('Ver(pattern) gives each matching triple with its intervals and the versions it holds in', async () => {
