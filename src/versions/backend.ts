@@ -59,19 +59,28 @@ export interface CountRequest {
   sameTerm?: Map<number, number>;
 }
 
-/** Versions by T that bornBySql reads at most: past them, a read with no constant reads most rows anyway. */
-const BORN_BY_VERSIONS = 50_000;
+/** Versions on either side of T that bornBySql reads at most: past them a read with no constant reads most rows anyway. */
+export const BORN_BY_VERSIONS = 50_000;
 
 /**
- * The largest id a row born by `at` can have, as `r`: the end of the last run of a version by then
- * (sqlite-schema.ts VERSIONS_TABLE), read from the index of versions by time alone. A read with no constant
- * to seek by then scans the rows up to it, at an early T a few, instead of the whole table. NULL past
- * BORN_BY_VERSIONS versions by `at`, where it would spare little and cost a compare a row.
+ * The largest id a row born by T can have, as `r` (parameters: T, T): the end of the last run of a version
+ * by T (sqlite-schema.ts VERSIONS_TABLE), read from the index of versions by time alone. A read with no
+ * constant to seek by then scans the rows up to it instead of the whole table. NULL where that would spare
+ * less than half of the table (fewer versions after T than by it: at the current instant none, and one probe
+ * says so), or where more than `upTo` versions lie on either side, so the reading costs at most twice `upTo`
+ * index entries.
  */
-export function bornBySql(at: number, versions: string): string {
-  const runs = `SELECT last_row FROM ${versions} WHERE time <= ${Math.trunc(at)} ORDER BY time LIMIT ${BORN_BY_VERSIONS + 1}`;
-  return `SELECT CASE WHEN count(*) > ${BORN_BY_VERSIONS} THEN NULL ELSE coalesce(max(last_row), 0) END AS r FROM (${runs}) b`;
+export function bornBySql(versions: string, upTo = BORN_BY_VERSIONS): string {
+  return `WITH a AS (SELECT count(*) AS n FROM (SELECT 1 FROM ${versions} WHERE time > ? LIMIT ${upTo}) x)
+    SELECT CASE WHEN count(*) > (SELECT n FROM a) THEN NULL ELSE coalesce(max(last_row), 0) END AS r
+    FROM (SELECT last_row FROM ${versions} WHERE time <= ? ORDER BY time LIMIT (SELECT n FROM a) + 1) b`;
 }
+
+/**
+ * The bound on the ids of rows born by T for a read with no constant (bornBySql): ` AND q.<row id> <= ?`, its
+ * value given to `param` (which returns its placeholder), or '' when there is none.
+ */
+export type RowBound = (param: (value: number) => string) => string;
 
 /** The N-Triples terms the count's SQL needs besides the pattern's (see sparql.ts: the dm:inDocument statements). */
 export const IN_DOCUMENT_TERM = '<https://w3id.org/datamonitor/ns#inDocument>';
@@ -83,18 +92,17 @@ const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
  * from the dictionary, and no dm:inDocument statement that could). Rows of a named graph are counted as the
  * snapshot holds them: once per (s, p, o, graph), the graph being the named graph else the document; the
  * dm:inDocument statements are one per (named graph, document), in a graph (id -2) no row has. `bornBy`: the
- * bound on the ids of rows born by `at` (bornBySql), asked for only when the pattern has no constant. `totals`:
+ * bound on the ids of rows born by `at` (RowBound), asked for only when the pattern has no constant. `totals`:
  * the store's table of changes summed per bucket of time (count-totals.ts), when it keeps one.
  */
 export function countSql(pattern: RowConstants, req: CountRequest, at: number, lookup: (nt: string) => number | undefined,
-  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: () => string, totals?: string): { sql: string; args: number[] } | undefined {
+  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: RowBound, totals?: string): { sql: string; args: number[] } | undefined {
   const args: number[] = [];
   const arg = (v: number): string => {
     args.push(v);
     return param(args.length);
   };
   const valid = (): string => `q.to_t > ${arg(at)} AND q.from_t <= ${arg(at)}`;
-  let bound: string | undefined;
   const parts: string[] = [];
   const ids = { s: pattern.s === undefined ? undefined : lookup(pattern.s), p: pattern.p === undefined ? undefined : lookup(pattern.p), o: pattern.o === undefined ? undefined : lookup(pattern.o) };
   const missing = (['s', 'p', 'o'] as const).some((k) => pattern[k] !== undefined && ids[k] === undefined);
@@ -107,7 +115,7 @@ export function countSql(pattern: RowConstants, req: CountRequest, at: number, l
   const matching = (only?: string): string => {
     const where = (['s', 'p', 'o'] as const).filter((k) => ids[k] !== undefined).map((k) => `q.${k} = ${arg(ids[k]!)}`);
     const same = merging ? `CASE q.o ${[...merging].map(([id, to]) => `WHEN ${Math.trunc(id)} THEN ${Math.trunc(to)}`).join(' ')} ELSE q.o END` : 'q.o';
-    return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}${where.length === 0 ? (bound ??= bornBy()) : ''}`;
+    return `SELECT q.s AS s, q.p AS p, ${same} AS o, ${graph} AS gg FROM ${quads} q WHERE ${[...(only ? [only] : []), ...where, valid()].join(' AND ')}${where.length === 0 ? bornBy(arg) : ''}`;
   };
   if (!missing && !named && req.distinct === undefined) {
     // Every row, without a constant, is the store's kept total when it keeps one (count-totals.ts): a few ranges of

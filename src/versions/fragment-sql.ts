@@ -1,5 +1,5 @@
 import { PROVENANCE_GRAPH } from '../archive/namespace.ts';
-import { IN_DOCUMENT_TERM, patternConditions, type RowConstants } from './backend.ts';
+import { IN_DOCUMENT_TERM, patternConditions, type RowBound, type RowConstants } from './backend.ts';
 
 /** A triple of the default graph at an instant, as N-Triples terms. */
 export interface TripleRow {
@@ -32,8 +32,8 @@ export interface FragmentTables {
   ng: string;
   noIndex(expr: string): string;
   lookup(nt: string): number | undefined;
-  /** ` AND q.<row id> <= N` for a pattern with no constant (store.ts bornBy), else ''. */
-  bornBy(at: number): string;
+  /** The bound on the ids of rows born by T, for a pattern with no constant (backend.ts RowBound). */
+  bornBy: RowBound;
 }
 
 const PROVENANCE_TERM = `<${PROVENANCE_GRAPH}>`;
@@ -74,9 +74,11 @@ function firstRows(pattern: RowConstants, at: number, hidden: string[], t: Fragm
   // took when left to choose: every row of `?x a C` then read all earlier rows of the class, 2.3 s for page
   // 21 of one at 3,000 documents against 13 ms.
   const first = `NOT EXISTS (SELECT 1 FROM ${t.quads} q2 WHERE q2.s = q.s AND q2.p = q.p AND ${t.noIndex('q2.o')} = q.o AND q2.${t.rowId} < ${id} AND q2.to_t > ? AND q2.from_t <= ?${hiddenCondition(t, 'q2', hidden)})`;
+  const args = [...where.args, at, at, at, at];
+  const bound = where.sql.length === 0 ? t.bornBy((v) => (args.push(v), '?')) : '';
   return {
-    sql: `SELECT ${id} AS id, q.s AS s, q.p AS p, q.o AS o FROM ${t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?', first].join(' AND ')}${where.sql.length === 0 ? t.bornBy(at) : ''}${hiddenCondition(t, 'q', hidden)}`,
-    args: [...where.args, at, at, at, at],
+    sql: `SELECT ${id} AS id, q.s AS s, q.p AS p, q.o AS o FROM ${t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?', first].join(' AND ')}${bound}${hiddenCondition(t, 'q', hidden)}`,
+    args,
   };
 }
 

@@ -4,7 +4,7 @@ import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
-import { IN_DOCUMENT_TERM, bornBySql, countSql, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import { IN_DOCUMENT_TERM, bornBySql, countSql, type RowBound, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import { TermIds } from './term-ids.ts';
 import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
@@ -17,6 +17,8 @@ const TERM_CACHE_ENTRIES = entriesForHeapShare(128, 1 / 16, 2_000, 200_000);
 /** Rows read per statement by the paged reads of a remote store (snapshot, rows by id, one-statement queries). */
 const PAGE = 20_000;
 const INDEXED_LOG_ID = 'indexed_log_id';
+/** Versions on either side of T a fragment's page reads for its bound (backend.ts bornBySql): a page takes a fraction of a millisecond. */
+const FRAGMENT_BORN_BY = 5_000;
 const ALTERNATE_OF_NT = `<${ALTERNATE_OF}>`;
 /** A term of the dictionary that is a literal with a datatype or a language tag (its N-Triples text). */
 /** A version row that changed its document: a deletion, or triples added or removed (a capture of the same graph adds none). */
@@ -81,8 +83,6 @@ export class VersionStore implements VersionBackend {
   protected readonly d: VersionDialect;
   private readonly t: { terms: string; versions: string; quads: string; meta: string; sums: string };
   private readonly termIds = new TermIds(TERM_CACHE_ENTRIES);
-  /** bornBy's bounds by generation and instant (a fragment's pages). */
-  private readonly bounds = new Map<string, string>();
   private tx: Transaction | undefined;
   /** Versions and clears this process wrote: a local store's generation counts them beside the database's. */
   private writes = 0;
@@ -610,16 +610,19 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false) return;
     const id = `q.${this.d.rowId}`;
     // A document's rows are found through its index: no bound to read then.
-    const bound = inGraphs ? '' : this.bornBy(t);
+    const bound = inGraphs ? undefined : this.bornBy(t);
     if (!this.d.remote) {
-      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins} WHERE q.to_t > ? AND q.from_t <= ?${bound}${inGraphs} ORDER BY ${id}`;
-      for (const r of this.d.iterate<Row>(sql, [t, t])) yield [r.rid, toQuadRow(r)];
+      const params = [t, t];
+      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
+        WHERE q.to_t > ? AND q.from_t <= ?${bound?.((v) => (params.push(v), '?')) ?? ''}${inGraphs} ORDER BY ${id}`;
+      for (const r of this.d.iterate<Row>(sql, params)) yield [r.rid, toQuadRow(r)];
       return;
     }
     let after = 0;
     for (;;) {
+      const params = [after, t, t];
       const rows = this.d.all<Row>(`SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
-         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${bound}${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, [after, t, t]);
+         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${bound?.((v) => (params.push(v), '?')) ?? ''}${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, params);
       for (const r of rows) yield [r.rid, toQuadRow(r)];
       if (rows.length < PAGE) return;
       after = rows.at(-1)!.rid;
@@ -727,9 +730,11 @@ export class VersionStore implements VersionBackend {
     const where = this.patternWhere(pattern);
     if (inGraphs === false || where === undefined) return [];
     const id = `q.${this.d.rowId}`;
+    const params = [...where.args, t, t];
+    const bound = where.sql.length === 0 && !inGraphs ? this.bornBy(t)((v) => (params.push(v), '?')) : '';
     return this.d.all<{ id: number }>(
-      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${where.sql.length === 0 && !inGraphs ? this.bornBy(t) : ''}${inGraphs}${firstByRowId(id, opts.limit)}`,
-      [...where.args, t, t]).map((r) => r.id);
+      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs}${firstByRowId(id, opts.limit)}`,
+      params).map((r) => r.id);
   }
 
   /**
@@ -833,8 +838,9 @@ export class VersionStore implements VersionBackend {
       const own: unknown[] = [];
       const sql = sources ? [] : this.resolvedConditions(pattern, own);
       const columns = what === 'ids' ? `${id} AS id` : `${id} AS id, q.g, q.s, q.p, q.o, q.ng`;
-      const bound = sql.length === 0 && !sources && !graphs ? this.bornBy(t) : '';
-      return { sql: `SELECT ${columns} FROM ${sources?.[i] ?? this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs}`, params: [...own, t, t, ...params] };
+      own.push(t, t);
+      const bound = sql.length === 0 && !sources && !graphs ? this.bornBy(t)((v) => (own.push(v), '?')) : '';
+      return { sql: `SELECT ${columns} FROM ${sources?.[i] ?? this.t.quads} q WHERE ${[...sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs}`, params: [...own, ...params] };
     });
     const union = { sql: selects.map((s) => s.sql).join(' UNION '), params: selects.flatMap((s) => s.params) };
     if (what === 'ids') return union;
@@ -897,7 +903,7 @@ export class VersionStore implements VersionBackend {
     const named = this.d.ng === 'NULL' ? '0' : `EXISTS (SELECT 1 FROM ${this.t.quads} q WHERE ${this.namedRowsAtT})`;
     const state = this.d.get<{ named: unknown; totals: unknown }>(
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
-    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), () => this.bornBy(t),
+    const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), this.bornBy(t),
       state.totals ? this.t.sums : undefined);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
   }
@@ -906,8 +912,8 @@ export class VersionStore implements VersionBackend {
     const t = checkTime(at, 'triplesAt');
     const tables: FragmentTables = {
       quads: this.t.quads, terms: this.t.terms, rowId: this.d.rowId, ng: this.d.ng, noIndex: (e) => this.d.noIndex(e), lookup: (nt) => this.lookupTerm(nt),
-      // A client pages through a fragment at one T: the bound is read once for all its pages.
-      bornBy: (a) => this.bornBy(a, true),
+      // Read for every page: at most twice FRAGMENT_BORN_BY index entries, a fraction of a page's time.
+      bornBy: this.bornBy(t, FRAGMENT_BORN_BY),
     };
     const rows = tripleRowsSql(pattern, t, page, tables);
     const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o, id }) => ({ s, p, o, id: Number(id) })) : [];
@@ -926,23 +932,18 @@ export class VersionStore implements VersionBackend {
   }
 
   /**
-   * ` AND q.<row id> <= N`, N the largest id of a row born by `at` (backend.ts bornBySql), for a read with no
-   * constant to seek by; empty when there is no bound, or in a store without runs (its index of every row's
-   * start serves such reads).
+   * The bound on the ids of rows born by `at` (backend.ts RowBound, bornBySql), read on its first use; none in
+   * a store without runs, whose index of every row's start serves a read with no constant.
    */
-  private bornBy(at: number, cached = false): string {
-    if (!this.d.rowRuns) return '';
-    // `cached`: kept for the store's generation (no write since), for reads that come again with the same T.
-    const key = cached ? `${this.generation} ${at}` : undefined;
-    const kept = key === undefined ? undefined : this.bounds.get(key);
-    if (kept !== undefined) return kept;
-    const r = this.d.get<{ r: number | string | null }>(bornBySql(at, this.t.versions))?.r;
-    const bound = r === null || r === undefined ? '' : ` AND q.${this.d.rowId} <= ${Math.trunc(Number(r))}`;
-    if (key !== undefined) {
-      if (this.bounds.size >= 64) this.bounds.clear();
-      this.bounds.set(key, bound);
-    }
-    return bound;
+  private bornBy(at: number, upTo?: number): RowBound {
+    let bound: number | null | undefined;
+    return (param) => {
+      if (bound === undefined) {
+        const r = this.d.rowRuns ? this.d.get<{ r: number | string | null }>(bornBySql(this.t.versions, upTo), [at, at])?.r : null;
+        bound = r === null || r === undefined ? null : Number(r);
+      }
+      return bound === null ? '' : ` AND q.${this.d.rowId} <= ${param(bound)}`;
+    };
   }
 
   /**
