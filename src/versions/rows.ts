@@ -30,6 +30,40 @@ export function ntripleLine(q: QuadRow): string {
   return `${q.s} ${q.p} ${q.o} .`;
 }
 
+/** cyrb53's running state: the two hashes below mix text into it, then finish it. */
+let h1 = 0;
+let h2 = 0;
+
+function mix(text: string): void {
+  let a = h1;
+  let b = h2;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  h1 = a;
+  h2 = b;
+}
+
+/** A term and the space after it, so that "ab"+"c" differs from "a"+"bc". */
+function mixTerm(text: string): void {
+  mix(text);
+  h1 = Math.imul(h1 ^ 32, 2654435761);
+  h2 = Math.imul(h2 ^ 32, 1597334677);
+}
+
+function start(): void {
+  h1 = 0xdeadbeef;
+  h2 = 0x41c6ce57;
+}
+
+function finish(): number {
+  const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
 /**
  * cyrb53 (a public-domain 53-bit string hash) of a triple's N-Triples text, each term followed by a space.
  * The writer matches a new version's triples to its document's open rows by it. Within one graph a collision
@@ -37,19 +71,13 @@ export function ntripleLine(q: QuadRow): string {
  * up the dictionary id of every term of every version.
  */
 export function tripleHash(s: string, p: string, o: string, ng: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+  start();
+  mixTerm(s);
+  mixTerm(p);
+  mixTerm(o);
   // A default-graph triple hashes as before named graphs; the same triple in two named graphs is two rows.
-  for (const part of ng ? [s, p, o, ng] : [s, p, o]) {
-    for (let i = 0; i < part.length; i++) {
-      const c = part.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    h1 = Math.imul(h1 ^ 32, 2654435761); // a separator, so that "ab"+"c" differs from "a"+"bc"
-    h2 = Math.imul(h2 ^ 32, 1597334677);
-  }
-  return cyrb53Final(h1, h2);
+  if (ng) mixTerm(ng);
+  return finish();
 }
 
 /**
@@ -57,20 +85,9 @@ export function tripleHash(s: string, p: string, o: string, ng: string): number 
  * string: one string a row instead of four (bench/ARCHIVE-SIZE.md, the writer's cost of a changed document).
  */
 export function tripleLineHash(line: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  return cyrb53Final(h1, h2);
-}
-
-function cyrb53Final(h1: number, h2: number): number {
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  start();
+  mix(line);
+  return finish();
 }
 
 /**
