@@ -68,10 +68,20 @@ export function metaValue(db: Database.Database, key: string): number | undefine
   }
 }
 
+/** The columns of a table: each layout of the store is told by them (empty: no such table yet). */
+function columnsOf(db: Database.Database, table: 'quads' | 'versions'): Set<string> {
+  return new Set(db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name));
+}
+
+/** Whether `table` has `column`; undefined when there is no such table yet. */
+function hasColumn(db: Database.Database, table: 'quads' | 'versions', column: string): boolean | undefined {
+  const columns = columnsOf(db, table);
+  return columns.size === 0 ? undefined : columns.has(column);
+}
+
 /** Whether the quads table has the named-graph column; undefined when there is no quads table yet. */
 export function hasNamedGraphColumn(db: Database.Database): boolean | undefined {
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all();
-  return columns.length === 0 ? undefined : columns.some((c) => c.name === 'ng');
+  return hasColumn(db, 'quads', 'ng');
 }
 
 /**
@@ -81,7 +91,7 @@ export function hasNamedGraphColumn(db: Database.Database): boolean | undefined 
  * - `row-hash`: the current layout with a hash of each row's triple (`h`), eight bytes a row.
  */
 export function quadsFormat(db: Database.Database): 'stored-end' | 'row-hash' | 'current' | undefined {
-  const columns = new Set(db.prepare<[], { name: string }>('PRAGMA table_info(quads)').all().map((c) => c.name));
+  const columns = columnsOf(db, 'quads');
   if (columns.size === 0) return undefined;
   return !columns.has('end_t') ? 'stored-end' : columns.has('h') ? 'row-hash' : 'current';
 }
@@ -123,8 +133,7 @@ function rewriteOldQuads(db: Database.Database, say: (line: string) => void): vo
 
 /** Whether the versions table keeps each version's run of row ids (VERSIONS_TABLE); undefined when there is none yet. */
 export function hasRowRuns(db: Database.Database): boolean | undefined {
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(versions)').all();
-  return columns.length === 0 ? undefined : columns.some((c) => c.name === 'first_row');
+  return hasColumn(db, 'versions', 'first_row');
 }
 
 /**
