@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { LOG_ROWS_SQL } from '../src/store/warc-ids.ts';
+import { unpackDigest } from '../src/store/schema.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -20,11 +21,19 @@ export function tempDir(prefix = 'dm-test-'): string {
   return dir;
 }
 
-/** Rows of a table of a data directory's metadata store, read straight from its SQLite file (what a user would inspect). */
+/**
+ * Rows of a table of a data directory's metadata store, read straight from its SQLite file (what a user would
+ * inspect), with its digests spelled as text (SQLite keeps their bytes: src/store/schema.ts packDigest).
+ */
 function rows(dataDir: string, sql: string): Array<Record<string, any>> {
   const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
   try {
-    return db.prepare(sql).all() as Array<Record<string, any>>;
+    const out = db.prepare(sql).all() as Array<Record<string, any>>;
+    for (const r of out) {
+      if (r.checksum != null) r.checksum = unpackDigest(r.checksum, 'sha1');
+      if (r.graph_hash != null) r.graph_hash = unpackDigest(r.graph_hash, 'hex');
+    }
+    return out;
   } finally {
     db.close();
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fromBase32 } from '../util/base32.ts';
 
 /**
  * WARC digests as tools write them: `sha1:BASE32` (Heritrix, warcio, datamonitor), `sha1:hex`, `sha256:hex`
@@ -15,26 +16,6 @@ export interface NormalDigest {
 }
 
 const SIZES: Record<DigestAlgorithm, number> = { md5: 16, sha1: 20, sha256: 32, sha512: 64 };
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-function fromBase32(s: string): Buffer | undefined {
-  const clean = s.toUpperCase().replace(/=+$/, '');
-  const out: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const ch of clean) {
-    const v = B32.indexOf(ch);
-    if (v < 0) return undefined;
-    value = ((value << 5) | v) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
 function algorithmOf(label: string): DigestAlgorithm | undefined {
   const l = label.toLowerCase().replace(/[-_]/g, '');
   return l === 'sha1' || l === 'sha256' || l === 'sha512' || l === 'md5' ? l : undefined;

@@ -1,29 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Header } from '../fetch/types.ts';
+import { base32 } from '../util/base32.ts';
 
 /**
  * WARC 1.1 records, serialised by hand: the format is a few header lines, and doing it here with
  * Node's native sha1 costs a fraction of warcio's serializer (measured in bench/RESULTS.md), which
  * matters at thousands of pages per second. warcio reads what we write (tested).
  */
-
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-function base32(buf: Buffer): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of buf) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += B32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += B32[(value << (5 - bits)) & 31];
-  return out;
-}
 
 /** `sha1:BASE32`, the digest form WARC tools expect. */
 export function sha1Digest(data: Buffer | string): string {

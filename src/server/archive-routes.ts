@@ -109,7 +109,7 @@ export function captureJson(key: string, m: Memento) {
   const e = m.entry;
   return {
     timestamp: m.timestamp, time: iso(e.time), status: e.status, change: e.change, mediaType: e.mediaType ?? null, bytes: e.bytes, triples: e.triples,
-    finalUrl: e.finalUrl ?? null, memento: `/memento/${m.timestamp}/${key}`,
+    finalUrl: e.finalUrl ?? e.url, memento: `/memento/${m.timestamp}/${key}`,
   };
 }
 

@@ -4,7 +4,7 @@
  * memory. One implementation for both backends, given a way to run a query (`LogReader`).
  */
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
-import { BULK_READ, LOG_COLS, fromRow, type Dialect } from './schema.ts';
+import { BULK_READ, logEntry, unpackDigest, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
 import { outcomeOf, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
@@ -141,7 +141,7 @@ export async function logProgress(db: LogReader, maxPoints: number): Promise<Pro
 
 export async function latestLog(db: LogReader, limit: number): Promise<CrawlLogEntry[]> {
   const rows = await db.all('SELECT * FROM crawl_log ORDER BY id DESC LIMIT ?', [limit]);
-  return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  return rows.map(logEntry);
 }
 
 /**
@@ -175,7 +175,7 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
     params.push(...urls, ...urls);
   }
   const rows = await db.all(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...params, q.limit]);
-  return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  return rows.map(logEntry);
 }
 
 /** URLs a chain of redirects may visit before `log --url` stops following it (a loop ends sooner). */
@@ -350,7 +350,7 @@ export async function captures(db: LogReader, q: CaptureQuery): Promise<Capture[
   if (q.limit <= 0) return [];
   const { sql, params } = captureSql(db.dialect, q);
   const rows = await db.all(sql, params);
-  return rows.map((r) => ({ entry: fromRow(LOG_COLS, r, { id: 'id' }), lastGoodChecksum: (r.last_good_checksum as string | null) ?? undefined }));
+  return rows.map((r) => ({ entry: logEntry(r), lastGoodChecksum: r.last_good_checksum == null ? undefined : unpackDigest(r.last_good_checksum, 'sha1') }));
 }
 
 /**
@@ -506,7 +506,7 @@ export async function latestEntries(db: LogReader, q: LatestQuery): Promise<Craw
      ORDER BY c.id LIMIT ?`,
     [q.afterId ?? 0, ...at, ...at, q.limit],
   );
-  return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+  return rows.map(logEntry);
 }
 
 /** A host lease as the store holds it; `expiresAt` in the past means its worker stopped renewing it. */

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logValues, MOVED_INDEX, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError, isDatabaseLost } from '../util/errors.ts';
@@ -290,7 +290,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
     const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`), [url, url]);
-    return (await this.named(rows)).map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+    return (await this.named(rows)).map(logEntry);
   }
 
   async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
@@ -304,7 +304,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
       params.push(file);
     }
     const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`), [...params, opts.limit ?? 1e9]);
-    return (await this.named(rows)).map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+    return (await this.named(rows)).map(logEntry);
   }
 
   private async warcIdOf(name: string | undefined): Promise<number | undefined> {

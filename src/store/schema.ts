@@ -3,6 +3,7 @@
  * PostgreSQL read and write the same shapes.
  */
 import type { CrawlLogEntry, CycleRow, DocumentRow, DueSelection, HostRow } from './types.ts';
+import { base32, fromBase32 } from '../util/base32.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,7 +35,12 @@ export function ddl(d: Dialect): string[] {
   ];
 }
 
-type Col<R> = readonly [keyof R & string, string, 'json' | 'bool' | 'num' | 'text'];
+/**
+ * How a value is kept: `sha1` and `hex` are digests (a payload's `sha1:BASE32`, a graph's hex hash), which
+ * SQLite keeps as their bytes (`packed`, below); any other spelling stays text.
+ */
+type Kind = 'json' | 'bool' | 'num' | 'text' | 'sha1' | 'hex';
+type Col<R> = readonly [keyof R & string, string, Kind];
 
 /** URLs per query of a bulk read (`getDocuments`): one round trip each, well under both databases' parameter limits. */
 export const BULK_READ = 10_000;
@@ -43,14 +49,14 @@ export const DOCUMENT_COLS: readonly Col<DocumentRow>[] = [
   ['url', 'url', 'text'], ['host', 'host', 'text'], ['depth', 'depth', 'num'], ['state', 'state', 'text'],
   ['firstSeen', 'first_seen', 'num'], ['lastFetched', 'last_fetched', 'num'], ['nextFetch', 'next_fetch', 'num'],
   ['strategy', 'strategy', 'text'], ['strategyState', 'strategy_state', 'json'], ['etag', 'etag', 'text'],
-  ['lastModified', 'last_modified', 'text'], ['checksum', 'checksum', 'text'], ['graphHash', 'graph_hash', 'text'],
+  ['lastModified', 'last_modified', 'text'], ['checksum', 'checksum', 'sha1'], ['graphHash', 'graph_hash', 'hex'],
   ['monitored', 'monitored', 'bool'],
 ];
 
 export const LOG_COLS: readonly Col<CrawlLogEntry>[] = [
   ['url', 'url', 'text'], ['finalUrl', 'final_url', 'text'], ['time', 'time', 'num'], ['status', 'status', 'num'],
   ['headers', 'headers', 'json'], ['durationMs', 'duration_ms', 'num'], ['bytes', 'bytes', 'num'],
-  ['mediaType', 'media_type', 'text'], ['checksum', 'checksum', 'text'], ['graphHash', 'graph_hash', 'text'],
+  ['mediaType', 'media_type', 'text'], ['checksum', 'checksum', 'sha1'], ['graphHash', 'graph_hash', 'hex'],
   ['change', 'change', 'text'], ['error', 'error', 'text'], ['triples', 'triples', 'num'],
   ['truncated', 'truncated', 'bool'], ['diagnostics', 'diagnostics', 'json'], ['warcFile', 'warc_file', 'text'],
   ['warcOffset', 'warc_offset', 'num'], ['warcLength', 'warc_length', 'num'], ['rdfOffset', 'rdf_offset', 'num'],
@@ -133,10 +139,15 @@ export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url))
  */
 const LOGGED_HEADERS = new Set(['location', 'content-location']);
 
-/** A log entry's values in LOG_COLS order, keeping only the headers a row keeps (none: NULL). */
-export function logValues(entry: CrawlLogEntry, warcId: number | undefined): unknown[] {
+/**
+ * A log entry's values in LOG_COLS order, keeping only the headers a row keeps (none: NULL), and the final URL
+ * only where it is not the URL asked for (a redirect followed): every reader takes an absent one as the URL
+ * (`finalUrl ?? url`), and the copy was a tenth of a row. `packed`: digests as their bytes (SQLite).
+ */
+export function logValues(entry: CrawlLogEntry, warcId: number | undefined, packed = false): unknown[] {
   const kept = entry.headers?.filter(([name]) => LOGGED_HEADERS.has(name.toLowerCase()));
-  return toValues(LOG_WRITE_COLS, { ...entry, headers: kept?.length ? kept : undefined, warcId });
+  const finalUrl = entry.finalUrl === entry.url ? undefined : entry.finalUrl;
+  return toValues(LOG_WRITE_COLS, { ...entry, finalUrl, headers: kept?.length ? kept : undefined, warcId }, packed);
 }
 
 /**
@@ -170,17 +181,38 @@ export const CYCLE_COLS: readonly Col<CycleRow>[] = [
   ['estimateMs', 'estimate_ms', 'num'], ['actualMs', 'actual_ms', 'num'], ['status', 'status', 'text'], ['note', 'note', 'text'],
 ];
 
-/** A row object → values in column order (undefined → null, JSON encoded, booleans as 0/1). */
-export function toValues<R>(cols: readonly Col<R>[], row: Partial<R>): unknown[] {
-  return cols.map(([key, , kind]) => encode(row[key], kind));
+/**
+ * A row object → values in column order (undefined → null, JSON encoded, booleans as 0/1). `packed`: digests
+ * as their bytes, as SQLite keeps them (`packDigest`).
+ */
+export function toValues<R>(cols: readonly Col<R>[], row: Partial<R>, packed = false): unknown[] {
+  return cols.map(([key, , kind]) => encode(row[key], kind, packed));
 }
 
-export function encode(v: unknown, kind: Col<unknown>[2]): unknown {
+export function encode(v: unknown, kind: Kind, packed = false): unknown {
   // Boolean columns are NOT NULL (an explicit NULL would bypass their DEFAULT 0): absent means false.
   if (kind === 'bool') return v ? 1 : 0;
   if (v === undefined || v === null) return null;
   if (kind === 'json') return JSON.stringify(v);
+  if (packed && (kind === 'sha1' || kind === 'hex') && typeof v === 'string') return packDigest(v, kind) ?? v;
   return v;
+}
+
+/**
+ * A digest's bytes, where its text spelled them twice over: a log row's payload digest (`sha1:` and 32
+ * base32 letters, 37 bytes as text) and graph hash (64 hex digits) were a quarter of the row (bench/ARCHIVE-SIZE.md,
+ * "Digests as bytes"). Only spellings that come back exactly are packed; any other is kept as written.
+ */
+export function packDigest(v: string, kind: 'sha1' | 'hex'): Buffer | undefined {
+  if (kind === 'sha1') return /^sha1:[A-Z2-7]{32}$/.test(v) ? fromBase32(v.slice(5)) : undefined;
+  return v.length > 0 && v.length % 2 === 0 && /^[0-9a-f]+$/.test(v) ? Buffer.from(v, 'hex') : undefined;
+}
+
+/** A digest column's value as text, whether kept as bytes (SQLite, `packDigest`) or as written. */
+export function unpackDigest(v: unknown, kind: 'sha1' | 'hex'): string {
+  if (!Buffer.isBuffer(v) && !(v instanceof Uint8Array)) return v as string;
+  const b = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return kind === 'sha1' ? `sha1:${base32(b)}` : b.toString('hex');
 }
 
 /** A database row → a row object (null → absent, JSON decoded, BIGINT strings as numbers). */
@@ -192,20 +224,31 @@ export function fromRow<R>(cols: readonly Col<R>[], row: Record<string, unknown>
     if (kind === 'json') out[key] = JSON.parse(v as string);
     else if (kind === 'bool') out[key] = Boolean(Number(v));
     else if (kind === 'num') out[key] = Number(v);
+    else if (kind === 'sha1' || kind === 'hex') out[key] = unpackDigest(v, kind);
     else out[key] = v;
   }
   if (extra) for (const [key, col] of Object.entries(extra)) if (row[col] != null) out[key] = Number(row[col]);
   return out as R;
 }
 
+/**
+ * A crawl log row → its entry: the one reader of a row, for both stores. A final URL that is the URL asked
+ * for is absent, as rows are written now (logValues), in rows written before too.
+ */
+export function logEntry(row: Record<string, unknown>): CrawlLogEntry {
+  const e = fromRow(LOG_COLS, row, { id: 'id' });
+  if (e.finalUrl === e.url) delete e.finalUrl;
+  return e;
+}
+
 /** camelCase keys of a patch → "col = ?" assignments for an UPDATE. */
-export function assignments<R>(cols: readonly Col<R>[], patch: Partial<R>): { cols: string[]; values: unknown[] } {
+export function assignments<R>(cols: readonly Col<R>[], patch: Partial<R>, packed = false): { cols: string[]; values: unknown[] } {
   const out: string[] = [];
   const values: unknown[] = [];
   for (const [key, col, kind] of cols) {
     if (!(key in patch)) continue;
     out.push(col);
-    values.push(encode(patch[key], kind));
+    values.push(encode(patch[key], kind, packed));
   }
   return { cols: out, values };
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_COLS, LOG_WRITE_COLS, assignments, ddl, dueWhere, fromRow, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, dueWhere, fromRow, logEntry, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
@@ -182,7 +182,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   }
 
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
-    const { cols, values } = assignments(DOCUMENT_COLS, patch);
+    const { cols, values } = assignments(DOCUMENT_COLS, patch, true);
     if (cols.length === 0) return;
     this.write('updateDocument');
     this.stmt(`UPDATE documents SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE url = ?`).run(...values, url);
@@ -213,7 +213,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     this.write('appendLog');
-    const info = this.stmt(INSERT_LOG).run(...logValues(entry, entry.warcFile === undefined ? undefined : this.warcId(entry.warcFile)));
+    const info = this.stmt(INSERT_LOG).run(...logValues(entry, entry.warcFile === undefined ? undefined : this.warcId(entry.warcFile), true));
     return Number(info.lastInsertRowid);
   }
 
@@ -226,7 +226,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
     const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`).all(url, url));
-    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+    return rows.map(logEntry);
   }
 
   async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
@@ -240,7 +240,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       params.push(file);
     }
     const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params, opts.limit ?? 1e9));
-    return rows.map((r) => fromRow(LOG_COLS, r, { id: 'id' }));
+    return rows.map(logEntry);
   }
 
   /** The id of a WARC file's name, added to warc_files in the open write transaction if new. */

@@ -37,7 +37,7 @@ export interface DocumentRow {
 export interface CrawlLogEntry {
   id?: number;
   url: string;
-  /** The URL the body came from after redirects. */
+  /** The URL the body came from after redirects; read back, absent when it is `url` (`finalUrl ?? url`). */
   finalUrl?: string;
   time: number; // epoch ms, start of the fetch
   status: number; // 0 when no HTTP response

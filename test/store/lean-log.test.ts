@@ -5,7 +5,9 @@
  * make just as an archive written wholly in the new form does, and get the partial index on its next open.
  */
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { sha1Digest } from '../../src/archive/warc-record.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/crawler/crawl.ts';
 import { startLinkedDataSite } from '../../src/testkit/linked-data-site.ts';
@@ -128,6 +130,69 @@ for (const make of [sqliteStore, postgresStore]) {
         }
       } finally {
         await b.close();
+      }
+    });
+  });
+}
+
+const payload = (i: number) => sha1Digest(`payload ${i}`);
+const graphHash = (i: number) => createHash('sha256').update(`graph ${i}`).digest('hex');
+
+for (const make of [sqliteStore, postgresStore]) {
+  describe.skipIf(make.skip)(`digests and final URLs in the crawl log on ${make.name}`, () => {
+    it('reads back every digest as written, and a final URL only where a redirect was followed', async () => {
+      const env = await make.setup();
+      const store = await env.open();
+      try {
+        const rows: CrawlLogEntry[] = [
+          entry(1, 'http://t.example/doc', { checksum: payload(1), graphHash: graphHash(1) }),
+          entry(2, 'http://t.example/id/1', { status: 303, reason: 'redirected', change: 'error', triples: 0, finalUrl: undefined, checksum: payload(0) }),
+          entry(3, 'http://t.example/a', { finalUrl: 'http://t.example/doc', checksum: payload(1), graphHash: graphHash(1) }),
+          // An imported WARC's digest in another spelling, and a hash that is not hex: kept as written.
+          entry(4, 'http://t.example/imported', { checksum: `sha256:${graphHash(4)}`, graphHash: 'gone' }),
+          entry(5, 'http://t.example/doc', { change: 'unchanged', checksum: payload(1), graphHash: graphHash(1) }),
+        ];
+        // The earlier form's row: digests as text, final_url repeating url.
+        await exec(store, 'INSERT INTO warc_files (id, name) VALUES (1, ?)', [WARC]);
+        await exec(store, `INSERT INTO crawl_log (${COLS}, graph_hash) VALUES (${COLS.split(',').map(() => '?').join(', ')}, ?)`,
+          [...oldValues(entry(0, 'http://t.example/doc', { checksum: payload(1) })), graphHash(1)]);
+        for (const e of rows) await store.appendLog(e);
+        await store.addDocuments([{ url: 'http://t.example/doc', host: 't.example', depth: 0 }]);
+        await store.updateDocument('http://t.example/doc', { state: 'fetched', checksum: payload(1), graphHash: graphHash(1) });
+        await store.flush();
+
+        const log = await store.log();
+        expect(log.map((e) => [e.checksum, e.graphHash])).toEqual([
+          [payload(1), graphHash(1)], [payload(1), graphHash(1)], [payload(0), undefined], [payload(1), graphHash(1)],
+          [`sha256:${graphHash(4)}`, 'gone'], [payload(1), graphHash(1)],
+        ]);
+        // Absent where the body came from the URL asked for, written then or now.
+        expect(log.map((e) => e.finalUrl)).toEqual([undefined, undefined, undefined, 'http://t.example/doc', undefined, undefined]);
+        expect((await store.versions('http://t.example/doc')).map((e) => e.url))
+          .toEqual(['http://t.example/doc', 'http://t.example/doc', 'http://t.example/a', 'http://t.example/doc']);
+        const doc = await store.getDocument('http://t.example/doc');
+        expect([doc!.checksum, doc!.graphHash]).toEqual([payload(1), graphHash(1)]);
+        // A capture's last good digest, the revisit test of CDX, across a row of each form.
+        const caps = await store.captures({ urls: ['http://t.example/doc'], limit: 10 });
+        expect(caps.map((c) => c.lastGoodChecksum)).toEqual([undefined, payload(1), payload(1)]);
+
+        if (!('pool' in store)) {
+          // SQLite keeps the bytes: 20 for a payload's sha1, 32 for a graph's sha256; the others as written.
+          const raw = await exec(store, `SELECT typeof(checksum) AS c, length(checksum) AS cl, typeof(graph_hash) AS g, length(graph_hash) AS gl,
+            final_url IS NULL AS nofinal FROM crawl_log ORDER BY id`);
+          expect(raw).toEqual([
+            { c: 'text', cl: 37, g: 'text', gl: 64, nofinal: 0 },
+            { c: 'blob', cl: 20, g: 'blob', gl: 32, nofinal: 1 },
+            { c: 'blob', cl: 20, g: 'null', gl: null, nofinal: 1 },
+            { c: 'blob', cl: 20, g: 'blob', gl: 32, nofinal: 0 },
+            { c: 'text', cl: 71, g: 'text', gl: 4, nofinal: 1 },
+            { c: 'blob', cl: 20, g: 'blob', gl: 32, nofinal: 1 },
+          ]);
+          expect(await exec(store, 'SELECT typeof(checksum) AS c, typeof(graph_hash) AS g FROM documents')).toEqual([{ c: 'blob', g: 'blob' }]);
+        }
+      } finally {
+        await store.close();
+        await env.cleanup();
       }
     });
   });
