@@ -225,10 +225,10 @@ describe.skipIf(postgresStore.skip)('versions(url) on PostgreSQL', () => {
  * The size of the log on a real crawl of a generated Linked Data site: the crawl_log table and its indexes per
  * row, counted in SQLite pages (dbstat). The earliest form took 834 B a row on a crawl like this one (every header
  * as JSON, a full final_url index); with digests as text and the final URL in every row it took 434 B on this one,
- * as it is now 345 B; the bound sits between, clear of either.
+ * as it is now 345–361 B (the pages' fill moves with the crawl's order); the bound sits between.
  */
 describe('the crawl log on a crawl of a generated site', () => {
-  it('takes under 390 B a row (table and indexes), which the earlier forms exceed', async () => {
+  it('takes under 400 B a row (table and indexes), which the earlier forms exceed', async () => {
     const site = await startLinkedDataSite({ documents: 500, hosts: 10, vocabulary: generatedVocabulary() });
     const dataDir = tempDir('dm-lean-log-');
     try {
@@ -245,7 +245,7 @@ describe('the crawl log on a crawl of a generated site', () => {
       expect(rows).toBeGreaterThanOrEqual(500);
       const { bytes } = db.prepare(`SELECT SUM(pgsize) AS bytes FROM dbstat
         WHERE name = 'crawl_log' OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'crawl_log')`).get() as { bytes: number };
-      expect(bytes / rows).toBeLessThan(390);
+      expect(bytes / rows).toBeLessThan(400);
       // Only the redirects' and variants' rows hold headers; no 200 does on this site.
       expect(db.prepare("SELECT COUNT(*) AS n FROM crawl_log WHERE headers IS NOT NULL AND status = 200").get()).toEqual({ n: 0 });
     } finally {
