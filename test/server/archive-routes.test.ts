@@ -94,6 +94,10 @@ describe('archive routes', () => {
       expect(r.body.total).toBe(fx.times.length);
       expect(r.body.captures.map((c: any) => c.time)).toEqual(fx.times.map(iso));
       expect(r.body.captures.map((c: any) => c.change)).toEqual(['new', 'changed', 'unchanged']);
+      // Where each response came from: the URL itself, which the log no longer repeats in each row.
+      expect(r.body.captures.map((c: any) => c.finalUrl)).toEqual(fx.times.map(() => fx.people));
+      // A redirect's own response came from its URL too.
+      expect((await get(`/api/captures?url=${enc(fx.urls.moved)}`)).body.captures.map((c: any) => [c.status, c.finalUrl])).toEqual([[301, fx.urls.moved]]);
       // Each names a memento the Memento routes serve.
       const memento = await app.inject(r.body.captures[1].memento);
       expect(memento.statusCode).toBe(200);
