@@ -126,7 +126,7 @@ export class WriteBatcher {
    */
   log(entry: CrawlLogEntry, patch?: Partial<DocumentRow>): Promise<number> {
     const b = this.current;
-    const p = new Promise<number>((resolve, reject) => b.logs.push({ values: logValues(entry, undefined), file: entry.warcFile, waiter: { resolve, reject } }));
+    const p = new Promise<number>((resolve, reject) => b.logs.push({ values: logValues(entry, undefined, 'postgres'), file: entry.warcFile, waiter: { resolve, reject } }));
     if (patch && Object.keys(patch).length) b.patches.set(entry.url, Object.assign(b.patches.get(entry.url) ?? {}, patch));
     // Rows logged faster than a macrotask comes (a burst, an import) must not outgrow one statement's parameters.
     if (b.logs.length >= 1.5 * MAX_PAGES) void this.send().catch(() => undefined);
@@ -256,7 +256,7 @@ export class WriteBatcher {
       const urls = [...b.adds.keys()].sort();
       const rows = urls.map((url) => {
         const a = b.adds.get(url)!;
-        return toValues(DOCUMENT_COLS, { url, host: a.host, depth: a.depth, state: 'queued', firstSeen: a.firstSeen, monitored: false, ...b.patches.get(url) });
+        return toValues(DOCUMENT_COLS, { url, host: a.host, depth: a.depth, state: 'queued', firstSeen: a.firstSeen, monitored: false, ...b.patches.get(url) }, 'postgres');
       });
       const arrays = DOCUMENT_COLS.map(([, col], j) => `${param(rows.map((r) => r[j]))}::${DOCUMENT_PG_TYPES[col]}[]`);
       parts.push(`ins AS (INSERT INTO documents (${DOCUMENT_COLS.map(([, col]) => col).join(', ')})
@@ -281,7 +281,7 @@ export class WriteBatcher {
     // One UPDATE per shape of patch (which columns it sets): a crawl has two or three shapes.
     const shapes = new Map<string, { cols: string[]; rows: unknown[][] }>();
     for (const url of [...b.patches.keys()].sort()) {
-      const { cols: set, values: v } = assignments(DOCUMENT_COLS, b.patches.get(url)!);
+      const { cols: set, values: v } = assignments(DOCUMENT_COLS, b.patches.get(url)!, 'postgres');
       if (set.length === 0) continue;
       let shape = shapes.get(set.join(','));
       if (!shape) shapes.set(set.join(','), (shape = { cols: set, rows: [] }));
@@ -309,7 +309,7 @@ export class WriteBatcher {
     ids.sort((x, y) => x - y);
     const missed = [...b.patches.keys()].filter((u) => b.adds.has(u) && !inserted.has(u) && !patched.has(u));
     for (const url of missed) {
-      const { cols: set, values: v } = assignments(DOCUMENT_COLS, b.patches.get(url)!);
+      const { cols: set, values: v } = assignments(DOCUMENT_COLS, b.patches.get(url)!, 'postgres');
       if (set.length) await this.hooks.query(`UPDATE documents SET ${set.map((col, i) => `${col} = $${i + 1}`).join(', ')} WHERE url = $${set.length + 1}`, [...v, url]);
     }
     return { inserted, ids };

@@ -235,7 +235,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   }
 
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
-    const { cols, values } = assignments(DOCUMENT_COLS, patch);
+    const { cols, values } = assignments(DOCUMENT_COLS, patch, 'postgres');
     if (cols.length === 0) return;
     await this.query(`UPDATE documents SET ${cols.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE url = $${cols.length + 1}`, [...values, url]);
   }
@@ -267,13 +267,13 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     if (this.batcher) return this.batcher.log(entry);
     const warcId = await this.warcIdOf(entry.warcFile);
     const cols = LOG_WRITE_COLS.map(([, c]) => c);
-    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, logValues(entry, warcId));
+    const { rows } = await this.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, logValues(entry, warcId, 'postgres'));
     return Number(rows[0].id);
   }
 
   async logFetch(entry: CrawlLogEntry, patch: Partial<DocumentRow>): Promise<number> {
     if (this.batcher) return this.batcher.log(entry, patch);
-    const { cols: set, values } = assignments(DOCUMENT_COLS, patch);
+    const { cols: set, values } = assignments(DOCUMENT_COLS, patch, 'postgres');
     if (set.length === 0) return this.appendLog(entry);
     const warcId = await this.warcIdOf(entry.warcFile);
     const cols = LOG_WRITE_COLS.map(([, c]) => c);
@@ -283,7 +283,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
       `WITH entry AS (INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${params(n)}) RETURNING id),
        doc AS (UPDATE documents SET ${set.map((c, i) => `${c} = $${n + i + 1}`).join(', ')} WHERE url = $${n + set.length + 1})
        SELECT id FROM entry`,
-      [...logValues(entry, warcId), ...values, entry.url],
+      [...logValues(entry, warcId, 'postgres'), ...values, entry.url],
     );
     return Number(rows[0].id);
   }
@@ -365,18 +365,18 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     await this.query(
       `INSERT INTO hosts (${cols.join(', ')}) VALUES (${params(cols.length)})
        ON CONFLICT (host) DO UPDATE SET ${cols.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
-      toValues(HOST_COLS, row),
+      toValues(HOST_COLS, row, 'postgres'),
     );
   }
 
   async startCycle(row: Omit<CycleRow, 'id'>): Promise<number> {
     const cols = CYCLE_COLS.map(([, c]) => c);
-    const { rows } = await this.query(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, toValues(CYCLE_COLS, row));
+    const { rows } = await this.query(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${params(cols.length)}) RETURNING id`, toValues(CYCLE_COLS, row, 'postgres'));
     return Number(rows[0].id);
   }
 
   async finishCycle(id: number, patch: Partial<CycleRow>): Promise<void> {
-    const { cols, values } = assignments(CYCLE_COLS, patch);
+    const { cols, values } = assignments(CYCLE_COLS, patch, 'postgres');
     if (cols.length === 0) return;
     await this.query(`UPDATE cycles SET ${cols.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${cols.length + 1}`, [...values, id]);
   }

@@ -37,7 +37,7 @@ export function ddl(d: Dialect): string[] {
 
 /**
  * How a value is kept: `sha1` and `hex` are digests (a payload's `sha1:BASE32`, a graph's hex hash), which
- * SQLite keeps as their bytes (`packed`, below); any other spelling stays text.
+ * SQLite keeps as their bytes (`packDigest`, below); any other spelling stays text.
  */
 type Kind = 'json' | 'bool' | 'num' | 'text' | 'sha1' | 'hex';
 type Col<R> = readonly [keyof R & string, string, Kind];
@@ -142,12 +142,12 @@ const LOGGED_HEADERS = new Set(['location', 'content-location']);
 /**
  * A log entry's values in LOG_COLS order, keeping only the headers a row keeps (none: NULL), and the final URL
  * only where it is not the URL asked for (a redirect followed): every reader takes an absent one as the URL
- * (`finalUrl ?? url`), and the copy was a tenth of a row. `packed`: digests as their bytes (SQLite).
+ * (`finalUrl ?? url`), and the copy was a tenth of a row.
  */
-export function logValues(entry: CrawlLogEntry, warcId: number | undefined, packed = false): unknown[] {
+export function logValues(entry: CrawlLogEntry, warcId: number | undefined, d: Dialect): unknown[] {
   const kept = entry.headers?.filter(([name]) => LOGGED_HEADERS.has(name.toLowerCase()));
   const finalUrl = entry.finalUrl === entry.url ? undefined : entry.finalUrl;
-  return toValues(LOG_WRITE_COLS, { ...entry, finalUrl, headers: kept?.length ? kept : undefined, warcId }, packed);
+  return toValues(LOG_WRITE_COLS, { ...entry, finalUrl, headers: kept?.length ? kept : undefined, warcId }, d);
 }
 
 /**
@@ -182,19 +182,19 @@ export const CYCLE_COLS: readonly Col<CycleRow>[] = [
 ];
 
 /**
- * A row object → values in column order (undefined → null, JSON encoded, booleans as 0/1). `packed`: digests
- * as their bytes, as SQLite keeps them (`packDigest`).
+ * A row object → values in column order (undefined → null, JSON encoded, booleans as 0/1, digests as
+ * their bytes where the dialect keeps them so: `packDigest`).
  */
-export function toValues<R>(cols: readonly Col<R>[], row: Partial<R>, packed = false): unknown[] {
-  return cols.map(([key, , kind]) => encode(row[key], kind, packed));
+export function toValues<R>(cols: readonly Col<R>[], row: Partial<R>, d: Dialect): unknown[] {
+  return cols.map(([key, , kind]) => encode(row[key], kind, d));
 }
 
-export function encode(v: unknown, kind: Kind, packed = false): unknown {
+export function encode(v: unknown, kind: Kind, d: Dialect): unknown {
   // Boolean columns are NOT NULL (an explicit NULL would bypass their DEFAULT 0): absent means false.
   if (kind === 'bool') return v ? 1 : 0;
   if (v === undefined || v === null) return null;
   if (kind === 'json') return JSON.stringify(v);
-  if (packed && (kind === 'sha1' || kind === 'hex') && typeof v === 'string') return packDigest(v, kind) ?? v;
+  if (d === 'sqlite' && (kind === 'sha1' || kind === 'hex') && typeof v === 'string') return packDigest(v, kind) ?? v;
   return v;
 }
 
@@ -242,13 +242,13 @@ export function logEntry(row: Record<string, unknown>): CrawlLogEntry {
 }
 
 /** camelCase keys of a patch → "col = ?" assignments for an UPDATE. */
-export function assignments<R>(cols: readonly Col<R>[], patch: Partial<R>, packed = false): { cols: string[]; values: unknown[] } {
+export function assignments<R>(cols: readonly Col<R>[], patch: Partial<R>, d: Dialect): { cols: string[]; values: unknown[] } {
   const out: string[] = [];
   const values: unknown[] = [];
   for (const [key, col, kind] of cols) {
     if (!(key in patch)) continue;
     out.push(col);
-    values.push(encode(patch[key], kind, packed));
+    values.push(encode(patch[key], kind, d));
   }
   return { cols: out, values };
 }

@@ -182,7 +182,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   }
 
   async updateDocument(url: string, patch: Partial<DocumentRow>): Promise<void> {
-    const { cols, values } = assignments(DOCUMENT_COLS, patch, true);
+    const { cols, values } = assignments(DOCUMENT_COLS, patch, 'sqlite');
     if (cols.length === 0) return;
     this.write('updateDocument');
     this.stmt(`UPDATE documents SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE url = ?`).run(...values, url);
@@ -213,7 +213,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async appendLog(entry: CrawlLogEntry): Promise<number> {
     this.write('appendLog');
-    const info = this.stmt(INSERT_LOG).run(...logValues(entry, entry.warcFile === undefined ? undefined : this.warcId(entry.warcFile), true));
+    const info = this.stmt(INSERT_LOG).run(...logValues(entry, entry.warcFile === undefined ? undefined : this.warcId(entry.warcFile), 'sqlite'));
     return Number(info.lastInsertRowid);
   }
 
@@ -293,20 +293,20 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     this.stmt(
       `INSERT INTO hosts (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
        ON CONFLICT (host) DO UPDATE SET ${cols.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`,
-    ).run(...toValues(HOST_COLS, row));
+    ).run(...toValues(HOST_COLS, row, 'sqlite'));
   }
 
   async startCycle(row: Omit<CycleRow, 'id'>): Promise<number> {
     this.assertWritable('startCycle');
     const cols = CYCLE_COLS.map(([, c]) => c);
     this.commit();
-    const info = this.stmt(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(CYCLE_COLS, row));
+    const info = this.stmt(`INSERT INTO cycles (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...toValues(CYCLE_COLS, row, 'sqlite'));
     return Number(info.lastInsertRowid);
   }
 
   async finishCycle(id: number, patch: Partial<CycleRow>): Promise<void> {
     this.assertWritable('finishCycle');
-    const { cols, values } = assignments(CYCLE_COLS, patch);
+    const { cols, values } = assignments(CYCLE_COLS, patch, 'sqlite');
     this.commit();
     if (cols.length) this.stmt(`UPDATE cycles SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...values, id);
   }

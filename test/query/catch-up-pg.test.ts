@@ -54,7 +54,7 @@ describe.skipIf(!pgBase)('the version index over a PostgreSQL log whose rows com
       const warcId = Number((await client.query('SELECT id FROM warc_files WHERE name = $1', [e.warcFile])).rows[0].id);
       await client.query('BEGIN');
       const cols = LOG_WRITE_COLS.map(([, c]) => c);
-      const { rows } = await client.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, logValues(e, warcId));
+      const { rows } = await client.query(`INSERT INTO crawl_log (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, logValues(e, warcId, 'postgres'));
       return { id: Number(rows[0].id), client };
     } catch (err) {
       // Released, or closing the store would wait for this connection for ever.
