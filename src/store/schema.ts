@@ -236,9 +236,8 @@ export function fromRow<R>(cols: readonly Col<R>[], row: Record<string, unknown>
  * for is absent, as rows are written now (logValues), in rows written before too.
  */
 export function logEntry(row: Record<string, unknown>): CrawlLogEntry {
-  const e = fromRow(LOG_COLS, row, { id: 'id' });
-  if (e.finalUrl === e.url) delete e.finalUrl;
-  return e;
+  // Mapped without the copy rather than deleted after: a `delete` leaves V8 a slower object for every reader after.
+  return fromRow(LOG_COLS, row.final_url === row.url ? { ...row, final_url: null } : row, { id: 'id' });
 }
 
 /** camelCase keys of a patch → "col = ?" assignments for an UPDATE. */

@@ -30,7 +30,11 @@ export function ntripleLine(q: QuadRow): string {
   return `${q.s} ${q.p} ${q.o} .`;
 }
 
-/** cyrb53's running state: the two hashes below mix text into it, then finish it. */
+/**
+ * cyrb53's running state: the two hashes below mix text into it, then finish it. Held here, not in an object
+ * a hash, because the writer hashes every triple of every changed version; nothing between start() and
+ * finish() yields, so no two hashes interleave.
+ */
 let h1 = 0;
 let h2 = 0;
 
