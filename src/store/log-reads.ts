@@ -4,7 +4,7 @@
  * memory. One implementation for both backends, given a way to run a query (`LogReader`).
  */
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
-import { BULK_READ, logEntry, unpackDigest, type Dialect } from './schema.ts';
+import { BULK_READ, logEntry, ORDINARY_REASONS, unpackDigest, UNUSUAL_FATE, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
 import { outcomeOf, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
@@ -161,6 +161,8 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
   if (q.reasons?.length) {
     where.push(`reason IN (${q.reasons.map(() => '?').join(', ')})`);
     params.push(...q.reasons);
+    // The index of fates holds the unusual ones only, and is reached by its own condition (schema.ts PARTIAL_INDEXES).
+    if (!q.reasons.some((r) => (ORDINARY_REASONS as readonly string[]).includes(r))) where.push(UNUSUAL_FATE);
   } else if (q.url === undefined) {
     // Rows from before the reason column have none: a failure among them still shows as one.
     // A prerequisite (robots.txt, a context, a proof) always has its info line: listed only when it could not serve.

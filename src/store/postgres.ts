@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, PARTIAL_INDEXES, QUEUED, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError, isDatabaseLost } from '../util/errors.ts';
@@ -19,6 +19,7 @@ const MIGRATIONS: { version: number; sql: string[] }[] = [
   { version: 4, sql: [logReads.captureIndexDdl('postgres')] },
   { version: 5, sql: MOVED_INDEX },
   { version: 6, sql: [...warcIdMigration('postgres'), ...WARC_FILES_DDL('postgres'), logReads.captureIndexDdl('postgres')] },
+  { version: 7, sql: PARTIAL_INDEXES },
 ];
 /** The first schema whose log rows name their WARC file by id (warc_files). */
 const WARC_IDS = 6;
@@ -247,7 +248,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   }
 
   async queuedDocuments(limit = 1e9): Promise<DocumentRow[]> {
-    const { rows } = await this.query(`SELECT * FROM documents WHERE state = 'queued' ORDER BY depth, first_seen, url LIMIT $1`, [limit]);
+    const { rows } = await this.query(`SELECT * FROM documents WHERE ${QUEUED} ORDER BY depth, first_seen, url LIMIT $1`, [limit]);
     return rows.map((r) => fromRow(DOCUMENT_COLS, r));
   }
 
@@ -258,7 +259,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
 
   async countDocuments(state?: DocumentState): Promise<number> {
     const { rows } = state
-      ? await this.query('SELECT COUNT(*) AS n FROM documents WHERE state = $1', [state])
+      ? await (state === 'queued' ? this.query(`SELECT COUNT(*) AS n FROM documents WHERE ${QUEUED}`) : this.query('SELECT COUNT(*) AS n FROM documents WHERE state = $1', [state]))
       : await this.query('SELECT COUNT(*) AS n FROM documents');
     return Number(rows[0].n);
   }

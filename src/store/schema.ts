@@ -15,8 +15,6 @@ export function ddl(d: Dialect): string[] {
       url TEXT PRIMARY KEY, host TEXT NOT NULL, depth INTEGER NOT NULL, state TEXT NOT NULL,
       first_seen ${big} NOT NULL, last_fetched ${big}, next_fetch ${big}, strategy TEXT, strategy_state TEXT,
       etag TEXT, last_modified TEXT, checksum TEXT, graph_hash TEXT, monitored INTEGER NOT NULL DEFAULT 0)`,
-    `CREATE INDEX IF NOT EXISTS documents_due ON documents (monitored, next_fetch)`,
-    `CREATE INDEX IF NOT EXISTS documents_state ON documents (state)`,
     `CREATE TABLE IF NOT EXISTS crawl_log (
       id ${id}, url TEXT NOT NULL, final_url TEXT, time ${big} NOT NULL, status INTEGER NOT NULL, headers TEXT,
       duration_ms DOUBLE PRECISION NOT NULL, bytes ${big} NOT NULL, media_type TEXT, checksum TEXT, graph_hash TEXT,
@@ -25,7 +23,7 @@ export function ddl(d: Dialect): string[] {
     `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
     ...WARC_FILES_DDL(d),
     ...MOVED_INDEX,
-    `CREATE INDEX IF NOT EXISTS crawl_log_reason ON crawl_log (reason)`,
+    ...PARTIAL_INDEXES,
     `CREATE TABLE IF NOT EXISTS hosts (
       host TEXT PRIMARY KEY, robots_txt TEXT, robots_status INTEGER, robots_fetched_at ${big}, crawl_delay_ms INTEGER,
       mean_download_ms DOUBLE PRECISION, fetches INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0)`,
@@ -127,6 +125,29 @@ export const MOVED_INDEX = [
   'CREATE INDEX IF NOT EXISTS crawl_log_moved ON crawl_log (final_url, time) WHERE final_url <> url',
 ];
 
+/**
+ * A crawl's rows end up fetched, unmonitored and captured as usual: an index of every row's state, schedule
+ * or reason held an entry for each, which no read asks for (bench/ARCHIVE-SIZE.md, "Partial indexes"). Each
+ * now holds the rows its reads seek: the queue (in the order it is read), the monitored rows (by when they
+ * are due), and the fates `datamonitor log` lists.
+ * A read reaches one only with the index's own condition written as it is here (SQLite proves nothing
+ * about a bound parameter): QUEUED, MONITORED, UNUSUAL_FATE. Archives written before get them in place
+ * of the full indexes on their next open for writing (SQLite) or by migration (PostgreSQL).
+ */
+export const QUEUED = "state = 'queued'";
+export const MONITORED = 'monitored = 1';
+/** The reasons of ordinary captures: a fate read for any other reason adds this condition to reach the index. */
+export const ORDINARY_REASONS = ['fetched', 'unchanged', 'redirected'] as const;
+export const UNUSUAL_FATE = `reason NOT IN (${ORDINARY_REASONS.map((r) => `'${r}'`).join(', ')})`;
+export const PARTIAL_INDEXES = [
+  'DROP INDEX IF EXISTS documents_state',
+  `CREATE INDEX IF NOT EXISTS documents_queued ON documents (depth, first_seen) WHERE ${QUEUED}`,
+  'DROP INDEX IF EXISTS documents_due',
+  `CREATE INDEX IF NOT EXISTS documents_monitored ON documents (next_fetch) WHERE ${MONITORED}`,
+  'DROP INDEX IF EXISTS crawl_log_reason',
+  `CREATE INDEX IF NOT EXISTS crawl_log_fate ON crawl_log (reason) WHERE ${UNUSUAL_FATE}`,
+];
+
 /** The WHERE clause of `versions(url)` (`?` twice: the URL), written for the partial index above. */
 export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url)) AND warc_id IS NOT NULL';
 
@@ -166,7 +187,6 @@ export function reasonColumnMigration(d: Dialect): string[] {
        WHEN error = 'robots.txt: disallowed' THEN 'robots-disallowed'
        ELSE NULL END
      WHERE reason IS NULL`,
-    `CREATE INDEX IF NOT EXISTS crawl_log_reason ON crawl_log (reason)`,
   ];
 }
 

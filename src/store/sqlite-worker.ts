@@ -7,7 +7,7 @@
 import { SqliteStore } from './sqlite.ts';
 import type { DocumentRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { DOCUMENT_COLS, fromRow } from './schema.ts';
+import { DOCUMENT_COLS, fromRow, MONITORED, QUEUED } from './schema.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 
 export class SqliteWorkerStore extends SqliteStore implements WorkerStore {
@@ -56,7 +56,8 @@ export class SqliteWorkerStore extends SqliteStore implements WorkerStore {
       const hosts = this.db.prepare(
         `SELECT host FROM host_leases h
          WHERE expires_at <= @now AND (${own} OR worker IS NOT NULL OR expires_at <= @now - @lease)
-           AND EXISTS (SELECT 1 FROM documents d WHERE d.host = h.host AND (d.state = 'queued' OR (d.monitored = 1 AND d.next_fetch <= @now)))
+           AND (EXISTS (SELECT 1 FROM documents d WHERE d.host = h.host AND d.${QUEUED})
+             OR EXISTS (SELECT 1 FROM documents d WHERE d.host = h.host AND d.${MONITORED} AND d.next_fetch <= @now))
          ORDER BY (${own}) DESC, expires_at, host LIMIT @max`,
       ).pluck().all({ now, count: partition.count, index: partition.index, lease: leaseMs, max: maxHosts }) as string[];
       const take = this.db.prepare('UPDATE host_leases SET worker = ?, expires_at = ? WHERE host = ?');
@@ -78,9 +79,11 @@ export class SqliteWorkerStore extends SqliteStore implements WorkerStore {
 
   async hostDocuments(host: string, now: number, limit: number): Promise<DocumentRow[]> {
     const rows = this.db.prepare(
-      `SELECT * FROM documents WHERE host = ? AND (state = 'queued' OR (monitored = 1 AND next_fetch <= ?))
-       ORDER BY depth, COALESCE(next_fetch, first_seen), url LIMIT ?`,
-    ).all(host, now, limit);
+      // Two arms, not one OR: SQLite reaches a partial index (schema.ts PARTIAL_INDEXES) from a whole WHERE only.
+      `SELECT * FROM (SELECT * FROM documents WHERE host = @host AND ${QUEUED}
+         UNION SELECT * FROM documents WHERE host = @host AND ${MONITORED} AND next_fetch <= @now)
+       ORDER BY depth, COALESCE(next_fetch, first_seen), url LIMIT @limit`,
+    ).all({ host, now, limit });
     return rows.map((r) => fromRow(DOCUMENT_COLS, r as Record<string, unknown>));
   }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, dueWhere, fromRow, logEntry, logValues, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
@@ -195,7 +195,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   }
 
   async queuedDocuments(limit = 1e9): Promise<DocumentRow[]> {
-    const rows = this.stmt(`SELECT * FROM documents WHERE state = 'queued' ORDER BY depth, first_seen LIMIT ?`).all(limit);
+    const rows = this.stmt(`SELECT * FROM documents WHERE ${QUEUED} ORDER BY depth, first_seen LIMIT ?`).all(limit);
     return rows.map((r) => fromRow(DOCUMENT_COLS, r as Record<string, unknown>));
   }
 
@@ -206,7 +206,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
 
   async countDocuments(state?: DocumentState): Promise<number> {
     const row = (state
-      ? this.stmt('SELECT COUNT(*) AS n FROM documents WHERE state = ?').get(state)
+      ? this.stmt(state === 'queued' ? `SELECT COUNT(*) AS n FROM documents WHERE ${QUEUED}` : 'SELECT COUNT(*) AS n FROM documents WHERE state = ?').get(...(state === 'queued' ? [] : [state]))
       : this.stmt('SELECT COUNT(*) AS n FROM documents').get()) as { n: number };
     return row.n;
   }

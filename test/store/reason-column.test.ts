@@ -47,7 +47,7 @@ describe('the crawl log reason column on SQLite', () => {
     await first.close();
     // Take the archive back to schema 1: no reason column, no index on it.
     const db = new Database(file);
-    db.exec('DROP INDEX crawl_log_reason; ALTER TABLE crawl_log DROP COLUMN reason');
+    db.exec('DROP INDEX crawl_log_fate; ALTER TABLE crawl_log DROP COLUMN reason');
     db.pragma('user_version = 1');
     db.close();
 
@@ -69,7 +69,7 @@ describe.skipIf(!pgBase)('the crawl log reason column on PostgreSQL', () => {
       await first.init();
       for (const e of OLD_ROWS) await first.appendLog(e);
       // Take the archive back to schema 2.
-      await first.pool.query('DROP INDEX crawl_log_reason');
+      await first.pool.query('DROP INDEX crawl_log_fate');
       await first.pool.query('ALTER TABLE crawl_log DROP COLUMN reason');
       await first.pool.query('DROP INDEX crawl_log_capture');
       await first.pool.query('DELETE FROM schema_version WHERE version >= 3');
@@ -81,7 +81,7 @@ describe.skipIf(!pgBase)('the crawl log reason column on PostgreSQL', () => {
       await store.init();
       await checkMigrated(store);
       const { rows } = await store.pool.query('SELECT MAX(version) AS v FROM schema_version');
-      expect(Number(rows[0].v)).toBe(6);
+      expect(Number(rows[0].v)).toBe(7);
       // Migration 4: the index CDX pages are read from (captureIndexDdl).
       const idx = await store.pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'crawl_log_capture'`);
       expect(idx.rows).toHaveLength(1);
