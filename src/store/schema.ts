@@ -11,10 +11,7 @@ export function ddl(d: Dialect): string[] {
   const id = d === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGSERIAL PRIMARY KEY';
   const big = 'BIGINT';
   return [
-    `CREATE TABLE IF NOT EXISTS documents (
-      url TEXT PRIMARY KEY, host TEXT NOT NULL, depth INTEGER NOT NULL, state TEXT NOT NULL,
-      first_seen ${big} NOT NULL, last_fetched ${big}, next_fetch ${big}, strategy TEXT, strategy_state TEXT,
-      etag TEXT, last_modified TEXT, checksum TEXT, graph_hash TEXT, monitored INTEGER NOT NULL DEFAULT 0)`,
+    documentsDdl(d),
     `CREATE TABLE IF NOT EXISTS crawl_log (
       id ${id}, url TEXT NOT NULL, final_url TEXT, time ${big} NOT NULL, status INTEGER NOT NULL, headers TEXT,
       duration_ms DOUBLE PRECISION NOT NULL, bytes ${big} NOT NULL, media_type TEXT, checksum TEXT, graph_hash TEXT,
@@ -30,6 +27,35 @@ export function ddl(d: Dialect): string[] {
     `CREATE TABLE IF NOT EXISTS cycles (
       id ${id}, started_at ${big} NOT NULL, ended_at ${big}, urls INTEGER NOT NULL, estimate_ms DOUBLE PRECISION,
       actual_ms DOUBLE PRECISION, status TEXT NOT NULL, note TEXT)`,
+  ];
+}
+
+/**
+ * SQLite keeps the documents in a table keyed by the URL itself (WITHOUT ROWID): a rowid table needs a second
+ * B-tree for its URL key, a copy of every URL (48 B a document at 100,000), and each fetch's update sought the
+ * URL there before the row. What made the rowid worth its cost was the indexes on state and schedule, whose
+ * entries end in the key (a URL instead of a rowid); they are partial now and hold almost nothing
+ * (PARTIAL_INDEXES). PostgreSQL's tables are heaps with the key index beside them either way.
+ */
+function documentsDdl(d: Dialect, name = 'documents'): string {
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+      url TEXT PRIMARY KEY, host TEXT NOT NULL, depth INTEGER NOT NULL, state TEXT NOT NULL,
+      first_seen BIGINT NOT NULL, last_fetched BIGINT, next_fetch BIGINT, strategy TEXT, strategy_state TEXT,
+      etag TEXT, last_modified TEXT, checksum TEXT, graph_hash TEXT, monitored INTEGER NOT NULL DEFAULT 0)${d === 'sqlite' ? ' WITHOUT ROWID' : ''}`;
+}
+
+/**
+ * A SQLite archive whose documents table has rowids gets the table keyed by URL (documentsDdl): copied in URL
+ * order (the densest B-tree), the old table and its indexes dropped; the DDL that follows builds the indexes.
+ * One pass over the documents, once, on the next open for writing; the space freed is reused by later rows.
+ */
+export function documentsKeyMigration(): string[] {
+  const cols = DOCUMENT_COLS.map(([, c]) => c).join(', ');
+  return [
+    documentsDdl('sqlite', 'documents_by_url'),
+    `INSERT INTO documents_by_url (${cols}) SELECT ${cols} FROM documents ORDER BY url`,
+    'DROP TABLE documents',
+    'ALTER TABLE documents_by_url RENAME TO documents',
   ];
 }
 

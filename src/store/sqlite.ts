@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, documentsKeyMigration, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
@@ -60,10 +60,17 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       // An archive from before the column: the DDL's index on it needs the column first.
       if (version === 1) for (const sql of reasonColumnMigration('sqlite')) this.db.exec(sql);
       if (version >= 1 && version < 3 && this.hasLogColumn('warc_file')) for (const sql of warcIdMigration('sqlite')) this.db.exec(sql);
+      if (this.documentsHaveRowids()) for (const sql of documentsKeyMigration()) this.db.exec(sql);
       for (const sql of ddl('sqlite')) this.db.exec(sql);
       this.db.exec(logReads.captureIndexDdl('sqlite'));
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"
+  }
+
+  /** An archive written before the documents were keyed by URL (schema.ts documentsDdl); false also with no table yet. */
+  private documentsHaveRowids(): boolean {
+    const sql = this.db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'").get()?.sql;
+    return sql !== undefined && !/WITHOUT\s+ROWID/i.test(sql);
   }
 
   private hasLogColumn(name: string): boolean {

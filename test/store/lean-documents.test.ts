@@ -2,7 +2,8 @@
  * The partial indexes of the metadata store (src/store/schema.ts PARTIAL_INDEXES): the queue, the monitored
  * documents and the unusual fates are indexed, not every row. An archive written with the full indexes gets the
  * partial ones on its next open for writing and answers the same; the reads that used the full ones reach the
- * partial ones (SQLite's plans); and after a crawl they hold only the rows those reads ask for.
+ * partial ones (SQLite's plans); and after a crawl they hold only the rows those reads ask for. And SQLite's
+ * documents table keyed by URL (documentsDdl), which an archive with rowids gets on its next open for writing.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -171,6 +172,59 @@ describe('partial indexes on SQLite', () => {
       expect(entries('crawl_log_fate')).toBe(unusual);
     } finally {
       db.close();
+    }
+  });
+});
+
+/** The documents table as SQLite archives had it: rowids, and a second B-tree for the URL key. */
+const ROWID_DOCUMENTS = `CREATE TABLE documents (
+  url TEXT PRIMARY KEY, host TEXT NOT NULL, depth INTEGER NOT NULL, state TEXT NOT NULL,
+  first_seen BIGINT NOT NULL, last_fetched BIGINT, next_fetch BIGINT, strategy TEXT, strategy_state TEXT,
+  etag TEXT, last_modified TEXT, checksum TEXT, graph_hash TEXT, monitored INTEGER NOT NULL DEFAULT 0)`;
+
+describe('documents keyed by URL on SQLite', () => {
+  it('an archive whose documents have rowids gets them keyed by URL, with every row, and answers the same', async () => {
+    const now = await sqliteStore.setup();
+    const before = await sqliteStore.setup();
+    try {
+      const a = await now.open();
+      await fill(a);
+      // Every column but when each store saw the URL first (its own clock).
+      const docs = async (s: MetadataStore, urls: string[]) => (await s.getDocuments(urls)).map(({ firstSeen: _, ...d }) => d);
+      const expected = { ...(await answers(a)), docs: await docs(a, (await a.queuedDocuments()).map((d) => d.url).concat('http://h0.example/0', 'http://h1.example/31')) };
+      await a.close();
+
+      // The earlier layout, filled by the same calls: the table rebuilt with rowids, rows and indexes as they were.
+      const b0 = await before.open();
+      await fill(b0);
+      const db0 = (b0 as unknown as { db: Database.Database }).db;
+      db0.exec(`ALTER TABLE documents RENAME TO documents_new; ${ROWID_DOCUMENTS}; INSERT INTO documents SELECT * FROM documents_new; DROP TABLE documents_new;
+        ${OLD_INDEXES.slice(0, 2).join('; ')}`);
+      expect(db0.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sqlite_autoindex_documents_1'").get()).toEqual({ n: 1 });
+      await b0.close();
+
+      const b = await before.open();
+      try {
+        const db = (b as unknown as { db: Database.Database }).db;
+        expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'documents'").pluck().get()).toMatch(/WITHOUT ROWID/);
+        expect(db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'documents' AND type = 'index' ORDER BY name").pluck().all()).toEqual(['documents_monitored', 'documents_queued']);
+        expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'documents_by_url%'").get()).toEqual({ n: 0 });
+        expect({ ...(await answers(b)), docs: await docs(b, expected.docs.map((d) => d.url)) }).toEqual(expected);
+        // Written to as before: a new document, a fetch of a queued one.
+        await b.addDocuments([{ url: 'http://h9.example/new', host: 'h9.example', depth: 1 }]);
+        await b.updateDocument(expected.queued[0]!, { state: 'fetched', lastFetched: T0 });
+        await b.flush();
+        expect(await b.countDocuments('queued')).toBe(expected.counts[0]);
+        expect(await b.countDocuments()).toBe(expected.counts[3] + 1);
+      } finally {
+        await b.close();
+      }
+      // The next open finds the table keyed by URL and leaves it be.
+      const c = await before.open();
+      await c.close();
+    } finally {
+      await now.cleanup();
+      await before.cleanup();
     }
   });
 });
