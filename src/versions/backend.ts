@@ -15,6 +15,27 @@ export function firstByRowId(idColumn: string, limit: number | undefined): strin
   return clause ? ` ORDER BY ${idColumn} + 0${clause}` : '';
 }
 
+/**
+ * The rows of document graphs as a store reaches them: `q.g IN <set>` by an index led by the document column
+ * (PostgreSQL's, and SQLite's of the layout before runs), or through the runs of row ids of the graphs' versions
+ * (graphRuns), which hold every row of each. `set()` gives the graphs as an SQL set (`(?)`, a subquery, a list
+ * of ids), once per use in the order written (each use may push its arguments); `bornBy()`, when given, an
+ * instant after which no row is wanted (the runs of later versions are then not read).
+ */
+export type GraphRows = (set: () => string, bornBy?: () => string) => string;
+
+export const graphColumn: GraphRows = (set) => `q.g IN ${set()}`;
+
+/**
+ * SQLite's: no index of every row's document (14 B a row, `quads_by_graph`; bench/ARCHIVE-SIZE.md, "A document's
+ * rows through its versions' runs"), a range of row ids a version instead. A run may hold other graphs' rows
+ * (sqlite-schema.ts VERSIONS_TABLE): the graph is tested as well.
+ */
+export function graphRuns(versions: string, quads: string): GraphRows {
+  return (set, bornBy) => `(q.g IN ${set()} AND q.rowid IN (SELECT r.rowid FROM ${versions} v JOIN ${quads} r ON r.rowid BETWEEN v.first_row AND v.last_row
+      WHERE v.graph IN ${set()}${bornBy ? ` AND v.time <= ${bornBy()}` : ''} AND r.g = v.graph))`;
+}
+
 /** The constants of a triple pattern as N-Triples terms (undefined: any term); `graph` a document or named graph. */
 export interface RowConstants { s?: string; p?: string; o?: string; graph?: string }
 
@@ -29,7 +50,7 @@ export function limitClause(limit: number | undefined): string {
  * so nothing matches and the result is undefined); `param(n)` is the dialect's n-th placeholder (`?` for
  * SQLite, `$n` for PostgreSQL); `ngColumn` the named-graph column (an old SQLite file has none: `NULL`).
  */
-export function patternConditions(pattern: RowConstants, lookup: (nt: string) => number | undefined, param: (n: number) => string, ngColumn = 'q.ng'): { sql: string[]; args: number[] } | undefined {
+export function patternConditions(pattern: RowConstants, lookup: (nt: string) => number | undefined, param: (n: number) => string, ngColumn = 'q.ng', graphRows: GraphRows = graphColumn): { sql: string[]; args: number[] } | undefined {
   const sql: string[] = [];
   const args: number[] = [];
   for (const column of ['s', 'p', 'o'] as const) {
@@ -43,8 +64,8 @@ export function patternConditions(pattern: RowConstants, lookup: (nt: string) =>
   if (pattern.graph !== undefined) {
     const id = lookup(pattern.graph);
     if (id === undefined) return undefined;
-    args.push(id, id);
-    sql.push(`(q.g = ${param(args.length - 1)} OR ${ngColumn} = ${param(args.length)})`);
+    const one = () => param(args.push(id));
+    sql.push(`(${graphRows(() => `(${one()})`)} OR ${ngColumn} = ${one()})`);
   }
   return { sql, args };
 }
@@ -96,7 +117,7 @@ const PROVENANCE_TERM = '<https://w3id.org/datamonitor/ns#provenance>';
  * the store's table of changes summed per bucket of time (count-totals.ts), when it keeps one.
  */
 export function countSql(pattern: RowConstants, req: CountRequest, at: number, lookup: (nt: string) => number | undefined,
-  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: RowBound, totals?: string): { sql: string; args: number[] } | undefined {
+  param: (n: number) => string, quads: string, ngColumn: string, namedAtT: boolean, bornBy: RowBound, graphRows: GraphRows, totals?: string): { sql: string; args: number[] } | undefined {
   const args: number[] = [];
   const arg = (v: number): string => {
     args.push(v);
@@ -135,10 +156,12 @@ export function countSql(pattern: RowConstants, req: CountRequest, at: number, l
     const subject = pattern.s === undefined ? undefined : lookup(pattern.s);
     const object = pattern.o === undefined ? undefined : lookup(pattern.o);
     if (!(pattern.s !== undefined && subject === undefined) && !(pattern.o !== undefined && object === undefined)) {
+      // Placeholders are bound in the order written: the select list's first.
+      const predicate = arg(lookup(IN_DOCUMENT_TERM) ?? -1);
       const where = [`${ngColumn} IS NOT NULL`, `${ngColumn} <> ${arg(lookup(PROVENANCE_TERM) ?? -1)}`];
       if (subject !== undefined) where.push(`${ngColumn} = ${arg(subject)}`);
-      if (object !== undefined) where.push(`q.g = ${arg(object)}`);
-      parts.push(`SELECT DISTINCT ${ngColumn} AS s, ${arg(lookup(IN_DOCUMENT_TERM) ?? -1)} AS p, q.g AS o, -2 AS gg FROM ${quads} q WHERE ${[...where, valid()].join(' AND ')}`);
+      if (object !== undefined) where.push(graphRows(() => `(${arg(object)})`, () => arg(at)));
+      parts.push(`SELECT DISTINCT ${ngColumn} AS s, ${predicate} AS p, q.g AS o, -2 AS gg FROM ${quads} q WHERE ${[...where, valid()].join(' AND ')}`);
     }
   }
   if (parts.length === 0) return undefined;

@@ -1,4 +1,4 @@
-import type { IndexMaintenance, LogGapStore } from './backend.ts';
+import type { GraphRows, IndexMaintenance, LogGapStore } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import type { VersionKind } from './types.ts';
 
@@ -47,6 +47,8 @@ export interface DialectTraits {
    * of every row's start that the runs replace.
    */
   readonly rowRuns: boolean;
+  /** How the rows of document graphs are reached (backend.ts GraphRows): by an index of the document column, or the versions' runs. */
+  readonly graphRows: GraphRows;
   /** `expr` such that the planner uses no index on it (SQLite's unary `+`). */
   noIndex(expr: string): string;
   /** `column` IN the values: its SQL and arguments (a list of placeholders, or one array). */

@@ -1,5 +1,5 @@
 import { PROVENANCE_GRAPH } from '../archive/namespace.ts';
-import { IN_DOCUMENT_TERM, patternConditions, type RowBound, type RowConstants } from './backend.ts';
+import { IN_DOCUMENT_TERM, patternConditions, type GraphRows, type RowBound, type RowConstants } from './backend.ts';
 
 /** A triple of the default graph at an instant, as N-Triples terms. */
 export interface TripleRow {
@@ -34,6 +34,8 @@ export interface FragmentTables {
   lookup(nt: string): number | undefined;
   /** The bound on the ids of rows born by T, for a pattern with no constant (backend.ts RowBound). */
   bornBy: RowBound;
+  /** How the rows of a document are reached (backend.ts GraphRows). */
+  graphRows: GraphRows;
 }
 
 const PROVENANCE_TERM = `<${PROVENANCE_GRAPH}>`;
@@ -95,7 +97,7 @@ export function inDocumentSql(pattern: RowConstants, at: number, page: TriplesPa
   const args: unknown[] = [];
   const conditions = [`${t.ng} IS NOT NULL`, `${t.ng} <> ${Math.trunc(t.lookup(PROVENANCE_TERM) ?? -1)}`];
   if (s !== undefined) (args.push(s), conditions.push(`${t.ng} = ?`));
-  if (o !== undefined) (args.push(o), conditions.push('q.g = ?'));
+  if (o !== undefined) conditions.push(t.graphRows(() => (args.push(o), '(?)'), () => (args.push(at), '?')));
   conditions.push(`${t.noIndex('q.to_t')} > ?`, `${t.noIndex('q.from_t')} <= ?`);
   args.push(at, at, Math.max(0, Math.trunc(page.limit)), Math.max(0, Math.trunc(page.offset)));
   return {

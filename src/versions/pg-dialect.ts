@@ -4,7 +4,7 @@ import { parsePostgresUrl, redactUrl } from '../store/redact.ts';
 import { UserError } from '../util/errors.ts';
 import { termHash } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
-import type { LogGapStore } from './backend.ts';
+import { graphColumn, type LogGapStore } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
@@ -42,6 +42,8 @@ export class PgVersionDialect implements VersionDialect {
   readonly binary = ' COLLATE "C"';
   readonly endColumn = 'to_t';
   readonly rowRuns: boolean;
+  /** PostgreSQL keeps its index of every row's document (its table's key leads with it). */
+  readonly graphRows = graphColumn;
   readonly bigintParam = '?::bigint';
   readonly chunk = 20_000;
   readonly remote = true;

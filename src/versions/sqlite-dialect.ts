@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { openSqliteWal } from '../util/sqlite-wal.ts';
 import { termHash } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
+import { graphColumn, graphRuns, type GraphRows } from './backend.ts';
 import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
 import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, hasRowRuns, metaValue, quadsFormat } from './sqlite-schema.ts';
@@ -25,6 +26,11 @@ const SQLITE_OPEN_ROWS = `SELECT ? AS nt, q.rowid AS id, q.from_t, ${OPEN_ROW_LI
   FROM quads q JOIN terms s ON s.id = q.s JOIN terms p ON p.id = q.p JOIN terms o ON o.id = q.o LEFT JOIN terms n ON n.id = q.ng
   WHERE q.g = ? AND q.end_t IS NULL`;
 
+/** SQLITE_OPEN_ROWS of one version's run (backend.ts graphRuns): its rows that still hold. */
+const SQLITE_OPEN_RUN_ROWS = `SELECT ? AS nt, q.rowid AS id, q.from_t, ${OPEN_ROW_LINE} AS line
+  FROM quads q JOIN terms s ON s.id = q.s JOIN terms p ON p.id = q.p JOIN terms o ON o.id = q.o LEFT JOIN terms n ON n.id = q.ng
+  WHERE q.rowid BETWEEN ? AND ? AND q.g = ? AND q.from_t = ? AND q.end_t IS NULL`;
+
 /**
  * The versioned store in SQLite (`<data>/versions.sqlite`): better-sqlite3 in process, so each statement
  * costs no round trip and a version is written as it is made (store.ts does the rest).
@@ -40,6 +46,7 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly remote = false;
   readonly ng: string;
   readonly rowRuns: boolean;
+  readonly graphRows: GraphRows;
   readonly writable: boolean;
   readonly keepsTotals: boolean;
   readonly logGaps: LogGaps;
@@ -61,6 +68,8 @@ export class SqliteVersionDialect implements VersionDialect {
     }
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
     this.rowRuns = hasRowRuns(this.db) !== false;
+    // A file of the layout before runs, opened read-only, still has its index of every row's document.
+    this.graphRows = this.rowRuns ? graphRuns('versions', 'quads') : graphColumn;
     // A reader of an old-format file (not rewritten: opened read-only) reads its stored to_t.
     this.endColumn = quadsFormat(this.db) === 'stored-end' ? 'to_t' : 'end_t';
     this.logGaps = new LogGaps(this);
@@ -152,7 +161,20 @@ export class SqliteVersionDialect implements VersionDialect {
       if (!last) continue;
       states.lasts.push(last);
       // Rows are open only after a put: a new document (most of a first catch-up) has none to read.
-      if (last.kind === 'put') states.open.push(...this.all<DocumentStates['open'][0]>(SQLITE_OPEN_ROWS, [nt, g]));
+      if (last.kind !== 'put') continue;
+      if (!this.rowRuns) {
+        states.open.push(...this.all<DocumentStates['open'][0]>(SQLITE_OPEN_ROWS, [nt, g]));
+        continue;
+      }
+      // Through the runs of its versions, the latest first, until as many rows as the last version's triples are
+      // found (each triple of it is one open row): a document that changed wholly is read in its last run alone.
+      let found = 0;
+      for (const run of this.all<{ time: number; a: number; b: number }>('SELECT time, first_row AS a, last_row AS b FROM versions WHERE graph = ? AND first_row IS NOT NULL ORDER BY time DESC', [g])) {
+        if (found >= last.triples) break;
+        const rows = this.all<DocumentStates['open'][0]>(SQLITE_OPEN_RUN_ROWS, [nt, run.a, run.b, g, run.time]);
+        found += rows.length;
+        for (const r of rows) states.open.push(r);
+      }
     }
     return states;
   }

@@ -7,8 +7,8 @@ import { OPEN } from './rows.ts';
 
 /**
  * The quads table: a row per validity interval [from_t, to_t) of a quad. The end is stored as `end_t`, NULL
- * while the quad holds (a NULL takes no byte of the record, where OPEN took eight, in the table and in the
- * writer's index of a document's rows); `to_t` is computed from it on read, so every read says `to_t` as
+ * while the quad holds (a NULL takes no byte of the record, where OPEN took eight); `to_t` is computed from it
+ * on read, so every read says `to_t` as
  * PostgreSQL's table stores it. The diff finds the rows that ended in a span through quads_by_end, which
  * holds the ended rows only (most rows hold: an index of every end read none of them). A row keeps no hash of
  * its triple: only the writer compared by it, and it reads a document's open rows with their terms instead.
@@ -40,7 +40,7 @@ CREATE INDEX IF NOT EXISTS terms_by_hash ON terms (h);
 ${VERSIONS_TABLE};
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time, graph, first_row, last_row);
 ${quadsTable('quads')};
-CREATE INDEX IF NOT EXISTS quads_by_graph ON quads (g, end_t);
+DROP INDEX IF EXISTS quads_by_graph;
 DROP INDEX IF EXISTS quads_by_from;
 CREATE INDEX IF NOT EXISTS quads_by_end ON quads (end_t) WHERE end_t IS NOT NULL;
 CREATE INDEX IF NOT EXISTS quads_by_sp ON quads (s, p);
@@ -185,8 +185,8 @@ export class SqliteIndexes implements IndexMaintenance {
   constructor(private readonly db: Database.Database) {}
 
   /**
-   * Drops the indexes of `quads` that only readers use (every one not led by the document column `g`,
-   * which the writer reads a graph's open rows through), before a bulk load; `restoreIndexes` builds them
+   * Drops the indexes of `quads` that only readers use (every one not led by the document column `g`, which
+   * a writer of the layout before runs read a graph's open rows through), before a bulk load; `restoreIndexes` builds them
    * again. Keeping six B-trees up to date row by row cost 60 % of a 5,000-version catch-up; building them
    * once afterwards cost a tenth of that (bench/CRAWL.md). Readers meanwhile get the same answers, slower.
    * Inside `writeTransaction`. Returns the names dropped.

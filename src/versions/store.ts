@@ -397,9 +397,16 @@ export class VersionStore implements VersionBackend {
       this.flushPending();
       const gid = this.termIds.get(g);
       // The replaced version's rows born at this instant and kept are this one's too: its run spans both.
+      // Born at this instant: in the replaced version's run or this one's (rows of other graphs between are not g's).
+      const run = this.d.rowRuns ? this.d.get<{ a: number | null; b: number | null }>(`SELECT first_row AS a, last_row AS b FROM ${this.t.versions} WHERE graph = ? AND time = ?`, [gid, time]) : undefined;
+      const ends = [run?.a, run?.b, firstRow, lastRow].filter((v): v is number => v !== null && v !== undefined).map(Number);
+      const span = ends.length ? ` AND q.${this.d.rowId} BETWEEN ${Math.min(...ends)} AND ${Math.max(...ends)}` : this.d.rowRuns ? ' AND 1 = 0' : '';
+      // Ended at this instant: rows of the versions before it.
+      const closed: unknown[] = [];
+      const before = this.d.graphRows(() => (closed.push(gid), '(?)'), () => (closed.push(time), '?'));
       const [[a], [r]] = this.d.run<{ n: number; first: number | null; last: number | null }>([
-        { sql: `SELECT count(*) AS n, min(${this.d.rowId}) AS first, max(${this.d.rowId}) AS last FROM ${this.t.quads} WHERE g = ? AND to_t = ${OPEN} AND from_t = ?`, params: [gid, time] },
-        { sql: `SELECT count(*) AS n FROM ${this.t.quads} WHERE g = ? AND to_t = ?`, params: [gid, time] },
+        { sql: `SELECT count(*) AS n, min(q.${this.d.rowId}) AS first, max(q.${this.d.rowId}) AS last FROM ${this.t.quads} q WHERE q.g = ?${span} AND q.to_t = ${OPEN} AND q.from_t = ?`, params: [gid, time] },
+        { sql: `SELECT count(*) AS n FROM ${this.t.quads} q WHERE ${before} AND q.to_t = ?`, params: [...closed, time] },
       ]);
       added = Number(a!.n);
       removed = Number(r!.n);
@@ -545,13 +552,17 @@ export class VersionStore implements VersionBackend {
     return graphs.map((g) => this.lookupTerm(iriTerm(g))).filter((id): id is number => id !== undefined);
   }
 
-  /** The SQL condition of a graph selection (documents or named graphs); false when none is in the store. */
-  private inGraphs(graphs: string[] | undefined): string | false {
+  /**
+   * The SQL condition of a graph selection (documents or named graphs); false when none is in the store.
+   * `bornBy`: no row born after it is wanted (a document's later runs are not read).
+   */
+  private inGraphs(graphs: string[] | undefined, bornBy?: number): string | false {
     const ids = this.graphIds(graphs);
     if (!ids) return '';
     if (ids.length === 0) return false;
     const list = ids.join(',');
-    return ` AND (q.g IN (${list}) OR ${this.d.ng} IN (${list}))`;
+    const upTo = bornBy === undefined ? undefined : () => String(Math.trunc(bornBy));
+    return ` AND (${this.d.graphRows(() => `(${list})`, upTo)} OR ${this.d.ng} IN (${list}))`;
   }
 
   /** Every document graph with its version span and current size. */
@@ -606,10 +617,10 @@ export class VersionStore implements VersionBackend {
    */
   *snapshotRows(at: number, opts: { graphs?: string[] } = {}): Generator<[rowid: number, row: QuadRow]> {
     const t = checkTime(at, 'snapshot');
-    const inGraphs = this.inGraphs(opts.graphs);
+    const inGraphs = this.inGraphs(opts.graphs, t);
     if (inGraphs === false) return;
     const id = `q.${this.d.rowId}`;
-    // A document's rows are found through its index: no bound to read then.
+    // A document's rows are found through its index or its versions' runs: no bound to read then.
     const bound = inGraphs ? undefined : this.bornBy(t);
     if (!this.d.remote) {
       const params = [t, t];
@@ -638,7 +649,7 @@ export class VersionStore implements VersionBackend {
     const t1 = Math.min(checkTime(from, 'delta'), OPEN - 1);
     const t2 = Math.min(checkTime(to, 'delta'), OPEN - 1);
     if (t2 < t1) throw new Error('delta: `to` is before `from`');
-    const inGraphs = this.inGraphs(opts.graphs);
+    const inGraphs = this.inGraphs(opts.graphs, t2);
     if (inGraphs === false) return { from: t1, to: t2, added: [], removed: [] };
     const select = `SELECT ${this.rowKey} AS k, ${this.cols} FROM ${this.t.quads} q ${this.joins}`;
     // In row-id order, as both stores read rows; sorted, so that SQLite keeps to the range of the times' index.
@@ -679,9 +690,8 @@ export class VersionStore implements VersionBackend {
       const id = this.lookupTerm(nt);
       if (id === undefined) return [];
       // A graph constant names a document or a named graph inside one.
-      if (column === 'g') args.push(id, id);
-      else args.push(id);
-      where.push(column === 'g' ? `(q.g = ? OR ${this.d.ng} = ?)` : `q.${column} = ?`);
+      const one = () => (args.push(id), '?');
+      where.push(column === 'g' ? `(${this.d.graphRows(() => `(${one()})`)} OR ${this.d.ng} = ${one()})` : `q.${column} = ${one()}`);
     }
     const rows = this.d.all<RawRow & { k: string; from_t: number; to_t: number; gid: number }>(
       `SELECT ${this.rowKey} AS k, q.g AS gid, q.from_t, q.to_t, ${this.cols}
@@ -726,7 +736,7 @@ export class VersionStore implements VersionBackend {
       const statement = this.matchStatement(t, [pattern], opts.graphs, 'ids');
       return this.d.all<{ id: number }>(statement.sql + firstByRowId('id', opts.limit), statement.params).map((r) => r.id);
     }
-    const inGraphs = this.inGraphs(opts.graphs);
+    const inGraphs = this.inGraphs(opts.graphs, t);
     const where = this.patternWhere(pattern);
     if (inGraphs === false || where === undefined) return [];
     const id = `q.${this.d.rowId}`;
@@ -830,9 +840,8 @@ export class VersionStore implements VersionBackend {
       const nts = [...new Set(graphs.map(iriTerm))];
       const hs = this.d.anyOf('h', nts.map(termHash), 'bigint');
       const ns = this.d.anyOf('nt', nts, 'text');
-      const ids = `(SELECT id FROM ${this.t.terms} WHERE ${hs.sql} AND ${ns.sql})`;
-      inGraphs = ` AND (q.g IN ${ids} OR ${this.d.ng} IN ${ids})`;
-      params.push(...hs.params!, ...ns.params!, ...hs.params!, ...ns.params!);
+      const ids = () => (params.push(...hs.params!, ...ns.params!), `(SELECT id FROM ${this.t.terms} WHERE ${hs.sql} AND ${ns.sql})`);
+      inGraphs = ` AND (${this.d.graphRows(ids)} OR ${this.d.ng} IN ${ids()})`;
     }
     const selects = patterns.map((pattern, i) => {
       const own: unknown[] = [];
@@ -862,7 +871,7 @@ export class VersionStore implements VersionBackend {
     const where = patternConditions(pattern, (nt) => ((last = nt), 0), () => {
       params.push(termHash(last), last);
       return `(SELECT id FROM ${this.t.terms} WHERE h = ? AND nt = ?)`;
-    }, this.d.ng);
+    }, this.d.ng, this.d.graphRows);
     return where!.sql;
   }
 
@@ -904,7 +913,7 @@ export class VersionStore implements VersionBackend {
     const state = this.d.get<{ named: unknown; totals: unknown }>(
       `SELECT ${named} AS named, EXISTS (SELECT 1 FROM ${this.t.meta} WHERE key = ?) AS totals`, this.d.ng === 'NULL' ? [COUNT_TOTALS_KEY] : [t, t, COUNT_TOTALS_KEY])!;
     const q = countSql(pattern, req, t, (nt) => this.lookupTerm(nt), () => this.d.bigintParam, this.t.quads, this.d.ng, Boolean(state.named), this.bornBy(t),
-      state.totals ? this.t.sums : undefined);
+      this.d.graphRows, state.totals ? this.t.sums : undefined);
     return q ? Number(this.d.get<{ n: number }>(q.sql, q.args)!.n) : 0;
   }
 
@@ -914,6 +923,7 @@ export class VersionStore implements VersionBackend {
       quads: this.t.quads, terms: this.t.terms, rowId: this.d.rowId, ng: this.d.ng, noIndex: (e) => this.d.noIndex(e), lookup: (nt) => this.lookupTerm(nt),
       // Read for every page: at most twice FRAGMENT_BORN_BY index entries, a fraction of a page's time.
       bornBy: this.bornBy(t, FRAGMENT_BORN_BY),
+      graphRows: this.d.graphRows,
     };
     const rows = tripleRowsSql(pattern, t, page, tables);
     const out: TripleRow[] = rows ? this.d.all<TripleRow>(rows.sql, rows.args).map(({ s, p, o, id }) => ({ s, p, o, id: Number(id) })) : [];
@@ -1006,7 +1016,7 @@ export class VersionStore implements VersionBackend {
   namedGraphsAt(at: number, opts: { graphs?: string[] } = {}): QuadRow[] {
     if (this.d.ng === 'NULL') return [];
     const t = checkTime(at, 'namedGraphsAt');
-    const inGraphs = this.inGraphs(opts.graphs);
+    const inGraphs = this.inGraphs(opts.graphs, t);
     if (inGraphs === false) return [];
     return this.d.all<{ g: string; ng: string }>(
       `SELECT DISTINCT tg.nt AS g, tn.nt AS ng FROM ${this.t.quads} q JOIN ${this.t.terms} tg ON tg.id = q.g JOIN ${this.t.terms} tn ON tn.id = q.ng
@@ -1015,6 +1025,6 @@ export class VersionStore implements VersionBackend {
   }
 
   private patternWhere(pattern: RowConstants): { sql: string[]; args: number[] } | undefined {
-    return patternConditions(pattern, (nt) => this.lookupTerm(nt), () => '?', this.d.ng);
+    return patternConditions(pattern, (nt) => this.lookupTerm(nt), () => '?', this.d.ng, this.d.graphRows);
   }
 }
