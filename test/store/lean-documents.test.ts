@@ -2,18 +2,13 @@
  * The partial indexes of the metadata store (src/store/schema.ts PARTIAL_INDEXES): the queue, the monitored
  * documents and the unusual fates are indexed, not every row. An archive written with the full indexes gets the
  * partial ones on its next open for writing and answers the same; the reads that used the full ones reach the
- * partial ones (SQLite's plans); and after a crawl they hold only the rows those reads ask for. And SQLite's
+ * partial ones (SQLite's plans); after a crawl they hold only the rows those reads ask for (test/store/lean-log.test.ts). And SQLite's
  * documents table keyed by URL (documentsDdl), which an archive with rowids gets on its next open for writing.
  */
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/crawler/crawl.ts';
-import { startLinkedDataSite } from '../../src/testkit/linked-data-site.ts';
-import { generatedVocabulary } from '../../src/testkit/real-vocabulary.ts';
 import { fates, type LogReader } from '../../src/store/log-reads.ts';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
-import { tempDir } from '../helpers.ts';
 import { postgresStore, sqliteStore } from './contract/backends.ts';
 import type { StoreEnv } from './contract/harness.ts';
 import { exec } from './exec.ts';
@@ -143,35 +138,6 @@ describe('partial indexes on SQLite', () => {
     } finally {
       await store.close();
       await env.cleanup();
-    }
-  });
-
-  it('hold, after a crawl, only the fates a log read lists and no document', async () => {
-    const site = await startLinkedDataSite({ documents: 300, hosts: 6, vocabulary: generatedVocabulary() });
-    const dataDir = tempDir('dm-partial-');
-    try {
-      await crawl({
-        seeds: [site.seed], dataDir, delayMs: 0, perHost: 8, concurrency: 16, robots: true,
-        allowPrivate: true, vocabularies: false, domains: ['127.0.0.1'], depth: 100_000,
-      }).run();
-    } finally {
-      await site.close();
-    }
-    const db = new Database(path.join(dataDir, 'meta.sqlite'), { readonly: true });
-    try {
-      const entries = (name: string) => (db.prepare("SELECT coalesce(SUM(ncell), 0) AS n FROM dbstat WHERE name = ? AND pagetype = 'leaf'").get(name) as { n: number }).n;
-      const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-      expect(count('SELECT COUNT(*) AS n FROM documents')).toBeGreaterThanOrEqual(300);
-      expect(count("SELECT COUNT(*) AS n FROM documents WHERE state = 'queued' OR monitored = 1")).toBe(0);
-      expect(entries('documents_queued')).toBe(0);
-      expect(entries('documents_monitored')).toBe(0);
-      // The site's 404s (one a document) are listed by `datamonitor log`; its 200s and 303s are not.
-      const unusual = count("SELECT COUNT(*) AS n FROM crawl_log WHERE reason NOT IN ('fetched', 'unchanged', 'redirected')");
-      expect(unusual).toBeGreaterThan(0);
-      expect(unusual).toBeLessThan(count('SELECT COUNT(*) AS n FROM crawl_log') / 2);
-      expect(entries('crawl_log_fate')).toBe(unusual);
-    } finally {
-      db.close();
     }
   });
 });
