@@ -33,4 +33,9 @@ await time('captures, a host page of 100 (CDX)', 200, () => store.captures({ pre
 await time('log({warcFile}), a page of 5,000 (export)', 20, (i) => store.log({ warcFile: files[i % files.length]!, limit: 5000 }));
 await time('warcEnd(file) (WARC writer recovery)', 200, (i) => store.warcEnd(files[i % files.length]!));
 await time('latestLog(200) (dashboard)', 100, () => store.latestLog(200));
+// Where they are there (a SOURCE_ROOT older than them has not all of them).
+const more = store as unknown as Partial<{ logOrigins(): Promise<string[]>; searchUrls(q: object): Promise<unknown[]>; latestEntries(q: object): Promise<unknown[]> }>;
+if (more.logOrigins) await time('logOrigins() (CDX domain)', 200, () => more.logOrigins!());
+if (more.searchUrls) await time('searchUrls, a host prefix page of 100 (URL search)', 50, () => more.searchUrls!({ text: host, match: 'prefix', limit: 100 }));
+if (more.latestEntries) await time('latestEntries(version), a page of 1,000 (export)', 20, () => more.latestEntries!({ kind: 'version', limit: 1000 }));
 await store.close();

@@ -4,7 +4,7 @@
  * memory. One implementation for both backends, given a way to run a query (`LogReader`).
  */
 import type { ChangeState, CrawlLogEntry, ReadModel } from './types.ts';
-import { BULK_READ, logEntry, ORDINARY_REASONS, unpackDigest, UNUSUAL_FATE, type Dialect } from './schema.ts';
+import { BULK_READ, logEntry, ORDINARY_REASONS, unpackDigest, urlArgs, urlIn, urlIs, UNUSUAL_FATE, type Dialect } from './schema.ts';
 import { UNREQUESTED_REASONS } from '../vocabulary/reasons.ts';
 import { outcomeOf, zeroOutcomes, type Outcome } from '../vocabulary/outcomes.ts';
 import { normalizeUrl } from '../frontier/normalize.ts';
@@ -173,8 +173,8 @@ export async function fates(db: LogReader, q: FateQuery): Promise<CrawlLogEntry[
     const urls = await redirectedTo(db, q.url);
     const list = urls.map(() => '?').join(', ');
     // `final_url <> url` lets the final URLs be read from their partial index (crawl_log_moved).
-    where.push(`(url IN (${list}) OR (final_url IN (${list}) AND final_url <> url))`);
-    params.push(...urls, ...urls);
+    where.push(`((${urlIn(db.dialect, 'url', urls.length)}) OR (final_url IN (${list}) AND final_url <> url))`);
+    params.push(...urlArgs(db.dialect, urls), ...urls);
   }
   const rows = await db.all(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...params, q.limit]);
   return rows.map(logEntry);
@@ -190,7 +190,7 @@ const MAX_REDIRECT_URLS = 20;
 async function redirectedTo(db: LogReader, url: string): Promise<string[]> {
   const urls = [url];
   for (let i = 0; i < urls.length && urls.length < MAX_REDIRECT_URLS; i++) {
-    const rows = await db.all(`SELECT status, headers FROM crawl_log WHERE url = ? AND status IN (301, 302, 303, 307, 308) AND headers IS NOT NULL`, [urls[i]]);
+    const rows = await db.all(`SELECT status, headers FROM crawl_log WHERE ${urlIs(db.dialect, 'url')} AND status IN (301, 302, 303, 307, 308) AND headers IS NOT NULL`, urlArgs(db.dialect, [urls[i]!]));
     for (const r of rows) {
       const to = redirectTarget(Number(r.status), JSON.parse(r.headers as string) as HeaderPair[], urls[i]!)?.url;
       const target = to && normalizeUrl(to.href);
@@ -261,6 +261,29 @@ export function captureIndexDdl(d: Dialect): string {
     WHERE warc_id IS NOT NULL AND warc_offset IS NOT NULL`;
 }
 
+/** A logged URL's origin (`scheme://authority`, the whole URL when it has no path), in SQLite. */
+const SQLITE_ORIGIN = `CASE WHEN ${slashAfterAuthority('sqlite', 'url')} > 0 THEN substr(url, 1, ${slashAfterAuthority('sqlite', 'url')} + 7) ELSE url END`;
+/** Rows whose origin is not lower-case: none that a crawl or an import logs (each normalises its URLs, WHATWG URL). */
+const ODD_ORIGIN = `${SQLITE_ORIGIN} <> lower(${SQLITE_ORIGIN})`;
+
+/**
+ * SQLite's index of the log's URLs: the capture index's keys over every row, where it kept an index of the URL
+ * beside it (`(url, time)`, 53 B a log row: bench/ARCHIVE-SIZE.md, "One index of the log's URLs"). A read of
+ * one URL seeks its lower-cased form and compares the URL whole (schema.ts urlIs); a read of captures keeps
+ * its own condition on the WARC record. The origins skip through it lower-cased, where an origin that is not
+ * lower-case would share its probe with the lower-case one: those rows are indexed apart (ODD_ORIGIN), an index
+ * a normalised log leaves empty. Archives written before get these in place of the two on their next open for
+ * writing.
+ */
+export function sqliteUrlIndexDdl(): string[] {
+  return [
+    'DROP INDEX IF EXISTS crawl_log_url',
+    'DROP INDEX IF EXISTS crawl_log_capture',
+    `CREATE INDEX IF NOT EXISTS crawl_log_by_url ON crawl_log ((${lowerUrl('sqlite')}), (${secondOf('sqlite')}), id)`,
+    `CREATE INDEX IF NOT EXISTS crawl_log_odd_origin ON crawl_log (url) WHERE ${ODD_ORIGIN}`,
+  ];
+}
+
 /**
  * The SQL of `captures`. Order: the URL after its authority ignoring letter case, then the second, then the
  * log id: the order of SURT key then 14-digit timestamp that CDXJ wants for URLs of one SURT host (the
@@ -310,13 +333,22 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
   const ranges: string[] = [];
   const rangeParams: unknown[] = [];
   if (q.urls?.length) {
-    ranges.push(`url IN (${q.urls.map(() => '?').join(', ')})`);
-    rangeParams.push(...q.urls);
+    ranges.push(`(${urlIn(d, 'url', q.urls.length)})`);
+    rangeParams.push(...urlArgs(d, q.urls));
   }
   for (const p of (q.prefixes ?? []).filter((x) => authorityEnd(x) < 0)) {
     const end = prefixEnd(p);
-    ranges.push(end === undefined ? 'url >= ?' : '(url >= ? AND url < ?)');
+    const exact = end === undefined ? 'url >= ?' : '(url >= ? AND url < ?)';
     rangeParams.push(p, ...(end === undefined ? [] : [end]));
+    if (d === 'postgres') {
+      ranges.push(exact);
+      continue;
+    }
+    // SQLite's URL index is of the lower-cased URL: a URL that starts with p lower-cases to one that starts with p lower-cased.
+    const lower = p.toLowerCase();
+    const lowerEnd = prefixEnd(lower);
+    ranges.push(`(${exact} AND ${lowerUrl(d)} >= ?${lowerEnd === undefined ? '' : ` AND ${lowerUrl(d)} < ?`})`);
+    rangeParams.push(lower, ...(lowerEnd === undefined ? [] : [lowerEnd]));
   }
   if (ranges.length || !arms.length) {
     const where = [ranges.length ? `(${ranges.join(' OR ')})` : '1 = 0', ...common];
@@ -331,7 +363,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
 
   // The revisit test needs the URL's latest earlier 2xx/304 capture: a look-up on crawl_log_url per row of the page
   // (`p.id + 0`: without statistics, PostgreSQL walked the primary key backwards from the row's id instead, a scan).
-  const lastGood = `(SELECT p.checksum FROM crawl_log p WHERE p.url = c.url AND p.id < c.id
+  const lastGood = `(SELECT p.checksum FROM crawl_log p WHERE ${urlIs(d, 'p.url', 'c.url')} AND p.id < c.id
       AND p.warc_id IS NOT NULL AND p.warc_offset IS NOT NULL AND ((p.status >= 200 AND p.status < 300) OR p.status = 304)
       ORDER BY p.id + 0 DESC LIMIT 1)`;
   params.push(q.limit);
@@ -374,10 +406,12 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
   if (db.dialect === 'sqlite') {
     // A skip scan of the url index, one probe per origin: the DISTINCT below reads every log row, and a CDX
     // domain query asks for the origins once a page (3 M log rows: 754 ms a page, 8 ms so).
-    // Binary collation: every URL of an origin starts with `origin/`, and `origin0` sorts right after them.
+    // On the lower-cased URL (the URL index: sqliteUrlIndexDdl), where every URL of an origin starts with
+    // `origin/`, and `origin0` sorts right after them; origins that are not lower-case, from their own index.
     const out = new Set<string>();
+    for (const r of await db.all(`SELECT DISTINCT ${SQLITE_ORIGIN} AS origin FROM crawl_log WHERE ${ODD_ORIGIN}`, [])) out.add(r.origin as string);
     for (let from = ''; ;) {
-      const [row] = await db.all('SELECT url FROM crawl_log WHERE url >= ? ORDER BY url LIMIT 1', [from]);
+      const [row] = await db.all(`SELECT url FROM crawl_log WHERE ${lowerUrl(db.dialect)} >= ? AND NOT (${ODD_ORIGIN}) ORDER BY ${lowerUrl(db.dialect)} LIMIT 1`, [from]);
       if (!row) return [...out];
       const url = row.url as string;
       const slash = authorityEnd(url);
@@ -436,6 +470,14 @@ export async function searchUrls(db: LogReader, q: UrlSearch): Promise<ArchivedU
       const end = prefixEnd(q.text);
       where.push(end === undefined ? `${col} >= ?` : `${col} >= ? AND ${col} < ?`);
       params.push(q.text, ...(end === undefined ? [] : [end]));
+      if (col === 'url' && db.dialect === 'sqlite') {
+        // The range on SQLite's URL index, of the lower-cased URL (a URL that starts with the text lower-cases to
+        // one that starts with it lower-cased); the page's rows are grouped and sorted after the read, as before.
+        const lower = q.text.toLowerCase();
+        const lowerEnd = prefixEnd(lower);
+        where.push(`${lowerUrl('sqlite')} >= ?${lowerEnd === undefined ? '' : ` AND ${lowerUrl('sqlite')} < ?`}`);
+        params.push(lower, ...(lowerEnd === undefined ? [] : [lowerEnd]));
+      }
     } else if (q.text) {
       // No index helps a substring: the scan stops once the page is full of matches.
       where.push(`${db.dialect === 'sqlite' ? 'instr' : 'strpos'}(lower(${col}), ?) > 0`);
@@ -504,7 +546,7 @@ export async function latestEntries(db: LogReader, q: LatestQuery): Promise<Craw
   const at = q.at === undefined ? [] : [q.at];
   const rows = await db.all(
     `SELECT c.* FROM crawl_log c WHERE c.id > ? AND ${keep}${q.at === undefined ? '' : ' AND c.time <= ?'}
-       AND NOT EXISTS (SELECT 1 FROM crawl_log d WHERE d.url = c.url AND d.id > c.id${q.at === undefined ? '' : ' AND d.time <= ?'} AND (${supersededBy}))
+       AND NOT EXISTS (SELECT 1 FROM crawl_log d WHERE ${urlIs(db.dialect, 'd.url', 'c.url')} AND d.id > c.id${q.at === undefined ? '' : ' AND d.time <= ?'} AND (${supersededBy}))
      ORDER BY c.id LIMIT ?`,
     [q.afterId ?? 0, ...at, ...at, q.limit],
   );

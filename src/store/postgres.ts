@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, PARTIAL_INDEXES, QUEUED, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, PARTIAL_INDEXES, QUEUED, reasonColumnMigration, toValues, versionsArgs, versionsWhere, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError, isDatabaseLost } from '../util/errors.ts';
@@ -290,7 +290,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`), [url, url]);
+    const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${versionsWhere('postgres')} ORDER BY time, id`), versionsArgs('postgres', url));
     return (await this.named(rows)).map(logEntry);
   }
 

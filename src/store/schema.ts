@@ -17,7 +17,8 @@ export function ddl(d: Dialect): string[] {
       duration_ms DOUBLE PRECISION NOT NULL, bytes ${big} NOT NULL, media_type TEXT, checksum TEXT, graph_hash TEXT,
       change TEXT NOT NULL, error TEXT, triples INTEGER NOT NULL, truncated INTEGER NOT NULL DEFAULT 0, diagnostics TEXT,
       warc_id INTEGER, warc_offset ${big}, warc_length ${big}, rdf_offset ${big}, rdf_length ${big}, cycle_id INTEGER, reason TEXT)`,
-    `CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)`,
+    // SQLite's index of the log's URLs is log-reads.ts sqliteUrlIndexDdl, made after these.
+    ...(d === 'postgres' ? ['CREATE INDEX IF NOT EXISTS crawl_log_url ON crawl_log (url, time)'] : []),
     ...WARC_FILES_DDL(d),
     ...MOVED_INDEX,
     ...PARTIAL_INDEXES,
@@ -174,8 +175,35 @@ export const PARTIAL_INDEXES = [
   `CREATE INDEX IF NOT EXISTS crawl_log_fate ON crawl_log (reason) WHERE ${UNUSUAL_FATE}`,
 ];
 
-/** The WHERE clause of `versions(url)` (`?` twice: the URL), written for the partial index above. */
-export const VERSIONS_WHERE = '(url = ? OR (final_url = ? AND final_url <> url)) AND warc_id IS NOT NULL';
+/**
+ * `col` is `param`, written for the store's index of the log's URLs: SQLite keeps one, keyed by the URL
+ * lower-cased (the order CDX pages are read in: log-reads.ts sqliteUrlIndexDdl), in which a URL is sought by its
+ * lower-cased form and then compared whole; PostgreSQL keeps an index of the URL itself. SQLite's form names the
+ * parameter twice: its caller passes the value twice (`urlArgs`).
+ */
+export function urlIs(d: Dialect, col: string, param = '?'): string {
+  return d === 'sqlite' ? `lower(${col}) = lower(${param}) AND ${col} = ${param}` : `${col} = ${param}`;
+}
+
+/** `col IN (…)` of `n` URLs, as urlIs: SQLite's form takes the list twice (`urlArgs`). */
+export function urlIn(d: Dialect, col: string, n: number): string {
+  const list = Array(n).fill('?').join(', ');
+  return d === 'sqlite' ? `lower(${col}) IN (${Array(n).fill('lower(?)').join(', ')}) AND ${col} IN (${list})` : `${col} IN (${list})`;
+}
+
+/** The arguments of urlIs or urlIn for these URLs. */
+export function urlArgs(d: Dialect, urls: readonly string[]): string[] {
+  return d === 'sqlite' ? [...urls, ...urls] : [...urls];
+}
+
+/** The WHERE clause of `versions(url)`, written for the URL index and the partial index above; its arguments: versionsArgs. */
+export function versionsWhere(d: Dialect): string {
+  return `((${urlIs(d, 'url')}) OR (final_url = ? AND final_url <> url)) AND warc_id IS NOT NULL`;
+}
+
+export function versionsArgs(d: Dialect, url: string): string[] {
+  return [...urlArgs(d, [url]), url];
+}
 
 /**
  * The response headers a log row keeps: those that log reads take from a row (a redirect's Location for

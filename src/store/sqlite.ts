@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, documentsKeyMigration, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, VERSIONS_WHERE, warcIdMigration } from './schema.ts';
+import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, documentsKeyMigration, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, urlArgs, urlIs, versionsArgs, versionsWhere, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
@@ -62,7 +62,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       if (version >= 1 && version < 3 && this.hasLogColumn('warc_file')) for (const sql of warcIdMigration('sqlite')) this.db.exec(sql);
       if (this.documentsHaveRowids()) for (const sql of documentsKeyMigration()) this.db.exec(sql);
       for (const sql of ddl('sqlite')) this.db.exec(sql);
-      this.db.exec(logReads.captureIndexDdl('sqlite'));
+      for (const sql of logReads.sqliteUrlIndexDdl()) this.db.exec(sql);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate(); // IMMEDIATE: a second process starting at once waits (busy_timeout) instead of failing "database is locked"
   }
@@ -232,14 +232,14 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   }
 
   async versions(url: string): Promise<CrawlLogEntry[]> {
-    const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`).all(url, url));
+    const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${versionsWhere('sqlite')} ORDER BY time, id`).all(...versionsArgs('sqlite', url)));
     return rows.map(logEntry);
   }
 
   async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
     const where = ['id > ?'];
     const params: unknown[] = [opts.sinceId ?? 0];
-    if (opts.url) (where.push('url = ?'), params.push(opts.url));
+    if (opts.url) (where.push(urlIs('sqlite', 'url')), params.push(...urlArgs('sqlite', [opts.url])));
     if (opts.warcFile !== undefined) {
       const file = this.fileKey(opts.warcFile);
       if (file === undefined) return [];

@@ -15,8 +15,8 @@ import { generatedVocabulary } from '../../src/testkit/real-vocabulary.ts';
 import { tempDir } from '../helpers.ts';
 import type { CrawlLogEntry, MetadataStore } from '../../src/store/types.ts';
 import { headerValue } from '../../src/util/headers.ts';
-import { VERSIONS_WHERE } from '../../src/store/schema.ts';
-import { fates, searchUrls, type LogReader } from '../../src/store/log-reads.ts';
+import { versionsArgs, versionsWhere } from '../../src/store/schema.ts';
+import { captureIndexDdl, fates, searchUrls, type LogReader } from '../../src/store/log-reads.ts';
 import { postgresStore, sqliteStore } from './contract/backends.ts';
 import type { StoreEnv } from './contract/harness.ts';
 import { exec } from './exec.ts';
@@ -95,6 +95,13 @@ for (const make of [sqliteStore, postgresStore]) {
       const b0 = await before.open();
       await exec(b0, 'DROP INDEX crawl_log_moved');
       await exec(b0, 'CREATE INDEX crawl_log_final_url ON crawl_log (final_url, time)');
+      if (!('pool' in b0)) {
+        // SQLite's two URL indexes of then: the URL, and the capture index of CDX pages (captures only).
+        await exec(b0, 'DROP INDEX crawl_log_by_url');
+        await exec(b0, 'DROP INDEX crawl_log_odd_origin');
+        await exec(b0, 'CREATE INDEX crawl_log_url ON crawl_log (url, time)');
+        await exec(b0, captureIndexDdl('sqlite'));
+      }
       if ('pool' in b0) await exec(b0, 'DELETE FROM schema_version WHERE version >= 5');
       await exec(b0, 'INSERT INTO warc_files (id, name) VALUES (1, ?)', [WARC]);
       for (const e of OLD) await exec(b0, `INSERT INTO crawl_log (${COLS}) VALUES (${COLS.split(',').map(() => '?').join(', ')})`, oldValues(e));
@@ -104,6 +111,8 @@ for (const make of [sqliteStore, postgresStore]) {
       try {
         expect(await indexes(b)).not.toContain('crawl_log_final_url');
         expect(await indexes(b)).toContain('crawl_log_moved');
+        // SQLite: one index of the log's URLs in place of the two (log-reads.ts sqliteUrlIndexDdl).
+        if (!('pool' in b)) expect((await indexes(b)).filter((n) => /url|capture|origin/.test(n))).toEqual(['crawl_log_by_url', 'crawl_log_odd_origin']);
         for (const e of NEW) await b.appendLog(e);
         await b.flush();
         expect(await answers(b)).toEqual(expected);
@@ -111,7 +120,7 @@ for (const make of [sqliteStore, postgresStore]) {
         expect((await b.log({ limit: 1 }))[0]!.headers).toEqual(OLD[0]!.headers);
         if (!('pool' in b)) {
           // versions(url)'s own query can use the partial index (a URL's captures are one index look-up, not a scan).
-          const plan = await exec(b, `EXPLAIN QUERY PLAN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['x', 'x']);
+          const plan = await exec(b, `EXPLAIN QUERY PLAN SELECT * FROM crawl_log WHERE ${versionsWhere('sqlite')} ORDER BY time, id`, versionsArgs('sqlite', 'x'));
           expect(plan.map((r) => r.detail).join('\n')).toMatch(/INDEX crawl_log_moved/);
           // So do the other reads by final URL: `log --url` and the URL search; none scans the log.
           const plans: string[] = [];
@@ -209,7 +218,7 @@ describe.skipIf(postgresStore.skip)('versions(url) on PostgreSQL', () => {
         SELECT 'http://h' || (i % 10) || '.example/' || i, CASE WHEN i % 500 = 0 THEN 'http://x.example/' || i ELSE 'http://h' || (i % 10) || '.example/' || i END,
           i, 200, 1, 1, 'new', 1, 1, i FROM generate_series(1, 20000) i`);
       await exec(store, 'ANALYZE crawl_log');
-      const plan = await exec(store, `EXPLAIN SELECT * FROM crawl_log WHERE ${VERSIONS_WHERE} ORDER BY time, id`, ['http://x.example/500', 'http://x.example/500']);
+      const plan = await exec(store, `EXPLAIN SELECT * FROM crawl_log WHERE ${versionsWhere('postgres')} ORDER BY time, id`, versionsArgs('postgres', 'http://x.example/500'));
       const text = plan.map((r) => r['QUERY PLAN']).join('\n');
       expect(text).toMatch(/Index Scan on crawl_log_moved/);
       expect(text).not.toMatch(/Seq Scan/);

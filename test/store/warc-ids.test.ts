@@ -45,7 +45,8 @@ async function toEarlierForm(store: MetadataStore): Promise<void> {
     'ALTER TABLE crawl_log ADD COLUMN warc_file TEXT',
     'UPDATE crawl_log SET warc_file = (SELECT w.name FROM warc_files w WHERE w.id = crawl_log.warc_id)',
     'DROP INDEX crawl_log_warc',
-    'DROP INDEX crawl_log_capture',
+    // SQLite's capture index is its one URL index now (log-reads.ts sqliteUrlIndexDdl), on no column of these.
+    'DROP INDEX IF EXISTS crawl_log_capture',
     'ALTER TABLE crawl_log DROP COLUMN warc_id',
     'DROP TABLE warc_files',
     'CREATE INDEX crawl_log_file ON crawl_log (warc_file)',
