@@ -1,5 +1,5 @@
 /**
- * `/cdx` answered from the store a page at a time: the match becomes URL ranges on the crawl_log_url index
+ * `/cdx` answered from the store a page at a time: the match becomes URL ranges on the store's URL index
  * (exact, prefix, host), or, for `domain`, one such host query per SURT host found in the log; the limit is
  * applied in SQL, and a resume key (the last capture's URL, time and log id) continues where a page ended.
  */

@@ -45,7 +45,7 @@ export interface CaptureCursor {
 
 /**
  * Captures (log entries with a WARC record) of some URLs: those equal to one of `urls` or starting with one
- * of `prefixes` (range scans on the crawl_log_url index), captured within [fromTime, toTime], after `after`.
+ * of `prefixes` (range scans on the URL index), captured within [fromTime, toTime], after `after`.
  */
 export interface CaptureQuery {
   urls?: string[];
@@ -361,7 +361,7 @@ export function captureSql(d: Dialect, q: CaptureQuery): { sql: string; params: 
     params.push(...armParams, q.limit);
   }
 
-  // The revisit test needs the URL's latest earlier 2xx/304 capture: a look-up on crawl_log_url per row of the page
+  // The revisit test needs the URL's latest earlier 2xx/304 capture: a look-up on the URL index per row of the page
   // (`p.id + 0`: without statistics, PostgreSQL walked the primary key backwards from the row's id instead, a scan).
   const lastGood = `(SELECT p.checksum FROM crawl_log p WHERE ${urlIs(d, 'p.url', 'c.url')} AND p.id < c.id
       AND p.warc_id IS NOT NULL AND p.warc_offset IS NOT NULL AND ((p.status >= 200 AND p.status < 300) OR p.status = 304)
