@@ -261,8 +261,13 @@ export function captureIndexDdl(d: Dialect): string {
     WHERE warc_id IS NOT NULL AND warc_offset IS NOT NULL`;
 }
 
-/** A logged URL's origin (`scheme://authority`, the whole URL when it has no path), in SQLite. */
-const SQLITE_ORIGIN = `CASE WHEN ${slashAfterAuthority('sqlite', 'url')} > 0 THEN substr(url, 1, ${slashAfterAuthority('sqlite', 'url')} + 7) ELSE url END`;
+/** A logged URL's origin (`scheme://authority`, the whole URL when it has no path), in SQL. */
+function originOf(d: Dialect, col = 'url'): string {
+  const slash = slashAfterAuthority(d, col);
+  return `CASE WHEN ${slash} > 0 THEN substr(${col}, 1, ${slash} + 7) ELSE ${col} END`;
+}
+
+const SQLITE_ORIGIN = originOf('sqlite');
 /** Rows whose origin is not lower-case: none that a crawl or an import logs (each normalises its URLs, WHATWG URL). */
 const ODD_ORIGIN = `${SQLITE_ORIGIN} <> lower(${SQLITE_ORIGIN})`;
 
@@ -424,8 +429,7 @@ export async function logOrigins(db: LogReader): Promise<string[]> {
   // POSIX, C.UTF-8); a linguistic collation need not keep an origin's URLs together in index order: one pass then.
   const [coll] = await db.all(`SELECT COALESCE(NULLIF(c.collname, 'default'), (SELECT datcollate FROM pg_database WHERE datname = current_database())) AS coll
     FROM pg_attribute a LEFT JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = 'crawl_log'::regclass AND a.attname = 'url'`, []);
-  const slash = slashAfterAuthority(db.dialect, 'url');
-  const origin = `CASE WHEN ${slash} > 0 THEN substr(url, 1, ${slash} + 7) ELSE url END`;
+  const origin = originOf(db.dialect);
   const rows = BYTEWISE.test(String(coll?.coll ?? ''))
     ? await db.all(`WITH RECURSIVE o(origin) AS (
         SELECT (SELECT ${origin} AS origin FROM crawl_log ORDER BY crawl_log.url LIMIT 1)
