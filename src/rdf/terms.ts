@@ -169,3 +169,8 @@ function neighbourhoodHash(graph: string, node: string, quads: Quad[], named: Ma
 export function termHash(nt: string): number {
   return sha1(nt).readUIntBE(0, 6);
 }
+
+/** termHash's first 32 bits, signed: 4 bytes in a SQLite record where 48 take 6 (versions/sqlite-terms.ts). */
+export function termHash32(nt: string): number {
+  return sha1(nt).readInt32BE(0);
+}

@@ -49,6 +49,8 @@ export interface DialectTraits {
   readonly rowRuns: boolean;
   /** How the rows of document graphs are reached (backend.ts GraphRows): by an index of the document column, or the versions' runs. */
   readonly graphRows: GraphRows;
+  /** The dictionary's hash of an N-Triples term (its `h` column): 48 bits of SHA-1, 32 in a coded SQLite dictionary (sqlite-terms.ts). */
+  readonly termHash: (nt: string) => number;
   /** `expr` such that the planner uses no index on it (SQLite's unary `+`). */
   noIndex(expr: string): string;
   /** `column` IN the values: its SQL and arguments (a list of placeholders, or one array). */

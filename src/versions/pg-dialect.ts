@@ -47,6 +47,8 @@ export class PgVersionDialect implements VersionDialect {
   readonly bigintParam = '?::bigint';
   readonly chunk = 20_000;
   readonly remote = true;
+  readonly termHash = termHash;
+
   readonly db: SyncPg;
   readonly logGaps: LogGapStore;
   readonly indexes: PgIndexes;

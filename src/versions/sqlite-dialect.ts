@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { openSqliteWal } from '../util/sqlite-wal.ts';
-import { termHash } from '../rdf/terms.ts';
+import { termHash, termHash32 } from '../rdf/terms.ts';
 import { LogGaps } from './log-gaps.ts';
 import { graphColumn, graphRuns, type GraphRows } from './backend.ts';
 import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
 import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, hasRowRuns, metaValue, quadsFormat } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
+import { TermAffixes, hasCodedTerms } from './sqlite-terms.ts';
 import { OPEN_ROW_LINE, type DocumentStates, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
 
 /**
@@ -52,6 +53,8 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly logGaps: LogGaps;
   readonly db: Database.Database;
   readonly indexes: SqliteIndexes;
+  readonly termHash: (nt: string) => number;
+  private readonly affixes: TermAffixes | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private beganSeen: number | undefined;
   private generationSeen: number | undefined;
@@ -64,8 +67,12 @@ export class SqliteVersionDialect implements VersionDialect {
       // A catch-up in another process that took the read indexes down for a bulk load builds them when it
       // is done; building them here, row by row behind it, would undo what it saves. A file of an older
       // layout is brought up to date all the same: this process's writes need the new one.
-      if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db) || hasRowRuns(this.db) === false) createSqliteSchema(this.db);
+      if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db) || hasRowRuns(this.db) === false || !hasCodedTerms(this.db)) createSqliteSchema(this.db);
     }
+    // A file whose dictionary is not coded (opened read-only) is read with the hash it was written with.
+    const coded = hasCodedTerms(this.db);
+    this.termHash = coded ? termHash32 : termHash;
+    this.affixes = coded && this.writable ? new TermAffixes(this.db) : undefined;
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
     this.rowRuns = hasRowRuns(this.db) !== false;
     // A file of the layout before runs, opened read-only, still has its index of every row's document.
@@ -133,7 +140,8 @@ export class SqliteVersionDialect implements VersionDialect {
     const add = (sql: string, each: unknown[][]) => {
       if (each.length > 0) out.push({ sql, each });
     };
-    add('INSERT INTO terms (id, h, nt) VALUES (?, ?, ?)', rows.terms);
+    // Coded here (sqlite-terms.ts), inside the transaction: a new affix is inserted as the term is.
+    add('INSERT INTO term_rows (id, h, x, body) VALUES (?, ?, ?, ?)', rows.terms.map(([id, h, nt]) => [id, h, ...this.affixes!.code(nt)]));
     // The end of a quad that holds is stored as NULL (sqlite-schema.ts quadsTable).
     add(`INSERT INTO quads (rowid, g, s, p, o, from_t, end_t, ng) VALUES (?, ?, ?, ?, ?, ?, nullif(?, ${OPEN}), ?)`, rows.quads);
     add('UPDATE quads SET end_t = ? WHERE g = ? AND rowid = ?', rows.closes.map(([g, id, to]) => [to, g, id]));
@@ -145,9 +153,11 @@ export class SqliteVersionDialect implements VersionDialect {
   commit(statements: Statement[]): void {
     this.run(statements);
     this.db.exec('COMMIT');
+    this.affixes?.commit();
   }
 
   rollback(): void {
+    this.affixes?.rollback();
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
   }
 
@@ -155,7 +165,7 @@ export class SqliteVersionDialect implements VersionDialect {
   documentStates(nts: string[]): DocumentStates {
     const states: DocumentStates = { lasts: [], open: [] };
     for (const nt of nts) {
-      const g = this.all<{ id: number; nt: string }>('SELECT id, nt FROM terms WHERE h = ?', [termHash(nt)]).find((r) => r.nt === nt)?.id;
+      const g = this.all<{ id: number; nt: string }>('SELECT id, nt FROM terms WHERE h = ?', [this.termHash(nt)]).find((r) => r.nt === nt)?.id;
       if (g === undefined) continue;
       const last = this.get<DocumentStates['lasts'][0]>('SELECT ? AS nt, time, kind, triples FROM versions WHERE graph = ? ORDER BY time DESC LIMIT 1', [nt, g]);
       if (!last) continue;
@@ -180,7 +190,8 @@ export class SqliteVersionDialect implements VersionDialect {
   }
 
   clearTables(): void {
-    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM terms; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM count_sums;
+    // Not the affixes: another process's writer keeps their ids (sqlite-terms.ts TermAffixes).
+    this.db.exec(`DELETE FROM quads; DELETE FROM versions; DELETE FROM term_rows; DELETE FROM term_forms; DELETE FROM term_classes; DELETE FROM count_sums;
       DELETE FROM meta WHERE key NOT IN ('${BULK_LOADER}', '${COUNT_TOTALS_KEY}');`);
     this.logGaps.clear();
   }
@@ -201,7 +212,7 @@ export class SqliteVersionDialect implements VersionDialect {
   }
 
   termCheckMemo(): TermCheckMemo {
-    return new SqliteTermCheckMemo(this.db);
+    return new SqliteTermCheckMemo(this.db, this.termHash);
   }
 
   async close(): Promise<void> {

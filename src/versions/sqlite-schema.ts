@@ -4,6 +4,7 @@ import { SQLITE_TERM_CHECK_DDL } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql } from './count-totals.ts';
 import type { IndexMaintenance } from './backend.ts';
 import { OPEN } from './rows.ts';
+import { TERM_ROWS_DDL, codeTerms } from './sqlite-terms.ts';
 
 /**
  * The quads table: a row per validity interval [from_t, to_t) of a quad. The end is stored as `end_t`, NULL
@@ -34,9 +35,7 @@ const VERSIONS_TABLE = `CREATE TABLE IF NOT EXISTS versions (
   added INTEGER NOT NULL, removed INTEGER NOT NULL, triples INTEGER NOT NULL, first_row INTEGER, last_row INTEGER,
   PRIMARY KEY (graph, time)) WITHOUT ROWID`;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS terms (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS terms_by_hash ON terms (h);
+const SCHEMA = `${TERM_ROWS_DDL}
 ${VERSIONS_TABLE};
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (time, graph, first_row, last_row);
 ${quadsTable('quads')};
@@ -171,6 +170,7 @@ export function createSqliteSchema(db: Database.Database, say: (line: string) =>
     })();
   }
   addRowRuns(db, say);
+  codeTerms(db, say);
   db.exec(SCHEMA);
   new SqliteIndexes(db).createIndexes();
   if (metaValue(db, COUNT_TOTALS_KEY) !== undefined) return;

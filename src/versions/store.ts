@@ -1,5 +1,5 @@
 import type { Quad } from '@rdfjs/types';
-import { iriTerm, skolemise, termHash, type NtQuad } from '../rdf/terms.ts';
+import { iriTerm, skolemise, type NtQuad } from '../rdf/terms.ts';
 import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
@@ -440,7 +440,7 @@ export class VersionStore implements VersionBackend {
     for (const nt of terms) if (!this.termIds.has(nt)) missing.add(nt);
     if (missing.size === 0) return [];
     if (this.d.remote) {
-      const hashes = [...new Set([...missing].map(termHash))];
+      const hashes = [...new Set([...missing].map(this.d.termHash))];
       for (let i = 0; i < hashes.length; i += this.d.chunk) {
         const any = this.d.anyOf('h', hashes.slice(i, i + this.d.chunk), 'bigint');
         for (const r of this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE ${any.sql}`, any.params)) {
@@ -450,7 +450,7 @@ export class VersionStore implements VersionBackend {
     }
     const made: Array<[number, number, string]> = [];
     for (const nt of missing) {
-      const h = termHash(nt);
+      const h = this.d.termHash(nt);
       // In process, one prepared statement a term: one row per hash but for a 48-bit collision, so one
       // `get` (a third of the cost of reading every row of the hash) mostly answers.
       if (!this.d.remote && this.localTermId(nt, h) !== undefined) continue;
@@ -468,7 +468,7 @@ export class VersionStore implements VersionBackend {
    * no CPU (bench/CATCH-UP.md, 2026-12-06).
    */
   private localTermIdOrNew(nt: string, made: PendingWrites['terms']): number {
-    const h = termHash(nt);
+    const h = this.d.termHash(nt);
     const found = this.localTermId(nt, h);
     if (found !== undefined) return found;
     const termId = this.tx!.nextTerm++;
@@ -541,7 +541,7 @@ export class VersionStore implements VersionBackend {
   private lookupTerm(nt: string): number | undefined {
     const cached = this.termIds.get(nt);
     if (cached !== undefined) return cached;
-    const row = this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE h = ?`, [termHash(nt)]).find((r) => r.nt === nt);
+    const row = this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE h = ?`, [this.d.termHash(nt)]).find((r) => r.nt === nt);
     // Kept by a remote store only, whose generation read says when another process rebuilt the dictionary.
     if (row && this.d.remote) this.termIds.set(nt, row.id);
     return row?.id;
@@ -838,7 +838,7 @@ export class VersionStore implements VersionBackend {
     const id = `q.${this.d.rowId}`;
     if (graphs) {
       const nts = [...new Set(graphs.map(iriTerm))];
-      const hs = this.d.anyOf('h', nts.map(termHash), 'bigint');
+      const hs = this.d.anyOf('h', nts.map(this.d.termHash), 'bigint');
       const ns = this.d.anyOf('nt', nts, 'text');
       const ids = () => (params.push(...hs.params!, ...ns.params!), `(SELECT id FROM ${this.t.terms} WHERE ${hs.sql} AND ${ns.sql})`);
       inGraphs = ` AND (${this.d.graphRows(ids)} OR ${this.d.ng} IN ${ids()})`;
@@ -869,7 +869,7 @@ export class VersionStore implements VersionBackend {
   private resolvedConditions(pattern: RowConstants, params: unknown[]): string[] {
     let last = '';
     const where = patternConditions(pattern, (nt) => ((last = nt), 0), () => {
-      params.push(termHash(last), last);
+      params.push(this.d.termHash(last), last);
       return `(SELECT id FROM ${this.t.terms} WHERE h = ? AND nt = ?)`;
     }, this.d.ng, this.d.graphRows);
     return where!.sql;
@@ -996,7 +996,7 @@ export class VersionStore implements VersionBackend {
     // A round trip a chunk, not a term: the count's term check looks up thousands of engine forms at once.
     for (let i = 0; i < missing.length; i += this.d.chunk) {
       const part = missing.slice(i, i + this.d.chunk);
-      const hs = this.d.anyOf('h', part.map(termHash), 'bigint');
+      const hs = this.d.anyOf('h', part.map(this.d.termHash), 'bigint');
       const ns = this.d.anyOf('nt', part, 'text');
       for (const r of this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE ${hs.sql} AND ${ns.sql}`, [...hs.params!, ...ns.params!])) {
         this.termIds.set(r.nt, r.id);

@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { termHash } from '../rdf/terms.ts';
 
 /**
  * What the count planner's term check (plan/count.ts sameTerms) found, kept in the store so that the next
@@ -41,7 +40,8 @@ CREATE TABLE IF NOT EXISTS term_classes (id INTEGER PRIMARY KEY, first INTEGER N
 `;
 
 export class SqliteTermCheckMemo implements TermCheckMemo {
-  constructor(private readonly db: Database.Database) {}
+  /** `hash`: the dictionary's (dialect.ts termHash), which the forms' `h` shares. */
+  constructor(private readonly db: Database.Database, private readonly hash: (nt: string) => number) {}
 
   load(): TermCheck | undefined {
     try {
@@ -60,7 +60,7 @@ export class SqliteTermCheckMemo implements TermCheckMemo {
 
   firstOfForms(forms: string[]): Array<number | undefined> {
     const stmt = this.db.prepare<[number], { form: string; first: number }>('SELECT form, first FROM term_forms WHERE h = ?');
-    return forms.map((form) => stmt.all(termHash(form)).find((r) => r.form === form)?.first);
+    return forms.map((form) => stmt.all(this.hash(form)).find((r) => r.form === form)?.first);
   }
 
   save(from: number, check: TermCheck, forms: Map<string, number>): boolean {
@@ -76,7 +76,7 @@ export class SqliteTermCheckMemo implements TermCheckMemo {
         return true;
       }
       const form = this.db.prepare<[number, string, number]>('INSERT INTO term_forms (h, form, first) VALUES (?, ?, ?)');
-      for (const [nt, first] of forms) form.run(termHash(nt), nt, first);
+      for (const [nt, first] of forms) form.run(this.hash(nt), nt, first);
       const same = this.db.prepare<[number, number]>('INSERT OR REPLACE INTO term_classes (id, first) VALUES (?, ?)');
       for (const [id, first] of check.same) same.run(id, first);
       return true;

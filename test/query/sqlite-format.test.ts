@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openVersionStore, type VersionArchive } from '../../src/query/index.ts';
+import { VersionArchive, openVersionStore } from '../../src/query/index.ts';
+import { termHash, termHash32 } from '../../src/rdf/terms.ts';
 import { OPEN } from '../../src/versions/sqlite-store.ts';
 import { DAY, T0, turtle } from './helpers.ts';
 
@@ -184,6 +185,118 @@ describe('version store (SQLite): the compact format of validity intervals', () 
       db = new Database(file, { readonly: true });
       expect(runs(db)).toEqual(made);
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'quads_by_from'").all()).toEqual([]);
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Turns a store into the layout before its dictionary was coded: every term whole, its 48-bit hash beside it. */
+function toWholeTerms(file: string): void {
+  const db = new Database(file);
+  db.function('h48', { deterministic: true }, (nt: unknown) => termHash(String(nt)));
+  db.exec(`CREATE TABLE terms_whole (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, nt TEXT NOT NULL);
+    INSERT INTO terms_whole SELECT id, h48(nt), nt FROM terms;
+    DROP VIEW terms; DROP TABLE term_rows; DROP TABLE term_affixes;
+    ALTER TABLE terms_whole RENAME TO terms; CREATE INDEX terms_by_hash ON terms (h);
+    UPDATE term_forms SET h = h48(form);`);
+  db.close();
+}
+
+/** Terms of the wild: namespaces shared and not, IRIs ending in `/` and `#`, datatypes long and short, a lexical form that looks like a datatype. */
+const WILD = `@prefix schema: <http://schema.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+  <http://people.lod.test/alice#me> a schema:Person ; schema:name "Alice"@en , "Alice"^^xsd:string ;
+    schema:url <http://people.lod.test/> , <http://people.lod.test/alice/> , <http://people.lod.test/alice#> ;
+    schema:sameAs <urn:isbn:0451450523> , <http://dbpedia.org/resource/Alice_(name)> , <a:b> ;
+    schema:birthDate "1990-01-01"^^xsd:date ; schema:height "1.70"^^<http://qudt.org/vocab/unit/M> ;
+    schema:description "not a datatype: \\"^^<http://www.w3.org/2001/XMLSchema#integer>" , "x"^^<a:t> ;
+    schema:knows [ schema:name "Bob" ; schema:weight "70"^^xsd:integer ] .`;
+
+describe('version store (SQLite): the coded term dictionary', () => {
+  it('stores IRIs without their namespace and typed literals without their datatype, and reads every term back whole', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-terms-'));
+    try {
+      const a = openVersionStore(dir);
+      const quads = turtle(WILD, 'http://people.lod.test/alice');
+      await a.putVersion(DOC, T0, quads);
+      a.flush();
+      const lines = [...a.snapshot(T0)].map((q) => `${q.s} ${q.p} ${q.o}`).sort();
+      expect(lines).toHaveLength(quads.length);
+      expect(lines).toContain('<http://people.lod.test/alice#me> <http://schema.org/description> "not a datatype: \\"^^<http://www.w3.org/2001/XMLSchema#integer>"');
+      expect(lines).toContain('<http://people.lod.test/alice#me> <http://schema.org/height> "1.70"^^<http://qudt.org/vocab/unit/M>');
+      // A constant that is stored coded is found by its whole text.
+      for (const o of ['"1990-01-01"^^<http://www.w3.org/2001/XMLSchema#date>', '<http://people.lod.test/alice/>', '<a:b>', '"x"^^<a:t>']) {
+        expect([...a.rowsById(a.matchAt(T0, { o }))].map(([, q]) => q.o)).toEqual([o]);
+      }
+      await a.close();
+      const db = new Database(path.join(dir, 'versions.sqlite'), { readonly: true });
+      const affixes = db.prepare('SELECT text FROM term_affixes ORDER BY text').pluck().all();
+      expect(affixes).toEqual(expect.arrayContaining(['<http://people.lod.test/', '<http://schema.org/', '^^<http://www.w3.org/2001/XMLSchema#date>', '^^<http://qudt.org/vocab/unit/M>']));
+      // Too short to save anything, kept whole: `<a:b>`, `"x"^^<a:t>`; a blank node and plain literals have no affix.
+      const whole = db.prepare('SELECT body FROM term_rows WHERE x IS NULL').pluck().all() as string[];
+      expect(whole).toEqual(expect.arrayContaining(['<a:b>', '"x"^^<a:t>', '"Bob"', '"Alice"@en', '<urn:isbn:0451450523>']));
+      const { stored, text } = db.prepare('SELECT sum(length(body)) AS stored, (SELECT sum(length(nt)) FROM terms) AS text FROM term_rows').get() as { stored: number; text: number };
+      expect(stored).toBeLessThan(text * 0.6);
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes back an affix with the transaction that added it, though another writer then takes its id', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-terms-'));
+    try {
+      const file = path.join(dir, 'versions.sqlite');
+      const a = new VersionArchive(file);
+      const b = new VersionArchive(file);
+      // In SQLite each version is written as it is made: the affix is in the file when the transaction gives up.
+      expect(() => a.writeTransaction(() => {
+        a.putVersionNow(DOC, T0, turtle('<http://abandoned.lod.test/ns/x> <http://abandoned.lod.test/ns/p> "1" .'));
+        throw new Error('abandoned');
+      })).toThrow('abandoned');
+      b.writeTransaction(() => b.putVersionNow(OTHER, T0, turtle('<http://other.lod.test/ns/y> <http://other.lod.test/ns/q> "2" .')));
+      a.writeTransaction(() => a.putVersionNow(DOC, T0 + DAY, turtle('<http://abandoned.lod.test/ns/x> <http://abandoned.lod.test/ns/p> "1" .')));
+      expect([...a.snapshot(T0 + DAY)].map((q) => `${q.s} ${q.p} ${q.o}`).sort()).toEqual([
+        '<http://abandoned.lod.test/ns/x> <http://abandoned.lod.test/ns/p> "1"',
+        '<http://other.lod.test/ns/y> <http://other.lod.test/ns/q> "2"',
+      ]);
+      await a.close();
+      await b.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('codes the dictionary of a file written before, once, on its first writable open; answers unchanged', async () => {
+    const { dir, file, expected } = await filledStore();
+    try {
+      const a = openVersionStore(dir);
+      // The count's check of literal forms keeps hashes of its own beside the dictionary's (term-check-memo.ts).
+      const FORM = '"1"^^<http://www.w3.org/2001/XMLSchema#integer>';
+      expect(a.termCheckMemo!().save(0, { after: 3, exact: true, same: new Map() }, new Map([[FORM, 3]]))).toBe(true);
+      await a.close();
+      toWholeTerms(file);
+      let db = new Database(file, { readonly: true });
+      const terms = db.prepare('SELECT id, nt FROM terms ORDER BY id').all();
+      expect((db.prepare('SELECT count(*) AS n FROM term_forms').get() as { n: number }).n).toBeGreaterThan(0);
+      db.close();
+      const reader = openVersionStore(dir, { readonly: true });
+      expect(answers(reader)).toEqual(expected);
+      await reader.close();
+      const { store, said } = openSaying(dir);
+      expect(said).toMatch(/coding the term dictionary of .*versions\.sqlite \(once: \d+ terms\)/);
+      expect(answers(store)).toEqual(expected);
+      expect(store.termCheckMemo!().firstOfForms([FORM])).toEqual([3]);
+      await store.putVersion(OTHER, T0 + 4 * DAY, turtle('<http://places.lod.test/lyon> <http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@fr .'));
+      expect([...store.snapshot(T0 + 4 * DAY, { graphs: [OTHER] })].map((q) => q.o)).toEqual(['"Lyon"@fr']);
+      await store.close();
+      db = new Database(file, { readonly: true });
+      // Same ids, so no quad row changed; every hash now the term's 32 bits.
+      expect(db.prepare('SELECT id, nt FROM terms WHERE id <= ? ORDER BY id').all(terms.length)).toEqual(terms);
+      for (const r of db.prepare('SELECT h, nt FROM terms').all() as Array<{ h: number; nt: string }>) expect(r.h).toBe(termHash32(r.nt));
+      for (const r of db.prepare('SELECT h, form FROM term_forms').all() as Array<{ h: number; form: string }>) expect(r.h).toBe(termHash32(r.form));
+      expect(db.prepare("SELECT type FROM sqlite_master WHERE name = 'terms'").pluck().get()).toBe('view');
       db.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
