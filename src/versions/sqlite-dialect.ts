@@ -91,11 +91,21 @@ export class SqliteVersionDialect implements VersionDialect {
     return { sql: `${column} IN (${values.map(() => '?').join(',')})`, params: values };
   }
 
-  private prepare(sql: string): Database.Statement {
-    let stmt = this.statements.get(sql);
+  /**
+   * A cached statement (`raw`: one of its own that gives rows as arrays), or a new one while the cached one is
+   * being iterated: two reads of the same SQL may be open at once.
+   */
+  private prepare(sql: string, raw = false): Database.Statement {
+    const key = raw ? `raw\0${sql}` : sql;
+    let stmt = this.statements.get(key);
+    if (stmt?.busy) {
+      const own = this.db.prepare(sql);
+      return raw ? own.raw() : own;
+    }
     if (!stmt) {
       if (this.statements.size >= STATEMENT_CACHE) this.statements.clear();
-      this.statements.set(sql, (stmt = this.db.prepare(sql)));
+      stmt = this.db.prepare(sql);
+      this.statements.set(key, raw ? stmt.raw() : stmt);
     }
     return stmt;
   }
@@ -108,10 +118,8 @@ export class SqliteVersionDialect implements VersionDialect {
     return this.prepare(sql).get(...params) as R | undefined;
   }
 
-  /** A statement of its own (not the cache's): two iterations of the same SQL may be open at once. */
   iterate<R>(sql: string, params: unknown[] = [], raw = false): Iterable<R> {
-    const stmt = this.db.prepare(sql);
-    return (raw ? stmt.raw() : stmt).iterate(...params) as Iterable<R>;
+    return this.prepare(sql, raw).iterate(...params) as Iterable<R>;
   }
 
   run<R>(statements: Statement[]): R[][] {

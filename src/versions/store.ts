@@ -556,13 +556,19 @@ export class VersionStore implements VersionBackend {
    * The SQL condition of a graph selection (documents or named graphs); false when none is in the store.
    * `bornBy`: no row born after it is wanted (a document's later runs are not read).
    */
-  private inGraphs(graphs: string[] | undefined, bornBy?: number): string | false {
+  private inGraphs(graphs: string[] | undefined, bornBy?: number): { sql: string; params: number[] } | false {
     const ids = this.graphIds(graphs);
-    if (!ids) return '';
+    if (!ids) return { sql: '', params: [] };
     if (ids.length === 0) return false;
-    const list = ids.join(',');
-    const upTo = bornBy === undefined ? undefined : () => String(Math.trunc(bornBy));
-    return ` AND (${this.d.graphRows(() => `(${list})`, upTo)} OR ${this.d.ng} IN (${list}))`;
+    // Bound, not written in: a read of one document is then one statement's text whichever document it reads,
+    // prepared once (a statement's compile is a quarter of such a read: bench/ARCHIVE-SIZE.md, "The dictionary coded").
+    const params: number[] = [];
+    const list = `(${ids.map(() => '?').join(',')})`;
+    const set = () => (params.push(...ids), list);
+    const upTo = bornBy === undefined ? undefined : () => (params.push(Math.trunc(bornBy)), '?');
+    // In the SQL's order: the dialect's rows of the documents first, then the named graphs.
+    const rows = this.d.graphRows(set, upTo);
+    return { sql: ` AND (${rows} OR ${this.d.ng} IN ${set()})`, params };
   }
 
   /** Every document graph with its version span and current size. */
@@ -621,19 +627,21 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false) return;
     const id = `q.${this.d.rowId}`;
     // A document's rows are found through its index or its versions' runs: no bound to read then.
-    const bound = inGraphs ? undefined : this.bornBy(t);
+    const bound = inGraphs.sql ? undefined : this.bornBy(t);
     if (!this.d.remote) {
       const params = [t, t];
       const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
-        WHERE q.to_t > ? AND q.from_t <= ?${bound?.((v) => (params.push(v), '?')) ?? ''}${inGraphs} ORDER BY ${id}`;
+        WHERE q.to_t > ? AND q.from_t <= ?${bound?.((v) => (params.push(v), '?')) ?? ''}${inGraphs.sql} ORDER BY ${id}`;
+      params.push(...inGraphs.params);
       for (const r of this.d.iterate<Row>(sql, params)) yield [r.rid, toQuadRow(r)];
       return;
     }
     let after = 0;
     for (;;) {
       const params = [after, t, t];
-      const rows = this.d.all<Row>(`SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
-         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${bound?.((v) => (params.push(v), '?')) ?? ''}${inGraphs} ORDER BY ${id} LIMIT ${PAGE}`, params);
+      const sql = `SELECT ${id} AS rid, ${this.cols} FROM ${this.t.quads} q ${this.joins}
+         WHERE ${id} > ? AND q.to_t > ? AND q.from_t <= ?${bound?.((v) => (params.push(v), '?')) ?? ''}${inGraphs.sql} ORDER BY ${id} LIMIT ${PAGE}`;
+      const rows = this.d.all<Row>(sql, [...params, ...inGraphs.params]);
       for (const r of rows) yield [r.rid, toQuadRow(r)];
       if (rows.length < PAGE) return;
       after = rows.at(-1)!.rid;
@@ -653,7 +661,7 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false) return { from: t1, to: t2, added: [], removed: [] };
     const select = `SELECT ${this.rowKey} AS k, ${this.cols} FROM ${this.t.quads} q ${this.joins}`;
     // In row-id order, as both stores read rows; sorted, so that SQLite keeps to the range of the times' index.
-    const order = `${inGraphs} ORDER BY ${this.d.noIndex(`q.${this.d.rowId}`)}`;
+    const order = `${inGraphs.sql} ORDER BY ${this.d.noIndex(`q.${this.d.rowId}`)}`;
     // A span of ends short of OPEN: the stored end (dialect.ts endColumn) says it, through the index of ended rows.
     const end = `q.${this.d.endColumn}`;
     // The rows born in the span are the runs of its versions (sqlite-schema.ts VERSIONS_TABLE), each a range
@@ -661,11 +669,11 @@ export class VersionStore implements VersionBackend {
     const added: Statement = this.d.rowRuns
       ? { sql: `SELECT ${this.rowKey} AS k, ${this.cols} FROM ${this.t.versions} v CROSS JOIN ${this.t.quads} q ${this.joins}
            WHERE v.time > ? AND v.time <= ? AND q.${this.d.rowId} BETWEEN v.first_row AND v.last_row
-             AND ${this.d.noIndex('q.g')} = v.graph AND ${this.d.noIndex('q.from_t')} = v.time AND q.to_t > ?${order}`, params: [t1, t2, t2] }
-      : { sql: `${select} WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${order}`, params: [t1, t2, t2] };
+             AND ${this.d.noIndex('q.g')} = v.graph AND ${this.d.noIndex('q.from_t')} = v.time AND q.to_t > ?${order}`, params: [t1, t2, t2, ...inGraphs.params] }
+      : { sql: `${select} WHERE q.from_t > ? AND q.from_t <= ? AND q.to_t > ?${order}`, params: [t1, t2, t2, ...inGraphs.params] };
     const [addedRows, removedRows] = this.d.run<RawRow & { k: string }>([
       added,
-      { sql: `${select} WHERE ${end} > ? AND ${end} <= ? AND q.from_t <= ?${order}`, params: [t1, t2, t1] },
+      { sql: `${select} WHERE ${end} > ? AND ${end} <= ? AND q.from_t <= ?${order}`, params: [t1, t2, t1, ...inGraphs.params] },
     ]);
     const addedKeys = new Set(addedRows!.map((r) => r.k));
     const removedKeys = new Set(removedRows!.map((r) => r.k));
@@ -741,10 +749,10 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false || where === undefined) return [];
     const id = `q.${this.d.rowId}`;
     const params = [...where.args, t, t];
-    const bound = where.sql.length === 0 && !inGraphs ? this.bornBy(t)((v) => (params.push(v), '?')) : '';
+    const bound = where.sql.length === 0 && !inGraphs.sql ? this.bornBy(t)((v) => (params.push(v), '?')) : '';
     return this.d.all<{ id: number }>(
-      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs}${firstByRowId(id, opts.limit)}`,
-      params).map((r) => r.id);
+      `SELECT ${id} AS id FROM ${this.t.quads} q WHERE ${[...where.sql, 'q.to_t > ?', 'q.from_t <= ?'].join(' AND ')}${bound}${inGraphs.sql}${firstByRowId(id, opts.limit)}`,
+      [...params, ...inGraphs.params]).map((r) => r.id);
   }
 
   /**
@@ -1020,7 +1028,7 @@ export class VersionStore implements VersionBackend {
     if (inGraphs === false) return [];
     return this.d.all<{ g: string; ng: string }>(
       `SELECT DISTINCT tg.nt AS g, tn.nt AS ng FROM ${this.t.quads} q JOIN ${this.t.terms} tg ON tg.id = q.g JOIN ${this.t.terms} tn ON tn.id = q.ng
-       WHERE ${this.namedRowsAtT}${inGraphs}`, [t, t])
+       WHERE ${this.namedRowsAtT}${inGraphs.sql}`, [t, t, ...inGraphs.params])
       .map((r) => ({ graph: r.g.slice(1, -1), s: '', p: '', o: '', namedGraph: r.ng }));
   }
 

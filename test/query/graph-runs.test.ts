@@ -92,4 +92,22 @@ describe('a document read through the runs of its versions (SQLite)', () => {
       await cleanup();
     }
   });
+
+  it('reads two documents at once, one statement text for both, each its own rows', async () => {
+    const { archive, cleanup } = tempArchive();
+    try {
+      for (const [i, doc] of OTHERS.entries()) await archive.putVersion(doc, T0 + i, turtle(other(doc, i)));
+      archive.flush();
+      // The first document's read is open (its statement mid-iteration) when the second one's, the same SQL, starts.
+      const first = archive.snapshot(T0 + HOUR, { graphs: [OTHERS[0]!] })[Symbol.iterator]();
+      const head = first.next();
+      const second = [...archive.snapshot(T0 + HOUR, { graphs: [OTHERS[1]!] })];
+      const rest = [head.value!, ...{ [Symbol.iterator]: () => first }];
+      expect(rest.map((r) => r.graph)).toEqual([OTHERS[0], OTHERS[0]]);
+      expect(second.map((r) => r.graph)).toEqual([OTHERS[1], OTHERS[1]]);
+      expect(archive.delta(T0 - 1, T0 + HOUR, { graphs: [OTHERS[1]!] }).added).toHaveLength(2);
+    } finally {
+      await cleanup();
+    }
+  });
 });
