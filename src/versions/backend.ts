@@ -243,6 +243,19 @@ export interface IndexMaintenance {
   restoreIndexes(): void;
   liveBulkLoader(): number | undefined;
   missingIndexes(): string[];
+  /**
+   * Builds the read indexes again, whole, when most of their rows went in one at a time since they last were
+   * (inserts in the middle of a B-tree leave about a tenth of its pages empty), and gives the space back;
+   * undefined when there was nothing to do (fewer than `minRows` went in so). PostgreSQL's are its own vacuum's.
+   */
+  compactIndexes(minRows?: number): IndexCompaction | undefined;
+}
+
+/** What a compaction of the read indexes did: `freedBytes` given back to the file system, `reusableBytes` kept in the file for later rows. */
+export interface IndexCompaction {
+  seconds: number;
+  freedBytes: number;
+  reusableBytes: number;
 }
 
 /** The archive's history: documents, their versions, the state at an instant and the changes between two. */

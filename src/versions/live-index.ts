@@ -1,5 +1,6 @@
 import { TsThread } from '../util/ts-thread.ts';
 import type { CatchUpProgress } from './catch-up.ts';
+import type { IndexCompaction } from './backend.ts';
 import { siblingModule } from '../util/sibling.ts';
 
 /** What a live index did over a crawl, its last catch-up included. */
@@ -15,6 +16,8 @@ export interface LiveIndexSummary {
   lastLogId: number;
   /** First few versions that could not be indexed, and a failure of the index itself (the crawl goes on). */
   diagnostics: string[];
+  /** The read indexes built whole again at the end (backend.ts compactIndexes), when most of their rows went in one at a time. */
+  compacted?: IndexCompaction;
 }
 
 export interface LiveIndexOptions {

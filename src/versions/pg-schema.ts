@@ -175,6 +175,10 @@ export class PgIndexes implements IndexMaintenance {
     return row?.live ? row.pid : undefined;
   }
 
+  compactIndexes(): undefined {
+    return undefined;
+  }
+
   missingIndexes(): string[] {
     const have = new Set(this.presentIndexes());
     return PG_READ_INDEXES.map(([name]) => name).filter((n) => !have.has(n));

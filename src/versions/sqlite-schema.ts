@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { LOG_GAPS_DDL } from './log-gaps.ts';
 import { SQLITE_TERM_CHECK_DDL } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_COUNT_TOTALS_DDL, buildTotalsSql } from './count-totals.ts';
-import type { IndexMaintenance } from './backend.ts';
+import type { IndexCompaction, IndexMaintenance } from './backend.ts';
 import { OPEN } from './rows.ts';
 import { TERM_ROWS_DDL, codeTerms } from './sqlite-terms.ts';
 
@@ -58,6 +58,19 @@ ${SQLITE_COUNT_TOTALS_DDL}
 const SCHEMA_INDEXES = [...[...SCHEMA.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!), 'quads_by_ng'];
 /** The meta key of the pid of a process bulk-loading the store with its read indexes down. */
 export const BULK_LOADER = 'bulk_loader_pid';
+/** The meta key of the row count when the read indexes were last built whole (SqliteIndexes.compactIndexes). */
+const WHOLE_AT_ROWS = 'indexes_whole_at_rows';
+/**
+ * The indexes a compaction builds again: those a writer fills in the middle (a document's subjects and objects
+ * were mostly terms already, as links of documents indexed before; a hash is anywhere).
+ */
+const COMPACTED = ['quads_by_sp', 'quads_by_op', 'quads_by_p', 'term_rows_by_hash'];
+/**
+ * A compaction waits until this many rows, and this share of all, went in one at a time: building the indexes
+ * whole takes about a microsecond a row and index (bench/ARCHIVE-SIZE.md, "Indexes built whole again").
+ */
+const COMPACT_MIN_ROWS = 100_000;
+const COMPACT_SHARE = 0.2;
 /** A value of the meta table; undefined also in a new file opened read-only (no meta table). */
 export function metaValue(db: Database.Database, key: string): number | undefined {
   try {
@@ -160,6 +173,9 @@ function addRowRuns(db: Database.Database, say: (line: string) => void): void {
  * count_sums gains it, filled from its versions in one statement (once).
  */
 export function createSqliteSchema(db: Database.Database, say: (line: string) => void = (line) => process.stderr.write(`datamonitor: ${line}\n`)): void {
+  // A new file gives pages back as a compaction frees them (SqliteIndexes.compactIndexes): the mode is set before
+  // the first table, and takes effect through a VACUUM (instant on an empty file) once the file is in WAL mode.
+  if ((db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n === 0) db.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM');
   if (hasOldQuadsFormat(db)) rewriteOldQuads(db, say);
   if (hasNamedGraphColumn(db) === false) {
     // A store without the named-graph column: every quad was put in its document's graph. Indexed again
@@ -219,6 +235,33 @@ export class SqliteIndexes implements IndexMaintenance {
   restoreIndexes(): void {
     this.createIndexes();
     this.db.prepare('DELETE FROM meta WHERE key = ?').run(BULK_LOADER);
+    this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(WHOLE_AT_ROWS, this.rows());
+  }
+
+  /**
+   * REINDEX, in one write transaction (readers go on with the indexes as they were until it commits), then the
+   * pages it freed given back where the file allows it (auto_vacuum, set on every file made since), else kept
+   * for later rows.
+   */
+  compactIndexes(minRows = COMPACT_MIN_ROWS): IndexCompaction | undefined {
+    const rows = this.rows();
+    const grown = rows - (metaValue(this.db, WHOLE_AT_ROWS) ?? 0);
+    if (grown < minRows || grown < rows * COMPACT_SHARE) return undefined;
+    if (this.liveBulkLoader() !== undefined || this.missingIndexes().length > 0) return undefined;
+    const t0 = performance.now();
+    const bytes = () => (this.db.pragma('page_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
+    const before = bytes();
+    this.db.transaction(() => {
+      for (const name of COMPACTED) this.db.exec(`REINDEX ${name}`);
+      this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(WHOLE_AT_ROWS, rows);
+    }).immediate();
+    if (this.db.pragma('auto_vacuum', { simple: true }) === 2) this.db.exec('PRAGMA incremental_vacuum');
+    const reusableBytes = (this.db.pragma('freelist_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
+    return { seconds: (performance.now() - t0) / 1000, freedBytes: before - bytes(), reusableBytes };
+  }
+
+  private rows(): number {
+    return this.db.prepare<[], { n: number }>('SELECT coalesce(max(rowid), 0) AS n FROM quads').get()!.n;
   }
 
   /**

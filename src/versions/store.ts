@@ -4,7 +4,7 @@ import { ALTERNATE_OF } from '../archive/namespace.ts';
 import { entriesForHeapShare } from '../util/memory.ts';
 import { inEngineForm } from './engine-form.ts';
 import { COUNT_TOTALS_KEY, sumRows, totalChange } from './count-totals.ts';
-import { IN_DOCUMENT_TERM, bornBySql, countSql, type RowBound, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
+import { IN_DOCUMENT_TERM, bornBySql, countSql, type RowBound, firstByRowId, limitClause, patternConditions, type ChangeKey, type ChangeRow, type CountRequest, type IndexCompaction, type LogGapStore, type RowConstants, type VersionBackend } from './backend.ts';
 import type { TermCheckMemo } from './term-check-memo.ts';
 import { TermIds } from './term-ids.ts';
 import { inDocumentSql, tripleCountSql, tripleRowsSql, type FragmentTables, type TripleRow, type TriplesPage } from './fragment-sql.ts';
@@ -534,6 +534,11 @@ export class VersionStore implements VersionBackend {
 
   missingIndexes(): string[] {
     return this.d.indexes.missingIndexes();
+  }
+
+  compactIndexes(minRows?: number): IndexCompaction | undefined {
+    this.flush();
+    return this.d.indexes.compactIndexes(minRows);
   }
 
   // ---- reads --------------------------------------------------------------------------------------

@@ -282,7 +282,9 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       indexing.done();
       // On stderr, so that --json output stays one JSON document.
       const where = live.db && isPostgresUrl(live.db) ? redactUrl(live.db) : path.join(options.dataDir, VERSIONS_FILE);
-      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}\n`);
+      const c = index.compacted;
+      const compacted = c ? `; its read indexes built whole again in ${c.seconds.toFixed(1)} s, ${(c.freedBytes / 1048576).toFixed(1)} MiB given back${c.reusableBytes > 0 ? `, ${(c.reusableBytes / 1048576).toFixed(1)} MiB kept for later rows` : ''}` : '';
+      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}${compacted}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
     }
     const storageExit = storageStopExit(summary.stoppedBy);
