@@ -252,8 +252,11 @@ async function main(): Promise<void> {
     const summary = JSON.parse(crawl.stdout) as { documents: number; triples: number };
     const { versions, logRows, tripleVersions } = await crawlLogFigures(dir);
     const pagesPerS = summary.documents / crawl.seconds;
+    // What the live index said at the end (its last catch-up, and a compaction of its read indexes if it made one).
+    const indexLine = /version index kept current:.*$/m.exec(crawl.stderr)?.[0];
+    if (indexLine) process.stderr.write(`scale-run: crawl: ${indexLine}\n`);
     const liveIndex = !flag('--no-live-index') && !ARCHIVE;
-    row(`\`crawl --delay 0${flag('--no-live-index') ? ' --no-live-index' : ''}\` (site and proxy in another process${liveIndex ? '; its live index, the default, included: the crawl ends when the index is current' : ''})${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s`);
+    row(`\`crawl --delay 0${flag('--no-live-index') ? ' --no-live-index' : ''}\` (site and proxy in another process${liveIndex ? '; its live index, the default, included: the crawl ends when the index is current' : ''})${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s${indexLine ? `; ${indexLine.replace(/ \(.*?\)/, '')}` : ''}`);
     Object.assign(result, { crawl: { ...crawl, stdout: undefined, stderr: undefined, pages: summary.documents, versions: versions.length, triples: summary.triples, logRows, tripleVersions } });
 
     // 2. The index catch-up the first query would wait for.
