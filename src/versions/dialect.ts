@@ -51,6 +51,8 @@ export interface DialectTraits {
   readonly graphRows: GraphRows;
   /** The dictionary's hash of an N-Triples term (its `h` column): 48 bits of SHA-1, 32 in a coded SQLite dictionary (sqlite-terms.ts). */
   readonly termHash: (nt: string) => number;
+  /** `SELECT id, nt` of the dictionary's literal terms with a datatype or a language tag, `where` more conditions (on `id`). */
+  literalTermsSql(where: string): string;
   /** `expr` such that the planner uses no index on it (SQLite's unary `+`). */
   noIndex(expr: string): string;
   /** `column` IN the values: its SQL and arguments (a list of placeholders, or one array). */
@@ -66,6 +68,9 @@ export interface SqlRunner {
   /** Runs statements in order (one round trip with PostgreSQL); returns each one's rows. */
   run<R>(statements: Statement[]): R[][];
 }
+
+/** Whether an N-Triples term in `column` is a literal with a datatype or a language tag. */
+export const literalTerm = (column: string) => `${column} LIKE '"%' AND (${column} LIKE '%"^^<%' OR ${column} LIKE '%"@%')`;
 
 /** An open row's triple as one string (DocumentStates), in the SQL of both databases: q the row, s p o n its terms. */
 export const OPEN_ROW_LINE = "s.nt || ' ' || p.nt || ' ' || o.nt || ' ' || coalesce(n.nt || ' ', '')";

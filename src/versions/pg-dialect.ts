@@ -9,7 +9,7 @@ import type { TermCheckMemo } from './term-check-memo.ts';
 import { PgTermCheckMemo } from './pg-term-check-memo.ts';
 import { COUNT_TOTALS_KEY, PG_ADD_CHANGES, buildTotalsSql } from './count-totals.ts';
 import { OPEN } from './rows.ts';
-import { OPEN_ROW_LINE, type DocumentStates, type Generation, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
+import { OPEN_ROW_LINE, literalTerm, type DocumentStates, type Generation, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
 import { BULK_LOADER, PgIndexes, hasPgRowRuns, openPgSchema } from './pg-schema.ts';
 
 const NEXT_ROW = 'next_row';
@@ -48,6 +48,10 @@ export class PgVersionDialect implements VersionDialect {
   readonly chunk = 20_000;
   readonly remote = true;
   readonly termHash = termHash;
+
+  literalTermsSql(where: string): string {
+    return `SELECT id, nt FROM vs_terms WHERE ${where} AND ${literalTerm('nt')}`;
+  }
 
   readonly db: SyncPg;
   readonly logGaps: LogGapStore;

@@ -8,8 +8,8 @@ import { SqliteTermCheckMemo, type TermCheckMemo } from './term-check-memo.ts';
 import { COUNT_TOTALS_KEY, SQLITE_ADD_CHANGE } from './count-totals.ts';
 import { BULK_LOADER, SqliteIndexes, createSqliteSchema, hasNamedGraphColumn, hasOldQuadsFormat, hasRowRuns, metaValue, quadsFormat } from './sqlite-schema.ts';
 import { OPEN } from './rows.ts';
-import { TermAffixes, hasCodedTerms } from './sqlite-terms.ts';
-import { OPEN_ROW_LINE, type DocumentStates, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
+import { TermAffixes, codedLiteralTermsSql, hasCodedTerms } from './sqlite-terms.ts';
+import { OPEN_ROW_LINE, literalTerm, type DocumentStates, type PendingWrites, type Statement, type TransactionState, type VersionDialect } from './dialect.ts';
 
 /**
  * How long a writer waits for another process's write transaction (a `serve` and a `query` catching up
@@ -54,6 +54,8 @@ export class SqliteVersionDialect implements VersionDialect {
   readonly db: Database.Database;
   readonly indexes: SqliteIndexes;
   readonly termHash: (nt: string) => number;
+  /** The dictionary is coded (sqlite-terms.ts); false only in an older file opened read-only. */
+  private readonly coded: boolean;
   private readonly affixes: TermAffixes | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private beganSeen: number | undefined;
@@ -70,9 +72,9 @@ export class SqliteVersionDialect implements VersionDialect {
       if (this.indexes.liveBulkLoader() === undefined || hasOldQuadsFormat(this.db) || hasRowRuns(this.db) === false || !hasCodedTerms(this.db)) createSqliteSchema(this.db);
     }
     // A file whose dictionary is not coded (opened read-only) is read with the hash it was written with.
-    const coded = hasCodedTerms(this.db);
-    this.termHash = coded ? termHash32 : termHash;
-    this.affixes = coded && this.writable ? new TermAffixes(this.db) : undefined;
+    this.coded = hasCodedTerms(this.db);
+    this.termHash = this.coded ? termHash32 : termHash;
+    this.affixes = this.coded && this.writable ? new TermAffixes(this.db) : undefined;
     this.ng = hasNamedGraphColumn(this.db) !== false ? 'q.ng' : 'NULL';
     this.rowRuns = hasRowRuns(this.db) !== false;
     // A file of the layout before runs, opened read-only, still has its index of every row's document.
@@ -81,6 +83,10 @@ export class SqliteVersionDialect implements VersionDialect {
     this.endColumn = quadsFormat(this.db) === 'stored-end' ? 'to_t' : 'end_t';
     this.logGaps = new LogGaps(this);
     this.keepsTotals = this.writable && metaValue(this.db, COUNT_TOTALS_KEY) !== undefined;
+  }
+
+  literalTermsSql(where: string): string {
+    return this.coded ? codedLiteralTermsSql(where, literalTerm) : `SELECT id, nt FROM terms WHERE ${where} AND ${literalTerm('nt')}`;
   }
 
   noIndex(expr: string): string {

@@ -13,13 +13,25 @@ import type Database from 'better-sqlite3';
  * index): a look-up by hash compares the text, so a collision costs a second row read, one in thousands
  * at millions of terms. PostgreSQL's dictionary keeps 48 bits (pg-schema.ts).
  */
+/** A term row's whole text. */
+export const TERM_TEXT = `CASE WHEN x IS NULL THEN body
+  WHEN x > 0 THEN (SELECT text FROM term_affixes WHERE id = x) || body
+  ELSE body || (SELECT text FROM term_affixes WHERE id = -x) END`;
+
 export const TERM_ROWS_DDL = `
 CREATE TABLE IF NOT EXISTS term_affixes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS term_rows (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, x INTEGER, body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS term_rows_by_hash ON term_rows (h);
-CREATE VIEW IF NOT EXISTS terms (id, h, nt) AS SELECT id, h, CASE WHEN x IS NULL THEN body
-  WHEN x > 0 THEN (SELECT text FROM term_affixes WHERE id = x) || body
-  ELSE body || (SELECT text FROM term_affixes WHERE id = -x) END FROM term_rows;`;
+CREATE VIEW IF NOT EXISTS terms (id, h, nt) AS SELECT id, h, ${TERM_TEXT} FROM term_rows;`;
+
+/**
+ * The literal terms with a datatype or a language tag (dialect.ts literalTermsSql), told by the rows as stored: a
+ * suffix is a datatype, and only terms kept whole need their text read (through the view, each term's text was
+ * made three times: the first count of a 1,000,000-document archive read its 13 M terms in 3.0 s, 1.5 s so).
+ */
+export function codedLiteralTermsSql(where: string, literal: (column: string) => string): string {
+  return `SELECT id, ${TERM_TEXT} AS nt FROM term_rows WHERE ${where} AND (x < 0 OR (x IS NULL AND ${literal('body')}))`;
+}
 
 /** The 32-bit hash (rdf/terms.ts termHash32) of a term whose 48-bit one (rdf/terms.ts termHash) is `h`: its first four bytes, signed. */
 export function hash48To32(h: number): number {

@@ -23,7 +23,6 @@ const ALTERNATE_OF_NT = `<${ALTERNATE_OF}>`;
 /** A term of the dictionary that is a literal with a datatype or a language tag (its N-Triples text). */
 /** A version row that changed its document: a deletion, or triples added or removed (a capture of the same graph adds none). */
 const CHANGED = `(v.kind = 'deleted' OR v.added > 0 OR v.removed > 0)`;
-const LITERAL_TERM = `nt LIKE '"%' AND (nt LIKE '%"^^<%' OR nt LIKE '%"@%')`;
 
 interface OpenRow { id: number; from: number }
 interface GraphState { last: { time: number; kind: VersionKind; triples: number } | undefined; open: Map<number, OpenRow> }
@@ -979,7 +978,7 @@ export class VersionStore implements VersionBackend {
   }
 
   literalTerms(after: number, limit: number): Array<{ id: number; nt: string }> {
-    return this.d.all<{ id: number; nt: string }>(`SELECT id, nt FROM ${this.t.terms} WHERE id > ? AND ${LITERAL_TERM} ORDER BY id LIMIT ?`, [after, limit]);
+    return this.d.all<{ id: number; nt: string }>(`${this.d.literalTermsSql('id > ?')} ORDER BY id LIMIT ?`, [after, limit]);
   }
 
   /**
@@ -990,7 +989,7 @@ export class VersionStore implements VersionBackend {
    */
   private oddLiterals(after: number, limit: number, upTo: number): Array<{ id: number; nt: string }> {
     const odd: Array<{ id: number; nt: string }> = [];
-    const rows = this.d.iterate<[number, string]>(`SELECT id, nt FROM ${this.t.terms} WHERE id > ? AND id <= ? AND ${LITERAL_TERM} ORDER BY id`, [after, upTo], true);
+    const rows = this.d.iterate<[number, string]>(`${this.d.literalTermsSql('id > ? AND id <= ?')} ORDER BY id`, [after, upTo], true);
     for (const [id, nt] of rows) {
       if (inEngineForm(nt)) continue;
       odd.push({ id, nt });
