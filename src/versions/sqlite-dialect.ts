@@ -86,7 +86,7 @@ export class SqliteVersionDialect implements VersionDialect {
   }
 
   literalTermsSql(where: string): string {
-    return this.coded ? codedLiteralTermsSql(where, literalTerm) : `SELECT id, nt FROM terms WHERE ${where} AND ${literalTerm('nt')}`;
+    return this.coded ? codedLiteralTermsSql(where) : `SELECT id, nt FROM terms WHERE ${where} AND ${literalTerm('nt')}`;
   }
 
   noIndex(expr: string): string {

@@ -1,3 +1,4 @@
+import { literalTerm } from './dialect.ts';
 import type Database from 'better-sqlite3';
 
 /**
@@ -29,8 +30,8 @@ CREATE VIEW IF NOT EXISTS terms (id, h, nt) AS SELECT id, h, ${TERM_TEXT} FROM t
  * suffix is a datatype, and only terms kept whole need their text read (through the view, each term's text was
  * made three times: the first count of a 1,000,000-document archive read its 13 M terms in 3.0 s, 1.5 s so).
  */
-export function codedLiteralTermsSql(where: string, literal: (column: string) => string): string {
-  return `SELECT id, ${TERM_TEXT} AS nt FROM term_rows WHERE ${where} AND (x < 0 OR (x IS NULL AND ${literal('body')}))`;
+export function codedLiteralTermsSql(where: string): string {
+  return `SELECT id, ${TERM_TEXT} AS nt FROM term_rows WHERE ${where} AND (x < 0 OR (x IS NULL AND ${literalTerm('body')}))`;
 }
 
 /** The 32-bit hash (rdf/terms.ts termHash32) of a term whose 48-bit one (rdf/terms.ts termHash) is `h`: its first four bytes, signed. */
