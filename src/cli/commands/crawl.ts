@@ -5,6 +5,7 @@ import { readTrustList } from '../../trust/multikey.ts';
 import { crawl, storageStopExit, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
+import { compactSqliteFile } from '../../store/compact.ts';
 import { writeBehind } from '../../store/write-behind.ts';
 import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 import { UserError } from '../../util/errors.ts';
@@ -287,6 +288,7 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}${compacted}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
     }
+    if (!options.store && !['signal', 'disk-space', 'storage-error', 'permission-denied'].includes(summary.stoppedBy ?? '')) compactMetadata(options.dataDir);
     const storageExit = storageStopExit(summary.stoppedBy);
     if (storageExit !== undefined) {
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
@@ -304,6 +306,22 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
     process.off('SIGTERM', onSignal);
     await liveIndex?.stop().catch(() => undefined); // after a failed crawl: ended, its index left as far as it got
     await options.store?.close();
+  }
+}
+
+/**
+ * The metadata file rewritten whole when a crawl left enough of it empty (src/store/compact.ts); after the live
+ * index's last catch-up, so that no reader of this process holds the pages. A store of the caller's (PostgreSQL)
+ * keeps its own.
+ */
+function compactMetadata(dataDir: string): void {
+  const file = path.join(dataDir, META_FILE);
+  try {
+    const c = compactSqliteFile(file);
+    if (c) process.stderr.write(`metadata store rewritten whole in ${c.seconds.toFixed(1)} s: ${(c.freedBytes / 1048576).toFixed(1)} MiB of part-empty pages given back\n`);
+  } catch (e) {
+    // The crawl is archived either way; the space stays for later rows.
+    process.stderr.write(`metadata store not rewritten: ${(e as Error).message}\n`);
   }
 }
 
