@@ -9,7 +9,7 @@ import { type StoreMaker, useStores } from './harness.ts';
 const T0 = 1_700_000_000_000;
 
 export function logEntry(over: Partial<CrawlLogEntry>): CrawlLogEntry {
-  return { url: 'http://a.example/x', time: T0, status: 200, durationMs: 12.5, bytes: 100, change: 'new', triples: 3, ...over };
+  return { url: 'http://a.example/x', time: T0, status: 200, durationMs: 12, bytes: 100, change: 'new', triples: 3, ...over };
 }
 
 /** logFetch patches a document: the contract reads it back through DocumentStore. */
@@ -20,7 +20,7 @@ export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & Sto
     it('appendLog gives increasing ids; log reads in id order with sinceId, limit and url; optional fields round-trip', async () => {
       const { s } = fx;
       const full = logEntry({
-        url: 'http://a.example/x', finalUrl: 'http://a.example/x/', headers: [['Content-Type', 'text/turtle'], ['Content-Location', 'x.ttl?ü=1'], ['X-Ünï', 'a, b'], ['LOCATION', '/y']],
+        url: 'http://a.example/x', finalUrl: 'http://a.example/x/', durationMs: 12.5, headers: [['Content-Type', 'text/turtle'], ['Content-Location', 'x.ttl?ü=1'], ['X-Ünï', 'a, b'], ['LOCATION', '/y']],
         mediaType: 'text/turtle', checksum: 'sha1:AAA', graphHash: 'gh', truncated: true, diagnostics: ['line 3: bad IRI', 'ok ✓'], reason: 'fetched',
         warcFile: '2024/01/01/00/a.example/x.warc.gz', warcOffset: 0, warcLength: 900, rdfOffset: 900, rdfLength: 300, cycleId: 4, error: undefined,
       });
@@ -33,7 +33,8 @@ export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & Sto
       const all = await s.log();
       expect(all.map((e) => e.id)).toEqual([id1, id2, id3]);
       // The row keeps the headers log reads use (Location, Content-Location), as sent; the rest are in the WARC record.
-      expect(all[0]).toEqual({ ...full, headers: [['Content-Location', 'x.ttl?ü=1'], ['LOCATION', '/y']], id: id1 });
+      // Its duration in whole milliseconds (12.5 written).
+      expect(all[0]).toEqual({ ...full, durationMs: 13, headers: [['Content-Location', 'x.ttl?ü=1'], ['LOCATION', '/y']], id: id1 });
       // An entry without `truncated` reads back as not truncated; absent optional fields stay absent.
       expect(all[1]).toEqual({ ...failed, truncated: false, id: id2 });
       expect((await s.log({ sinceId: id1 })).map((e) => e.id)).toEqual([id2, id3]);
