@@ -271,7 +271,7 @@ export async function exportWarc(store: CrawlLog, dataDir: string, write: (b: Bu
     // The conversion records of this file only: a file's worth of offsets, not the whole log's.
     const derived = new Set<number>();
     for (let since = 0; ; ) {
-      const page = await store.log({ sinceId: since, limit: 5000, warcFile: rel });
+      const page = await store.log({ sinceId: since, limit: 5000, warcFile: rel, converted: true });
       for (const e of page) if (e.rdfOffset !== undefined) derived.add(e.rdfOffset);
       if (page.length < 5000) break;
       since = page.at(-1)!.id!;

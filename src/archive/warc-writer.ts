@@ -308,16 +308,17 @@ function appendAt(f: OpenFile, buf: Buffer): void {
   f.size += buf.length;
 }
 
-export async function recoverOpenFiles(dataDir: string, warcEnd: (rel: string) => Promise<number>): Promise<{ repaired: string[]; removed: string[] }> {
+export async function recoverOpenFiles(dataDir: string, warcEnds: (rels: string[]) => Promise<Map<string, number>>): Promise<{ repaired: string[]; removed: string[] }> {
   const repaired: string[] = [];
   const removed: string[] = [];
   const root = path.join(dataDir, 'warc');
   if (!fs.existsSync(root)) return { repaired, removed };
-  for (const entry of fs.readdirSync(root, { recursive: true }) as string[]) {
-    if (!entry.endsWith('.warc.gz.open')) continue;
-    const rel = path.join('warc', entry.slice(0, -'.open'.length));
+  const open = (fs.readdirSync(root, { recursive: true }) as string[]).filter((e) => e.endsWith('.warc.gz.open')).map((e) => path.join('warc', e.slice(0, -'.open'.length)));
+  // A writer per host keeps as many files open: their ends in one pass over the log.
+  const ends = open.length > 0 ? await warcEnds(open) : new Map<string, number>();
+  for (const rel of open) {
     const abs = path.join(dataDir, rel);
-    const end = await warcEnd(rel);
+    const end = ends.get(rel) ?? 0;
     if (end === 0) {
       fs.rmSync(abs + '.open');
       removed.push(rel);

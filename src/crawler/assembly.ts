@@ -83,7 +83,7 @@ export async function assembleCrawl(o: RoundOptions): Promise<CrawlAssembly> {
   const store: CrawlStore = o.store ?? (await openStore(o.dataDir));
   const ownsStore = !o.store;
   await store.init();
-  await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
+  await recoverOpenFiles(o.dataDir, (rels) => store.warcEnds(rels));
 
   const userAgent = o.userAgent ?? buildUserAgent(o.contact);
   const fetchOptions = fetchOptionsOf(o, userAgent);

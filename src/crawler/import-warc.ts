@@ -543,7 +543,7 @@ export async function importWarcs(files: string[], o: { dataDir: string; store?:
   fs.mkdirSync(o.dataDir, { recursive: true });
   const store = o.store ?? (await openStore(o.dataDir));
   await store.init();
-  await recoverOpenFiles(o.dataDir, (rel) => store.warcEnd(rel));
+  await recoverOpenFiles(o.dataDir, (rels) => store.warcEnds(rels));
   const run = new WarcImport(o.dataDir, store, s, archivedContexts(files), o.onProgress);
   try {
     for (const file of files) await run.importFile(file);

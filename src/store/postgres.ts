@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow } from './types.ts';
 import type { HostLease, Partition, WorkerStore } from './worker-types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, PARTIAL_INDEXES, QUEUED, reasonColumnMigration, toValues, versionsArgs, versionsWhere, warcIdMigration } from './schema.ts';
+import { BULK_READ, CONVERTED, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, WARC_FILES_DDL, WARC_INDEX, assignments, ddl, dueWhere, fromRow, logEntry, logValues, MOVED_INDEX, PARTIAL_INDEXES, QUEUED, reasonColumnMigration, toValues, versionsArgs, versionsWhere, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import { LEASE_DDL, checkPartition, hostHash, newHosts, partitionSql } from './host-partition.ts';
 import { UserError, isDatabaseLost } from '../util/errors.ts';
@@ -20,6 +20,7 @@ const MIGRATIONS: { version: number; sql: string[] }[] = [
   { version: 5, sql: MOVED_INDEX },
   { version: 6, sql: [...warcIdMigration('postgres'), ...WARC_FILES_DDL('postgres'), logReads.captureIndexDdl('postgres')] },
   { version: 7, sql: PARTIAL_INDEXES },
+  { version: 8, sql: WARC_INDEX },
 ];
 /** The first schema whose log rows name their WARC file by id (warc_files). */
 const WARC_IDS = 6;
@@ -294,7 +295,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
     return (await this.named(rows)).map(logEntry);
   }
 
-  async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
+  async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string; converted?: boolean } = {}): Promise<CrawlLogEntry[]> {
     const where = ['id > ?'];
     const params: unknown[] = [opts.sinceId ?? 0];
     if (opts.url) (where.push('url = ?'), params.push(opts.url));
@@ -304,6 +305,7 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
       where.push('warc_id = ?');
       params.push(file);
     }
+    if (opts.converted) where.push(CONVERTED);
     const { rows } = await this.query(numbered(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`), [...params, opts.limit ?? 1e9]);
     return (await this.named(rows)).map(logEntry);
   }
@@ -345,15 +347,22 @@ export class PostgresStore extends logReads.LogReadingStore implements WorkerSto
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
   protected readonly reader: logReads.LogReader = { dialect: 'postgres', all: async (sql, params) => this.named((await this.query(numbered(sql), params)).rows) };
 
-  async warcEnd(file: string): Promise<number> {
-    const key = await this.fileKey(file);
-    if (key === undefined) return 0;
+  async warcEnds(files: readonly string[]): Promise<Map<string, number>> {
+    const ends = new Map(files.map((f) => [f, 0]));
+    const byKey = new Map<string, string>();
+    for (const f of files) {
+      const key = await this.fileKey(f);
+      if (key !== undefined) byKey.set(String(key), f);
+    }
+    if (byKey.size === 0) return ends;
+    const keys = [...byKey.keys()];
     const { rows } = await this.query(
-      `SELECT GREATEST(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
-       FROM crawl_log WHERE warc_id = $1`,
-      [key],
+      `SELECT warc_id::text AS k, GREATEST(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
+       FROM crawl_log WHERE warc_id = ANY($1::${this.legacyWarcColumn ? 'text' : 'int'}[]) GROUP BY warc_id`,
+      [this.legacyWarcColumn ? keys : keys.map(Number)],
     );
-    return Number(rows[0].e ?? 0);
+    for (const r of rows as { k: string; e: string | number | null }[]) ends.set(byKey.get(r.k)!, Number(r.e ?? 0));
+    return ends;
   }
 
   async getHost(host: string): Promise<HostRow | undefined> {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CrawlLogEntry, CycleRow, DocumentRow, DocumentState, DueSelection, HostRow, MetadataStore } from './types.ts';
-import { BULK_READ, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, documentsKeyMigration, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, urlArgs, urlIs, versionsArgs, versionsWhere, warcIdMigration } from './schema.ts';
+import { BULK_READ, CONVERTED, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_COLS, assignments, ddl, documentsKeyMigration, dueWhere, fromRow, logEntry, logValues, QUEUED, reasonColumnMigration, toValues, urlArgs, urlIs, versionsArgs, versionsWhere, warcIdMigration } from './schema.ts';
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
@@ -236,7 +236,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
     return rows.map(logEntry);
   }
 
-  async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string } = {}): Promise<CrawlLogEntry[]> {
+  async log(opts: { sinceId?: number; limit?: number; url?: string; warcFile?: string; converted?: boolean } = {}): Promise<CrawlLogEntry[]> {
     const where = ['id > ?'];
     const params: unknown[] = [opts.sinceId ?? 0];
     if (opts.url) (where.push(urlIs('sqlite', 'url')), params.push(...urlArgs('sqlite', [opts.url])));
@@ -246,6 +246,7 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       where.push('warc_id = ?');
       params.push(file);
     }
+    if (opts.converted) where.push(CONVERTED);
     const rows = this.named(this.stmt(`SELECT * FROM crawl_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params, opts.limit ?? 1e9));
     return rows.map(logEntry);
   }
@@ -279,14 +280,20 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
   /** The server's log reads, shared with the other backend (src/store/log-reads.ts). */
   protected readonly reader: logReads.LogReader = { dialect: 'sqlite', all: async (sql, params) => this.named(this.stmt(sql).all(...params)) };
 
-  async warcEnd(file: string): Promise<number> {
-    const key = this.fileKey(file);
-    if (key === undefined) return 0;
-    const row = this.stmt(
-      `SELECT MAX(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
-       FROM crawl_log WHERE warc_id = ?`,
-    ).get(key) as { e: number | null };
-    return row.e ?? 0;
+  async warcEnds(files: readonly string[]): Promise<Map<string, number>> {
+    const ends = new Map(files.map((f) => [f, 0]));
+    const byKey = new Map<number | string, string>();
+    for (const f of files) {
+      const key = this.fileKey(f);
+      if (key !== undefined) byKey.set(key, f);
+    }
+    if (byKey.size === 0) return ends;
+    const rows = this.stmt(
+      `SELECT warc_id AS k, MAX(MAX(COALESCE(warc_offset, 0) + COALESCE(warc_length, 0)), MAX(COALESCE(rdf_offset, 0) + COALESCE(rdf_length, 0))) AS e
+       FROM crawl_log WHERE warc_id IN (SELECT value FROM json_each(?)) GROUP BY warc_id`,
+    ).all(JSON.stringify([...byKey.keys()])) as { k: number | string; e: number | null }[];
+    for (const r of rows) ends.set(byKey.get(r.k)!, r.e ?? 0);
+    return ends;
   }
 
   async getHost(host: string): Promise<HostRow | undefined> {

@@ -147,13 +147,19 @@ export interface CrawlLog extends Flushable {
   versions(url: string): Promise<CrawlLogEntry[]>;
   /**
    * Log entries, oldest first, optionally since an id, of one URL or with records in one WARC file; read
-   * whole logs a page at a time (`limit`): an archive's log is larger than memory.
+   * whole logs a page at a time (`limit`): an archive's log is larger than memory. `converted`: only entries
+   * with a conversion record (`rdfOffset`), which, with `warcFile`, an index finds (the WARC export's read);
+   * the other entries of one file are a scan of the log.
    */
-  log(opts?: { sinceId?: number; limit?: number; url?: string; warcFile?: string }): Promise<CrawlLogEntry[]>;
+  log(opts?: { sinceId?: number; limit?: number; url?: string; warcFile?: string; converted?: boolean }): Promise<CrawlLogEntry[]>;
   /** Each URL's latest entry of a kind (export, replay), a page in log order, resumable after an id. */
   latestEntries(q: LatestQuery): Promise<CrawlLogEntry[]>;
-  /** Largest end offset (offset + length) of any record the log points to in a WARC file. */
-  warcEnd(file: string): Promise<number>;
+  /**
+   * For each of these WARC files, the largest end offset (offset + length) of any record the log points to,
+   * 0 for a file no row names: one pass over the log, for crash recovery (recoverOpenFiles cuts each file
+   * left open to where its committed rows end), which is rare enough not to keep an index of every row's file.
+   */
+  warcEnds(files: readonly string[]): Promise<Map<string, number>>;
 }
 
 /**

@@ -21,7 +21,7 @@ export function checkArchiveId(id: string): string {
 
 /**
  * The store as one crawl round of a worker sees it: WARC paths gain the archive prefix on the way
- * in (appendLog, logFetch, warcEnd for crash recovery), log rows are written behind
+ * in (appendLog, logFetch, warcEnds for crash recovery), log rows are written behind
  * (src/store/write-behind.ts), and init/close are the worker's business, not the round's. Everything
  * else passes through untouched.
  */
@@ -34,7 +34,11 @@ export function archiveScopedStore<S extends MetadataStore>(store: S, archiveId:
     close: async () => {},
     appendLog: (e: CrawlLogEntry) => behind.appendLog(scopedEntry(e)),
     logFetch: (e: CrawlLogEntry, patch: Partial<DocumentRow>) => behind.logFetch(scopedEntry(e), patch),
-    warcEnd: (file: string) => store.warcEnd(prefix + file.split('\\').join('/')),
+    warcEnds: async (files: readonly string[]) => {
+      const scopedName = (f: string) => prefix + f.split('\\').join('/');
+      const ends = await store.warcEnds(files.map(scopedName));
+      return new Map(files.map((f) => [f, ends.get(scopedName(f)) ?? 0]));
+    },
   };
   return new Proxy(behind, {
     get(target, prop) {

@@ -144,7 +144,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   await store.init();
   // Repair what a killed run left open now, not when this worker next gets work: a worker that
   // finds nothing to do (or runs out of disk first) must not leave unreadable files behind.
-  const recovered = await recoverOpenFiles(archiveDir, (rel) => scoped.warcEnd(rel));
+  const recovered = await recoverOpenFiles(archiveDir, (rels) => scoped.warcEnds(rels));
   const worker = new CrawlWorker(o, settings, archiveDir, scoped, recovered);
   if (o.seeds?.length) {
     const docs = [];

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { WarcWriter, type ArchivedExchange, type WireExchange } from '../../src/archive/warc-writer.ts';
 import { readRecord } from '../../src/archive/warc-reader.ts';
 import { listWarcFiles } from '../../src/archive/warc-files.ts';
+import { recoverOpenFiles } from '../../src/archive/warc-writer.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
 
 /**
  * A crawl of more hosts than the writer keeps files open for (maxOpenFiles) visits them in turn. Each
@@ -79,5 +81,34 @@ describe('WARC writer: more hosts than open files', () => {
     const after = listWarcFiles(dir);
     expect(after.open).toEqual([]);
     expect(after.closed).toHaveLength(5);
+  });
+
+  it('after a crash with a file open per host: each cut where its committed rows end, in one read of the log', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dm-warc-files-'));
+    dirs.push(dir);
+    const store = new SqliteStore(path.join(dir, 'meta.sqlite'));
+    await store.init();
+    const writer = new WarcWriter(dir, { maxOpenFiles: 3 });
+    const t = Date.UTC(2026, 11, 2, 7, 10);
+    const ends = new Map<string, number>();
+    for (let i = 0; i < 12; i++) {
+      const url = `http://h${i % 4}.example.org/doc/${i}`;
+      const at = await writer.writeWire(exchange(url, t + i, i));
+      // h3's records, and the last record of every host, never reach the log: the crash came first.
+      if (i % 4 === 3 || i >= 8) continue;
+      await store.appendLog({ url, time: t + i, status: 200, durationMs: 1, bytes: 40, change: 'new', triples: 1, warcFile: at.file, warcOffset: at.offset, warcLength: at.length, rdfOffset: at.rdfOffset, rdfLength: at.rdfLength });
+      ends.set(at.file, at.rdfOffset! + at.rdfLength!);
+    }
+    await store.flush();
+    expect(listWarcFiles(dir).open).toHaveLength(4);
+    let reads = 0;
+    const recovered = await recoverOpenFiles(dir, (rels) => (reads++, store.warcEnds(rels)));
+    await store.close();
+    expect(reads).toBe(1);
+    expect(recovered.repaired.sort()).toEqual([...ends.keys()].sort());
+    expect(recovered.removed).toHaveLength(1);
+    expect(recovered.removed[0]).toContain('h3.example.org');
+    for (const [file, end] of ends) expect(fs.statSync(path.join(dir, file)).size).toBe(end);
+    expect(listWarcFiles(dir).open).toEqual([]);
   });
 });

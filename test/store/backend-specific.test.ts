@@ -31,7 +31,7 @@ describe.skipIf(!pgBase)('PostgresStore: start-up and URL handling', () => {
     try {
       await Promise.all(stores.map((s) => s.init()));
       const { rows } = await stores[0].pool.query('SELECT version FROM schema_version ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     } finally {
       for (const s of stores) await s.close();
       await dropSchema(url);

@@ -81,7 +81,7 @@ describe.skipIf(!pgBase)('the crawl log reason column on PostgreSQL', () => {
       await store.init();
       await checkMigrated(store);
       const { rows } = await store.pool.query('SELECT MAX(version) AS v FROM schema_version');
-      expect(Number(rows[0].v)).toBe(7);
+      expect(Number(rows[0].v)).toBe(8);
       // Migration 4: the index CDX pages are read from (captureIndexDdl).
       const idx = await store.pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'crawl_log_capture'`);
       expect(idx.rows).toHaveLength(1);

@@ -44,7 +44,7 @@ async function toEarlierForm(store: MetadataStore): Promise<void> {
   for (const sql of [
     'ALTER TABLE crawl_log ADD COLUMN warc_file TEXT',
     'UPDATE crawl_log SET warc_file = (SELECT w.name FROM warc_files w WHERE w.id = crawl_log.warc_id)',
-    'DROP INDEX crawl_log_warc',
+    'DROP INDEX crawl_log_converted',
     // SQLite's capture index is its one URL index now (log-reads.ts sqliteUrlIndexDdl), on no column of these.
     'DROP INDEX IF EXISTS crawl_log_capture',
     'ALTER TABLE crawl_log DROP COLUMN warc_id',
@@ -65,7 +65,11 @@ async function columns(store: MetadataStore): Promise<string[]> {
 /** What reads by file and by URL answer: the log, each file's rows and end, versions, CDX captures, the latest responses. */
 async function answers(store: MetadataStore) {
   const byFile = [];
-  for (const f of [...FILES, 'warc/never-written.warc.gz']) byFile.push({ f, rows: (await store.log({ warcFile: f })).map((e) => e.id), end: await store.warcEnd(f) });
+  const files = [...FILES, 'warc/never-written.warc.gz'];
+  const ends = await store.warcEnds(files);
+  for (const f of files) {
+    byFile.push({ f, rows: (await store.log({ warcFile: f })).map((e) => e.id), converted: (await store.log({ warcFile: f, converted: true })).map((e) => e.id), end: ends.get(f) });
+  }
   return {
     log: await store.log(),
     byFile,
@@ -91,6 +95,7 @@ for (const make of [sqliteStore, postgresStore]) {
       const expected = await answers(a);
       expect(expected.log.map((e) => e.warcFile)).toEqual(crawlRows().map((e) => e.warcFile));
       expect(expected.byFile.map((f) => f.rows.length)).toEqual([4, 2, 5, 0]);
+      expect(expected.byFile.map((f) => f.converted.length)).toEqual([3, 1, 4, 0]);
       await toEarlierForm(a);
       await a.close();
 
@@ -112,13 +117,13 @@ for (const make of [sqliteStore, postgresStore]) {
         await old.appendLog({ ...crawlRows()[1]!, time: T0 + 61_000, warcFile: 'warc/2026/03/01/01/data.example.org/datamonitor-20260301010000-00000.warc.gz', warcOffset: 0 });
         await old.flush();
         expect((await old.log({ sinceId: expected.log.at(-1)!.id })).map((e) => e.warcFile)).toEqual([FILES[2], 'warc/2026/03/01/01/data.example.org/datamonitor-20260301010000-00000.warc.gz']);
-        expect(await old.warcEnd(FILES[2]!)).toBe(20_900);
+        expect((await old.warcEnds([FILES[2]!])).get(FILES[2]!)).toBe(20_900);
       } finally {
         await old.close();
       }
     });
 
-    it('the reads by file use the index on warc_id', async () => {
+    it("the export's read of a file's conversion records uses the index of those rows", async () => {
       const env = await make.setup();
       envs.push(env);
       const s = await env.open();
@@ -129,8 +134,7 @@ for (const make of [sqliteStore, postgresStore]) {
         if (pg) await exec(s, 'ANALYZE crawl_log');
         const explain = async (sql: string) => (await exec(s, `${pg ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${sql}`, [1])).map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
         if (pg) await exec(s, 'SET enable_seqscan = off'); // a 400-row table is read whole otherwise; the question is whether the index can serve
-        expect(await explain('SELECT * FROM crawl_log WHERE id > 0 AND warc_id = ? ORDER BY id')).toMatch(/crawl_log_warc/);
-        expect(await explain('SELECT MAX(warc_offset) FROM crawl_log WHERE warc_id = ?')).toMatch(/crawl_log_warc/);
+        expect(await explain('SELECT * FROM crawl_log WHERE id > 0 AND warc_id = ? AND rdf_offset IS NOT NULL ORDER BY id')).toMatch(/crawl_log_converted/);
       } finally {
         await s.close();
       }

@@ -71,14 +71,14 @@ export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & Sto
       expect(await s.versions('http://none.example/')).toEqual([]);
     });
 
-    it('warcEnd is the furthest record end (WARC or RDF record) in one file, 0 for an unknown file', async () => {
+    it('warcEnds are the furthest record end (WARC or RDF record) in each file, 0 for an unknown file', async () => {
       const { s } = fx;
       await s.appendLog(logEntry({ warcFile: 'a.warc.gz', warcOffset: 0, warcLength: 500, rdfOffset: 500, rdfLength: 250 }));
       await s.appendLog(logEntry({ warcFile: 'a.warc.gz', warcOffset: 750, warcLength: 100 }));
       await s.appendLog(logEntry({ warcFile: 'b.warc.gz', warcOffset: 0, warcLength: 5_000_000_000 }));
-      expect(await s.warcEnd('a.warc.gz')).toBe(850);
-      expect(await s.warcEnd('b.warc.gz')).toBe(5_000_000_000);
-      expect(await s.warcEnd('c.warc.gz')).toBe(0);
+      expect(await s.warcEnds(['a.warc.gz', 'b.warc.gz', 'c.warc.gz'])).toEqual(new Map([['a.warc.gz', 850], ['b.warc.gz', 5_000_000_000], ['c.warc.gz', 0]]));
+      expect(await s.warcEnds(['b.warc.gz'])).toEqual(new Map([['b.warc.gz', 5_000_000_000]]));
+      expect(await s.warcEnds([])).toEqual(new Map());
     });
 
     it('log with warcFile reads the entries with records in that file, in id order, a page at a time', async () => {
@@ -91,6 +91,8 @@ export function crawlLogContract(make: StoreMaker<CrawlLog & DocumentStore & Sto
       expect((await s.log({ warcFile: 'a.warc.gz', limit: 1 })).map((e) => e.id)).toEqual([a1]);
       expect((await s.log({ warcFile: 'a.warc.gz', sinceId: a1 })).map((e) => e.id)).toEqual([a2]);
       expect(await s.log({ warcFile: 'none.warc.gz' })).toEqual([]);
+      // The export's read: the entries of the file with a conversion record.
+      expect((await s.log({ warcFile: 'a.warc.gz', converted: true })).map((e) => e.id)).toEqual([a1]);
     });
 
     it("latestEntries gives each URL's latest version, redirect or response, as at a time, a page in log order", async () => {
