@@ -255,8 +255,11 @@ async function main(): Promise<void> {
     // What the live index said at the end (its last catch-up, and a compaction of its read indexes if it made one).
     const indexLine = /version index kept current:.*$/m.exec(crawl.stderr)?.[0];
     if (indexLine) process.stderr.write(`scale-run: crawl: ${indexLine}\n`);
+    // And the metadata file's rewrite, when the crawl left enough of it empty (src/store/compact.ts).
+    const metaLine = /metadata store (?:rewritten whole|not rewritten).*$/m.exec(crawl.stderr)?.[0];
+    if (metaLine) process.stderr.write(`scale-run: crawl: ${metaLine}\n`);
     const liveIndex = !flag('--no-live-index') && !ARCHIVE;
-    row(`\`crawl --delay 0${flag('--no-live-index') ? ' --no-live-index' : ''}\` (site and proxy in another process${liveIndex ? '; its live index, the default, included: the crawl ends when the index is current' : ''})${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s${indexLine ? `; ${indexLine.replace(/ \(.*?\)/, '')}` : ''}`);
+    row(`\`crawl --delay 0${flag('--no-live-index') ? ' --no-live-index' : ''}\` (site and proxy in another process${liveIndex ? '; its live index, the default, included: the crawl ends when the index is current' : ''})${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s${indexLine ? `; ${indexLine.replace(/ \(.*?\)/, '')}` : ''}${metaLine ? `; ${metaLine}` : ''}`);
     Object.assign(result, { crawl: { ...crawl, stdout: undefined, stderr: undefined, pages: summary.documents, versions: versions.length, triples: summary.triples, logRows, tripleVersions } });
 
     // 2. The index catch-up the first query would wait for.
