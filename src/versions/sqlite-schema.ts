@@ -237,7 +237,11 @@ export class SqliteIndexes implements IndexMaintenance {
     this.createIndexes();
     // The load sought and added each new term through the hash index, which kept a tenth of its pages empty
     // (bench/ARCHIVE-SIZE.md, "What is left"): built whole with the rest, as a compaction would.
-    if (reloaded) this.db.exec('REINDEX term_rows_by_hash');
+    if (reloaded) {
+      this.db.exec('REINDEX term_rows_by_hash');
+      // Its pages, and any the dropped indexes freed that the load did not take, back to the file system.
+      if (this.db.pragma('auto_vacuum', { simple: true }) === 2) this.db.exec('PRAGMA incremental_vacuum');
+    }
     this.db.prepare('DELETE FROM meta WHERE key = ?').run(BULK_LOADER);
     this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(WHOLE_AT_ROWS, this.rows());
   }

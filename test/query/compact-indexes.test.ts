@@ -94,6 +94,10 @@ describe('the read indexes built whole again (SQLite)', () => {
       // Terms go into the hash index in no order of its key: kept up row by row, an eighth of its leaves stayed empty.
       expect(emptyShare(file, 'term_rows_by_hash')).toBeLessThan(0.05);
       expect(emptyShare(file, 'quads_by_op')).toBeLessThan(0.05);
+      // And the pages it left are given back, not kept in the file.
+      const db = new Database(file, { readonly: true });
+      expect(db.pragma('freelist_count', { simple: true })).toBe(0);
+      db.close();
       expect((answers(archive) as { labels: number }).labels).toBe(DOCS);
     } finally {
       await cleanup();
