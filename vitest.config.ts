@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Built once per run: the entry points tests boot as threads and processes (the file says why).
     globalSetup: ['test/setup/bundle-sources.ts'],
-    setupFiles: ['test/setup/no-network.ts', 'test/setup/cpu-log.ts'],
+    setupFiles: ['test/setup/no-network.ts', 'test/setup/cpu-log.ts', 'test/setup/temp-dirs.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -21,6 +21,11 @@ export function tempDir(prefix = 'dm-test-'): string {
   return dir;
 }
 
+/** Removes the directories `tempDir` made so far: at the end of each test file (test/setup/temp-dirs.ts). */
+export function removeTempDirs(): void {
+  for (const d of tempDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
 /**
  * Rows of a table of a data directory's metadata store, read straight from its SQLite file (what a user would
  * inspect), with its digests spelled as text (SQLite keeps their bytes: src/store/schema.ts packDigest).
