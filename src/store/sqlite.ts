@@ -10,6 +10,8 @@ import { DamagedStoreError } from './damaged.ts';
 
 /** 2: the crawl log's `reason` column; 3: its WARC file as an id in warc_files. */
 export const SCHEMA_VERSION = 3;
+/** Pages the WAL grows to before a commit copies it back into the file (SQLite's default is 1,000). */
+const WAL_PAGES = 10_000;
 /** Built once: the crawler appends a log row per page, and the statement cache is keyed by this text. */
 const INSERT_LOG = `INSERT INTO crawl_log (${LOG_WRITE_COLS.map(([, c]) => c).join(', ')}) VALUES (${LOG_WRITE_COLS.map(() => '?').join(', ')})`;
 
@@ -41,6 +43,10 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       this.removeCopy = opened.remove;
     } else {
       this.db = openSqliteWal(file, 5000);
+      // The crawl's commits copied the WAL back every 1,000 pages (SQLite's default), the same hot pages (the
+      // log's last leaf, the documents' and the URL index's) again each time: 40 MB between copies made a
+      // 20,000-page crawl 6 % faster (bench/RESULTS.md, "The metadata's WAL copied back every 10,000 pages").
+      this.db.pragma(`wal_autocheckpoint = ${WAL_PAGES}`);
     }
     this.db.pragma('busy_timeout = 5000');
   }
