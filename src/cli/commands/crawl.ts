@@ -5,12 +5,12 @@ import { readTrustList } from '../../trust/multikey.ts';
 import { crawl, storageStopExit, type CrawlOptions, type CrawlSummary } from '../../crawler/crawl.ts';
 import { scopeBanner } from '../../crawler/banner.ts';
 import { openStore } from '../../store/index.ts';
-import { compactSqliteFile } from '../../store/compact.ts';
 import { writeBehind } from '../../store/write-behind.ts';
 import { BATCH_DEFAULTS } from '../../store/pg-batch.ts';
 import { UserError } from '../../util/errors.ts';
 import { parseResolveEntry } from '../../fetch/address.ts';
 import { formatBytes, formatDuration, parseBytes, parseCount, parseDuration, plural } from '../../util/units.ts';
+import { compactMetadata } from '../compact.ts';
 import { ProgressLine, catchUpProgressText } from '../progress.ts';
 import { describeDeferred } from '../../frontier/politeness.ts';
 import { EXIT } from '../../util/exit-codes.ts';
@@ -306,22 +306,6 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
     process.off('SIGTERM', onSignal);
     await liveIndex?.stop().catch(() => undefined); // after a failed crawl: ended, its index left as far as it got
     await options.store?.close();
-  }
-}
-
-/**
- * The metadata file rewritten whole when a crawl left enough of it empty (src/store/compact.ts); after the live
- * index's last catch-up, so that no reader of this process holds the pages. A store of the caller's (PostgreSQL)
- * keeps its own.
- */
-function compactMetadata(dataDir: string): void {
-  const file = path.join(dataDir, META_FILE);
-  try {
-    const c = compactSqliteFile(file);
-    if (c) process.stderr.write(`metadata store rewritten whole in ${c.seconds.toFixed(1)} s: ${(c.freedBytes / 1048576).toFixed(1)} MiB of part-empty pages given back\n`);
-  } catch (e) {
-    // The crawl is archived either way; the space stays for later rows.
-    process.stderr.write(`metadata store not rewritten: ${(e as Error).message}\n`);
   }
 }
 

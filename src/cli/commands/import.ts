@@ -6,6 +6,7 @@ import { importWarcs } from '../../crawler/import-warc.ts';
 import { openStore } from '../../store/index.ts';
 import { UserError } from '../../util/errors.ts';
 import { ProgressLine } from '../progress.ts';
+import { compactMetadata } from '../compact.ts';
 import { plural } from '../../util/units.ts';
 import { EXIT } from '../../util/exit-codes.ts';
 import { summaryOf } from './index.ts';
@@ -31,6 +32,7 @@ export function register(program: Command): void {
         progress.done();
         await store.close();
       }
+      if (!flags.db) compactMetadata(dataDir);
       if (s.unreadable.length) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
