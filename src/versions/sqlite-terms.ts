@@ -1,6 +1,11 @@
 import { literalTerm } from './dialect.ts';
 import type Database from 'better-sqlite3';
 
+/** A term row's whole text. */
+export const TERM_TEXT = `CASE WHEN x IS NULL THEN body
+  WHEN x > 0 THEN (SELECT text FROM term_affixes WHERE id = x) || body
+  ELSE body || (SELECT text FROM term_affixes WHERE id = -x) END`;
+
 /**
  * SQLite's term dictionary, coded. Most of an IRI is its namespace (`<http://data4.example/doc/` of
  * `<http://data4.example/doc/16104>`), and most of a typed literal its datatype (`^^<http://www.w3.org/2001/XMLSchema#integer>`,
@@ -14,11 +19,6 @@ import type Database from 'better-sqlite3';
  * index): a look-up by hash compares the text, so a collision costs a second row read, one in thousands
  * at millions of terms. PostgreSQL's dictionary keeps 48 bits (pg-schema.ts).
  */
-/** A term row's whole text. */
-export const TERM_TEXT = `CASE WHEN x IS NULL THEN body
-  WHEN x > 0 THEN (SELECT text FROM term_affixes WHERE id = x) || body
-  ELSE body || (SELECT text FROM term_affixes WHERE id = -x) END`;
-
 export const TERM_ROWS_DDL = `
 CREATE TABLE IF NOT EXISTS term_affixes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS term_rows (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, x INTEGER, body TEXT NOT NULL);

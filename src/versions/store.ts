@@ -20,7 +20,6 @@ const INDEXED_LOG_ID = 'indexed_log_id';
 /** Versions on either side of T a fragment's page reads for its bound (backend.ts bornBySql): a page takes a fraction of a millisecond. */
 const FRAGMENT_BORN_BY = 5_000;
 const ALTERNATE_OF_NT = `<${ALTERNATE_OF}>`;
-/** A term of the dictionary that is a literal with a datatype or a language tag (its N-Triples text). */
 /** A version row that changed its document: a deletion, or triples added or removed (a capture of the same graph adds none). */
 const CHANGED = `(v.kind = 'deleted' OR v.added > 0 OR v.removed > 0)`;
 

@@ -27,7 +27,8 @@ export function checkArchiveId(id: string): string {
  */
 export function archiveScopedStore<S extends MetadataStore>(store: S, archiveId: string): MetadataStore {
   const prefix = `${archiveId}/`;
-  const scopedEntry = (e: CrawlLogEntry): CrawlLogEntry => (e.warcFile ? { ...e, warcFile: prefix + e.warcFile.split('\\').join('/') } : e);
+  const scopedFile = (f: string) => prefix + f.split('\\').join('/');
+  const scopedEntry = (e: CrawlLogEntry): CrawlLogEntry => (e.warcFile ? { ...e, warcFile: scopedFile(e.warcFile) } : e);
   const behind = writeBehind(store);
   const scoped: Partial<MetadataStore> = {
     init: async () => {},
@@ -35,9 +36,8 @@ export function archiveScopedStore<S extends MetadataStore>(store: S, archiveId:
     appendLog: (e: CrawlLogEntry) => behind.appendLog(scopedEntry(e)),
     logFetch: (e: CrawlLogEntry, patch: Partial<DocumentRow>) => behind.logFetch(scopedEntry(e), patch),
     warcEnds: async (files: readonly string[]) => {
-      const scopedName = (f: string) => prefix + f.split('\\').join('/');
-      const ends = await store.warcEnds(files.map(scopedName));
-      return new Map(files.map((f) => [f, ends.get(scopedName(f)) ?? 0]));
+      const ends = await store.warcEnds(files.map(scopedFile));
+      return new Map(files.map((f) => [f, ends.get(scopedFile(f)) ?? 0]));
     },
   };
   return new Proxy(behind, {

@@ -288,8 +288,9 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}${compacted}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
     }
-    if (!options.store && !['signal', 'disk-space', 'storage-error', 'permission-denied'].includes(summary.stoppedBy ?? '')) compactMetadata(options.dataDir);
     const storageExit = storageStopExit(summary.stoppedBy);
+    // Not after a stop for storage (a full disk most of all) or a signal: the user wants the crawl ended, not rewritten.
+    if (!options.store && storageExit === undefined && summary.stoppedBy !== 'signal') compactMetadata(options.dataDir);
     if (storageExit !== undefined) {
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);
