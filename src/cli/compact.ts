@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { compactSqliteFile } from '../store/compact.ts';
+import { compactSqliteFile, READER_WAIT_MS } from '../store/compact.ts';
 import { META_FILE } from '../util/data-dir.ts';
+import { formatBytes } from '../util/units.ts';
 
 /**
  * The metadata file rewritten whole when the command's writes left enough of it empty (src/store/compact.ts), at
@@ -10,8 +11,15 @@ import { META_FILE } from '../util/data-dir.ts';
  */
 export function compactMetadata(dataDir: string): void {
   try {
-    const c = compactSqliteFile(path.join(dataDir, META_FILE));
-    if (c) process.stderr.write(`metadata store rewritten whole in ${c.seconds.toFixed(1)} s: ${(c.freedBytes / 1048576).toFixed(1)} MiB of part-empty pages given back\n`);
+    const file = path.join(dataDir, META_FILE);
+    const c = compactSqliteFile(file, {
+      onWaiting: () => process.stderr.write(`metadata store rewritten whole; waiting up to ${READER_WAIT_MS / 1000} s for a reader of ${file} (a serve, a query) to finish, to empty its WAL\n`),
+    });
+    if (!c) return;
+    process.stderr.write(`metadata store rewritten whole in ${c.seconds.toFixed(1)} s: ${formatBytes(c.freedBytes)} of part-empty pages given back\n`);
+    if (c.walBytes > 0) {
+      process.stderr.write(`a reader still holds the old pages: ${formatBytes(c.walBytes)} of the rewrite stay in ${file}-wal; the next crawl or import folds them in as it ends\n`);
+    }
   } catch (e) {
     // What the command wrote is archived either way; the space stays for later rows.
     process.stderr.write(`metadata store not rewritten: ${(e as Error).message}\n`);

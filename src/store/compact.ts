@@ -9,21 +9,39 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type Database from 'better-sqlite3';
 import { openSqliteWal } from '../util/sqlite-wal.ts';
 
-/** What a rewrite did: the bytes the file shrank by, and how long it took. */
+/** The stores' usual busy timeout: the rewrite's first try at emptying the WAL waits this long for readers. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** What a rewrite did: the bytes the file shrank by, how long it took, and what a reader kept in the WAL. */
 export interface FileCompaction {
   seconds: number;
   freedBytes: number;
+  /**
+   * The rewritten pages left in the `-wal` file beside it: a reader that held its snapshot past `readerWaitMs` keeps
+   * them there, and a read-only connection never folds them in; the next write to the file does. 0 when emptied.
+   */
+  walBytes: number;
 }
 
 /** Rewrite only when at least this much of the file is empty, and `MIN_EMPTY_SHARE` of it: below that a rewrite costs more than it gives. */
 export const MIN_EMPTY_BYTES = 4 * 1048576;
 export const MIN_EMPTY_SHARE = 0.05;
 
+/**
+ * How long the rewrite waits for readers (a `serve` answering, a `query`) to let go of the pages it replaced before
+ * the WAL can be emptied: a query at T on a large archive can take seconds, and the WAL holds a copy of the whole file.
+ */
+export const READER_WAIT_MS = 60_000;
+
 export interface CompactOptions {
   minEmptyBytes?: number;
   minEmptyShare?: number;
+  readerWaitMs?: number;
+  /** Called once when a reader holds the WAL past the store's usual busy timeout: the wait is then long enough to say. */
+  onWaiting?: () => void;
 }
 
 /**
@@ -33,7 +51,7 @@ export interface CompactOptions {
  * needs twice the file's size free, and is skipped without it.
  */
 export function compactSqliteFile(file: string, opts: CompactOptions = {}): FileCompaction | undefined {
-  const db = openSqliteWal(file, 5000);
+  const db = openSqliteWal(file, BUSY_TIMEOUT_MS);
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     const bytes = () => (db.pragma('page_count', { simple: true }) as number) * pageSize;
@@ -44,15 +62,35 @@ export function compactSqliteFile(file: string, opts: CompactOptions = {}): File
     if (freeBytes(path.dirname(file)) < 2 * before) return undefined;
     const t0 = performance.now();
     db.exec('VACUUM');
-    try {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    } catch {
-      // A reader holds the WAL: its last connection to close folds it in.
-    }
-    return { seconds: (performance.now() - t0) / 1000, freedBytes: before - bytes() };
+    const walBytes = emptyWal(db, file, opts);
+    return { seconds: (performance.now() - t0) / 1000, freedBytes: before - bytes(), walBytes };
   } finally {
     db.close();
   }
+}
+
+/**
+ * Copies the rewritten pages from the WAL into the file and empties the WAL. TRUNCATE waits (through the busy
+ * handler) until every reader reads the file alone; a reader's snapshot from before the VACUUM needs the old pages,
+ * so until it ends the rewrite lives twice on disk. What is left is reported, not an error: the file is whole either way.
+ */
+function emptyWal(db: Database.Database, file: string, opts: CompactOptions): number {
+  const wal = () => fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0;
+  const attempt = (): boolean => {
+    try {
+      const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      return r?.busy === 0;
+    } catch {
+      return false;
+    }
+  };
+  const waitMs = opts.readerWaitMs ?? READER_WAIT_MS;
+  db.pragma(`busy_timeout = ${Math.min(BUSY_TIMEOUT_MS, waitMs)}`);
+  if (attempt() || waitMs <= BUSY_TIMEOUT_MS) return wal();
+  opts.onWaiting?.();
+  db.pragma(`busy_timeout = ${waitMs - BUSY_TIMEOUT_MS}`);
+  attempt();
+  return wal();
 }
 
 function freeBytes(dir: string): number {

@@ -4,6 +4,8 @@
  * every row reads the same after it, a reader open meanwhile keeps answering, and a file with little empty is left
  * as it is.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compactSqliteFile } from '../../src/store/compact.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
+import { startSyntheticSite } from '../../src/testkit/synthetic-site.ts';
+import { LOADED_TIMEOUT_MS, runMain, tempDir, warcFiles } from '../helpers.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const dirs: string[] = [];
@@ -44,6 +48,25 @@ async function crawled(n: number): Promise<string> {
   await store.close();
   return file;
 }
+
+/**
+ * Another process in the middle of a read of `file` (a `serve` answering a query at T on a large archive): its snapshot,
+ * taken before the rewrite, is held for `holdMs`. Resolves once the snapshot is taken; `ended` once the reader is gone.
+ */
+async function readerHolding(file: string, holdMs: number): Promise<{ ended: Promise<unknown> }> {
+  const script = `const db = new (require('better-sqlite3'))(${JSON.stringify(file)}, { readonly: true });
+db.exec('BEGIN'); db.prepare('SELECT count(*) FROM documents').get();
+process.stdout.write('holding\\n');
+setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${holdMs});`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const ended = once(child, 'exit');
+  let out = '';
+  for await (const chunk of child.stdout) if ((out += chunk).includes('holding')) break;
+  if (!out.includes('holding')) throw new Error(`the reader process ended before reading: ${out}`);
+  return { ended };
+}
+
+const walSize = (file: string) => fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0;
 
 const dump = (file: string) => {
   const db = new Database(file, { readonly: true });
@@ -85,4 +108,80 @@ describe('compactSqliteFile', () => {
     expect(compactSqliteFile(file)).toBeUndefined();
     expect(fs.statSync(file).size).toBe(size);
   }, 60_000);
+
+  it('waits for a reader in the middle of a read to empty the WAL: the rewrite does not stay on disk twice', async () => {
+    const file = await crawled(20_000);
+    // Held well past the first 5 s try, so that even a slow rewrite on a loaded machine meets the reader still there.
+    const reader = await readerHolding(file, 15_000);
+    let waited = 0;
+    const t0 = performance.now();
+    // The store's busy timeout (5 s) alone gave up on the reader and left the whole rewrite in meta.sqlite-wal.
+    const c = compactSqliteFile(file, { minEmptyBytes: 0, onWaiting: () => waited++ });
+    expect(c).toBeDefined();
+    expect(waited).toBe(1);
+    expect(performance.now() - t0).toBeGreaterThan(5_000);
+    expect(c!.walBytes).toBe(0);
+    expect(walSize(file)).toBe(0);
+    await reader.ended;
+    expect(dump(file).check).toBe('ok');
+  }, 120_000);
+
+  it('says what stays in the WAL when a reader outlasts the wait, and the next writer folds it in', async () => {
+    const file = await crawled(20_000);
+    const reader = await readerHolding(file, 2_000);
+    const c = compactSqliteFile(file, { minEmptyBytes: 0, readerWaitMs: 200 });
+    expect(c!.walBytes).toBeGreaterThan(fs.statSync(file).size / 2);
+    expect(walSize(file)).toBe(c!.walBytes);
+    await reader.ended;
+    const store = new SqliteStore(file);
+    await store.init();
+    await store.close();
+    expect(walSize(file)).toBe(0);
+    expect(dump(file).check).toBe('ok');
+  }, 120_000);
+});
+
+/** Leaves `bytes` of free pages in an archive's metadata file, as a large crawl's dropped rows and split pages would. */
+function emptied(dataDir: string, bytes: number): number {
+  const db = new Database(path.join(dataDir, 'meta.sqlite'));
+  try {
+    db.exec('CREATE TABLE scratch (b BLOB)');
+    const add = db.prepare('INSERT INTO scratch VALUES (?)');
+    for (let n = 0; n < bytes; n += 100_000) add.run(Buffer.alloc(100_000, n % 251));
+    db.exec('DROP TABLE scratch');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+  return fs.statSync(path.join(dataDir, 'meta.sqlite')).size;
+}
+
+describe('the commands that write an archive end with the rewrite', () => {
+  it('crawl and import give back a metadata file\'s empty pages as they end, and say so', async () => {
+    const site = await startSyntheticSite({ pages: 30, linksPerPage: 3 });
+    try {
+      const crawlArgs = (dir: string) => ['crawl', site.seed, '--data', dir, '--allow-private', '--delay', '0', '--no-vocabularies', '--domain', '127.0.0.1', '--json'];
+      const a = tempDir('dm-compact-crawl-');
+      const first = await runMain(crawlArgs(a));
+      expect(first.code).toBe(0);
+      expect(first.err).not.toMatch(/rewritten whole/); // a small crawl's file has nothing worth a rewrite
+      const inflated = emptied(a, 12 * 1048576);
+      const again = await runMain(crawlArgs(a));
+      expect(again.code).toBe(0);
+      expect(again.err).toMatch(/metadata store rewritten whole in [\d.]+ s: 1[12]\.\d MiB of part-empty pages given back/);
+      expect(fs.statSync(path.join(a, 'meta.sqlite')).size).toBeLessThan(inflated - 11 * 1048576);
+      JSON.parse(again.out); // --json's summary stays the only thing on stdout
+
+      const b = tempDir('dm-compact-import-');
+      const files = warcFiles(a);
+      expect((await runMain(['import', '--data', b, ...files])).code).toBe(0);
+      const before = emptied(b, 12 * 1048576);
+      const imported = await runMain(['import', '--data', b, ...files]);
+      expect(imported.code).toBe(0);
+      expect(imported.err).toMatch(/metadata store rewritten whole/);
+      expect(fs.statSync(path.join(b, 'meta.sqlite')).size).toBeLessThan(before - 11 * 1048576);
+    } finally {
+      await site.close();
+    }
+  }, LOADED_TIMEOUT_MS);
 });
