@@ -21,6 +21,16 @@ let stopping = false;
 let wake: (() => void) | undefined;
 let store: MetadataStore | undefined;
 let archive: VersionBackend | undefined;
+/**
+ * Keeping the read indexes up costs every row a seek in each of them, in B-trees that grow with the archive. A
+ * follower whose catch-up, one version at a time, takes as long as its pause between catch-ups is indexing as fast
+ * as a crawl at --delay 0 logs, on cores the crawl wants: it takes them down and loads on in bulk, as a catch-up far
+ * behind does, and its last catch-up builds them once. Whether that happens no longer hangs on how many rows the
+ * crawl's first second logged (bench/SCALE-RUN.md: a 1,000,000-document crawl whose follower kept them up took 42 %
+ * more CPU than one that did not). A polite crawl's follower indexes a few rows in milliseconds and keeps them up, so
+ * a query during the crawl reads them.
+ */
+let bulk = false;
 
 /** One catch-up; returns the rows it indexed. */
 async function catchUp(last: boolean): Promise<number> {
@@ -33,8 +43,10 @@ async function catchUp(last: boolean): Promise<number> {
   }
   // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
   const onProgress = last ? (progress: CatchUpProgress) => parentPort!.postMessage({ type: 'progress', progress } satisfies FromLiveIndex) : undefined;
-  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last, onProgress });
+  const t0 = performance.now();
+  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last, onProgress, ...(bulk && !last ? { bulk } : {}) });
   if (r.rows === 0) return 0;
+  if (!last && !r.bulk && performance.now() - t0 >= intervalMs) bulk = true;
   summary.catchUps++;
   summary.rows += r.rows;
   summary.versions += r.versions;

@@ -162,6 +162,48 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     }
   }, 120_000);
 
+  it('a follower whose catch-ups, one version at a time, take as long as its pause loads on in bulk; a polite crawl\'s keeps the indexes up', async () => {
+    // A pause of 1 ms: any catch-up with rows takes longer, as a crawl at --delay 0 outruns one that keeps every index up.
+    const fast = tempDir();
+    const eager = LiveIndex.start(fast, { intervalMs: 1 });
+    await crawl({
+      seeds: [web.seed], dataDir: fast, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
+      delayMs: 0, perHost: 4, domains: ['lod.test'], vocabularies: false,
+    }).run();
+    const loaded = await eager.stop();
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.bulkCatchUps).toBeGreaterThan(0);
+    expect(loaded).toMatchObject({ failed: 0, versions: versionsInLog(fast), rows: crawlLog(fast).length });
+    // A second a catch-up, a crawl waiting 300 ms between a host's requests: each catch-up indexes a few rows in milliseconds.
+    const polite = tempDir();
+    const follower = LiveIndex.start(polite, { intervalMs: 1_000 });
+    await crawl({
+      seeds: [web.seed], dataDir: polite, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
+      delayMs: 300, perHost: 1, domains: ['lod.test'], vocabularies: false,
+    }).run();
+    const kept = await follower.stop();
+    expect(kept.catchUps).toBeGreaterThan(2);
+    expect(kept.bulkCatchUps).toBe(0);
+    const freshDir = copy();
+    const fresh = await indexVersions(freshDir, { bulk: false });
+    try {
+      // Either way the same triples, and every read index in place once the crawl is over.
+      for (const dir of [fast, polite]) {
+        const after = await indexVersions(dir);
+        try {
+          expect(after.result.rows).toBe(0);
+          expect(after.archive.missingIndexes()).toEqual([]);
+          expect(contents(after.archive).quads).toEqual(contents(fresh.archive).quads);
+        } finally {
+          await after.close();
+        }
+        expect(indexNames(dir)).toEqual(indexNames(freshDir));
+      }
+    } finally {
+      await fresh.close();
+    }
+  }, 120_000);
+
   it("the live index's last catch-up tells the crawl's user how far it is", async () => {
     const dataDir = copy();
     // No look before the stop: the last catch-up does it all, as when a crawl outran its index.

@@ -285,7 +285,7 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
       const where = live.db && isPostgresUrl(live.db) ? redactUrl(live.db) : path.join(options.dataDir, VERSIONS_FILE);
       const c = index.compacted;
       const compacted = c ? `; its read indexes built whole again in ${c.seconds.toFixed(1)} s, ${(c.freedBytes / 1048576).toFixed(1)} MiB given back${c.reusableBytes > 0 ? `, ${(c.reusableBytes / 1048576).toFixed(1)} MiB kept for later rows` : ''}` : '';
-      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}${compacted}\n`);
+      process.stderr.write(`version index kept current: ${plural(index.versions, 'version')} indexed (${where}, log id ${index.lastLogId})${index.failed ? `; ${index.failed} could not be` : ''}${index.bulkCatchUps ? '; loaded in bulk, its read indexes built once at the end' : ''}${compacted}\n`);
       for (const d of index.diagnostics.slice(0, 5)) process.stderr.write(`  ${d}\n`);
     }
     const storageExit = storageStopExit(summary.stoppedBy);
