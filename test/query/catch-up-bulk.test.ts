@@ -38,6 +38,10 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     await web?.close();
   });
 
+  /** The Web crawled into `dataDir` at this politeness. */
+  const crawlWeb = (dataDir: string, politeness: { delayMs: number; perHost: number }) => crawl({
+    seeds: [web.seed], dataDir, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50, domains: ['lod.test'], vocabularies: false, ...politeness,
+  }).run();
   /** A copy of the crawled archive without its versions.sqlite. */
   const copy = (): string => {
     const dir = tempDir();
@@ -166,10 +170,7 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     // A pause of 1 ms: any catch-up with rows takes longer, as a crawl at --delay 0 outruns one that keeps every index up.
     const fast = tempDir();
     const eager = LiveIndex.start(fast, { intervalMs: 1 });
-    await crawl({
-      seeds: [web.seed], dataDir: fast, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
-      delayMs: 0, perHost: 4, domains: ['lod.test'], vocabularies: false,
-    }).run();
+    await crawlWeb(fast, { delayMs: 0, perHost: 4 });
     const loaded = await eager.stop();
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.bulkCatchUps).toBeGreaterThan(0);
@@ -177,10 +178,7 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     // A second a catch-up, a crawl waiting 300 ms between a host's requests: each catch-up indexes a few rows in milliseconds.
     const polite = tempDir();
     const follower = LiveIndex.start(polite, { intervalMs: 1_000 });
-    await crawl({
-      seeds: [web.seed], dataDir: polite, proxy: proxy.url, resolve: {}, allowPrivate: true, depth: 50,
-      delayMs: 300, perHost: 1, domains: ['lod.test'], vocabularies: false,
-    }).run();
+    await crawlWeb(polite, { delayMs: 300, perHost: 1 });
     const kept = await follower.stop();
     expect(kept.catchUps).toBeGreaterThan(2);
     expect(kept.bulkCatchUps).toBe(0);
