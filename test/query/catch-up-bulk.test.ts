@@ -175,10 +175,11 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.bulkCatchUps).toBeGreaterThan(0);
     expect(loaded).toMatchObject({ failed: 0, versions: versionsInLog(fast), rows: crawlLog(fast).length });
-    // A second a catch-up, a crawl waiting 300 ms between a host's requests: each catch-up indexes a few rows in milliseconds.
+    // A catch-up every 2 s, a crawl waiting 400 ms between a host's requests: each catch-up indexes a few dozen rows in
+    // tens of milliseconds, far from its pause even on a loaded machine.
     const polite = tempDir();
-    const follower = LiveIndex.start(polite, { intervalMs: 1_000 });
-    await crawlWeb(polite, { delayMs: 300, perHost: 1 });
+    const follower = LiveIndex.start(polite, { intervalMs: 2_000 });
+    await crawlWeb(polite, { delayMs: 400, perHost: 1 });
     const kept = await follower.stop();
     expect(kept.catchUps).toBeGreaterThan(2);
     expect(kept.bulkCatchUps).toBe(0);
