@@ -168,9 +168,11 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
 
   it('a follower whose catch-ups, one version at a time, take as long as its pause loads on in bulk; a polite crawl\'s keeps the indexes up', async () => {
     // A pause of 1 ms: any catch-up with rows takes longer, as a crawl at --delay 0 outruns one that keeps every index up.
+    // The crawl itself is paced (100 ms between a host's requests, about 2 s in all) so that it outlasts the follower's
+    // start and its first catch-ups: one that ended first would leave the follower only its last.
     const fast = tempDir();
     const eager = LiveIndex.start(fast, { intervalMs: 1 });
-    await crawlWeb(fast, { delayMs: 0, perHost: 4 });
+    await crawlWeb(fast, { delayMs: 100, perHost: 1 });
     const loaded = await eager.stop();
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.bulkCatchUps).toBeGreaterThan(0);
