@@ -128,7 +128,8 @@ describe('compactSqliteFile', () => {
 
   it('says what stays in the WAL when a reader outlasts the wait, and the next writer folds it in', async () => {
     const file = await crawled(20_000);
-    const reader = await readerHolding(file, 2_000);
+    // Held long enough that the rewrite is over before it ends, on a loaded machine too.
+    const reader = await readerHolding(file, 8_000);
     const c = compactSqliteFile(file, { minEmptyBytes: 0, readerWaitMs: 200 });
     expect(c!.walBytes).toBeGreaterThan(fs.statSync(file).size / 2);
     expect(walSize(file)).toBe(c!.walBytes);
