@@ -247,6 +247,37 @@ describe('a bulk catch-up of a crawled Web of Linked Data', () => {
     expect(Number(JSON.parse(q.out).results.bindings[0].n.value)).toBeGreaterThan(0);
   }, 120_000);
 
+  it('a query while a crawl loads the index in bulk says why it is slower, and answers the same', async () => {
+    const dataDir = copy();
+    const COUNT_LABELS = 'SELECT (COUNT(*) AS ?n) WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?o }';
+    const count = (out: string) => Number(JSON.parse(out).results.bindings[0].n.value);
+    const before = await cli(['query', '--data', dataDir, '--json', COUNT_LABELS]);
+    expect(before.code).toBe(0);
+    expect(before.err).not.toContain('in bulk');
+    // Another process in the middle of a bulk load: the read indexes dropped, its pid recorded, as catch-up.ts does.
+    const file = path.join(dataDir, VERSIONS_FILE);
+    const loader = spawn(process.execPath, ['-e', `const db = new (require('better-sqlite3'))(${JSON.stringify(file)});
+for (const i of ['quads_by_sp', 'quads_by_op', 'quads_by_p']) db.exec('DROP INDEX ' + i);
+db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('bulk_loader_pid', ?)").run(process.pid);
+db.close(); process.stdout.write('loading\\n'); setInterval(() => {}, 1000);`], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const gone = new Promise((r) => loader.once('exit', r));
+    try {
+      await new Promise<void>((resolve) => loader.stdout.on('data', (d: Buffer) => d.toString().includes('loading') && resolve()));
+      const during = await cli(['query', '--data', dataDir, '--json', COUNT_LABELS]);
+      expect(during.code).toBe(0);
+      expect(during.err).toContain(`note: a crawl (process ${loader.pid}) is loading this archive's index in bulk`);
+      expect(count(during.out)).toBe(count(before.out));
+    } finally {
+      loader.kill();
+      await gone;
+    }
+    // The loader gone, the next query's catch-up builds what it dropped, and says nothing.
+    const after = await cli(['query', '--data', dataDir, '--json', COUNT_LABELS]);
+    expect(after.err).not.toContain('in bulk');
+    expect(count(after.out)).toBe(count(before.out));
+    expect(indexNames(dataDir)).toContain('quads_by_sp');
+  }, 120_000);
+
   it('a catch-up killed half-way resumes where it stopped: nothing doubled, indexes restored', async () => {
     const dataDir = copy();
     const logRows = crawlLog(dataDir).length;

@@ -187,6 +187,12 @@ async function caughtUp<T>(dir: string, store: CrawlLog, db: string | undefined,
     });
     progress.done();
     if (result.behind) process.stderr.write(`warning: ${behindWarning(index.source, result.behind)}\n`);
+    // A crawl's live index loading in bulk keeps the read indexes down until the crawl ends (catch-up.ts): said,
+    // since a query by predicate or object then scans the versions instead of seeking them.
+    const loader = index.archive.liveBulkLoader();
+    if (loader !== undefined && loader !== process.pid && index.archive.missingIndexes().length > 0) {
+      process.stderr.write(`note: a crawl (process ${loader}) is loading this archive's index in bulk, and its read indexes are down until it ends: a pattern without a subject scans meanwhile (same answers, slower)\n`);
+    }
     if (result.failed > 0) {
       process.stderr.write(`${plural(result.failed, 'version')} could not be indexed (the archive keeps them):\n${result.diagnostics.slice(0, 5).map((d) => `  ${d}\n`).join('')}`);
     }
