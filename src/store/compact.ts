@@ -10,10 +10,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqliteWal } from '../util/sqlite-wal.ts';
+import { freeBytes } from '../util/disk.ts';
+import { STORE_BUSY_TIMEOUT_MS, openSqliteWal } from '../util/sqlite-wal.ts';
 
-/** The stores' usual busy timeout: the rewrite's first try at emptying the WAL waits this long for readers. */
-const BUSY_TIMEOUT_MS = 5000;
+/**
+ * Each try at emptying the WAL waits this long for readers, and the event loop runs between tries: SQLite's busy
+ * handler sleeps inside the call, where a Ctrl-C's handler cannot run.
+ */
+const TRY_MS = 250;
 
 /** What a rewrite did: the bytes the file shrank by, how long it took, and what a reader kept in the WAL. */
 export interface FileCompaction {
@@ -21,7 +25,8 @@ export interface FileCompaction {
   freedBytes: number;
   /**
    * The rewritten pages left in the `-wal` file beside it: a reader that held its snapshot past `readerWaitMs` keeps
-   * them there, and a read-only connection never folds them in; the next write to the file does. 0 when emptied.
+   * them there, and the file at its old size (`freedBytes` is what the rewrite gives back once they are folded in); a
+   * read-only connection never folds them in, the next write to the file does. 0 when emptied.
    */
   walBytes: number;
 }
@@ -42,6 +47,8 @@ export interface CompactOptions {
   readerWaitMs?: number;
   /** Called once when a reader holds the WAL past the store's usual busy timeout: the wait is then long enough to say. */
   onWaiting?: () => void;
+  /** Stops waiting for readers (the user's Ctrl-C): what they hold stays in the WAL, reported in `walBytes`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -50,8 +57,8 @@ export interface CompactOptions {
  * reader meanwhile goes on with the pages it had. The rewrite passes through the WAL and a temporary copy, so it
  * needs twice the file's size free, and is skipped without it.
  */
-export function compactSqliteFile(file: string, opts: CompactOptions = {}): FileCompaction | undefined {
-  const db = openSqliteWal(file, BUSY_TIMEOUT_MS);
+export async function compactSqliteFile(file: string, opts: CompactOptions = {}): Promise<FileCompaction | undefined> {
+  const db = openSqliteWal(file, STORE_BUSY_TIMEOUT_MS);
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     const bytes = () => (db.pragma('page_count', { simple: true }) as number) * pageSize;
@@ -59,10 +66,10 @@ export function compactSqliteFile(file: string, opts: CompactOptions = {}): File
     const measured = db.prepare<[], { unused: number | null }>("SELECT sum(unused) AS unused FROM dbstat('main', 1)").get();
     const empty = (measured?.unused ?? 0) + (db.pragma('freelist_count', { simple: true }) as number) * pageSize;
     if (empty < (opts.minEmptyBytes ?? MIN_EMPTY_BYTES) || empty < before * (opts.minEmptyShare ?? MIN_EMPTY_SHARE)) return undefined;
-    if (freeBytes(path.dirname(file)) < 2 * before) return undefined;
+    if ((freeBytes(path.dirname(file)) ?? Number.POSITIVE_INFINITY) < 2 * before) return undefined;
     const t0 = performance.now();
     db.exec('VACUUM');
-    const walBytes = emptyWal(db, file, opts);
+    const walBytes = await emptyWal(db, file, opts);
     return { seconds: (performance.now() - t0) / 1000, freedBytes: before - bytes(), walBytes };
   } finally {
     db.close();
@@ -74,9 +81,8 @@ export function compactSqliteFile(file: string, opts: CompactOptions = {}): File
  * handler) until every reader reads the file alone; a reader's snapshot from before the VACUUM needs the old pages,
  * so until it ends the rewrite lives twice on disk. What is left is reported, not an error: the file is whole either way.
  */
-function emptyWal(db: Database.Database, file: string, opts: CompactOptions): number {
-  const wal = () => fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0;
-  const attempt = (): boolean => {
+async function emptyWal(db: Database.Database, file: string, opts: CompactOptions): Promise<number> {
+  const emptied = (): boolean => {
     try {
       const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
       return r?.busy === 0;
@@ -84,20 +90,16 @@ function emptyWal(db: Database.Database, file: string, opts: CompactOptions): nu
       return false;
     }
   };
-  const waitMs = opts.readerWaitMs ?? READER_WAIT_MS;
-  db.pragma(`busy_timeout = ${Math.min(BUSY_TIMEOUT_MS, waitMs)}`);
-  if (attempt() || waitMs <= BUSY_TIMEOUT_MS) return wal();
-  opts.onWaiting?.();
-  db.pragma(`busy_timeout = ${waitMs - BUSY_TIMEOUT_MS}`);
-  attempt();
-  return wal();
-}
-
-function freeBytes(dir: string): number {
-  try {
-    const s = fs.statfsSync(dir);
-    return s.bavail * s.bsize;
-  } catch {
-    return Number.POSITIVE_INFINITY;
+  const started = Date.now();
+  const deadline = started + (opts.readerWaitMs ?? READER_WAIT_MS);
+  db.pragma(`busy_timeout = ${TRY_MS}`);
+  let told = false;
+  while (!emptied() && Date.now() < deadline && !opts.signal?.aborted) {
+    if (!told && Date.now() - started >= STORE_BUSY_TIMEOUT_MS) {
+      told = true;
+      opts.onWaiting?.();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
   }
+  return fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0;
 }

@@ -5,7 +5,7 @@ import { BULK_READ, CONVERTED, CYCLE_COLS, DOCUMENT_COLS, HOST_COLS, LOG_WRITE_C
 import { WARC_FILES_SELECT, WarcIdCache, legacySql } from './warc-ids.ts';
 import * as logReads from './log-reads.ts';
 import { ReadOnlyStoreError, openSqliteReadOnly } from './read-only.ts';
-import { openSqliteWal } from '../util/sqlite-wal.ts';
+import { STORE_BUSY_TIMEOUT_MS, openSqliteWal } from '../util/sqlite-wal.ts';
 import { DamagedStoreError } from './damaged.ts';
 
 /** 2: the crawl log's `reason` column; 3: its WARC file as an id in warc_files. */
@@ -42,13 +42,13 @@ export class SqliteStore extends logReads.LogReadingStore implements MetadataSto
       this.db = opened.db;
       this.removeCopy = opened.remove;
     } else {
-      this.db = openSqliteWal(file, 5000);
+      this.db = openSqliteWal(file, STORE_BUSY_TIMEOUT_MS);
       // The crawl's commits copied the WAL back every 1,000 pages (SQLite's default), the same hot pages (the
       // log's last leaf, the documents' and the URL index's) again each time: 40 MB between copies made a
       // 20,000-page crawl 6 % faster (bench/RESULTS.md, "The metadata's WAL copied back every 10,000 pages").
       this.db.pragma(`wal_autocheckpoint = ${WAL_PAGES}`);
     }
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
   }
 
   async init(): Promise<void> {

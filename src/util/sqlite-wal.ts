@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
 
+/** How long a store's statement waits for another connection's lock (SQLite's busy timeout) before it fails. */
+export const STORE_BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Opens a SQLite file for writing in WAL mode, as every writable store here is kept.
  *

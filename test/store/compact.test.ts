@@ -15,7 +15,7 @@ import { compactSqliteFile } from '../../src/store/compact.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { CrawlLogEntry } from '../../src/store/types.ts';
 import { startSyntheticSite } from '../../src/testkit/synthetic-site.ts';
-import { LOADED_TIMEOUT_MS, runMain, tempDir, warcFiles } from '../helpers.ts';
+import { LOADED_TIMEOUT_MS, repoRoot, runMain, tempDir, warcFiles } from '../helpers.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const dirs: string[] = [];
@@ -53,17 +53,17 @@ async function crawled(n: number): Promise<string> {
  * Another process in the middle of a read of `file` (a `serve` answering a query at T on a large archive): its snapshot,
  * taken before the rewrite, is held for `holdMs`. Resolves once the snapshot is taken; `ended` once the reader is gone.
  */
-async function readerHolding(file: string, holdMs: number): Promise<{ ended: Promise<unknown> }> {
+async function readerHolding(file: string, holdMs: number): Promise<{ ended: Promise<unknown>; stop: () => void }> {
   const script = `const db = new (require('better-sqlite3'))(${JSON.stringify(file)}, { readonly: true });
 db.exec('BEGIN'); db.prepare('SELECT count(*) FROM documents').get();
 process.stdout.write('holding\\n');
 setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${holdMs});`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   const ended = once(child, 'exit');
   let out = '';
   for await (const chunk of child.stdout) if ((out += chunk).includes('holding')) break;
   if (!out.includes('holding')) throw new Error(`the reader process ended before reading: ${out}`);
-  return { ended };
+  return { ended, stop: () => child.kill() };
 }
 
 const walSize = (file: string) => fs.statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0;
@@ -89,7 +89,7 @@ describe('compactSqliteFile', () => {
     // A reader open across the rewrite (a server on the archive) keeps answering.
     const reader = new SqliteStore(file, { readonly: true });
     await reader.init();
-    const c = compactSqliteFile(file, { minEmptyBytes: 0 });
+    const c = await compactSqliteFile(file, { minEmptyBytes: 0 });
     expect(c).toBeDefined();
     expect(c!.freedBytes).toBeGreaterThan(size * 0.04);
     expect(fs.statSync(file).size).toBe(size - c!.freedBytes);
@@ -99,13 +99,13 @@ describe('compactSqliteFile', () => {
     expect(dump(file)).toEqual(before);
     expect(before.check).toBe('ok');
     // Nothing left to give: a second look leaves it.
-    expect(compactSqliteFile(file, { minEmptyBytes: 0 })).toBeUndefined();
+    expect(await compactSqliteFile(file, { minEmptyBytes: 0 })).toBeUndefined();
   }, 120_000);
 
   it('leaves the file of a small crawl as it is: a rewrite there gives back less than it costs', async () => {
     const file = await crawled(2_000);
     const size = fs.statSync(file).size;
-    expect(compactSqliteFile(file)).toBeUndefined();
+    expect(await compactSqliteFile(file)).toBeUndefined();
     expect(fs.statSync(file).size).toBe(size);
   }, 60_000);
 
@@ -116,7 +116,7 @@ describe('compactSqliteFile', () => {
     let waited = 0;
     const t0 = performance.now();
     // The store's busy timeout (5 s) alone gave up on the reader and left the whole rewrite in meta.sqlite-wal.
-    const c = compactSqliteFile(file, { minEmptyBytes: 0, onWaiting: () => waited++ });
+    const c = await compactSqliteFile(file, { minEmptyBytes: 0, onWaiting: () => waited++ });
     expect(c).toBeDefined();
     expect(waited).toBe(1);
     expect(performance.now() - t0).toBeGreaterThan(5_000);
@@ -130,7 +130,7 @@ describe('compactSqliteFile', () => {
     const file = await crawled(20_000);
     // Held long enough that the rewrite is over before it ends, on a loaded machine too.
     const reader = await readerHolding(file, 8_000);
-    const c = compactSqliteFile(file, { minEmptyBytes: 0, readerWaitMs: 200 });
+    const c = await compactSqliteFile(file, { minEmptyBytes: 0, readerWaitMs: 200 });
     expect(c!.walBytes).toBeGreaterThan(fs.statSync(file).size / 2);
     expect(walSize(file)).toBe(c!.walBytes);
     await reader.ended;
@@ -138,6 +138,22 @@ describe('compactSqliteFile', () => {
     await store.init();
     await store.close();
     expect(walSize(file)).toBe(0);
+    expect(dump(file).check).toBe('ok');
+  }, 120_000);
+
+  it('stops waiting for readers when asked (a Ctrl-C), and says what stayed in the WAL', async () => {
+    const file = await crawled(20_000);
+    const reader = await readerHolding(file, 30_000);
+    const stop = new AbortController();
+    const t0 = performance.now();
+    // The wait runs between tries on the event loop: this timer fires during it.
+    setTimeout(() => stop.abort(), 1_000);
+    const c = await compactSqliteFile(file, { minEmptyBytes: 0, signal: stop.signal });
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(c!.walBytes).toBeGreaterThan(0);
+    expect(walSize(file)).toBe(c!.walBytes);
+    reader.stop();
+    await reader.ended;
     expect(dump(file).check).toBe('ok');
   }, 120_000);
 });
@@ -181,6 +197,40 @@ describe('the commands that write an archive end with the rewrite', () => {
       expect(imported.code).toBe(0);
       expect(imported.err).toMatch(/metadata store rewritten whole/);
       expect(fs.statSync(path.join(b, 'meta.sqlite')).size).toBeLessThan(before - 11 * 1048576);
+    } finally {
+      await site.close();
+    }
+  }, LOADED_TIMEOUT_MS);
+
+  it('a Ctrl-C while the crawl waits for a reader ends the wait, not the archive', async () => {
+    const site = await startSyntheticSite({ pages: 30, linksPerPage: 3 });
+    const dir = tempDir('dm-compact-signal-');
+    const args = ['crawl', site.seed, '--data', dir, '--allow-private', '--delay', '0', '--no-vocabularies', '--domain', '127.0.0.1', '--json'];
+    try {
+      expect((await runMain(args)).code).toBe(0);
+      emptied(dir, 12 * 1048576);
+      // A serve's read in progress across the next crawl's end.
+      const reader = await readerHolding(path.join(dir, 'meta.sqlite'), 120_000);
+      const crawl = spawn(process.execPath, [path.join(repoRoot, 'bin/datamonitor.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = once(crawl, 'exit');
+      let err = '';
+      let interrupted = false;
+      crawl.stderr.on('data', (d) => {
+        err += d;
+        if (!interrupted && err.includes('Ctrl-C stops waiting')) interrupted = crawl.kill('SIGINT');
+      });
+      const waitedFrom = performance.now();
+      const [code] = await exited;
+      reader.stop();
+      await reader.ended;
+      expect(err).toContain('Ctrl-C stops waiting');
+      expect(code).toBe(0); // the crawl was done: only the wait was cut short
+      expect(err).toMatch(/a reader still holds the old pages: the file keeps its size and [\d.]+ (?:B|KiB|MiB) of the rewrite stay in .*meta\.sqlite-wal/);
+      expect(walSize(path.join(dir, 'meta.sqlite'))).toBeGreaterThan(0);
+      expect(performance.now() - waitedFrom).toBeLessThan(60_000);
+      const db = new Database(path.join(dir, 'meta.sqlite'), { readonly: true });
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      db.close();
     } finally {
       await site.close();
     }

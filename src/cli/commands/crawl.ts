@@ -258,7 +258,11 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
   // First Ctrl-C: take no new URLs, let the fetches in flight finish and be archived. Second: abort them.
   const drain = new AbortController();
   const abort = new AbortController();
+  // Once the crawl and its index are done, only the metadata rewrite's wait for readers is left to cut short.
+  const closing = new AbortController();
+  let compacting = false;
   const onSignal = () => {
+    if (compacting) return closing.abort();
     if (drain.signal.aborted) return abort.abort();
     drain.abort();
     process.stderr.write('\nstopping: finishing the fetches in flight (Ctrl-C again to abort them)\n');
@@ -290,7 +294,10 @@ export async function runCrawlCommand(options: CrawlOptions, json: boolean, live
     }
     const storageExit = storageStopExit(summary.stoppedBy);
     // Not after a stop for storage (a full disk most of all) or a signal: the user wants the crawl ended, not rewritten.
-    if (!options.store && storageExit === undefined && summary.stoppedBy !== 'signal') compactMetadata(options.dataDir);
+    if (!options.store && storageExit === undefined && summary.stoppedBy !== 'signal') {
+      compacting = true;
+      await compactMetadata(options.dataDir, closing.signal);
+    }
     if (storageExit !== undefined) {
       // The crawl is not done: scripts must see it. Nothing archived is lost, and the same command resumes.
       process.stderr.write(`datamonitor: crawl stopped early: ${summary.stopMessage}\n`);

@@ -32,7 +32,7 @@ export function register(program: Command): void {
         progress.done();
         await store.close();
       }
-      if (!flags.db) compactMetadata(dataDir);
+      if (!flags.db) await compactMetadata(dataDir);
       if (s.unreadable.length) process.exitCode = EXIT.problems;
       if (flags.json) return void process.stdout.write(JSON.stringify(s, null, 2) + '\n');
       const lines = [
