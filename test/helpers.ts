@@ -10,13 +10,15 @@ export const repoRoot = path.resolve(import.meta.dirname, '..');
 
 // One 'exit' listener removes them all: one per directory passed Node's limit of ten (MaxListenersExceededWarning).
 const tempDirs: string[] = [];
+let exitHandled = false;
 
 /** A fresh temporary directory, removed when the process exits. */
 export function tempDir(prefix = 'dm-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  if (tempDirs.length === 0) process.on('exit', () => {
-    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-  });
+  if (!exitHandled) {
+    exitHandled = true;
+    process.on('exit', removeTempDirs);
+  }
   tempDirs.push(dir);
   return dir;
 }

@@ -44,7 +44,7 @@ async function catchUp(last: boolean): Promise<number> {
   // While the crawl runs, a bulk load's read indexes stay down; the last catch-up builds them.
   const onProgress = last ? (progress: CatchUpProgress) => parentPort!.postMessage({ type: 'progress', progress } satisfies FromLiveIndex) : undefined;
   const t0 = performance.now();
-  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last, onProgress, ...(bulk && !last ? { bulk } : {}) });
+  const r = await catchUpVersions(archive!, store, dataDir, { keepIndexesDown: !last, readThread: last, onProgress, bulk: (bulk && !last) || undefined });
   if (r.rows === 0) return 0;
   if (!last && !r.bulk && performance.now() - t0 >= intervalMs) bulk = true;
   summary.catchUps++;
