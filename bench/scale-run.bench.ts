@@ -256,7 +256,7 @@ async function main(): Promise<void> {
     const indexLine = /version index kept current:.*$/m.exec(crawl.stderr)?.[0];
     if (indexLine) process.stderr.write(`scale-run: crawl: ${indexLine}\n`);
     // And the metadata file's rewrite, when the crawl left enough of it empty (src/store/compact.ts).
-    const metaLine = /metadata store (?:rewritten whole|not rewritten).*$/m.exec(crawl.stderr)?.[0];
+    const metaLine = /metadata store (?:rewritten whole in|not rewritten).*$/m.exec(crawl.stderr)?.[0];
     if (metaLine) process.stderr.write(`scale-run: crawl: ${metaLine}\n`);
     const liveIndex = !flag('--no-live-index') && !ARCHIVE;
     row(`\`crawl --delay 0${flag('--no-live-index') ? ' --no-live-index' : ''}\` (site and proxy in another process${liveIndex ? '; its live index, the default, included: the crawl ends when the index is current' : ''})${ARCHIVE ? '; figures of the run that crawled it' : ''}`, crawl, `${summary.documents.toLocaleString('en')} pages, ${versions.length.toLocaleString('en')} versions: **${pagesPerS.toFixed(0)} pages/s**, ${(summary.documents / crawl.cpuSeconds).toFixed(0)} pages per CPU-s${indexLine ? `; ${indexLine.replace(/ \(.*?\)/, '')}` : ''}${metaLine ? `; ${metaLine}` : ''}`);
